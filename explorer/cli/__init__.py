@@ -1,0 +1,26 @@
+"""The `explorer` command. Each command lives in its own module and only parses arguments,
+calls the library and hands the result to a renderer."""
+
+from __future__ import annotations
+
+import typer
+
+from explorer.cli.index_cmd import index
+from explorer.cli.search_cmd import search
+from explorer.cli.show_cmd import show
+
+app = typer.Typer(
+    name="explorer",
+    help="Explore PyTorch-style source trees across Python, C++/CUDA and native_functions.yaml.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+app.command()(index)
+app.command()(search)
+app.command()(show)
+
+
+def main() -> None:
+    app()

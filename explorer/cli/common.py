@@ -1,0 +1,99 @@
+"""What every command shares: consoles, the root and index options, error handling."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Optional, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from explorer.errors import ExplorerError
+from explorer.index.build import RefreshReport, refresh
+from explorer.index.store import IndexStore
+from explorer.workspace import resolve_index_path, resolve_root
+
+# Piped output is read by programs and grep: no wrapping at 80 columns there.
+stdout = Console(highlight=False, width=None if sys.stdout.isatty() else 400)
+stderr = Console(stderr=True, highlight=False)
+
+RootOption = Annotated[
+    Optional[str],
+    typer.Option("--root", help="Tree to explore (default: $EXPLORER_ROOT, else the bundled sample_repo).", show_default=False),
+]
+IndexOption = Annotated[
+    Optional[str],
+    typer.Option("--index", help="Index file (default: one per tree in the user cache folder).", show_default=False),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def reports_errors(command: F) -> F:
+    """Turn explorer's errors into one line on stderr and an exit code; never a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args: object, **kwargs: object) -> object:
+        try:
+            return command(*args, **kwargs)
+        except ExplorerError as error:
+            stderr.print(f"[bold red]error:[/] {error}", markup=True, highlight=False)
+            raise typer.Exit(error.exit_code) from None
+        except KeyboardInterrupt:
+            stderr.print("interrupted")
+            raise typer.Exit(130) from None
+        except BrokenPipeError:
+            sys.stderr.close()  # the reader went away (`| head`); nothing left to say
+            raise typer.Exit(0) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def refresh_index(root: str, index_path: Path, **options: object) -> RefreshReport:
+    """Bring the index up to date, with a progress bar when stderr is a terminal."""
+    with _progress() as progress:
+        return refresh(
+            root,
+            index_path,
+            progress=progress,
+            on_wait=lambda: stderr.print("waiting for another explorer process indexing this tree..."),
+            **options,  # type: ignore[arg-type]
+        )
+
+
+@contextmanager
+def _progress() -> Iterator[Callable[[int, int], None] | None]:
+    if not stderr.is_terminal:
+        yield None
+        return
+    bar = Progress(
+        TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=stderr, transient=True
+    )
+    task = bar.add_task("indexing", total=None)
+
+    def advance(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total or None)
+
+    with bar:
+        yield advance
+
+
+@contextmanager
+def open_index(root_option: str | None, index_option: str | None) -> Iterator[tuple[str, IndexStore]]:
+    """The root and its up-to-date index, ready for queries."""
+    root = resolve_root(root_option)
+    index_path = resolve_index_path(root, index_option)
+    report = refresh_index(root, index_path)
+    if report.rebuilt_because:
+        stderr.print(f"note: index rebuilt ({report.rebuilt_because})")
+    store = IndexStore.open(index_path, root)
+    try:
+        yield root, store
+    finally:
+        store.close()

@@ -1,0 +1,51 @@
+"""`explorer index`: build or refresh the index of a tree."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from explorer.cli.common import IndexOption, JsonOption, RootOption, refresh_index, reports_errors, stderr, stdout
+from explorer.errors import UsageError
+from explorer.index.files import DEFAULT_MAX_FILE_SIZE, WalkOptions
+from explorer.render.json_out import dumps, report_json
+from explorer.render.text import report_text
+from explorer.workspace import resolve_index_path, resolve_root
+
+
+@reports_errors
+def index(
+    root: RootOption = None,
+    index: IndexOption = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Parser processes (default: one per core).")] = None,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Throw the index away and build it again.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List skipped files and problems.")] = False,
+    include_third_party: Annotated[
+        bool, typer.Option("--include-third-party", help="Also index vendored third_party folders.")
+    ] = False,
+    max_file_size: Annotated[
+        int, typer.Option("--max-file-size", help="Skip files larger than this many bytes.")
+    ] = DEFAULT_MAX_FILE_SIZE,
+    json: JsonOption = False,
+) -> None:
+    """Build or refresh the on-disk index of a tree (unchanged files are not parsed again)."""
+    if jobs is not None and jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if max_file_size < 1:
+        raise UsageError("--max-file-size must be positive")
+    tree = resolve_root(root)
+    index_path = resolve_index_path(tree, index)
+    report = refresh_index(
+        tree,
+        index_path,
+        jobs=jobs,
+        rebuild=rebuild,
+        options=WalkOptions(include_third_party=include_third_party, max_file_size=max_file_size),
+    )
+    if report.rebuilt_because and not rebuild:
+        stderr.print(f"note: index rebuilt ({report.rebuilt_because})")
+    if json:
+        stdout.print_json(dumps(report_json(report)))
+    else:
+        report_text(stdout, report, verbose)

@@ -1,0 +1,57 @@
+"""`explorer search`: IDE-style symbol search across Python, C++/CUDA and YAML."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stdout
+from explorer.errors import UsageError
+from explorer.model import Language, SymbolKind
+from explorer.query.search import SearchFilter, search as run_search
+from explorer.render.json_out import dumps, search_json
+from explorer.render.text import search_text
+
+_LANGS = {"python": Language.PYTHON, "cpp": Language.CPP, "cuda": Language.CUDA, "yaml": Language.YAML, "vendor": Language.VENDOR}
+
+
+@reports_errors
+def search(
+    query: Annotated[str, typer.Argument(help="Name, prefix, words or letters in order: conv2d, Conv2d, cudnnconvfwd.")],
+    root: RootOption = None,
+    index: IndexOption = None,
+    kind: Annotated[Optional[str], typer.Option("--kind", "-k", help="Only this kind (class, function, operator, ...).")] = None,
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Only this language: python, cpp, yaml, vendor.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many results.")] = 20,
+    json: JsonOption = False,
+) -> None:
+    """Find symbols by name: exact first, then prefix, word and fuzzy matches."""
+    where = SearchFilter(kind=_kind(kind), lang=_lang(lang))
+    if limit < 1:
+        raise UsageError("--limit must be at least 1")
+    with open_index(root, index) as (_, store):
+        hits = run_search(store, query, limit=limit, where=where)
+    if json:
+        stdout.print_json(dumps(search_json(hits)))
+    elif hits:
+        search_text(stdout, hits)
+    else:
+        stdout.print(f"no symbol matches {query!r}")
+
+
+def _kind(value: str | None) -> SymbolKind | None:
+    if value is None:
+        return None
+    try:
+        return SymbolKind(value)
+    except ValueError:
+        raise UsageError(f"unknown kind {value!r}; one of: {', '.join(k.value for k in SymbolKind)}") from None
+
+
+def _lang(value: str | None) -> Language | None:
+    if value is None:
+        return None
+    if value not in _LANGS:
+        raise UsageError(f"unknown language {value!r}; one of: {', '.join(_LANGS)}")
+    return _LANGS[value]

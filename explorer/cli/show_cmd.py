@@ -1,0 +1,40 @@
+"""`explorer show`: where a symbol is defined, its signature and source, and what it maps to."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stdout
+from explorer.query.details import describe
+from explorer.query.lookup import resolve
+from explorer.render.json_out import details_json, dumps
+from explorer.render.text import details_text
+
+_MAX_SHOWN = 10
+
+
+@reports_errors
+def show(
+    symbol: Annotated[str, typer.Argument(help="torch.nn.Conv2d, nn.Conv2d, F.conv2d, aten::conv2d.padding, a bare name...")],
+    root: RootOption = None,
+    index: IndexOption = None,
+    json: JsonOption = False,
+) -> None:
+    """Show a symbol's definition: location, signature, source, dispatch table or alias target."""
+    with open_index(root, index) as (tree, store):
+        resolution = resolve(store, symbol)
+        details = [describe(store, tree, found) for found in resolution.symbols[:_MAX_SHOWN]]
+    if json:
+        stdout.print_json(dumps({"query": symbol, "via": resolution.via, "definitions": [details_json(d) for d in details]}))
+        return
+    for hop in resolution.via:
+        stdout.print(f"[dim]{hop}[/dim]", markup=True)
+    if len(resolution.symbols) > 1:
+        shown = min(len(resolution.symbols), _MAX_SHOWN)
+        stdout.print(f"{len(resolution.symbols)} definitions match {symbol!r}" + (f" (showing {shown})" if shown < len(resolution.symbols) else ""))
+    for number, item in enumerate(details):
+        if number:
+            stdout.print()
+        details_text(stdout, item)

@@ -1,0 +1,28 @@
+"""explorer's errors. Library code raises these; only the CLI turns them into text and exit codes."""
+
+from __future__ import annotations
+
+
+class ExplorerError(Exception):
+    """Base of every error explorer reports to a user as one line."""
+
+    exit_code = 1
+
+
+class UsageError(ExplorerError):
+    """The command line names something that cannot be used (a missing root, a bad option)."""
+
+    exit_code = 2
+
+
+class RootNotFoundError(UsageError):
+    def __init__(self, root: str) -> None:
+        super().__init__(f"root folder not found: {root}")
+
+
+class UnknownSymbolError(ExplorerError):
+    def __init__(self, query: str, suggestions: list[str]) -> None:
+        self.query = query
+        self.suggestions = suggestions
+        hint = f"; closest: {', '.join(suggestions)}" if suggestions else ""
+        super().__init__(f"unknown symbol: {query}{hint}")

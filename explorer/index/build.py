@@ -1,0 +1,203 @@
+"""Building and refreshing the index of a tree.
+
+`refresh` runs these steps:
+1. walk the tree (files.walk): what is indexable now, and what is passed over with a reason;
+2. compare size and mtime with the index: unchanged files are not read again;
+3. read and parse the changed files, in worker processes when there are many;
+   a file whose content hash did not change only has its stat updated;
+4. write each batch of files in one transaction (a file and its facts land together);
+5. drop files that disappeared, then rebuild derived tables (vendor symbols).
+Nothing in the tree is imported or executed: files are only read as bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from explorer.index.files import SourceFile, UnreadableFile, WalkOptions, read_source, walk
+from explorer.index.store import FileRows, IndexStats, IndexStore, StoredFile, encode_facts, writer_lock
+from explorer.model import Diagnostic
+from explorer.parsers import parse_file
+
+_BATCH = 256  # files per transaction
+_PARALLEL_THRESHOLD = 48  # fewer changed files than this are parsed in-process
+
+Progress = Callable[[int, int], None]  # (files done, files to do)
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshReport:
+    index_path: Path
+    stats: IndexStats
+    parsed: int  # files read and parsed in this refresh
+    unchanged: int
+    removed: int
+    skipped: list[Diagnostic]  # every file of the tree that is not indexed, with why
+    partial: list[Diagnostic]  # indexed, but with a problem (syntax errors, bad YAML entries)
+    seconds: float
+    rebuilt_because: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    """What a worker sends back for one file."""
+
+    source: SourceFile
+    content_hash: str | None
+    rows: FileRows | None = None
+    unreadable: str | None = None
+    same_content: bool = False
+
+
+def refresh(
+    root: str,
+    index_path: Path,
+    *,
+    jobs: int | None = None,
+    rebuild: bool = False,
+    options: WalkOptions | None = None,
+    progress: Progress | None = None,
+    on_wait: Callable[[], None] | None = None,
+) -> RefreshReport:
+    started = time.perf_counter()
+    with writer_lock(index_path, on_wait):
+        store = IndexStore.open(index_path, root, rebuild=rebuild)
+        try:
+            return _refresh(store, root, jobs, options, progress, started)
+        finally:
+            store.close()
+
+
+def _walk_options(store: IndexStore, given: WalkOptions | None) -> WalkOptions:
+    """Options given to `explorer index` stick: later refreshes by query commands reuse them,
+    so a tree indexed with its third_party folders keeps them."""
+    if given is None:
+        saved = store.meta("walk_options")
+        return WalkOptions(**json.loads(saved)) if saved else WalkOptions()
+    with store.transaction():
+        store.set_meta("walk_options", json.dumps(dataclasses.asdict(given)))
+    return given
+
+
+def _refresh(
+    store: IndexStore, root: str, jobs: int | None, given: WalkOptions | None, progress: Progress | None, started: float
+) -> RefreshReport:
+    options = _walk_options(store, given)
+    # 1. walk
+    sources, walk_skips = walk(root, options)
+    stored = store.stored_files()
+
+    # 2. compare stat fingerprints
+    changed = [s for s in sources if _fingerprint_changed(stored.get(s.path), s)]
+    present = {s.path for s in sources}
+    gone = [record for path, record in stored.items() if path not in present]
+
+    # 3 + 4. parse and write in batches
+    parsed_count = unchanged_content = 0
+    if changed or gone or store.is_stale():
+        with store.transaction():
+            store.mark_stale()
+            store.replace_walk_skips(walk_skips)
+            for record in gone:
+                store.remove_file(record.id)
+        batch: list[_Parsed] = []
+        for done, result in enumerate(_parse_all(root, changed, stored, jobs), start=1):
+            batch.append(result)
+            if len(batch) >= _BATCH:
+                _write(store, stored, batch)
+                batch = []
+            if progress is not None:
+                progress(done, len(changed))
+            if result.same_content:
+                unchanged_content += 1
+            else:
+                parsed_count += 1
+        _write(store, stored, batch)
+        # 5. derived tables
+        store.rebuild_vendor_symbols()
+    elif progress is not None:
+        progress(0, 0)
+
+    return RefreshReport(
+        index_path=store.path,
+        stats=store.stats(),
+        parsed=parsed_count,
+        unchanged=len(sources) - len(changed) + unchanged_content,
+        removed=len(gone),
+        skipped=store.skipped(),
+        partial=store.partial(),
+        seconds=time.perf_counter() - started,
+        rebuilt_because=store.rebuilt_because,
+    )
+
+
+def _fingerprint_changed(record: StoredFile | None, source: SourceFile) -> bool:
+    return record is None or record.size != source.size or record.mtime_ns != source.mtime_ns
+
+
+def _write(store: IndexStore, stored: dict[str, StoredFile], batch: list[_Parsed]) -> None:
+    if not batch:
+        return
+    with store.transaction():
+        for result in batch:
+            source = result.source
+            previous = stored.get(source.path)
+            if result.same_content and previous is not None:
+                store.touch_file(previous.id, source.size, source.mtime_ns)
+                continue
+            if previous is not None:
+                store.remove_file(previous.id)
+            if result.rows is not None and result.content_hash is not None:
+                store.put_rows(result.rows, source.size, source.mtime_ns, result.content_hash)
+            else:
+                reason = result.unreadable or "unreadable"
+                store.put_skipped_file(source.path, source.lang, source.size, source.mtime_ns, result.content_hash, reason)
+
+
+# -- parsing, in-process or in workers -----------------------------------------------------
+
+_worker_root = ""
+
+
+def _init_worker(root: str) -> None:
+    global _worker_root
+    _worker_root = root
+
+
+def _parse_one(task: tuple[SourceFile, str | None]) -> _Parsed:
+    source, previous_hash = task
+    try:
+        data, content_hash = read_source(_worker_root, source.path)
+    except UnreadableFile as error:
+        return _Parsed(source, None, unreadable=str(error))
+    if content_hash == previous_hash:
+        return _Parsed(source, content_hash, same_content=True)
+    try:
+        facts = parse_file(source.path, source.lang, data)
+    except RecursionError:
+        return _Parsed(source, content_hash, unreadable="nested too deeply to parse")
+    return _Parsed(source, content_hash, rows=encode_facts(facts))
+
+
+def _parse_all(root: str, changed: list[SourceFile], stored: dict[str, StoredFile], jobs: int | None) -> Iterator[_Parsed]:
+    tasks = [(source, _previous_hash(stored.get(source.path))) for source in changed]
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    if workers <= 1 or len(tasks) < _PARALLEL_THRESHOLD:
+        _init_worker(root)
+        yield from map(_parse_one, tasks)
+        return
+    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    with context.Pool(workers, initializer=_init_worker, initargs=(root,)) as pool:
+        yield from pool.imap_unordered(_parse_one, tasks, chunksize=8)
+
+
+def _previous_hash(record: StoredFile | None) -> str | None:
+    return record.hash if record is not None and record.skipped is None else None

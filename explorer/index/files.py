@@ -1,0 +1,275 @@
+"""Which files of a tree are indexed, and reading them safely.
+
+Discovery walks the tree without following symlinked folders (so a symlink loop cannot trap
+it), honours every `.gitignore` on the way down, and leaves out build output and vendored
+third-party folders unless asked. Reading rejects what no parser should see: unreadable,
+binary, non-UTF-8 and oversized files. Each rejection is a Diagnostic with a reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import errno
+import os
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pathspec
+
+from explorer.model import Diagnostic, Language
+from explorer.parsers import language_of
+
+# Folders that hold build output, caches or tool state, never source worth indexing.
+BUILD_FOLDERS = frozenset({
+    ".git", ".hg", ".svn", "__pycache__", "build", "dist", "node_modules", ".venv", "venv",
+    ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs", ".cache",
+})
+# Folders of vendored third-party code, indexed only with include_third_party.
+THIRD_PARTY_FOLDERS = frozenset({"third_party", "third-party", "thirdparty"})
+
+DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024
+_BINARY_PROBE = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A file discovery found: its path relative to the root, language and stat fingerprint."""
+
+    path: str
+    lang: Language
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class WalkOptions:
+    include_third_party: bool = False
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+
+
+_ANY_FOLDER_PREFIX = "^(?:.+/)?"
+
+
+class _GitIgnoreFile:
+    """One `.gitignore`, matched with a few combined regular expressions instead of pattern
+    by pattern: discovery asks this for every file of the tree, and large trees have large
+    ignore files. Only when an ignoring and a re-including (`!`) pattern both match does the
+    order of the lines decide, and then pathspec walks them in order.
+
+    Patterns without a slash (`*.pyc`, `build/`) match a single path component. Discovery
+    checks every folder before entering it, so for those it is enough to match the last
+    component, which is much cheaper than trying every folder boundary of the path."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        self.ignoring = self._combine(include=True)
+        self.including = self._combine(include=False)
+
+    def _combine(self, include: bool) -> _Matcher:
+        matcher = _Matcher()
+        for pattern in self.spec.patterns:
+            regex = getattr(pattern, "regex", None)
+            if pattern.include is not include or regex is None:
+                continue
+            source = regex.pattern.replace("(?P<ps_d>", "(?:")
+            rest = source[len(_ANY_FOLDER_PREFIX):]
+            if source.startswith(_ANY_FOLDER_PREFIX) and "/" not in rest.replace("(?:/)", ""):
+                matcher.add_name_pattern(rest)
+            else:
+                # Anchor at the start, so `match` tries one position, not every one.
+                matcher.by_path.append(source if source.startswith("^") else f"^.*?(?:{source})")
+        matcher.compile()
+        return matcher
+
+    def verdict(self, path: str) -> bool | None:
+        """True: ignored; False: re-included; None: this file says nothing about the path.
+        Folder paths end with a slash."""
+        name = path[path.rstrip("/").rfind("/") + 1:]
+        ignored = self.ignoring.matches(path, name)
+        included = self.including.matches(path, name)
+        if ignored and included:
+            return self.spec.check_file(path).include
+        if ignored:
+            return True
+        return False if included else None
+
+
+_FILE_OR_FOLDER = "(?:(?:/)|$)"
+_FOLDER_ONLY = "(?:/)"
+_LITERAL = re.compile(r"(?:[^\\\[\](){}.*+?^$|]|\\.)+$")
+
+
+class _Matcher:
+    """Matches the patterns of one polarity: literal names by set lookup (`GRTAGS`, `build/`),
+    `*.ext` by suffix, the rest by one combined regex on the name or the whole path."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()  # "build" matches a file or folder, "build/" a folder
+        self.suffixes: list[str] = []
+        self.by_name: list[str] = []
+        self.by_path: list[str] = []
+        self._name_regex: re.Pattern[str] | None = None
+        self._path_regex: re.Pattern[str] | None = None
+
+    def add_name_pattern(self, source: str) -> None:
+        for ending, folder_only in ((_FILE_OR_FOLDER, False), (_FOLDER_ONLY, True)):
+            if source.endswith(ending):
+                core = source[: -len(ending)]
+                star = core.startswith("[^/]*")
+                literal = core[len("[^/]*"):] if star else core
+                if _LITERAL.match(literal):
+                    text = re.sub(r"\\(.)", r"\1", literal)
+                    if star and not folder_only:
+                        self.suffixes.append(text)
+                        return
+                    if not star:
+                        self.names.add(text + "/" if folder_only else text)
+                        if not folder_only:
+                            self.names.add(text + "/")
+                        return
+        self.by_name.append("^" + source)
+
+    def compile(self) -> None:
+        self._name_regex = _alternation(self.by_name)
+        self._path_regex = _alternation(self.by_path)
+        self._suffixes = tuple(self.suffixes)
+
+    def matches(self, path: str, name: str) -> bool:
+        if name in self.names:
+            return True
+        bare = name[:-1] if name.endswith("/") else name
+        if self._suffixes and bare.endswith(self._suffixes):
+            return True
+        if self._name_regex is not None and self._name_regex.match(name) is not None:
+            return True
+        return self._path_regex is not None and self._path_regex.match(path) is not None
+
+
+def _alternation(sources: list[str]) -> re.Pattern[str] | None:
+    return re.compile("|".join(f"(?:{source})" for source in sources)) if sources else None
+
+
+class _IgnoreRules:
+    """The stack of `.gitignore` files from the root down to the folder being walked."""
+
+    def __init__(self) -> None:
+        self._files: list[tuple[str, _GitIgnoreFile]] = []
+
+    def load(self, folder_abs: str, folder_rel: str) -> bool:
+        path = os.path.join(folder_abs, ".gitignore")
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                rules = _GitIgnoreFile(handle.read().splitlines())
+        except OSError:
+            return False
+        self._files.append((folder_rel, rules))
+        return True
+
+    def pop(self) -> None:
+        self._files.pop()
+
+    def ignored(self, rel: str, is_dir: bool) -> bool:
+        verdict = False
+        for base, rules in self._files:
+            local = rel[len(base) + 1:] if base else rel
+            if is_dir:
+                local += "/"
+            said = rules.verdict(local)
+            if said is not None:
+                verdict = said  # deeper files win, as in git
+        return verdict
+
+
+def walk(root: str, options: WalkOptions) -> tuple[list[SourceFile], list[Diagnostic]]:
+    """Every indexable file under root, and the files passed over with a reason."""
+    found: list[SourceFile] = []
+    skipped: list[Diagnostic] = []
+    rules = _IgnoreRules()
+    for item in _walk_folder(root, "", rules, options, skipped):
+        found.append(item)
+    found.sort(key=lambda source: source.path)
+    skipped.sort(key=lambda diagnostic: diagnostic.path)
+    return found, skipped
+
+
+def _walk_folder(
+    folder_abs: str, folder_rel: str, rules: _IgnoreRules, options: WalkOptions, skipped: list[Diagnostic]
+) -> Iterator[SourceFile]:
+    pushed = rules.load(folder_abs, folder_rel)
+    try:
+        entries = sorted(os.scandir(folder_abs), key=lambda entry: entry.name)
+    except OSError as error:
+        skipped.append(Diagnostic(folder_rel or ".", f"folder not readable: {error.strerror}"))
+        entries = []
+    for entry in entries:
+        rel = f"{folder_rel}/{entry.name}" if folder_rel else entry.name
+        try:
+            is_link = entry.is_symlink()
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        if is_dir:
+            if entry.name in BUILD_FOLDERS or entry.name.endswith(".egg-info"):
+                continue
+            if entry.name in THIRD_PARTY_FOLDERS and not options.include_third_party:
+                continue
+            if rules.ignored(rel, is_dir=True):
+                continue
+            yield from _walk_folder(entry.path, rel, rules, options, skipped)
+            continue
+        lang = language_of(rel)
+        if lang is None or rules.ignored(rel, is_dir=False):
+            continue
+        try:
+            info = os.stat(entry.path)  # follows a symlinked file to what it names
+        except OSError as error:
+            if is_link:
+                reason = "symlink loop" if error.errno == errno.ELOOP else "broken symlink"
+            else:
+                reason = f"cannot stat: {error.strerror}"
+            skipped.append(Diagnostic(rel, reason))
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            skipped.append(Diagnostic(rel, "symlink to a folder, not followed"))
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            skipped.append(Diagnostic(rel, "not a regular file"))
+            continue
+        if info.st_size > options.max_file_size:
+            skipped.append(Diagnostic(rel, f"larger than the {_mib(options.max_file_size)} limit ({_mib(info.st_size)})"))
+            continue
+        yield SourceFile(rel, lang, info.st_size, info.st_mtime_ns)
+    if pushed:
+        rules.pop()
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MiB"
+
+
+class UnreadableFile(Exception):
+    """A file that is not parsed; the message is the reason a user sees."""
+
+
+def read_source(root: str, path: str) -> tuple[bytes, str]:
+    """The file's bytes and content hash, or UnreadableFile with the reason."""
+    try:
+        with open(os.path.join(root, path), "rb") as handle:
+            data = handle.read()
+    except PermissionError:
+        raise UnreadableFile("permission denied") from None
+    except OSError as error:
+        raise UnreadableFile(f"cannot read: {error.strerror}") from None
+    if b"\0" in data[:_BINARY_PROBE]:
+        raise UnreadableFile("binary content")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UnreadableFile(f"not valid UTF-8 (byte {error.start})") from None
+    return data, content_hash(data)
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()

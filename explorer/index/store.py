@@ -1,0 +1,439 @@
+"""The SQLite index: the only module that speaks SQL.
+
+Durability rules:
+- The schema carries a version (`PRAGMA user_version`). A file of another version, or one
+  SQLite cannot read, is deleted and rebuilt, never crashed on.
+- WAL journal: readers keep a consistent snapshot while a refresh writes.
+- A file's rows and its row in `files` change in one transaction, so an index killed mid-write
+  is consistent on the next run: files committed are complete, the rest are parsed again.
+- Derived tables (vendor symbols) are rebuilt at the end of a refresh; a `stale` mark written
+  in the first transaction and cleared by that rebuild makes an interrupted refresh finish it.
+- One refresh at a time: an exclusive lock file beside the index serialises writers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from explorer.model import (
+    CallKind,
+    CallSite,
+    Diagnostic,
+    DispatchEntry,
+    FileFacts,
+    ImportBinding,
+    Language,
+    OperatorInfo,
+    Symbol,
+    SymbolKind,
+)
+from explorer.parsers.vendors import vendor_library
+
+SCHEMA_VERSION = 3
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    lang TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT,
+    skipped TEXT              -- why the file was not parsed, NULL when it was
+);
+CREATE TABLE walk_skips (path TEXT NOT NULL, reason TEXT NOT NULL);
+CREATE TABLE diagnostics (file_id INTEGER NOT NULL, reason TEXT NOT NULL);
+CREATE TABLE symbols (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER,          -- NULL for vendor symbols, which have no source
+    qname TEXT NOT NULL,
+    name TEXT NOT NULL,
+    lname TEXT NOT NULL,      -- lower-cased name, for search
+    kind TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    line INTEGER,
+    end_line INTEGER,
+    signature TEXT NOT NULL,
+    target TEXT
+);
+CREATE TABLE calls (
+    file_id INTEGER NOT NULL,
+    caller TEXT NOT NULL,
+    callee TEXT NOT NULL,
+    qualified TEXT NOT NULL,
+    callee_name TEXT NOT NULL, -- last name of the callee, for joins
+    line INTEGER NOT NULL,
+    col INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    name_args TEXT NOT NULL,   -- names passed as arguments, space separated
+    vendor TEXT                -- the vendor library of the callee, if it is one
+);
+CREATE TABLE imports (file_id INTEGER NOT NULL, module TEXT NOT NULL, name TEXT NOT NULL, target TEXT NOT NULL, line INTEGER NOT NULL);
+CREATE TABLE dispatch (file_id INTEGER NOT NULL, operator TEXT NOT NULL, key TEXT NOT NULL, kernel TEXT NOT NULL, line INTEGER NOT NULL);
+CREATE TABLE operators (
+    file_id INTEGER NOT NULL,
+    operator TEXT NOT NULL,
+    variants TEXT NOT NULL,
+    python_module TEXT,
+    structured INTEGER NOT NULL,
+    structured_delegate TEXT,
+    autogen TEXT NOT NULL
+);
+"""
+
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qname);
+CREATE INDEX IF NOT EXISTS symbols_lname ON symbols(lname);
+CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
+CREATE INDEX IF NOT EXISTS calls_file ON calls(file_id);
+CREATE INDEX IF NOT EXISTS calls_caller ON calls(caller);
+CREATE INDEX IF NOT EXISTS calls_callee_name ON calls(callee_name);
+CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
+CREATE INDEX IF NOT EXISTS imports_module ON imports(module);
+CREATE INDEX IF NOT EXISTS dispatch_file ON dispatch(file_id);
+CREATE INDEX IF NOT EXISTS dispatch_operator ON dispatch(operator);
+CREATE INDEX IF NOT EXISTS dispatch_kernel ON dispatch(kernel);
+CREATE INDEX IF NOT EXISTS operators_file ON operators(file_id);
+CREATE INDEX IF NOT EXISTS operators_operator ON operators(operator);
+CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
+"""
+
+_PER_FILE_TABLES = ("symbols", "calls", "imports", "dispatch", "operators", "diagnostics")
+_SYMBOL_COLUMNS = "s.qname, s.name, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.target"
+
+
+_SYMBOL_INSERT_COLUMNS = "(file_id, qname, name, lname, kind, lang, line, end_line, signature, target)"
+
+
+@dataclass(frozen=True, slots=True)
+class FileRows:
+    """One file's facts as table rows (without the file id), built where the file was parsed.
+
+    Worker processes send these back instead of the model records: a few lists of plain
+    tuples pickle an order of magnitude faster than a million small objects."""
+
+    path: str
+    lang: str
+    symbols: list[tuple]
+    calls: list[tuple]
+    imports: list[tuple]
+    dispatch: list[tuple]
+    operators: list[tuple]
+    diagnostics: list[tuple]
+
+
+def encode_facts(facts: FileFacts) -> FileRows:
+    native = facts.lang in (Language.CPP, Language.CUDA)
+    return FileRows(
+        path=facts.path,
+        lang=facts.lang.value,
+        symbols=[
+            (s.qname, s.name, s.name.lower(), s.kind.value, s.lang.value, s.line, s.end_line, s.signature, s.target)
+            for s in facts.symbols
+        ],
+        calls=[
+            (c.caller, c.callee, c.qualified, _last_name(c.callee), c.line, c.column, c.kind.value,
+             " ".join(c.name_args), vendor_library(c.callee) if native else None)
+            for c in facts.calls
+        ],
+        imports=[(i.module, i.name, i.target, i.line) for i in facts.imports],
+        dispatch=[(d.operator, d.key, d.kernel, d.line) for d in facts.dispatch],
+        operators=[
+            (o.operator, ",".join(o.variants), o.python_module, int(o.structured), o.structured_delegate, ",".join(o.autogen))
+            for o in facts.operators
+        ],
+        diagnostics=[(d.reason,) for d in facts.diagnostics],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFile:
+    id: int
+    path: str
+    size: int
+    mtime_ns: int
+    hash: str | None
+    skipped: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStats:
+    files: int
+    parsed: int
+    symbols: int
+    calls: int
+
+
+class IndexStore:
+    """An open index file. Use `IndexStore.open(path, root)`; close it when done."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection, rebuilt_because: str | None) -> None:
+        self.path = path
+        self.db = connection
+        # Why the file was thrown away and started afresh on open, for the CLI to mention.
+        self.rebuilt_because = rebuilt_because
+
+    # -- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path, root: str, rebuild: bool = False) -> IndexStore:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        reason = "asked to rebuild" if rebuild else None
+        if not rebuild and path.exists():
+            reason = _unusable_reason(path, root)
+        if reason is not None:
+            _remove_database(path)
+        connection = _connect(path)
+        if _user_version(connection) != SCHEMA_VERSION:
+            with connection:
+                connection.executescript(_SCHEMA)
+                connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                connection.execute("INSERT INTO meta VALUES ('root', ?)", (root,))
+        connection.executescript(_INDEXES)
+        return cls(path, connection, reason)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def stored_files(self) -> dict[str, StoredFile]:
+        rows = self.db.execute("SELECT id, path, size, mtime_ns, hash, skipped FROM files")
+        return {row[1]: StoredFile(*row) for row in rows}
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self.db:
+            yield
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def mark_stale(self) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('stale', '1')")
+
+    def is_stale(self) -> bool:
+        return self.db.execute("SELECT 1 FROM meta WHERE key = 'stale'").fetchone() is not None
+
+    def remove_file(self, file_id: int) -> None:
+        for table in _PER_FILE_TABLES:
+            self.db.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
+        self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+    def touch_file(self, file_id: int, size: int, mtime_ns: int) -> None:
+        """The file's stat changed but its content did not."""
+        self.db.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, file_id))
+
+    def put_skipped_file(self, path: str, lang: Language, size: int, mtime_ns: int, content_hash: str | None, reason: str) -> None:
+        self.db.execute(
+            "INSERT INTO files (path, lang, size, mtime_ns, hash, skipped) VALUES (?, ?, ?, ?, ?, ?)",
+            (path, lang.value, size, mtime_ns, content_hash, reason),
+        )
+
+    def put_rows(self, rows: FileRows, size: int, mtime_ns: int, content_hash: str) -> None:
+        cursor = self.db.execute(
+            "INSERT INTO files (path, lang, size, mtime_ns, hash, skipped) VALUES (?, ?, ?, ?, ?, NULL)",
+            (rows.path, rows.lang, size, mtime_ns, content_hash),
+        )
+        file_id = cursor.lastrowid
+        for table, columns, records in (
+            ("symbols", _SYMBOL_INSERT_COLUMNS, rows.symbols),
+            ("calls", "", rows.calls),
+            ("imports", "", rows.imports),
+            ("dispatch", "", rows.dispatch),
+            ("operators", "", rows.operators),
+            ("diagnostics", "", rows.diagnostics),
+        ):
+            if records:
+                width = len(records[0]) + 1
+                marks = ", ".join("?" * width)
+                self.db.executemany(
+                    f"INSERT INTO {table} {columns} VALUES ({marks})", [(file_id, *record) for record in records]
+                )
+
+    def replace_walk_skips(self, skipped: Iterable[Diagnostic]) -> None:
+        self.db.execute("DELETE FROM walk_skips")
+        self.db.executemany("INSERT INTO walk_skips VALUES (?, ?)", [(d.path, d.reason) for d in skipped])
+
+    def rebuild_vendor_symbols(self) -> None:
+        """Vendor APIs are known only from call sites: one external symbol per distinct callee."""
+        with self.db:
+            self.db.execute("DELETE FROM symbols WHERE file_id IS NULL")
+            self.db.execute(
+                "INSERT INTO symbols (file_id, qname, name, lname, kind, lang, line, end_line, signature, target)"
+                " SELECT NULL, c.callee_q, c.callee_name, lower(c.callee_name), ?, ?, NULL, NULL, c.vendor || ' API', NULL"
+                " FROM (SELECT CASE WHEN callee LIKE '%::%' THEN callee ELSE callee_name END AS callee_q,"
+                "              callee_name, MIN(vendor) AS vendor"
+                "       FROM calls WHERE vendor IS NOT NULL GROUP BY callee_q) AS c",
+                (SymbolKind.EXTERNAL.value, Language.VENDOR.value),
+            )
+            self.db.execute("DELETE FROM meta WHERE key = 'stale'")
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def stats(self) -> IndexStats:
+        files, parsed = self.db.execute("SELECT COUNT(*), COUNT(*) - COUNT(skipped) FROM files").fetchone()
+        symbols = self.db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
+        calls = self.db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+        return IndexStats(files, parsed, symbols, calls)
+
+    def skipped(self) -> list[Diagnostic]:
+        rows = self.db.execute(
+            "SELECT path, skipped FROM files WHERE skipped IS NOT NULL UNION ALL SELECT path, reason FROM walk_skips ORDER BY 1"
+        )
+        return [Diagnostic(path, reason) for path, reason in rows]
+
+    def partial(self) -> list[Diagnostic]:
+        rows = self.db.execute(
+            "SELECT f.path, d.reason FROM diagnostics d JOIN files f ON f.id = d.file_id ORDER BY f.path, d.rowid"
+        )
+        return [Diagnostic(path, reason, skipped=False) for path, reason in rows]
+
+    def symbols_named(self, lname: str) -> list[Symbol]:
+        return self._symbols("s.lname = ?", (lname,))
+
+    def symbols_with_qname(self, qname: str) -> list[Symbol]:
+        return self._symbols("s.qname = ?", (qname,))
+
+    def symbols_in_name_range(self, low: str, high: str, limit: int) -> list[Symbol]:
+        return self._symbols("s.lname >= ? AND s.lname < ?", (low, high), limit)
+
+    def symbols_matching_glob(self, pattern: str, limit: int) -> list[Symbol]:
+        """Symbols whose lower-cased name matches a GLOB pattern (a full scan, in SQLite's C)."""
+        return self._symbols("s.lname GLOB ?", (pattern,), limit)
+
+    def _symbols(self, where: str, params: tuple[object, ...], limit: int | None = None) -> list[Symbol]:
+        sql = f"SELECT {_SYMBOL_COLUMNS} FROM symbols s LEFT JOIN files f ON f.id = s.file_id WHERE {where}"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [_symbol(row) for row in self.db.execute(sql, params)]
+
+    def import_bindings(self, module: str) -> list[ImportBinding]:
+        rows = self.db.execute("SELECT module, name, target, line FROM imports WHERE module = ? ORDER BY line", (module,))
+        return [ImportBinding(*row) for row in rows]
+
+    def import_alias_targets(self, name: str) -> list[tuple[str, int]]:
+        """What modules bind `name` to, with how often: `F` -> [(torch.nn.functional, 40)]."""
+        rows = self.db.execute(
+            "SELECT target, COUNT(*) AS uses FROM imports WHERE name = ? GROUP BY target ORDER BY uses DESC, target",
+            (name,),
+        )
+        return [(target, uses) for target, uses in rows]
+
+    def dispatch_of(self, operator: str) -> list[DispatchEntry]:
+        rows = self.db.execute(
+            "SELECT operator, key, kernel, line FROM dispatch WHERE operator = ? ORDER BY line, rowid", (operator,)
+        )
+        return [DispatchEntry(*row) for row in rows]
+
+    def operator_info(self, operator: str) -> OperatorInfo | None:
+        row = self.db.execute(
+            "SELECT operator, variants, python_module, structured, structured_delegate, autogen FROM operators WHERE operator = ?",
+            (operator,),
+        ).fetchone()
+        if row is None:
+            return None
+        name, variants, module, structured, delegate, autogen = row
+        return OperatorInfo(name, tuple(variants.split(",")), module, bool(structured), delegate, tuple(filter(None, autogen.split(","))))
+
+    def operators_named(self, base: str) -> list[Symbol]:
+        """`aten::conv2d` and every overload `aten::conv2d.*`."""
+        return self._symbols("s.kind = ? AND s.lname = ?", (SymbolKind.OPERATOR.value, base.lower()))
+
+    def calls_from(self, caller: str) -> list[CallSite]:
+        rows = self.db.execute(
+            "SELECT caller, callee, qualified, line, col, kind, name_args FROM calls WHERE caller = ? ORDER BY line, col",
+            (caller,),
+        )
+        return [
+            CallSite(caller, callee, qualified, line, col, CallKind(kind), tuple(args.split()) if args else ())
+            for caller, callee, qualified, line, col, kind, args in rows
+        ]
+
+    def first_call_site(self, callee_name: str) -> tuple[str, int] | None:
+        row = self.db.execute(
+            "SELECT f.path, c.line FROM calls c JOIN files f ON f.id = c.file_id WHERE c.callee_name = ?"
+            " ORDER BY f.path, c.line LIMIT 1",
+            (callee_name,),
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def call_site_count(self, callee_name: str) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM calls WHERE callee_name = ?", (callee_name,)).fetchone()[0]
+
+
+def _symbol(row: tuple) -> Symbol:
+    qname, name, kind, lang, path, line, end_line, signature, target = row
+    return Symbol(qname, name, SymbolKind(kind), Language(lang), path, line, end_line, signature, target)
+
+
+def _last_name(callee: str) -> str:
+    for separator in ("::", "->", "."):
+        callee = callee.rsplit(separator, 1)[-1]
+    return callee
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, timeout=60, isolation_level=None)
+    connection.execute("PRAGMA busy_timeout = 60000")
+    connection.execute("PRAGMA journal_mode = WAL")
+    connection.execute("PRAGMA synchronous = NORMAL")
+    # `with connection:` then means BEGIN ... COMMIT/ROLLBACK
+    connection.isolation_level = "DEFERRED"
+    return connection
+
+
+def _user_version(connection: sqlite3.Connection) -> int:
+    return connection.execute("PRAGMA user_version").fetchone()[0]
+
+
+def _unusable_reason(path: Path, root: str) -> str | None:
+    """Why an existing index file cannot be used as it is, or None if it can."""
+    try:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)
+        try:
+            version = _user_version(connection)
+            if version != SCHEMA_VERSION:
+                return f"index format {version} is not {SCHEMA_VERSION}"
+            row = connection.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError as error:
+        return f"index file unreadable ({error})"
+    if row is None or row[0] != root:
+        return "index belongs to another tree"
+    return None
+
+
+def _remove_database(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(f"{path}{suffix}")
+
+
+@contextlib.contextmanager
+def writer_lock(index_path: Path, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold the index's writer lock; if another process holds it, call `on_wait` and wait."""
+    index_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{index_path}.lock", "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

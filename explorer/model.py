@@ -1,0 +1,141 @@
+"""The records that flow between explorer's parsers, index, queries and renderers.
+
+Modelling principles:
+- Every record is immutable and carries no behaviour beyond small derived views.
+- Identity is the qualified name, spelt the way a reader of that language writes it:
+  Python `torch.nn.modules.conv.Conv2d._conv_forward`, YAML `aten::conv2d.padding`,
+  C++ `at::native::conv2d_symint`, vendor `cudnnConvolutionForward`.
+- Every record carries a location: a path relative to the indexed root and a 1-based line.
+- Parsers produce facts about one file and nothing else; linking facts across files is the
+  job of the query layer, which never looks at syntax trees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Language(StrEnum):
+    PYTHON = "python"
+    CPP = "cpp"
+    CUDA = "cuda"
+    YAML = "yaml"
+    VENDOR = "vendor"
+
+
+class SymbolKind(StrEnum):
+    # Python
+    MODULE = "module"
+    CLASS = "class"
+    FUNCTION = "function"
+    METHOD = "method"
+    VARIABLE = "variable"
+    ALIAS = "alias"
+    # C++ / CUDA
+    NAMESPACE = "namespace"
+    STRUCT = "struct"
+    ENUM = "enum"
+    KERNEL = "kernel"  # a CUDA __global__ function
+    STRUCTURED_KERNEL = "impl_func"  # TORCH_IMPL_FUNC(name): the kernel of a structured op
+    META_FUNCTION = "meta_func"  # TORCH_META_FUNC(name): shape checks of a structured op
+    DISPATCH_STUB = "dispatch_stub"  # DECLARE_DISPATCH / DEFINE_DISPATCH
+    DISPATCH_REGISTRATION = "dispatch_registration"  # REGISTER_DISPATCH(stub, kernel)
+    # YAML
+    OPERATOR = "operator"
+    # Vendor libraries, known only from their call sites
+    EXTERNAL = "external"
+
+
+class CallKind(StrEnum):
+    CALL = "call"
+    LAUNCH = "launch"  # kernel<<<grid, block>>>(...)
+    DECORATOR = "decorator"
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """A definition: where a name is introduced, and what it is."""
+
+    qname: str
+    name: str
+    kind: SymbolKind
+    lang: Language
+    path: str | None  # None for vendor symbols, which have no source here
+    line: int | None
+    end_line: int | None
+    signature: str = ""
+    # What an alias or registration points at, as written with imports expanded
+    # (`torch.conv2d` for `conv2d = _add_docstr(torch.conv2d, ...)`, the kernel of a
+    # REGISTER_DISPATCH, the `.out` op of a structured_delegate).
+    target: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    """One call expression, attributed to the innermost enclosing definition."""
+
+    caller: str  # qualified name of the enclosing function, class or module
+    callee: str  # the callee expression as written, whitespace collapsed, template args dropped
+    qualified: str  # the callee with file-level imports and aliases expanded, else == callee
+    line: int
+    column: int  # 0-based, as tree-sitter reports it
+    kind: CallKind = CallKind.CALL
+    # Plain names passed as arguments: a function handed to another function counts as
+    # called by it (`split_batch_dim_to_32bit_out(..., raw_..._32bit)`, `self._apply(convert)`).
+    name_args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ImportBinding:
+    """A name bound by an import statement in a Python module."""
+
+    module: str  # the importing module's qualified name
+    name: str  # the local name bound ("F"), or "*" for a star import
+    target: str  # the absolute dotted name it refers to ("torch.nn.functional")
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class DispatchEntry:
+    """One row of an operator's dispatch table: key -> C++ kernel."""
+
+    operator: str  # aten::relu
+    key: str  # CPU, CUDA, CompositeImplicitAutograd, ...
+    kernel: str  # at::native::relu
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorInfo:
+    """What native_functions.yaml says about one operator besides its dispatch table."""
+
+    operator: str
+    variants: tuple[str, ...]
+    python_module: str | None
+    structured: bool
+    structured_delegate: str | None
+    autogen: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """Why a file was skipped or only partly understood."""
+
+    path: str
+    reason: str
+    skipped: bool = True  # False: indexed, but with a problem worth reporting
+
+
+@dataclass(slots=True)
+class FileFacts:
+    """Everything one parser learned from one file."""
+
+    path: str
+    lang: Language
+    symbols: list[Symbol] = field(default_factory=list)
+    calls: list[CallSite] = field(default_factory=list)
+    imports: list[ImportBinding] = field(default_factory=list)
+    dispatch: list[DispatchEntry] = field(default_factory=list)
+    operators: list[OperatorInfo] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)

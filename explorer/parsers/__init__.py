@@ -1,0 +1,38 @@
+"""Per-file parsers. `parse_file` picks one by file name; each returns the facts of one file."""
+
+from __future__ import annotations
+
+from explorer.model import FileFacts, Language
+from explorer.parsers.cpp import parse_cpp
+from explorer.parsers.python import parse_python
+from explorer.parsers.yaml_ops import OPERATOR_FILE_NAMES, parse_native_functions
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl")
+CUDA_SUFFIXES = (".cu", ".cuh")
+
+
+def language_of(path: str) -> Language | None:
+    """The language explorer reads a file as, or None for files it does not index."""
+    name = path.rsplit("/", 1)[-1]
+    if name.endswith(PYTHON_SUFFIXES):
+        return Language.PYTHON
+    if name.endswith(CPP_SUFFIXES):
+        return Language.CPP
+    if name.endswith(CUDA_SUFFIXES):
+        return Language.CUDA
+    if name in OPERATOR_FILE_NAMES:
+        return Language.YAML
+    return None
+
+
+def parse_file(path: str, lang: Language, source: bytes) -> FileFacts:
+    match lang:
+        case Language.PYTHON:
+            return parse_python(path, source)
+        case Language.CPP | Language.CUDA:
+            return parse_cpp(path, source, lang)
+        case Language.YAML:
+            return parse_native_functions(path, source)
+        case Language.VENDOR:
+            raise ValueError("vendor symbols have no source files")

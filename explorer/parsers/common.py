@@ -1,0 +1,56 @@
+"""Small helpers shared by the language parsers."""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+def collapse(text: str) -> str:
+    """One line, single spaces: how signatures and callee expressions are stored."""
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+class ScopeMap:
+    """Maps a byte offset to the innermost definition that contains it.
+
+    Definitions nest but never overlap partially. After sorting by start, each interval keeps
+    the index of its container, so a lookup bisects to the latest interval starting at or
+    before the offset and climbs containers until one holds the offset: O(depth), not O(n).
+    """
+
+    def __init__(self, outermost: str) -> None:
+        self.outermost = outermost
+        self._intervals: list[tuple[int, int, str]] = []
+        self._starts: list[int] = []
+        self._containers: list[int] = []
+        self._sorted = True
+
+    def add(self, start: int, end: int, qname: str) -> None:
+        self._intervals.append((start, end, qname))
+        self._sorted = False
+
+    def _prepare(self) -> None:
+        self._intervals.sort(key=lambda interval: (interval[0], -interval[1]))
+        self._starts = [interval[0] for interval in self._intervals]
+        self._containers = []
+        open_intervals: list[int] = []
+        for index, (start, _end, _qname) in enumerate(self._intervals):
+            while open_intervals and self._intervals[open_intervals[-1]][1] <= start:
+                open_intervals.pop()
+            self._containers.append(open_intervals[-1] if open_intervals else -1)
+            open_intervals.append(index)
+        self._sorted = True
+
+    def innermost(self, offset: int) -> str:
+        if not self._sorted:
+            self._prepare()
+        index = bisect.bisect_right(self._starts, offset) - 1
+        while index >= 0:
+            start, end, qname = self._intervals[index]
+            if start <= offset < end:
+                return qname
+            index = self._containers[index]
+        return self.outermost

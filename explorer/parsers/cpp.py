@@ -1,0 +1,272 @@
+"""C++ and CUDA facts from one file, read with tree-sitter.
+
+What it records: namespaces, classes, structs, enums, function and method definitions with
+their namespace path (`at::native::cudnn_convolution`), CUDA `__global__` kernels, the macro
+registrations PyTorch wires kernels with (TORCH_IMPL_FUNC, TORCH_META_FUNC, DECLARE/DEFINE/
+REGISTER_DISPATCH), and every call site: plain calls, kernel launches, and plain names passed
+as arguments (function pointers). Both sides of a preprocessor conditional are part of the
+tree tree-sitter builds, so both are indexed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from explorer import treesitter as tsx
+from explorer.model import CallKind, CallSite, FileFacts, Language, Symbol, SymbolKind
+from explorer.parsers.common import ScopeMap, collapse
+
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
+_CLASS_TYPES = {"class_specifier", "struct_specifier"}
+_CONTAINER_KINDS = {
+    "definition.class": SymbolKind.CLASS,
+    "definition.struct": SymbolKind.STRUCT,
+    "definition.enum": SymbolKind.ENUM,
+}
+_NAME_ARG_TYPES = {"identifier", "qualified_identifier"}
+
+
+def strip_template_args(name: str) -> str:
+    """`at::cuda::blas::gemm<scalar_t>` -> `at::cuda::blas::gemm` (nested arguments too)."""
+    if "<" not in name or name.startswith("operator"):
+        return name
+    previous = None
+    while previous != name:
+        previous, name = name, _TEMPLATE_ARGS.sub("", name)
+    return name
+
+
+def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFacts:
+    tree = tsx.parse(lang, source)
+    root = tree.root_node
+    facts = FileFacts(path=path, lang=lang)
+    scopes = ScopeMap(path)  # code outside any function is attributed to the file
+    found = tsx.captures(tsx.query(lang, *_QUERIES[lang]), root)
+    structured = _registrations(found, lang, facts, scopes)
+    _definitions(found, lang, facts, scopes, structured)
+    _calls(found, facts, scopes)
+    return facts
+
+
+_CPP_QUERIES = ("cpp/registrations", "cpp/definitions", "cpp/calls")
+_QUERIES = {
+    Language.CPP: _CPP_QUERIES,
+    Language.CUDA: (*_CPP_QUERIES, "cuda/definitions", "cuda/calls"),
+}
+
+
+# -- scopes and names ----------------------------------------------------------------------
+
+
+def _enclosing_names(node: tsx.Node) -> tuple[list[str], bool]:
+    """Names of the namespaces and classes around `node`, outermost first, and whether the
+    nearest one is a class. Anonymous namespaces add no name: their members are reached by
+    their plain name from the rest of the file."""
+    names: list[str] = []
+    in_class: bool | None = None
+    parent = node.parent
+    while parent is not None:
+        kind = parent.type
+        if kind == "namespace_definition":
+            name = parent.child_by_field_name("name")
+            if name is not None:
+                names.append(tsx.text(name).replace(" ", ""))
+            if in_class is None:
+                in_class = False
+        elif kind in _CLASS_TYPES:
+            name = parent.child_by_field_name("name")
+            if name is not None:
+                names.append(strip_template_args(tsx.text(name)))
+                if in_class is None:
+                    in_class = True
+        parent = parent.parent
+    names.reverse()
+    return names, bool(in_class)
+
+
+def _declared_name(declarator: tsx.Node | None) -> str | None:
+    """The name a function declarator introduces, looking through pointers and references."""
+    while declarator is not None:
+        if declarator.type == "function_declarator":
+            inner = declarator.child_by_field_name("declarator")
+            if inner is None:
+                return None
+            if inner.type in ("parenthesized_declarator", "pointer_declarator", "reference_declarator"):
+                declarator = inner
+                continue
+            return strip_template_args(collapse(tsx.text(inner))).lstrip(":")
+        declarator = declarator.child_by_field_name("declarator")
+    return None
+
+
+def _qualify(scope: list[str], name: str) -> str:
+    return "::".join([*scope, name]) if scope else name
+
+
+def _signature(node: tsx.Node) -> str:
+    body = node.child_by_field_name("body")
+    end = body.start_byte if body is not None else node.end_byte
+    header = collapse(node.text[: end - node.start_byte].decode("utf-8", "replace"))
+    return header if len(header) <= 300 else header[:297] + "..."
+
+
+# -- registrations -------------------------------------------------------------------------
+
+
+def _macro_arguments(arguments: tsx.Node) -> list[str]:
+    values = []
+    for arg in arguments.named_children:
+        if arg.type == "comment":
+            continue
+        values.append(collapse(tsx.text(arg)).lstrip("&").strip())
+    return values
+
+
+def _registrations(found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap) -> set[int]:
+    """Record macro registrations; return the ids of function nodes they account for."""
+    accounted: set[int] = set()
+    for node in found.get("registration.structured", []):
+        macro_call = node.child_by_field_name("declarator").child_by_field_name("declarator")
+        macro = tsx.text(macro_call.child_by_field_name("declarator"))
+        args = _macro_arguments(macro_call.child_by_field_name("parameters"))
+        if not args:
+            continue
+        scope, _ = _enclosing_names(node)
+        # TORCH_META_FUNC2(add, Tensor) is the meta function of the overload add.Tensor,
+        # named like the class the macro expands to.
+        name = "_".join(args[:2]) if macro.endswith("FUNC2") else args[0]
+        kind = SymbolKind.STRUCTURED_KERNEL if "_IMPL_" in macro else SymbolKind.META_FUNCTION
+        qname = _qualify(scope, name)
+        facts.symbols.append(
+            Symbol(qname, name, kind, lang, facts.path, tsx.line(node), tsx.end_line(node), _signature(node))
+        )
+        scopes.add(node.start_byte, node.end_byte, qname)
+        accounted.add(node.id)
+
+    for node in found.get("registration.dispatch", []):
+        macro = tsx.text(node.child_by_field_name("function"))
+        args = _macro_arguments(node.child_by_field_name("arguments"))
+        if not args:
+            continue
+        scope, _ = _enclosing_names(node)
+        statement = collapse(tsx.text(node))
+        if macro.startswith(("DECLARE", "DEFINE")):
+            stub = args[-1]
+            facts.symbols.append(
+                Symbol(_qualify(scope, stub), stub, SymbolKind.DISPATCH_STUB, lang, facts.path,
+                       tsx.line(node), tsx.end_line(node), statement)
+            )
+        elif len(args) >= 2:
+            stub, kernel = args[0], args[1]
+            target = kernel if "::" in kernel or not scope else _qualify(scope, kernel)
+            facts.symbols.append(
+                Symbol(_qualify(scope, stub), stub, SymbolKind.DISPATCH_REGISTRATION, lang, facts.path,
+                       tsx.line(node), tsx.end_line(node), statement, target)
+            )
+    return accounted
+
+
+# -- definitions ---------------------------------------------------------------------------
+
+
+def _definitions(
+    found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap, skip: set[int]
+) -> None:
+    seen_namespaces: set[str] = set()
+    for node in found.get("definition.namespace", []):
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            continue  # anonymous
+        scope, _ = _enclosing_names(node)
+        name = tsx.text(name_node).replace(" ", "")
+        qname = _qualify(scope, name)
+        if qname in seen_namespaces:
+            continue  # a namespace reopened in the same file is one symbol
+        seen_namespaces.add(qname)
+        facts.symbols.append(
+            Symbol(qname, qname.rsplit("::", 1)[-1], SymbolKind.NAMESPACE, lang, facts.path,
+                   tsx.line(node), tsx.end_line(node), f"namespace {name}")
+        )
+
+    for tag, kind in _CONTAINER_KINDS.items():
+        for node in found.get(tag, []):
+            name_node = node.child_by_field_name("name")
+            if name_node is None:
+                continue
+            name = strip_template_args(tsx.text(name_node))
+            scope, _ = _enclosing_names(node)
+            body_start = node.child_by_field_name("body").start_byte
+            header = collapse(node.text[: body_start - node.start_byte].decode("utf-8", "replace"))
+            facts.symbols.append(
+                Symbol(_qualify(scope, name), name.rsplit("::", 1)[-1], kind, lang, facts.path,
+                       tsx.line(node), tsx.end_line(node), header[:300])
+            )
+
+    kernels = {node.id for node in found.get("definition.kernel", [])}
+    for node in found.get("definition.function", []):
+        if node.id in skip:
+            continue
+        name = _declared_name(node.child_by_field_name("declarator"))
+        if not name:
+            continue
+        scope, in_class = _enclosing_names(node)
+        qname = _qualify(scope, name)
+        if node.id in kernels:
+            kind = SymbolKind.KERNEL
+        elif in_class or _looks_like_member(name):
+            kind = SymbolKind.METHOD
+        else:
+            kind = SymbolKind.FUNCTION
+        facts.symbols.append(
+            Symbol(qname, qname.rsplit("::", 1)[-1], kind, lang, facts.path, tsx.line(node),
+                   tsx.end_line(node), _signature(node))
+        )
+        scopes.add(node.start_byte, node.end_byte, qname)
+
+
+def _looks_like_member(name: str) -> bool:
+    """`Foo::bar` defined out of line: by C++ naming habit a capitalised qualifier is a class."""
+    parts = name.split("::")
+    return len(parts) >= 2 and parts[-2][:1].isupper()
+
+
+# -- calls ---------------------------------------------------------------------------------
+
+
+def _calls(found: dict[str, list[tsx.Node]], facts: FileFacts, scopes: ScopeMap) -> None:
+    launches = {node.id for node in found.get("reference.launch", [])}
+    calls = facts.calls
+    for node in found.get("reference.call", []):
+        written = node.child_by_field_name("function").text.decode("utf-8", "replace")
+        if len(written) > 200:
+            continue  # a lambda or a macro soup, not a callee name
+        if " " in written or "\n" in written:
+            written = collapse(written)
+        callee = strip_template_args(written)
+        if not callee:
+            continue
+        calls.append(
+            CallSite(
+                caller=scopes.innermost(node.start_byte),
+                callee=callee,
+                qualified=callee,
+                line=node.start_point[0] + 1,
+                column=node.start_point[1],
+                kind=CallKind.LAUNCH if node.id in launches else CallKind.CALL,
+                name_args=_name_arguments(node.child_by_field_name("arguments")),
+            )
+        )
+
+
+def _name_arguments(arguments: tsx.Node | None) -> tuple[str, ...]:
+    if arguments is None:
+        return ()
+    names = []
+    for arg in arguments.named_children:
+        if arg.type == "pointer_expression" and arg.named_child_count == 1:
+            arg = arg.named_children[0]  # &kernel
+        if arg.type in _NAME_ARG_TYPES:
+            written = collapse(tsx.text(arg))
+            if len(written) <= 120:
+                names.append(strip_template_args(written))
+    return tuple(names)

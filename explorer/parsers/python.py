@@ -1,0 +1,322 @@
+"""Python facts from one file, read with tree-sitter (fast enough for every file of a large tree).
+
+What it records: the module, its classes, functions, methods, module- and class-level names
+(aliases when the right-hand side names another object), import bindings, and every call site
+with its enclosing definition. Callees are expanded through the file's own imports and
+top-level names only; linking across files is left to the query layer.
+"""
+
+from __future__ import annotations
+
+import re
+
+from explorer import treesitter as tsx
+from explorer.model import (
+    CallKind,
+    CallSite,
+    Diagnostic,
+    FileFacts,
+    ImportBinding,
+    Language,
+    Symbol,
+    SymbolKind,
+)
+from explorer.parsers.common import ScopeMap, collapse
+
+_SCOPE_TYPES = {"class_definition", "function_definition"}
+_DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
+_SKIPPED_NAMES = {"__all__", "__slots__", "__doc__"}
+
+
+def module_name(path: str) -> str:
+    """`torch/nn/modules/conv.py` -> `torch.nn.modules.conv`; a package's `__init__` is the package."""
+    stem = path.rsplit(".", 1)[0]
+    parts = stem.split("/")
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    return ".".join(parts)
+
+
+def is_package_init(path: str) -> bool:
+    return path.rsplit("/", 1)[-1].split(".")[0] == "__init__"
+
+
+def parse_python(path: str, source: bytes) -> FileFacts:
+    module = module_name(path)
+    tree = tsx.parse(Language.PYTHON, source)
+    root = tree.root_node
+    facts = FileFacts(path=path, lang=Language.PYTHON)
+    facts.symbols.append(
+        Symbol(
+            qname=module,
+            name=module.rsplit(".", 1)[-1],
+            kind=SymbolKind.MODULE,
+            lang=Language.PYTHON,
+            path=path,
+            line=1,
+            end_line=max(1, tsx.end_line(root)),
+            signature=f"module {module}",
+        )
+    )
+    if root.has_error:
+        facts.diagnostics.append(
+            Diagnostic(path, f"syntax error near line {_first_error_line(root)}; indexed what parsed", skipped=False)
+        )
+
+    found = tsx.captures(tsx.query(Language.PYTHON, "definitions", "imports", "calls"), root)
+    facts.imports.extend(_imports(found, module, is_package_init(path)))
+    bindings = {b.name: b.target for b in facts.imports if b.name != "*"}
+    scopes = ScopeMap(module)
+    _definitions(found, module, facts, bindings, scopes)
+    _calls(found, facts, bindings, scopes)
+    return facts
+
+
+def _first_error_line(root: tsx.Node) -> int:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            return tsx.line(node)
+        if node.has_error:
+            stack.extend(reversed(node.children))
+    return tsx.line(root)
+
+
+# -- imports -------------------------------------------------------------------------------
+
+
+def _imports(found: dict[str, list[tsx.Node]], module: str, is_package: bool) -> list[ImportBinding]:
+    bindings: list[ImportBinding] = []
+    for node in found.get("import", []):
+        for item in node.children_by_field_name("name"):
+            line = tsx.line(item)
+            if item.type == "aliased_import":
+                target = tsx.text(item.child_by_field_name("name"))
+                alias = tsx.text(item.child_by_field_name("alias"))
+                bindings.append(ImportBinding(module, alias, target, line))
+            else:
+                # `import a.b.c` binds `a`, and makes `a.b.c` reachable through it.
+                dotted = tsx.text(item)
+                bindings.append(ImportBinding(module, dotted.split(".")[0], dotted.split(".")[0], line))
+    for node in found.get("import.from", []):
+        source = node.child_by_field_name("module_name")
+        if source is None:
+            continue
+        base = _absolute_module(tsx.text(source), module, is_package)
+        line = tsx.line(node)
+        if any(child.type == "wildcard_import" for child in node.children):
+            bindings.append(ImportBinding(module, "*", base, line))
+            continue
+        for item in node.children_by_field_name("name"):
+            if item.type == "aliased_import":
+                name = tsx.text(item.child_by_field_name("name"))
+                alias = tsx.text(item.child_by_field_name("alias"))
+            else:
+                name = alias = tsx.text(item)
+            bindings.append(ImportBinding(module, alias, f"{base}.{name}" if base else name, tsx.line(item)))
+    return bindings
+
+
+def _absolute_module(written: str, module: str, is_package: bool) -> str:
+    """Resolve `..functional` against the importing module's package."""
+    dots = len(written) - len(written.lstrip("."))
+    if dots == 0:
+        return written
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    if dots > 1:
+        package = package[: len(package) - (dots - 1)]
+    rest = written[dots:]
+    return ".".join([*package, rest] if rest else package)
+
+
+# -- definitions ---------------------------------------------------------------------------
+
+
+def _definitions(
+    found: dict[str, list[tsx.Node]], module: str, facts: FileFacts, bindings: dict[str, str], scopes: ScopeMap
+) -> None:
+    class_members: dict[str, set[str]] = {}
+    definitions = [(node, SymbolKind.CLASS) for node in found.get("definition.class", [])]
+    definitions += [(node, SymbolKind.FUNCTION) for node in found.get("definition.function", [])]
+    definitions.sort(key=lambda item: item[0].start_byte)
+    for node, kind in definitions:
+        name = tsx.text(node.child_by_field_name("name"))
+        enclosing = _enclosing_scopes(node)
+        qname = ".".join([module, *enclosing, name])
+        if kind is SymbolKind.FUNCTION and enclosing and _parent_scope_type(node) == "class_definition":
+            kind = SymbolKind.METHOD
+        body = node.child_by_field_name("body")
+        header_end = body.start_byte if body is not None else node.end_byte
+        signature = collapse(node.text[: header_end - node.start_byte].decode("utf-8", "replace")).rstrip(":")
+        facts.symbols.append(
+            Symbol(qname, name, kind, Language.PYTHON, facts.path, tsx.line(node), tsx.end_line(node), signature)
+        )
+        scopes.add(node.start_byte, node.end_byte, qname)
+        if not enclosing:
+            bindings.setdefault(name, qname)
+        else:
+            class_members.setdefault(".".join([module, *enclosing]), set()).add(name)
+
+    for node in found.get("definition.assignment", []):
+        _assignment(node, module, facts, bindings, class_members)
+
+
+def _enclosing_scopes(node: tsx.Node) -> list[str]:
+    names: list[str] = []
+    parent = node.parent
+    while parent is not None:
+        if parent.type in _SCOPE_TYPES:
+            name = parent.child_by_field_name("name")
+            if name is not None:
+                names.append(tsx.text(name))
+        parent = parent.parent
+    names.reverse()
+    return names
+
+
+def _parent_scope_type(node: tsx.Node) -> str | None:
+    parent = node.parent
+    while parent is not None:
+        if parent.type in _SCOPE_TYPES:
+            return parent.type
+        parent = parent.parent
+    return None
+
+
+def _assignment(
+    node: tsx.Node,
+    module: str,
+    facts: FileFacts,
+    bindings: dict[str, str],
+    class_members: dict[str, set[str]],
+) -> None:
+    scope_type = _parent_scope_type(node)
+    if scope_type == "function_definition":
+        return  # locals are not symbols
+    enclosing = _enclosing_scopes(node)
+    owner = ".".join([module, *enclosing])
+    targets = _target_names(node.child_by_field_name("left"))
+    value = node.child_by_field_name("right")
+    while value is not None and value.type == "assignment":  # a = b = value
+        targets += _target_names(value.child_by_field_name("left"))
+        value = value.child_by_field_name("right")
+
+    aliased = _aliased_name(value) if value is not None else None
+    target = None
+    if aliased is not None:
+        members = class_members.get(owner, set())
+        head = aliased.split(".")[0]
+        if enclosing and head in members:
+            target = f"{owner}.{aliased}"  # a class body refers to its own earlier members
+        else:
+            target = expand(aliased, bindings)
+    kind = SymbolKind.ALIAS if target is not None else SymbolKind.VARIABLE
+    statement = collapse(tsx.text(node))
+    signature = statement if len(statement) <= 160 else statement[:157] + "..."
+    for name in targets:
+        if name in _SKIPPED_NAMES:
+            continue
+        qname = f"{owner}.{name}"
+        facts.symbols.append(
+            Symbol(qname, name, kind, Language.PYTHON, facts.path, tsx.line(node), tsx.end_line(node), signature, target)
+        )
+        if not enclosing:
+            bindings.setdefault(name, qname)
+
+
+def _target_names(left: tsx.Node | None) -> list[str]:
+    if left is None:
+        return []
+    if left.type == "identifier":
+        return [tsx.text(left)]
+    if left.type in ("pattern_list", "tuple_pattern", "list_pattern"):
+        return [tsx.text(child) for child in left.named_children if child.type == "identifier"]
+    return []
+
+
+def _aliased_name(value: tsx.Node) -> str | None:
+    """The dotted name an assignment's value stands for, if it is an alias.
+
+    `x = torch.conv2d` aliases `torch.conv2d`. So does the docstring-attaching idiom
+    `conv2d = _add_docstr(torch.conv2d, r\"\"\"...\"\"\")`: a call whose first argument is a
+    dotted name and whose second is a string returns that first argument.
+    """
+    if value.type in ("identifier", "attribute"):
+        written = tsx.text(value)
+        return written if _DOTTED.match(written) else None
+    if value.type == "call":
+        args = value.child_by_field_name("arguments")
+        positional = [a for a in args.named_children if a.type != "comment"] if args is not None else []
+        if (
+            len(positional) >= 2
+            and positional[0].type in ("identifier", "attribute")
+            and positional[1].type in ("string", "concatenated_string")
+        ):
+            written = tsx.text(positional[0])
+            return written if _DOTTED.match(written) else None
+    return None
+
+
+def expand(dotted: str, bindings: dict[str, str]) -> str:
+    """Rewrite the first segment of a dotted name through the file's bindings."""
+    head, _, rest = dotted.partition(".")
+    bound = bindings.get(head)
+    if bound is None:
+        return dotted
+    return f"{bound}.{rest}" if rest else bound
+
+
+# -- calls ---------------------------------------------------------------------------------
+
+
+def _calls(found: dict[str, list[tsx.Node]], facts: FileFacts, bindings: dict[str, str], scopes: ScopeMap) -> None:
+    calls = facts.calls
+    for node in found.get("reference.call", []):
+        callee = _callee_text(node.child_by_field_name("function"))
+        calls.append(
+            CallSite(
+                caller=scopes.innermost(node.start_byte),
+                callee=callee,
+                qualified=expand(callee, bindings) if _DOTTED.match(callee) else callee,
+                line=node.start_point[0] + 1,
+                column=node.start_point[1],
+                kind=CallKind.CALL,
+                name_args=_name_arguments(node.child_by_field_name("arguments")),
+            )
+        )
+    for node in found.get("reference.decorator", []):
+        callee = _callee_text(node.named_children[0])
+        calls.append(
+            CallSite(
+                caller=scopes.innermost(node.start_byte),
+                callee=callee,
+                qualified=expand(callee, bindings) if _DOTTED.match(callee) else callee,
+                line=node.start_point[0] + 1,
+                column=node.start_point[1],
+                kind=CallKind.DECORATOR,
+            )
+        )
+
+
+def _callee_text(node: tsx.Node) -> str:
+    written = node.text.decode("utf-8", "replace")
+    if len(written) > 200:
+        written = written[:200]
+    return collapse(written) if (" " in written or "\n" in written) else written
+
+
+def _name_arguments(arguments: tsx.Node | None) -> tuple[str, ...]:
+    if arguments is None or arguments.type == "generator_expression":
+        return ()
+    names = []
+    for arg in arguments.named_children:
+        if arg.type == "keyword_argument":
+            arg = arg.child_by_field_name("value")
+            if arg is None:
+                continue
+        if arg.type in ("identifier", "attribute"):
+            written = tsx.text(arg)
+            if _DOTTED.match(written):
+                names.append(written)
+    return tuple(names)

@@ -1,0 +1,57 @@
+"""Which `native_functions.yaml` operators a Python name is bound to.
+
+PyTorch generates its Python bindings at build time, so a source tree has no definition of
+`torch.conv2d`; the YAML says what exists. Its rules, as the code generator applies them:
+- ops with a `function` variant and no `python_module` are functions of
+  `torch._C._VariableFunctions`, which `torch/__init__.py` copies into `torch` and which
+  `torch._VF` forwards to;
+- `python_module: nn` (or fft, linalg, special, nested, sparse) puts the function into
+  `torch._C._nn` (`torch._C._fft`, ...) instead;
+- ops with a `method` variant are methods of `torch.Tensor` (`torch._C.TensorBase`).
+All overloads of a name share one binding, which picks among them by signature at run time.
+"""
+
+from __future__ import annotations
+
+from explorer.index.store import IndexStore
+from explorer.model import Symbol
+
+# Python module prefix -> the python_module value its functions have (None: the default).
+_FUNCTION_MODULES: dict[str, str | None] = {
+    "torch": None,
+    "torch._C._VariableFunctions": None,
+    "torch._C._VariableFunctionsClass": None,
+    "torch._VF": None,
+    "_VF": None,
+    "torch._C._nn": "nn",
+    "torch._C._fft": "fft",
+    "torch._C._linalg": "linalg",
+    "torch._C._special": "special",
+    "torch._C._nested": "nested",
+    "torch._C._sparse": "sparse",
+}
+_METHOD_OWNERS = ("torch.Tensor", "torch._tensor.Tensor", "torch._C.TensorBase", "torch._C._TensorBase", "Tensor")
+
+
+def binding_operators(store: IndexStore, dotted: str) -> list[Symbol]:
+    """The operators (all overloads) that the Python name `dotted` is bound to, if any."""
+    owner, _, name = dotted.rpartition(".")
+    if not owner or not name:
+        return []
+    if owner in _METHOD_OWNERS:
+        return operators_for(store, name, variant="method")
+    if owner in _FUNCTION_MODULES:
+        return operators_for(store, name, variant="function", python_module=_FUNCTION_MODULES[owner])
+    return []
+
+
+def operators_for(store: IndexStore, name: str, variant: str, python_module: str | None = None) -> list[Symbol]:
+    found = []
+    for symbol in store.operators_named(name):
+        info = store.operator_info(symbol.qname)
+        if info is None or variant not in info.variants:
+            continue
+        if variant == "function" and info.python_module != python_module:
+            continue
+        found.append(symbol)
+    return sorted(found, key=lambda s: (s.qname != f"aten::{name}", s.qname))

@@ -1,0 +1,87 @@
+"""Everything `explorer show` says about one definition, gathered from the index and the file."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from explorer.errors import UnknownSymbolError
+from explorer.index.store import IndexStore
+from explorer.model import OperatorInfo, Symbol, SymbolKind
+from explorer.query.bindings import binding_operators
+from explorer.query.lookup import resolve
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    path: str
+    first_line: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class KernelRow:
+    """One dispatch key of an operator, the kernel it names, and where that kernel is defined."""
+
+    key: str
+    kernel: str
+    line: int  # of the key in the YAML file
+    definitions: list[Symbol]
+    via: str | None = None  # the structured_delegate op this row comes from
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolDetails:
+    symbol: Symbol
+    snippet: Snippet | None
+    operator: OperatorInfo | None = None
+    kernels: list[KernelRow] = field(default_factory=list)
+    resolves_to: list[Symbol] = field(default_factory=list)  # an alias's or registration's target
+    call_sites: int = 0  # for vendor APIs: how many calls the tree makes
+    first_call_site: tuple[str, int] | None = None
+
+
+def describe(store: IndexStore, root: str, symbol: Symbol, snippet_lines: int = 15) -> SymbolDetails:
+    snippet = read_snippet(root, symbol, snippet_lines)
+    if symbol.kind is SymbolKind.OPERATOR:
+        info = store.operator_info(symbol.qname)
+        kernels = _kernel_rows(store, symbol.qname)
+        if not kernels and info is not None and info.structured_delegate:
+            kernels = _kernel_rows(store, info.structured_delegate, via=info.structured_delegate)
+        return SymbolDetails(symbol, snippet, operator=info, kernels=kernels)
+    if symbol.kind is SymbolKind.EXTERNAL:
+        return SymbolDetails(
+            symbol, None, call_sites=store.call_site_count(symbol.name), first_call_site=store.first_call_site(symbol.name)
+        )
+    if symbol.target is not None:
+        return SymbolDetails(symbol, snippet, resolves_to=_targets(store, symbol.target))
+    return SymbolDetails(symbol, snippet)
+
+
+def _kernel_rows(store: IndexStore, operator: str, via: str | None = None) -> list[KernelRow]:
+    return [
+        KernelRow(entry.key, entry.kernel, entry.line, store.symbols_with_qname(entry.kernel), via)
+        for entry in store.dispatch_of(operator)
+    ]
+
+
+def _targets(store: IndexStore, target: str) -> list[Symbol]:
+    operators = binding_operators(store, target)
+    if operators:
+        return operators
+    try:
+        return resolve(store, target).symbols
+    except UnknownSymbolError:
+        return []
+
+
+def read_snippet(root: str, symbol: Symbol, max_lines: int) -> Snippet | None:
+    if symbol.path is None or symbol.line is None:
+        return None
+    try:
+        with open(os.path.join(root, symbol.path), encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    last = min(symbol.end_line or symbol.line, symbol.line + max_lines - 1, len(lines))
+    return Snippet(symbol.path, symbol.line, "\n".join(lines[symbol.line - 1:last]))

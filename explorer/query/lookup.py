@@ -1,0 +1,130 @@
+"""Turning a name a user types into the definitions it means.
+
+A reader writes names the way the code uses them, not where they are defined:
+`torch.nn.Conv2d` (a re-export of `torch.nn.modules.conv.Conv2d`), `nn.Conv2d` and
+`F.conv2d` (import aliases the tree itself uses), `conv2d.padding` (an operator overload),
+`cudnn_convolution` (a bare name). Resolution tries, in order:
+1. the qualified name as stored (`at::native::cudnn_convolution`, `aten::conv2d.padding`);
+2. an operator name without its namespace (`conv2d.padding` -> `aten::conv2d.padding`);
+3. a Python path followed through modules, re-exports (`from .conv import Conv2d`, star
+   imports) and the import aliases the tree uses for its first part (`F`, `nn`);
+4. a Python binding of an operator (`torch.conv2d` -> `aten::conv2d`, see bindings.py);
+5. a bare name, matched exactly (all definitions of it, when there are several).
+Anything else is an UnknownSymbolError carrying the closest matches from search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from explorer.errors import UnknownSymbolError
+from explorer.index.store import IndexStore
+from explorer.model import Symbol, SymbolKind
+from explorer.query.bindings import binding_operators
+from explorer.query.search import search
+
+_MAX_HOPS = 12  # re-export chains are short; this only stops cycles
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    query: str
+    symbols: list[Symbol]
+    via: list[str] = field(default_factory=list)  # the hops taken, for display
+
+
+def resolve(store: IndexStore, query: str) -> Resolution:
+    query = query.strip()
+    found = store.symbols_with_qname(query)
+    if found:
+        return Resolution(query, _ordered(found))
+    if "::" not in query and "(" not in query:
+        found = store.symbols_with_qname(f"aten::{query}")
+        if found:
+            return Resolution(query, found, [f"{query} -> aten::{query}"])
+    if "." in query:
+        path = PythonPaths(store)
+        target = path.resolve(query)
+        if target is not None:
+            return Resolution(query, _ordered(store.symbols_with_qname(target)), path.hops)
+        operators = binding_operators(store, path.expand_alias(query))
+        if operators:
+            return Resolution(query, operators, [f"{query} -> Python binding of {', '.join(s.qname for s in operators)}"])
+    name = query.rsplit("::", 1)[-1]
+    found = [symbol for symbol in store.symbols_named(name.lower()) if symbol.name == name]
+    if found and name == query:
+        return Resolution(query, _ordered(found))
+    suggestions = [hit.symbol.qname for hit in search(store, query, limit=5)]
+    raise UnknownSymbolError(query, list(dict.fromkeys(suggestions)))
+
+
+def _ordered(symbols: list[Symbol]) -> list[Symbol]:
+    return sorted(symbols, key=lambda s: (s.path is None, s.path or "", s.line or 0, s.qname))
+
+
+class PythonPaths:
+    """Follows a dotted Python name through modules, classes and import bindings."""
+
+    def __init__(self, store: IndexStore) -> None:
+        self.store = store
+        self.hops: list[str] = []
+
+    def expand_alias(self, dotted: str) -> str:
+        """`F.conv2d` -> `torch.nn.functional.conv2d` when `F` is no module of the tree but
+        the tree imports something as `F` (the most common target wins)."""
+        head, _, rest = dotted.partition(".")
+        if self._is_defined(head):
+            return dotted
+        targets = self.store.import_alias_targets(head)
+        if not targets:
+            return dotted
+        expanded = f"{targets[0][0]}.{rest}" if rest else targets[0][0]
+        self.hops.append(f"{head} -> {targets[0][0]} (import alias used in the tree)")
+        return expanded
+
+    def resolve(self, dotted: str) -> str | None:
+        dotted = self.expand_alias(dotted)
+        return self._resolve(dotted, _MAX_HOPS)
+
+    def _is_defined(self, qname: str) -> bool:
+        return bool(self.store.symbols_with_qname(qname))
+
+    def _resolve(self, dotted: str, budget: int) -> str | None:
+        if budget <= 0:
+            return None
+        symbols = self.store.symbols_with_qname(dotted)
+        if symbols:
+            return dotted
+        parent, _, name = dotted.rpartition(".")
+        if not parent:
+            return None
+        owner = self._resolve(parent, budget - 1)
+        if owner is None:
+            return None
+        return self._member(owner, name, budget - 1)
+
+    def _member(self, owner: str, name: str, budget: int) -> str | None:
+        candidate = f"{owner}.{name}"
+        if self.store.symbols_with_qname(candidate):
+            return candidate
+        owner_symbols = self.store.symbols_with_qname(owner)
+        if not any(symbol.kind is SymbolKind.MODULE for symbol in owner_symbols):
+            return None
+        star_sources = []
+        for binding in self.store.import_bindings(owner):
+            if binding.name == name:
+                self.hops.append(f"{owner}.{name} -> {binding.target} (import)")
+                return self._resolve(binding.target, budget - 1)
+            if binding.name == "*":
+                star_sources.append(binding.target)
+        for source in star_sources:
+            found = self._member_of_module(source, name, budget - 1)
+            if found is not None:
+                self.hops.append(f"{owner}.{name} -> {found} (star import from {source})")
+                return found
+        return None
+
+    def _member_of_module(self, module: str, name: str, budget: int) -> str | None:
+        if budget <= 0 or not self.store.symbols_with_qname(module):
+            return None
+        return self._member(module, name, budget)

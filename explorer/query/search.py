@@ -1,0 +1,226 @@
+"""IDE-style symbol search: what an editor's go-to-symbol box does, across three languages.
+
+Ranking, best first:
+1. tiers: the exact name with the same case, the exact name in any case, a prefix, words
+   (the query is a run of word prefixes: `cudnn_conv` -> `cudnn_convolution_forward`),
+   a substring, and last a subsequence (`cudnnconvfwd` -> `cudnnConvolutionForward`);
+2. within a tier, a score that rewards matches at word starts and consecutive characters;
+3. then library code before tests and type stubs, kinds a reader looks for first (classes, functions,
+   operators) before variables and namespaces, shorter qualified names, and the name itself,
+   so the order is total and the same every time.
+Words split at `_`, at lower-to-upper case changes, at digits, and at `.` / `::` in paths.
+
+A query with a path (`nn.Conv2d`, `at::native::conv`) matches its last part as a name, and
+each earlier part must begin a component of the qualified name, in order.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import IntEnum
+
+from explorer.index.store import IndexStore
+from explorer.model import Language, Symbol, SymbolKind
+
+_PREFIX_CAP = 3000
+_FUZZY_CAP = 5000
+_WORD_START = re.compile(r"(?<=[_.:\-])[A-Za-z0-9]|(?<=[a-z])[A-Z]|(?<=[A-Za-z])[0-9]|(?<=[A-Z])[A-Z](?=[a-z])|^.")
+_PATH_SEPARATOR = re.compile(r"::|\.")
+_TEST_PATH = re.compile(r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$")
+
+_KIND_ORDER = {
+    SymbolKind.CLASS: 0, SymbolKind.STRUCT: 0, SymbolKind.OPERATOR: 0, SymbolKind.FUNCTION: 1,
+    SymbolKind.ALIAS: 1, SymbolKind.KERNEL: 1, SymbolKind.STRUCTURED_KERNEL: 1, SymbolKind.EXTERNAL: 1,
+    SymbolKind.METHOD: 2, SymbolKind.META_FUNCTION: 3,
+    SymbolKind.DISPATCH_STUB: 3, SymbolKind.DISPATCH_REGISTRATION: 3, SymbolKind.ENUM: 3,
+    SymbolKind.MODULE: 4, SymbolKind.VARIABLE: 5, SymbolKind.NAMESPACE: 6,
+}
+
+
+class MatchTier(IntEnum):
+    EXACT_CASE = 0
+    EXACT = 1
+    PREFIX = 2
+    WORDS = 3
+    SUBSTRING = 4
+    SUBSEQUENCE = 5
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    symbol: Symbol
+    tier: MatchTier
+    score: float  # higher is better, within a tier
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilter:
+    kind: SymbolKind | None = None
+    lang: Language | None = None
+
+
+def search(store: IndexStore, query: str, limit: int = 20, where: SearchFilter = SearchFilter()) -> list[SearchHit]:
+    query = query.strip()
+    if not query:
+        return []
+    parts = [part for part in _PATH_SEPARATOR.split(query) if part]
+    if not parts:
+        return []
+    name_query, qualifiers = parts[-1], [part.lower() for part in parts[:-1]]
+    lowered = name_query.lower()
+
+    candidates: dict[tuple, Symbol] = {}
+
+    def take(symbols: list[Symbol]) -> None:
+        for symbol in symbols:
+            if _wanted(symbol, where, qualifiers):
+                key = (symbol.qname, symbol.kind) if symbol.kind is SymbolKind.NAMESPACE else _identity(symbol)
+                candidates.setdefault(key, symbol)
+
+    take(store.symbols_named(lowered))
+    take(store.symbols_in_name_range(lowered, lowered + "\uffff", _PREFIX_CAP))
+    if len(candidates) < limit or qualifiers:
+        take(store.symbols_matching_glob("*" + "*".join(_glob_literal(ch) for ch in lowered) + "*", _FUZZY_CAP))
+
+    hits = []
+    for symbol in candidates.values():
+        graded = grade(name_query, symbol.name)
+        if graded is not None:
+            hits.append(SearchHit(symbol, graded[0], graded[1]))
+    hits.sort(key=_rank)
+    return hits[:limit]
+
+
+def _identity(symbol: Symbol) -> tuple:
+    return (symbol.qname, symbol.kind, symbol.path, symbol.line)
+
+
+def _wanted(symbol: Symbol, where: SearchFilter, qualifiers: list[str]) -> bool:
+    if where.kind is not None and symbol.kind is not where.kind:
+        return False
+    if where.lang is not None:
+        wanted = {where.lang, Language.CUDA} if where.lang is Language.CPP else {where.lang}
+        if symbol.lang not in wanted:
+            return False
+    if qualifiers:
+        components = [part.lower() for part in _PATH_SEPARATOR.split(symbol.qname)[:-1]]
+        position = 0
+        for qualifier in qualifiers:
+            while position < len(components) and not components[position].startswith(qualifier):
+                position += 1
+            if position == len(components):
+                return False
+            position += 1
+    return True
+
+
+def _rank(hit: SearchHit) -> tuple:
+    symbol = hit.symbol
+    in_tests = bool(symbol.path and _TEST_PATH.search(symbol.path))
+    # Type stubs restate what is defined elsewhere (for torch._C, in generated code).
+    is_stub = bool(symbol.path and symbol.path.endswith(".pyi"))
+    return (
+        hit.tier,
+        -hit.score,
+        in_tests,
+        is_stub,
+        _KIND_ORDER.get(symbol.kind, 5),
+        len(symbol.qname),
+        symbol.qname,
+        symbol.path or "",
+        symbol.line or 0,
+    )
+
+
+def _glob_literal(char: str) -> str:
+    return f"[{char}]" if char in "*?[]" else char
+
+
+def word_starts(name: str) -> list[int]:
+    """Positions where a word begins: `cudnnConvolutionForward` -> [0, 5, 16]."""
+    return [match.start() for match in _WORD_START.finditer(name)]
+
+
+def grade(query: str, name: str) -> tuple[MatchTier, float] | None:
+    """The tier and score of `name` for `query`, or None if it does not match at all."""
+    if name == query:
+        return MatchTier.EXACT_CASE, 1.0
+    low_query, low_name = query.lower(), name.lower()
+    if low_name == low_query:
+        return MatchTier.EXACT, 1.0
+    if low_name.startswith(low_query):
+        same_case = name.startswith(query)
+        return MatchTier.PREFIX, len(query) / len(name) + (0.5 if same_case else 0.0)
+    starts = word_starts(name)
+    if _matches_word_prefixes(low_query, low_name, starts):
+        return MatchTier.WORDS, len(query) / len(name)
+    position = low_name.find(low_query)
+    if position >= 0:
+        at_word = position in starts
+        return MatchTier.SUBSTRING, (1.0 if at_word else 0.0) + len(query) / len(name)
+    score = _subsequence_score(low_query, low_name, set(starts))
+    if score is None:
+        return None
+    return MatchTier.SUBSEQUENCE, score
+
+
+def _matches_word_prefixes(query: str, name: str, starts: list[int]) -> bool:
+    """Whether the query is a concatenation of prefixes of consecutive words of the name,
+    starting at any word (`convfwd` fits `ConvolutionForward`? no: `fwd` is not a prefix of
+    `forward`; `convforw` fits)."""
+    bounds = [*starts, len(name)]
+    words = [name[bounds[i]:bounds[i + 1]].strip("_.:") for i in range(len(starts))]
+
+    def fits(query_at: int, word_at: int) -> bool:
+        if query_at == len(query):
+            return True
+        if word_at == len(words):
+            return False
+        word = words[word_at]
+        longest = 0
+        while longest < len(word) and query_at + longest < len(query) and word[longest] == query[query_at + longest]:
+            longest += 1
+        return any(fits(query_at + taken, word_at + 1) for taken in range(longest, 0, -1))
+
+    return any(fits(0, first) for first in range(len(words)))
+
+
+def _subsequence_score(query: str, name: str, starts: set[int]) -> float | None:
+    """Greedy alignment that prefers continuing a run, then a word start, then the nearest
+    character; scores word-start hits and runs, penalises gaps."""
+    position = 0
+    score = 0.0
+    previous = -2
+    for index, char in enumerate(query):
+        if previous + 1 < len(name) and name[previous + 1] == char and previous >= 0:
+            found = previous + 1
+        else:
+            found = -1
+            nearest = name.find(char, position)
+            if nearest < 0:
+                return None
+            rest = query[index + 1:]
+            for start in sorted(starts):
+                if start >= position and name[start] == char and _is_subsequence(rest, name, start + 1):
+                    found = start
+                    break
+            if found < 0:
+                found = nearest
+        if found in starts:
+            score += 2.0
+        if found == previous + 1:
+            score += 1.0
+        else:
+            score -= 0.1 * (found - previous - 1 if previous >= 0 else found)
+        previous = found
+        position = found + 1
+    return score / (len(query) * 3.0)
+
+
+def _is_subsequence(query: str, name: str, position: int) -> bool:
+    for char in query:
+        position = name.find(char, position) + 1
+        if position == 0:
+            return False
+    return True

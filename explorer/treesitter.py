@@ -1,0 +1,82 @@
+"""The one place that talks to the tree-sitter binding.
+
+The binding's API moved between releases (captures moved to `QueryCursor` in 0.25), so every
+other module goes through these few functions. Queries are data: `.scm` files under
+`grammars/<language>/`, compiled once per process. Rows are converted from tree-sitter's
+0-based numbering to 1-based lines here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import tree_sitter as ts
+import tree_sitter_cpp
+import tree_sitter_cuda
+import tree_sitter_python
+
+from explorer.model import Language
+
+GRAMMARS_DIR = Path(__file__).resolve().parent.parent / "grammars"
+
+Node = ts.Node
+Tree = ts.Tree
+
+_GRAMMAR_MODULES = {
+    Language.PYTHON: tree_sitter_python,
+    Language.CPP: tree_sitter_cpp,
+    Language.CUDA: tree_sitter_cuda,
+}
+
+
+@cache
+def _language(lang: Language) -> ts.Language:
+    return ts.Language(_GRAMMAR_MODULES[lang].language())
+
+
+@cache
+def _parser(lang: Language) -> ts.Parser:
+    return ts.Parser(_language(lang))
+
+
+def parse(lang: Language, source: bytes) -> Tree:
+    return _parser(lang).parse(source)
+
+
+@cache
+def query(lang: Language, *names: str) -> ts.Query:
+    """Compile the concatenation of `grammars/<folder>/<name>.scm` files for `lang`.
+
+    A name may say which folder it comes from (`cpp/calls`), so the CUDA grammar, which is a
+    superset of C++, reuses the C++ queries and adds its own.
+    """
+    parts = []
+    for name in names:
+        folder, _, stem = name.rpartition("/")
+        path = GRAMMARS_DIR / (folder or lang.value) / f"{stem}.scm"
+        parts.append(path.read_text(encoding="utf-8"))
+    return ts.Query(_language(lang), "\n".join(parts))
+
+
+def captures(q: ts.Query, node: Node) -> dict[str, list[Node]]:
+    return ts.QueryCursor(q).captures(node)
+
+
+def matches(q: ts.Query, node: Node) -> list[dict[str, list[Node]]]:
+    return [groups for _, groups in ts.QueryCursor(q).matches(node)]
+
+
+def line(node: Node) -> int:
+    return node.start_point[0] + 1
+
+
+def end_line(node: Node) -> int:
+    """The last line with any of the node in it (a node ending at a line break ends on the
+    line before: its end point is column 0 of the next row)."""
+    row, column = node.end_point
+    return row + 1 if column > 0 or row == node.start_point[0] else row
+
+
+def text(node: Node) -> str:
+    return node.text.decode("utf-8", errors="replace")

@@ -1,0 +1,38 @@
+"""Where the tree to explore is, and where its index lives."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from explorer.errors import RootNotFoundError, UsageError
+
+# The miniature PyTorch tree shipped beside the package: the default target.
+SAMPLE_ROOT = Path(__file__).resolve().parent.parent / "sample_repo"
+
+
+def resolve_root(root: str | None) -> str:
+    """`--root`, else $EXPLORER_ROOT, else the bundled sample tree; as an absolute path."""
+    chosen = root or os.environ.get("EXPLORER_ROOT") or str(SAMPLE_ROOT)
+    path = Path(chosen).expanduser()
+    if not path.exists():
+        raise RootNotFoundError(chosen)
+    if not path.is_dir():
+        raise UsageError(f"root is not a folder: {chosen}")
+    return str(path.resolve())
+
+
+def default_index_path(root: str) -> Path:
+    """A file in the user's cache folder, keyed by the tree's absolute path, so the indexed
+    tree itself is never written to (read-only trees work)."""
+    cache = os.environ.get("EXPLORER_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
+    base = Path(cache) if cache else Path.home() / ".cache"
+    if not os.environ.get("EXPLORER_CACHE_DIR"):
+        base = base / "explorer"
+    key = hashlib.sha256(root.encode("utf-8")).hexdigest()[:16]
+    return base / f"{Path(root).name or 'root'}-{key}.sqlite"
+
+
+def resolve_index_path(root: str, index: str | None) -> Path:
+    return Path(index).expanduser().resolve() if index else default_index_path(root)

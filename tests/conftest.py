@@ -1,0 +1,52 @@
+"""Shared fixtures: the bundled sample tree indexed once per session, and small trees made per test."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from explorer.index.build import refresh
+from explorer.index.store import IndexStore
+from explorer.workspace import SAMPLE_ROOT
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Index files go to a per-session temporary cache, never to the user's."""
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+    monkeypatch.delenv("EXPLORER_ROOT", raising=False)
+
+
+@pytest.fixture(scope="session")
+def sample_root() -> str:
+    return str(SAMPLE_ROOT)
+
+
+@pytest.fixture(scope="session")
+def sample_store(tmp_path_factory: pytest.TempPathFactory, sample_root: str) -> Iterator[IndexStore]:
+    index_path = tmp_path_factory.mktemp("sample-index") / "index.sqlite"
+    refresh(sample_root, index_path, jobs=1)
+    store = IndexStore.open(index_path, sample_root)
+    yield store
+    store.close()
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Create files (text or bytes) under root; return root."""
+    for relative, content in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+def touch_later(path: Path) -> None:
+    """Move a file's mtime forward so a refresh sees a change even within one clock tick."""
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))

@@ -1,0 +1,153 @@
+"""C++/CUDA extraction: namespaces, classes, functions, macro registrations, kernels, calls."""
+
+from __future__ import annotations
+
+from explorer.model import CallKind, Language, SymbolKind
+from explorer.parsers.cpp import parse_cpp, strip_template_args
+
+SOURCE = b"""\
+#include <ATen/ATen.h>
+namespace at { namespace native {
+using at::native::ConvParams;
+
+struct ConvParams {
+  bool use_cudnn(const Tensor& input) const { return input.is_cuda(); }
+};
+
+#if AT_CUDNN_ENABLED()
+Tensor cudnn_convolution(const Tensor& input) {
+  return raw_cudnn_convolution_forward_out(input);
+}
+#else
+Tensor cudnn_convolution(const Tensor& input) {
+  TORCH_CHECK(false, "ATen not compiled with cuDNN support");
+}
+#endif
+
+template <typename scalar_t>
+static void split_batch(const Tensor& input, void (*fn)(const Tensor&)) {
+  fn(input);
+}
+
+void raw_forward(const Tensor& input) {
+  split_batch<float>(input, raw_forward_32bit);
+  AT_CUDNN_CHECK(cudnnConvolutionForward(handle, &one, desc));
+}
+
+TORCH_IMPL_FUNC(addmm_out_cuda)(const Tensor& self, const Tensor& result) {
+  at::cuda::blas::gemm<scalar_t>(self, result);
+}
+
+DEFINE_DISPATCH(relu_stub);
+REGISTER_DISPATCH(relu_stub, &relu_kernel);
+}} // namespace at::native
+
+namespace at::meta {
+TORCH_META_FUNC2(add, Tensor)(const Tensor& self) { build(self); }
+}
+
+namespace at::cuda::blas {
+template <>
+void gemm<float>(float alpha) { cublasSgemm(handle, alpha); }
+}
+
+void ConvParams::view() const {}
+"""
+
+
+def parse(source: bytes = SOURCE, path: str = "aten/src/ATen/native/Conv.cpp", lang: Language = Language.CPP):
+    return parse_cpp(path, source, lang)
+
+
+def test_template_arguments_are_dropped_from_names():
+    assert strip_template_args("at::cuda::blas::gemm<scalar_t>") == "at::cuda::blas::gemm"
+    assert strip_template_args("f<std::vector<int>>") == "f"
+    assert strip_template_args("operator<") == "operator<"
+
+
+def test_definitions_have_namespace_paths_kinds_and_lines():
+    symbols = {(s.qname, s.kind, s.line, s.end_line) for s in parse().symbols}
+    assert symbols == {
+        ("at", SymbolKind.NAMESPACE, 2, 35),
+        ("at::native", SymbolKind.NAMESPACE, 2, 35),
+        ("at::native::ConvParams", SymbolKind.STRUCT, 5, 7),
+        ("at::native::ConvParams::use_cudnn", SymbolKind.METHOD, 6, 6),
+        # both sides of the preprocessor conditional
+        ("at::native::cudnn_convolution", SymbolKind.FUNCTION, 10, 12),
+        ("at::native::cudnn_convolution", SymbolKind.FUNCTION, 14, 16),
+        ("at::native::split_batch", SymbolKind.FUNCTION, 20, 22),
+        ("at::native::raw_forward", SymbolKind.FUNCTION, 24, 27),
+        ("at::native::addmm_out_cuda", SymbolKind.STRUCTURED_KERNEL, 29, 31),
+        ("at::native::relu_stub", SymbolKind.DISPATCH_STUB, 33, 33),
+        ("at::native::relu_stub", SymbolKind.DISPATCH_REGISTRATION, 34, 34),
+        ("at::meta", SymbolKind.NAMESPACE, 37, 39),
+        ("at::meta::add_Tensor", SymbolKind.META_FUNCTION, 38, 38),
+        ("at::cuda::blas", SymbolKind.NAMESPACE, 41, 44),
+        ("at::cuda::blas::gemm", SymbolKind.FUNCTION, 43, 43),
+        ("ConvParams::view", SymbolKind.METHOD, 46, 46),
+    }
+
+
+def test_registrations_name_their_kernel():
+    registration = next(s for s in parse().symbols if s.kind is SymbolKind.DISPATCH_REGISTRATION)
+    assert registration.target == "at::native::relu_kernel"
+    assert registration.signature == "REGISTER_DISPATCH(relu_stub, &relu_kernel)"
+
+
+def test_signature_is_the_function_header():
+    signatures = {s.qname: s.signature for s in parse().symbols if s.kind is SymbolKind.STRUCTURED_KERNEL}
+    assert signatures == {
+        "at::native::addmm_out_cuda": "TORCH_IMPL_FUNC(addmm_out_cuda)(const Tensor& self, const Tensor& result)"
+    }
+
+
+def test_calls_record_caller_callee_line_and_names_passed_as_arguments():
+    calls = {(c.caller, c.callee, c.line, c.name_args) for c in parse().calls}
+    path = "aten/src/ATen/native/Conv.cpp"
+    assert calls == {
+        ("at::native::ConvParams::use_cudnn", "input.is_cuda", 6, ()),
+        (path, "AT_CUDNN_ENABLED", 9, ()),
+        ("at::native::cudnn_convolution", "raw_cudnn_convolution_forward_out", 11, ("input",)),
+        ("at::native::cudnn_convolution", "TORCH_CHECK", 15, ()),
+        ("at::native::split_batch", "fn", 21, ("input",)),
+        # a function handed to another is recorded as an argument name: the tracer follows it
+        ("at::native::raw_forward", "split_batch", 25, ("input", "raw_forward_32bit")),
+        ("at::native::raw_forward", "AT_CUDNN_CHECK", 26, ()),
+        ("at::native::raw_forward", "cudnnConvolutionForward", 26, ("handle", "one", "desc")),
+        ("at::native::addmm_out_cuda", "at::cuda::blas::gemm", 30, ("self", "result")),
+        (path, "DEFINE_DISPATCH", 33, ("relu_stub",)),
+        (path, "REGISTER_DISPATCH", 34, ("relu_stub", "relu_kernel")),
+        ("at::meta::add_Tensor", "build", 38, ("self",)),
+        ("at::cuda::blas::gemm", "cublasSgemm", 43, ("handle", "alpha")),
+    }
+
+
+CUDA_SOURCE = b"""\
+namespace at::native {
+template <typename T>
+__global__ void relu_cuda_kernel(T* data, int n) {
+  int i = threadIdx.x;
+}
+
+static void relu_kernel_cuda(float* data, int n, cudaStream_t stream) {
+  relu_cuda_kernel<float><<<grid, block, 0, stream>>>(data, n);
+}
+}
+"""
+
+
+def test_cuda_kernels_and_launches():
+    facts = parse(CUDA_SOURCE, "aten/src/ATen/native/cuda/Activation.cu", Language.CUDA)
+    assert {(s.qname, s.kind, s.lang, s.line) for s in facts.symbols if s.kind is not SymbolKind.NAMESPACE} == {
+        ("at::native::relu_cuda_kernel", SymbolKind.KERNEL, Language.CUDA, 3),
+        ("at::native::relu_kernel_cuda", SymbolKind.FUNCTION, Language.CUDA, 7),
+    }
+    assert [(c.caller, c.callee, c.kind, c.line) for c in facts.calls] == [
+        ("at::native::relu_kernel_cuda", "relu_cuda_kernel", CallKind.LAUNCH, 8),
+    ]
+
+
+def test_anonymous_namespaces_add_no_name_and_unbalanced_code_still_yields_definitions():
+    source = b"namespace {\nint helper() { return 1; }\n}\nTORCH_API Tensor broken(const Tensor& x) { return helper(); }\n#if X\nvoid half(\n#endif\nvoid after() {}\n"
+    facts = parse(source)
+    assert {(s.qname, s.line) for s in facts.symbols} >= {("helper", 2), ("broken", 4), ("after", 8)}
