@@ -12,6 +12,7 @@ Nothing in the tree is imported or executed: files are only read as bytes.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import multiprocessing
@@ -51,6 +52,7 @@ class _Parsed:
     """What a worker sends back for one file."""
 
     source: SourceFile
+    file_id: int
     content_hash: str | None
     rows: FileRows | None = None
     unreadable: str | None = None
@@ -108,19 +110,22 @@ def _refresh(
             store.replace_walk_skips(walk_skips)
             for record in gone:
                 store.remove_file(record.id)
-        batch: list[_Parsed] = []
-        for done, result in enumerate(_parse_all(root, changed, stored, jobs), start=1):
-            batch.append(result)
-            if len(batch) >= _BATCH:
-                _write(store, stored, batch)
-                batch = []
-            if progress is not None:
-                progress(done, len(changed))
-            if result.same_content:
-                unchanged_content += 1
-            else:
-                parsed_count += 1
-        _write(store, stored, batch)
+        from_empty = not stored and len(changed) >= _PARALLEL_THRESHOLD
+        with store.without_secondary_indexes() if from_empty else contextlib.nullcontext():
+            batch: list[_Parsed] = []
+            first_id = store.next_file_id()
+            for done, result in enumerate(_parse_all(root, changed, stored, first_id, jobs), start=1):
+                batch.append(result)
+                if len(batch) >= _BATCH:
+                    _write(store, stored, batch)
+                    batch = []
+                if progress is not None:
+                    progress(done, len(changed))
+                if result.same_content:
+                    unchanged_content += 1
+                else:
+                    parsed_count += 1
+            _write(store, stored, batch)
         # 5. derived tables
         store.rebuild_vendor_symbols()
     elif progress is not None:
@@ -159,7 +164,7 @@ def _write(store: IndexStore, stored: dict[str, StoredFile], batch: list[_Parsed
                 store.put_rows(result.rows, source.size, source.mtime_ns, result.content_hash)
             else:
                 reason = result.unreadable or "unreadable"
-                store.put_skipped_file(source.path, source.lang, source.size, source.mtime_ns, result.content_hash, reason)
+                store.put_skipped_file(result.file_id, source.path, source.lang, source.size, source.mtime_ns, reason)
 
 
 # -- parsing, in-process or in workers -----------------------------------------------------
@@ -172,23 +177,31 @@ def _init_worker(root: str) -> None:
     _worker_root = root
 
 
-def _parse_one(task: tuple[SourceFile, str | None]) -> _Parsed:
-    source, previous_hash = task
+def _parse_one(task: tuple[SourceFile, int, str | None]) -> _Parsed:
+    source, file_id, previous_hash = task
     try:
         data, content_hash = read_source(_worker_root, source.path)
     except UnreadableFile as error:
-        return _Parsed(source, None, unreadable=str(error))
+        return _Parsed(source, file_id, None, unreadable=str(error))
     if content_hash == previous_hash:
-        return _Parsed(source, content_hash, same_content=True)
+        return _Parsed(source, file_id, content_hash, same_content=True)
     try:
         facts = parse_file(source.path, source.lang, data)
     except RecursionError:
-        return _Parsed(source, content_hash, unreadable="nested too deeply to parse")
-    return _Parsed(source, content_hash, rows=encode_facts(facts))
+        return _Parsed(source, file_id, content_hash, unreadable="nested too deeply to parse")
+    fatal = next((d.reason for d in facts.diagnostics if d.skipped), None)
+    if fatal is not None:
+        return _Parsed(source, file_id, content_hash, unreadable=fatal)
+    return _Parsed(source, file_id, content_hash, rows=encode_facts(facts, file_id))
 
 
-def _parse_all(root: str, changed: list[SourceFile], stored: dict[str, StoredFile], jobs: int | None) -> Iterator[_Parsed]:
-    tasks = [(source, _previous_hash(stored.get(source.path))) for source in changed]
+def _parse_all(
+    root: str, changed: list[SourceFile], stored: dict[str, StoredFile], first_id: int, jobs: int | None
+) -> Iterator[_Parsed]:
+    # File ids are handed out here, so workers can build finished rows.
+    tasks = [
+        (source, first_id + offset, _previous_hash(stored.get(source.path))) for offset, source in enumerate(changed)
+    ]
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     if workers <= 1 or len(tasks) < _PARALLEL_THRESHOLD:
         _init_worker(root)

@@ -109,16 +109,22 @@ _PER_FILE_TABLES = ("symbols", "calls", "imports", "dispatch", "operators", "dia
 _SYMBOL_COLUMNS = "s.qname, s.name, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.target"
 
 
-_SYMBOL_INSERT_COLUMNS = "(file_id, qname, name, lname, kind, lang, line, end_line, signature, target)"
+_INSERT_SYMBOL = (
+    "INSERT INTO symbols (file_id, qname, name, lname, kind, lang, line, end_line, signature, target)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 @dataclass(frozen=True, slots=True)
 class FileRows:
-    """One file's facts as table rows (without the file id), built where the file was parsed.
+    """One file's facts as table rows, built where the file was parsed, under a file id the
+    refresh handed out beforehand.
 
     Worker processes send these back instead of the model records: a few lists of plain
-    tuples pickle an order of magnitude faster than a million small objects."""
+    tuples pickle an order of magnitude faster than a million small objects, and the writer
+    inserts them as they are."""
 
+    file_id: int
     path: str
     lang: str
     symbols: list[tuple]
@@ -129,27 +135,28 @@ class FileRows:
     diagnostics: list[tuple]
 
 
-def encode_facts(facts: FileFacts) -> FileRows:
+def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
     native = facts.lang in (Language.CPP, Language.CUDA)
     return FileRows(
+        file_id=file_id,
         path=facts.path,
         lang=facts.lang.value,
         symbols=[
-            (s.qname, s.name, s.name.lower(), s.kind.value, s.lang.value, s.line, s.end_line, s.signature, s.target)
+            (file_id, s.qname, s.name, s.name.lower(), s.kind.value, s.lang.value, s.line, s.end_line, s.signature, s.target)
             for s in facts.symbols
         ],
         calls=[
-            (c.caller, c.callee, c.qualified, _last_name(c.callee), c.line, c.column, c.kind.value,
+            (file_id, c.caller, c.callee, c.qualified, _last_name(c.callee), c.line, c.column, c.kind.value,
              " ".join(c.name_args), vendor_library(c.callee) if native else None)
             for c in facts.calls
         ],
-        imports=[(i.module, i.name, i.target, i.line) for i in facts.imports],
-        dispatch=[(d.operator, d.key, d.kernel, d.line) for d in facts.dispatch],
+        imports=[(file_id, i.module, i.name, i.target, i.line) for i in facts.imports],
+        dispatch=[(file_id, d.operator, d.key, d.kernel, d.line) for d in facts.dispatch],
         operators=[
-            (o.operator, ",".join(o.variants), o.python_module, int(o.structured), o.structured_delegate, ",".join(o.autogen))
+            (file_id, o.operator, ",".join(o.variants), o.python_module, int(o.structured), o.structured_delegate, ",".join(o.autogen))
             for o in facts.operators
         ],
-        diagnostics=[(d.reason,) for d in facts.diagnostics],
+        diagnostics=[(file_id, d.reason) for d in facts.diagnostics],
     )
 
 
@@ -235,32 +242,47 @@ class IndexStore:
         """The file's stat changed but its content did not."""
         self.db.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, file_id))
 
-    def put_skipped_file(self, path: str, lang: Language, size: int, mtime_ns: int, content_hash: str | None, reason: str) -> None:
+    def put_skipped_file(self, file_id: int, path: str, lang: Language, size: int, mtime_ns: int, reason: str) -> None:
         self.db.execute(
-            "INSERT INTO files (path, lang, size, mtime_ns, hash, skipped) VALUES (?, ?, ?, ?, ?, ?)",
-            (path, lang.value, size, mtime_ns, content_hash, reason),
+            "INSERT INTO files (id, path, lang, size, mtime_ns, hash, skipped) VALUES (?, ?, ?, ?, ?, NULL, ?)",
+            (file_id, path, lang.value, size, mtime_ns, reason),
         )
 
+    def next_file_id(self) -> int:
+        return self.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM files").fetchone()[0]
+
     def put_rows(self, rows: FileRows, size: int, mtime_ns: int, content_hash: str) -> None:
-        cursor = self.db.execute(
-            "INSERT INTO files (path, lang, size, mtime_ns, hash, skipped) VALUES (?, ?, ?, ?, ?, NULL)",
-            (rows.path, rows.lang, size, mtime_ns, content_hash),
+        self.db.execute(
+            "INSERT INTO files (id, path, lang, size, mtime_ns, hash, skipped) VALUES (?, ?, ?, ?, ?, ?, NULL)",
+            (rows.file_id, rows.path, rows.lang, size, mtime_ns, content_hash),
         )
-        file_id = cursor.lastrowid
-        for table, columns, records in (
-            ("symbols", _SYMBOL_INSERT_COLUMNS, rows.symbols),
-            ("calls", "", rows.calls),
-            ("imports", "", rows.imports),
-            ("dispatch", "", rows.dispatch),
-            ("operators", "", rows.operators),
-            ("diagnostics", "", rows.diagnostics),
+        for sql, records in (
+            (_INSERT_SYMBOL, rows.symbols),
+            ("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows.calls),
+            ("INSERT INTO imports VALUES (?, ?, ?, ?, ?)", rows.imports),
+            ("INSERT INTO dispatch VALUES (?, ?, ?, ?, ?)", rows.dispatch),
+            ("INSERT INTO operators VALUES (?, ?, ?, ?, ?, ?, ?)", rows.operators),
+            ("INSERT INTO diagnostics VALUES (?, ?)", rows.diagnostics),
         ):
             if records:
-                width = len(records[0]) + 1
-                marks = ", ".join("?" * width)
-                self.db.executemany(
-                    f"INSERT INTO {table} {columns} VALUES ({marks})", [(file_id, *record) for record in records]
-                )
+                self.db.executemany(sql, records)
+
+    def without_secondary_indexes(self) -> contextlib.AbstractContextManager[None]:
+        """For a build from empty: filling tables and then indexing them is several times
+        faster than keeping the indexes up to date row by row. Should the build be killed,
+        the next open creates the indexes again (`IF NOT EXISTS`)."""
+
+        @contextlib.contextmanager
+        def dropped() -> Iterator[None]:
+            names = [row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")]
+            for name in names:
+                self.db.execute(f"DROP INDEX {name}")
+            try:
+                yield
+            finally:
+                self.db.executescript(_INDEXES)
+
+        return dropped()
 
     def replace_walk_skips(self, skipped: Iterable[Diagnostic]) -> None:
         self.db.execute("DELETE FROM walk_skips")
@@ -389,6 +411,8 @@ def _connect(path: Path) -> sqlite3.Connection:
     connection.execute("PRAGMA busy_timeout = 60000")
     connection.execute("PRAGMA journal_mode = WAL")
     connection.execute("PRAGMA synchronous = NORMAL")
+    connection.execute("PRAGMA cache_size = -262144")  # 256 MiB: index builds sort in memory
+    connection.execute("PRAGMA temp_store = MEMORY")
     # `with connection:` then means BEGIN ... COMMIT/ROLLBACK
     connection.isolation_level = "DEFERRED"
     return connection

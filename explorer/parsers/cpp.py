@@ -23,7 +23,6 @@ _CONTAINER_KINDS = {
     "definition.struct": SymbolKind.STRUCT,
     "definition.enum": SymbolKind.ENUM,
 }
-_NAME_ARG_TYPES = {"identifier", "qualified_identifier"}
 
 
 def strip_template_args(name: str) -> str:
@@ -234,10 +233,11 @@ def _looks_like_member(name: str) -> bool:
 
 
 def _calls(found: dict[str, list[tsx.Node]], facts: FileFacts, scopes: ScopeMap) -> None:
-    launches = {node.id for node in found.get("reference.launch", [])}
+    launches = {node.id for node in found.get("launch_callee", [])}
+    arguments = _name_arguments_by_call(found.get("name_argument", []))
     calls = facts.calls
-    for node in found.get("reference.call", []):
-        written = node.child_by_field_name("function").text.decode("utf-8", "replace")
+    for callee_node in found.get("callee", []):
+        written = callee_node.text.decode("utf-8", "replace")
         if len(written) > 200:
             continue  # a lambda or a macro soup, not a callee name
         if " " in written or "\n" in written:
@@ -245,28 +245,31 @@ def _calls(found: dict[str, list[tsx.Node]], facts: FileFacts, scopes: ScopeMap)
         callee = strip_template_args(written)
         if not callee:
             continue
+        row, column = callee_node.start_point
         calls.append(
             CallSite(
-                caller=scopes.innermost(node.start_byte),
+                caller=scopes.innermost(callee_node.start_byte),
                 callee=callee,
                 qualified=callee,
-                line=node.start_point[0] + 1,
-                column=node.start_point[1],
-                kind=CallKind.LAUNCH if node.id in launches else CallKind.CALL,
-                name_args=_name_arguments(node.child_by_field_name("arguments")),
+                line=row + 1,
+                column=column,
+                kind=CallKind.LAUNCH if callee_node.id in launches else CallKind.CALL,
+                name_args=arguments.get(callee_node.parent.id, ()) if callee_node.parent is not None else (),
             )
         )
 
 
-def _name_arguments(arguments: tsx.Node | None) -> tuple[str, ...]:
-    if arguments is None:
-        return ()
-    names = []
-    for arg in arguments.named_children:
-        if arg.type == "pointer_expression" and arg.named_child_count == 1:
-            arg = arg.named_children[0]  # &kernel
-        if arg.type in _NAME_ARG_TYPES:
-            written = collapse(tsx.text(arg))
-            if len(written) <= 120:
-                names.append(strip_template_args(written))
-    return tuple(names)
+def _name_arguments_by_call(names: list[tsx.Node]) -> dict[int, tuple[str, ...]]:
+    """Plain names passed as arguments, keyed by the id of the call they are passed to."""
+    by_call: dict[int, list[str]] = {}
+    for node in sorted(names, key=lambda name: name.start_byte):
+        argument_list = node.parent
+        if argument_list is not None and argument_list.type == "pointer_expression":
+            argument_list = argument_list.parent  # &kernel
+        call = argument_list.parent if argument_list is not None else None
+        if call is None or call.type != "call_expression":
+            continue
+        written = node.text.decode("utf-8", "replace")
+        if len(written) <= 120:
+            by_call.setdefault(call.id, []).append(strip_template_args(written.replace(" ", "")))
+    return {call: tuple(names) for call, names in by_call.items()}

@@ -271,32 +271,23 @@ def expand(dotted: str, bindings: dict[str, str]) -> str:
 
 
 def _calls(found: dict[str, list[tsx.Node]], facts: FileFacts, bindings: dict[str, str], scopes: ScopeMap) -> None:
+    arguments = _name_arguments_by_call(found.get("name_argument", []))
     calls = facts.calls
-    for node in found.get("reference.call", []):
-        callee = _callee_text(node.child_by_field_name("function"))
-        calls.append(
-            CallSite(
-                caller=scopes.innermost(node.start_byte),
-                callee=callee,
-                qualified=expand(callee, bindings) if _DOTTED.match(callee) else callee,
-                line=node.start_point[0] + 1,
-                column=node.start_point[1],
-                kind=CallKind.CALL,
-                name_args=_name_arguments(node.child_by_field_name("arguments")),
+    for kind, capture in ((CallKind.CALL, "callee"), (CallKind.DECORATOR, "decorator_callee")):
+        for callee_node in found.get(capture, []):
+            callee = _callee_text(callee_node)
+            row, column = callee_node.start_point
+            calls.append(
+                CallSite(
+                    caller=scopes.innermost(callee_node.start_byte),
+                    callee=callee,
+                    qualified=expand(callee, bindings) if _DOTTED.match(callee) else callee,
+                    line=row + 1,
+                    column=column if kind is CallKind.CALL else column - 1,  # the decorator's `@`
+                    kind=kind,
+                    name_args=arguments.get(callee_node.parent.id, ()) if kind is CallKind.CALL else (),
+                )
             )
-        )
-    for node in found.get("reference.decorator", []):
-        callee = _callee_text(node.named_children[0])
-        calls.append(
-            CallSite(
-                caller=scopes.innermost(node.start_byte),
-                callee=callee,
-                qualified=expand(callee, bindings) if _DOTTED.match(callee) else callee,
-                line=node.start_point[0] + 1,
-                column=node.start_point[1],
-                kind=CallKind.DECORATOR,
-            )
-        )
 
 
 def _callee_text(node: tsx.Node) -> str:
@@ -306,17 +297,17 @@ def _callee_text(node: tsx.Node) -> str:
     return collapse(written) if (" " in written or "\n" in written) else written
 
 
-def _name_arguments(arguments: tsx.Node | None) -> tuple[str, ...]:
-    if arguments is None or arguments.type == "generator_expression":
-        return ()
-    names = []
-    for arg in arguments.named_children:
-        if arg.type == "keyword_argument":
-            arg = arg.child_by_field_name("value")
-            if arg is None:
-                continue
-        if arg.type in ("identifier", "attribute"):
-            written = tsx.text(arg)
-            if _DOTTED.match(written):
-                names.append(written)
-    return tuple(names)
+def _name_arguments_by_call(names: list[tsx.Node]) -> dict[int, tuple[str, ...]]:
+    """Names passed as arguments, keyed by the id of the call they are passed to."""
+    by_call: dict[int, list[str]] = {}
+    for node in sorted(names, key=lambda name: name.start_byte):
+        holder = node.parent
+        if holder is not None and holder.type == "keyword_argument":
+            holder = holder.parent
+        call = holder.parent if holder is not None else None
+        if call is None or call.type != "call":
+            continue
+        written = node.text.decode("utf-8", "replace")
+        if _DOTTED.match(written):
+            by_call.setdefault(call.id, []).append(written)
+    return {call: tuple(names) for call, names in by_call.items()}

@@ -1,7 +1,16 @@
-; Call sites. The parser reads the call's `function` and `arguments` fields.
-(call) @reference.call
+; Call sites. @callee is the called expression (its start is the call's start);
+; @name_argument marks a plain or dotted name passed as an argument, keyword values included.
+(call
+  function: (_) @callee)
+
+(argument_list
+  [(identifier) (attribute)] @name_argument)
+
+(argument_list
+  (keyword_argument
+    value: [(identifier) (attribute)] @name_argument))
 
 ; A decorator without arguments is a call of the decorator on the definition below it.
 ; (`@foo(x)` is already a call node.)
 (decorator
-  [(identifier) (attribute)]) @reference.decorator
+  [(identifier) (attribute)] @decorator_callee)

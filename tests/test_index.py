@@ -1,0 +1,282 @@
+"""The index: incremental refresh, what is skipped and why, and surviving bad index files."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from explorer.index.build import refresh
+from explorer.index.files import WalkOptions
+from explorer.index.store import SCHEMA_VERSION, IndexStore
+from explorer.parsers.python import parse_python
+from tests.conftest import touch_later, write_tree
+
+PYTHON = "import os\n\ndef helper():\n    return os.getcwd()\n"
+CPP = "namespace at { namespace native {\nint add(int a, int b) { return a + b; }\n}}\n"
+YAML = "- func: relu(Tensor self) -> Tensor\n  dispatch:\n    CPU: relu\n"
+
+
+def small_tree(root: Path) -> Path:
+    return write_tree(root, {
+        "pkg/__init__.py": "",
+        "pkg/mod.py": PYTHON,
+        "aten/src/ATen/native/Add.cpp": CPP,
+        "aten/src/ATen/native/native_functions.yaml": YAML,
+        "README.md": "not source",
+    })
+
+
+def qnames(index_path: Path, root: Path) -> set[str]:
+    store = IndexStore.open(index_path, str(root))
+    try:
+        return {row[0] for row in store.db.execute("SELECT qname FROM symbols")}
+    finally:
+        store.close()
+
+
+def test_build_then_refresh_parses_only_what_changed(tmp_path: Path):
+    root = small_tree(tmp_path / "tree")
+    index_path = tmp_path / "index.sqlite"
+
+    first = refresh(str(root), index_path, jobs=1)
+    assert (first.parsed, first.unchanged, first.removed) == (4, 0, 0)
+    assert first.stats.files == 4
+    assert qnames(index_path, root) == {"pkg", "pkg.mod", "pkg.mod.helper", "at", "at::native", "at::native::add", "aten::relu"}
+
+    again = refresh(str(root), index_path, jobs=1)
+    assert (again.parsed, again.unchanged, again.removed) == (0, 4, 0)
+
+    # an edited file is parsed again, alone
+    (root / "pkg/mod.py").write_text(PYTHON + "\ndef second():\n    pass\n")
+    touch_later(root / "pkg/mod.py")
+    edited = refresh(str(root), index_path, jobs=1)
+    assert (edited.parsed, edited.unchanged, edited.removed) == (1, 3, 0)
+    assert "pkg.mod.second" in qnames(index_path, root)
+
+    # a touched file with the same content is not parsed again
+    touch_later(root / "pkg/mod.py")
+    touched = refresh(str(root), index_path, jobs=1)
+    assert (touched.parsed, touched.unchanged) == (0, 4)
+
+    # added and removed files
+    (root / "pkg/new.py").write_text("def fresh():\n    pass\n")
+    (root / "aten/src/ATen/native/Add.cpp").unlink()
+    changed = refresh(str(root), index_path, jobs=1)
+    assert (changed.parsed, changed.removed) == (1, 1)
+    names = qnames(index_path, root)
+    assert "pkg.new.fresh" in names and "at::native::add" not in names
+
+
+def test_parallel_and_serial_builds_store_the_same_rows(tmp_path: Path):
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    return g{i}(1)\n" for i in range(60)}
+    root = write_tree(tmp_path / "tree", files)
+    serial, parallel = tmp_path / "serial.sqlite", tmp_path / "parallel.sqlite"
+    refresh(str(root), serial, jobs=1)
+    refresh(str(root), parallel, jobs=2)
+
+    def rows(path: Path) -> list[tuple]:
+        with sqlite3.connect(path) as db:
+            return sorted(db.execute("SELECT f.path, c.caller, c.callee, c.line FROM calls c JOIN files f ON f.id = c.file_id"))
+
+    assert rows(serial) == rows(parallel)
+    assert len(rows(serial)) == 60
+
+
+def test_bad_files_are_skipped_with_reasons_and_the_rest_is_indexed(tmp_path: Path):
+    root = small_tree(tmp_path / "tree")
+    write_tree(root, {
+        "bad/syntax.py": "def ok():\n    pass\n\ndef broken(:\n",
+        "bad/latin1.py": b"# caf\xe9\nx = 1\n",
+        "bad/binary.cpp": b"\x7fELF\x00\x00\x01",
+        "bad/empty.py": "",
+        "bad/empty.cpp": "",
+        "bad/huge.cpp": "int x;\n" * 40_000,
+        "bad/native_functions.yaml": "- func: relu(Tensor self) -> Tensor\n  dispatch: [oops\n",
+    })
+    os.symlink("loop_b.py", root / "bad/loop_a.py")
+    os.symlink("loop_a.py", root / "bad/loop_b.py")
+    os.symlink("missing.py", root / "bad/dangling.py")
+    os.symlink(str(root / "pkg"), root / "bad/folder_link.py")
+    os.mkfifo(root / "bad/pipe.py")
+
+    report = refresh(str(root), tmp_path / "index.sqlite", jobs=1, options=WalkOptions(max_file_size=100_000))
+    skipped = [(d.path, d.reason) for d in report.skipped]
+    yaml_path, yaml_reason = skipped.pop(7)
+    # the YAML loader words the problem; the line number is ours
+    assert yaml_path == "bad/native_functions.yaml" and yaml_reason.startswith("invalid YAML at line 3: ")
+    assert skipped == [
+        ("bad/binary.cpp", "binary content"),
+        ("bad/dangling.py", "broken symlink"),
+        ("bad/folder_link.py", "symlink to a folder, not followed"),
+        ("bad/huge.cpp", "larger than the 0.1 MiB limit (0.3 MiB)"),
+        ("bad/latin1.py", "not valid UTF-8 (byte 5)"),
+        ("bad/loop_a.py", "symlink loop"),
+        ("bad/loop_b.py", "symlink loop"),
+        ("bad/pipe.py", "not a regular file"),
+    ]
+    assert [(d.path, d.reason) for d in report.partial] == [
+        ("bad/syntax.py", "syntax error near line 4; indexed what parsed"),
+    ]
+    names = qnames(tmp_path / "index.sqlite", root)
+    assert {"pkg.mod.helper", "at::native::add", "aten::relu", "bad.syntax.ok", "bad.empty"} <= names
+
+
+def test_unreadable_files_are_skipped(tmp_path: Path):
+    # root reads every file whatever its mode: index as an ordinary user then, in a forked
+    # child (no new interpreter to start), in a folder that user may enter.
+    shared = Path(tempfile.mkdtemp(prefix="explorer-unreadable-"))
+    try:
+        shared.chmod(0o777)
+        root = small_tree(shared / "tree")
+        secret = root / "pkg/secret.py"
+        secret.write_text("x = 1\n")
+        secret.chmod(0)
+        for path in [root, *root.rglob("*")]:
+            if path.is_dir():
+                path.chmod(0o777)
+        parse_python("warm.py", b"f(x)\n")  # load grammar and queries before giving up root
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child
+            try:
+                if os.geteuid() == 0:
+                    os.setgid(65534)
+                    os.setuid(65534)
+                report = refresh(str(root), shared / "index.sqlite", jobs=1)
+                os.write(write_end, repr([(d.path, d.reason) for d in report.skipped]).encode())
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end) as pipe:
+            said = pipe.read()
+        os.waitpid(pid, 0)
+        assert said == "[('pkg/secret.py', 'permission denied')]"
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_gitignore_build_output_and_third_party_are_left_out(tmp_path: Path):
+    root = write_tree(tmp_path / "tree", {
+        ".gitignore": "generated/\n*.gen.py\n!keep.gen.py\n",
+        "src/a.py": "",
+        "src/b.gen.py": "",
+        "src/keep.gen.py": "",
+        "generated/c.py": "",
+        "build/d.py": "",
+        "third_party/cudnn/e.h": "void e();\n",
+        "sub/.gitignore": "local.py\n",
+        "sub/local.py": "",
+        "sub/kept.py": "",
+    })
+    report = refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite", str(root))
+    assert [p for (p,) in store.db.execute("SELECT path FROM files ORDER BY path")] == [
+        "src/a.py", "src/keep.gen.py", "sub/kept.py",
+    ]
+    store.close()
+    assert report.skipped == []
+
+    with_vendor = refresh(str(root), tmp_path / "index.sqlite", jobs=1, options=WalkOptions(include_third_party=True))
+    assert with_vendor.parsed == 1
+    # the choice sticks for later refreshes that do not say
+    assert refresh(str(root), tmp_path / "index.sqlite", jobs=1).stats.files == 4
+
+
+def test_indexing_never_runs_code_from_the_tree(tmp_path: Path):
+    marker = tmp_path / "ran"
+    root = write_tree(tmp_path / "tree", {
+        "setup.py": f"open({str(marker)!r}, 'w').write('x')\n",
+        "pkg/__init__.py": f"import os\nos.system('touch {marker}')\n",
+        "aten/src/ATen/native/native_functions.yaml": f"- func: !!python/object/apply:os.system ['touch {marker}']\n",
+    })
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    assert not marker.exists()
+
+
+def test_a_corrupt_index_file_is_rebuilt(tmp_path: Path):
+    root = small_tree(tmp_path / "tree")
+    index_path = tmp_path / "index.sqlite"
+    index_path.write_bytes(b"this is not a database" * 100)
+    report = refresh(str(root), index_path, jobs=1)
+    assert report.rebuilt_because is not None and report.rebuilt_because.startswith("index file unreadable")
+    assert report.stats.files == 4
+
+
+def test_an_index_of_another_version_or_tree_is_rebuilt(tmp_path: Path):
+    root = small_tree(tmp_path / "tree")
+    index_path = tmp_path / "index.sqlite"
+    refresh(str(root), index_path, jobs=1)
+    with sqlite3.connect(index_path) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    report = refresh(str(root), index_path, jobs=1)
+    assert report.rebuilt_because == f"index format {SCHEMA_VERSION - 1} is not {SCHEMA_VERSION}"
+    assert report.parsed == 4
+
+    other = small_tree(tmp_path / "other")
+    moved = refresh(str(other), index_path, jobs=1)
+    assert moved.rebuilt_because == "index belongs to another tree"
+
+
+INDEX_FOREVER = """
+import sys, time
+from pathlib import Path
+import explorer.parsers as parsers
+from explorer.index import build
+slow = parsers.parse_file
+def parse_slowly(*args):
+    time.sleep(0.02)
+    return slow(*args)
+build.parse_file = parse_slowly
+build._BATCH = 5
+build.refresh(sys.argv[1], Path(sys.argv[2]), jobs=1)
+"""
+
+
+def test_an_index_killed_mid_write_is_consistent_and_completed_next_time(tmp_path: Path):
+    files = {f"pkg/m{i:03}.py": f"def f{i}():\n    pass\n" for i in range(200)}
+    root = write_tree(tmp_path / "tree", files)
+    index_path = tmp_path / "index.sqlite"
+    process = subprocess.Popen([sys.executable, "-c", INDEX_FOREVER, str(root), str(index_path)],
+                               cwd=Path(__file__).parent.parent)
+    # wait until some batches are committed, then kill it without warning
+    for _ in range(300):
+        if index_path.exists():
+            try:
+                with sqlite3.connect(index_path) as db:
+                    if db.execute("SELECT COUNT(*) FROM files").fetchone()[0] >= 20:
+                        break
+            except sqlite3.DatabaseError:
+                pass
+        subprocess.run(["sleep", "0.05"])
+    process.kill()
+    process.wait()
+
+    with sqlite3.connect(index_path) as db:
+        files_done = db.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+        # every committed file has its symbols: no half-written file
+        assert db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0] == 2 * files_done
+    assert 20 <= files_done < 200
+
+    report = refresh(str(root), index_path, jobs=1)
+    assert report.parsed == 200 - files_done
+    assert report.stats.files == 200 and report.stats.symbols == 400
+
+
+def test_two_indexers_at_once_leave_one_consistent_index(tmp_path: Path):
+    files = {f"pkg/m{i:03}.py": f"def f{i}():\n    return g(1)\n" for i in range(150)}
+    root = write_tree(tmp_path / "tree", files)
+    index_path = tmp_path / "index.sqlite"
+    code = "import sys; from pathlib import Path; from explorer.index.build import refresh; " \
+           "r = refresh(sys.argv[1], Path(sys.argv[2]), jobs=1); print(r.stats.files, r.stats.symbols, r.stats.calls)"
+    runs = [subprocess.Popen([sys.executable, "-c", code, str(root), str(index_path)], stdout=subprocess.PIPE,
+                             text=True, cwd=Path(__file__).parent.parent) for _ in range(2)]
+    outputs = [run.communicate()[0].strip() for run in runs]
+    assert [run.returncode for run in runs] == [0, 0]
+    assert outputs == ["150 300 150", "150 300 150"]
