@@ -105,15 +105,15 @@ def _refresh(
     # 3 + 4. parse and write in batches
     parsed_count = unchanged_content = 0
     if changed or gone or store.is_stale():
+        first_id = store.next_file_id()
         with store.transaction():
-            store.mark_stale()
+            store.mark_stale(first_id)
             store.replace_walk_skips(walk_skips)
             for record in gone:
                 store.remove_file(record.id)
         from_empty = not stored and len(changed) >= _PARALLEL_THRESHOLD
         with store.without_secondary_indexes() if from_empty else contextlib.nullcontext():
             batch: list[_Parsed] = []
-            first_id = store.next_file_id()
             for done, result in enumerate(_parse_all(root, changed, stored, first_id, jobs), start=1):
                 batch.append(result)
                 if len(batch) >= _BATCH:
@@ -127,7 +127,7 @@ def _refresh(
                     parsed_count += 1
             _write(store, stored, batch)
         # 5. derived tables
-        store.rebuild_vendor_symbols()
+        store.rebuild_derived()
     elif progress is not None:
         progress(0, 0)
 

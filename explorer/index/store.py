@@ -35,7 +35,7 @@ from explorer.model import (
 )
 from explorer.parsers.vendors import vendor_library
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,6 +63,9 @@ CREATE TABLE symbols (
     signature TEXT NOT NULL,
     target TEXT
 );
+-- Every distinct symbol name, for search: scanning these is several times cheaper than
+-- scanning the symbols. Names of deleted symbols may linger; they only find nothing.
+CREATE TABLE names (lname TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (lname, name)) WITHOUT ROWID;
 CREATE TABLE calls (
     file_id INTEGER NOT NULL,
     caller TEXT NOT NULL,
@@ -227,8 +230,11 @@ class IndexStore:
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
-    def mark_stale(self) -> None:
+    def mark_stale(self, first_new_file_id: int) -> None:
+        """Note, in the refresh's first transaction, that derived tables need rebuilding and
+        from which file id on names are new; an earlier unfinished refresh's mark is kept."""
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('stale', '1')")
+        self.db.execute("INSERT OR IGNORE INTO meta VALUES ('names_from', ?)", (str(first_new_file_id),))
 
     def is_stale(self) -> bool:
         return self.db.execute("SELECT 1 FROM meta WHERE key = 'stale'").fetchone() is not None
@@ -288,8 +294,11 @@ class IndexStore:
         self.db.execute("DELETE FROM walk_skips")
         self.db.executemany("INSERT INTO walk_skips VALUES (?, ?)", [(d.path, d.reason) for d in skipped])
 
-    def rebuild_vendor_symbols(self) -> None:
-        """Vendor APIs are known only from call sites: one external symbol per distinct callee."""
+    def rebuild_derived(self) -> None:
+        """Vendor symbols and search names, after the files of a refresh are written.
+
+        Vendor APIs are known only from call sites: one external symbol per distinct callee.
+        Names are added for the symbols of files written since the stale mark."""
         with self.db:
             self.db.execute("DELETE FROM symbols WHERE file_id IS NULL")
             self.db.execute(
@@ -300,7 +309,12 @@ class IndexStore:
                 "       FROM calls WHERE vendor IS NOT NULL GROUP BY callee_q) AS c",
                 (SymbolKind.EXTERNAL.value, Language.VENDOR.value),
             )
-            self.db.execute("DELETE FROM meta WHERE key = 'stale'")
+            names_from = int(self.meta("names_from") or 0)
+            self.db.execute(
+                "INSERT OR IGNORE INTO names SELECT DISTINCT lname, name FROM symbols WHERE file_id >= ? OR file_id IS NULL",
+                (names_from,),
+            )
+            self.db.execute("DELETE FROM meta WHERE key IN ('stale', 'names_from')")
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -328,12 +342,24 @@ class IndexStore:
     def symbols_with_qname(self, qname: str) -> list[Symbol]:
         return self._symbols("s.qname = ?", (qname,))
 
-    def symbols_in_name_range(self, low: str, high: str, limit: int) -> list[Symbol]:
-        return self._symbols("s.lname >= ? AND s.lname < ?", (low, high), limit)
+    def symbols_named_any(self, lnames: list[str]) -> list[Symbol]:
+        marks = ", ".join("?" * len(lnames))
+        return self._symbols(f"s.lname IN ({marks})", tuple(lnames)) if lnames else []
 
-    def symbols_matching_glob(self, pattern: str, limit: int) -> list[Symbol]:
-        """Symbols whose lower-cased name matches a GLOB pattern (a full scan, in SQLite's C)."""
-        return self._symbols("s.lname GLOB ?", (pattern,), limit)
+    def names_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Distinct names starting with `prefix` (lower case), shortest first."""
+        rows = self.db.execute(
+            "SELECT name FROM names WHERE lname >= ? AND lname < ? ORDER BY length(lname), lname LIMIT ?",
+            (prefix, prefix + "\uffff", limit),
+        )
+        return [row[0] for row in rows]
+
+    def names_matching_glob(self, pattern: str, limit: int) -> list[str]:
+        """Distinct names whose lower case matches a GLOB pattern, shortest first (a scan, in C)."""
+        rows = self.db.execute(
+            "SELECT name FROM names WHERE lname GLOB ? ORDER BY length(lname), lname LIMIT ?", (pattern, limit)
+        )
+        return [row[0] for row in rows]
 
     def _symbols(self, where: str, params: tuple[object, ...], limit: int | None = None) -> list[Symbol]:
         sql = f"SELECT {_SYMBOL_COLUMNS} FROM symbols s LEFT JOIN files f ON f.id = s.file_id WHERE {where}"

@@ -11,7 +11,8 @@ Ranking, best first:
 Words split at `_`, at lower-to-upper case changes, at digits, and at `.` / `::` in paths.
 
 A query with a path (`nn.Conv2d`, `at::native::conv`) matches its last part as a name, and
-each earlier part must begin a component of the qualified name, in order.
+each earlier part must begin a component of the qualified name, in order; within a tier,
+shallower qualified names come first.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from enum import IntEnum
 from explorer.index.store import IndexStore
 from explorer.model import Language, Symbol, SymbolKind
 
-_PREFIX_CAP = 3000
-_FUZZY_CAP = 5000
+_PREFIX_CAP = 2000
+_FUZZY_CAP = 1500
+_FETCH_GROUP = 50  # names whose symbols are fetched in one query
 _WORD_START = re.compile(r"(?<=[_.:\-])[A-Za-z0-9]|(?<=[a-z])[A-Z]|(?<=[A-Za-z])[0-9]|(?<=[A-Z])[A-Z](?=[a-z])|^.")
 _PATH_SEPARATOR = re.compile(r"::|\.")
 _TEST_PATH = re.compile(r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$")
@@ -61,35 +63,75 @@ class SearchFilter:
 
 
 def search(store: IndexStore, query: str, limit: int = 20, where: SearchFilter = SearchFilter()) -> list[SearchHit]:
+    """The best `limit` symbols for `query`, best first.
+
+    Candidates are distinct names, graded first; symbols are fetched only for the best names.
+    Exact and prefix matches come from the name index; the scan for word, substring and
+    subsequence matches runs only when those cannot fill the result, since every match it
+    finds ranks below them.
+    """
     query = query.strip()
-    if not query:
-        return []
     parts = [part for part in _PATH_SEPARATOR.split(query) if part]
     if not parts:
         return []
     name_query, qualifiers = parts[-1], [part.lower() for part in parts[:-1]]
     lowered = name_query.lower()
 
-    candidates: dict[tuple, Symbol] = {}
+    hits: dict[tuple, SearchHit] = {}
+    seen_names: set[str] = set()
+    phases = (
+        lambda: store.names_with_prefix(lowered, _PREFIX_CAP),
+        lambda: store.names_matching_glob("*" + "*".join(_glob_literal(ch) for ch in lowered) + "*", _FUZZY_CAP),
+    )
+    for candidates in phases:
+        graded = []
+        for name in candidates():
+            if name in seen_names:
+                continue
+            seen_names.add(name)
+            grading = grade(name_query, name)
+            if grading is not None:
+                graded.append((grading, name))
+        _collect(store, name_query, graded, qualifiers, where, limit, hits)
+        if len(hits) >= limit:
+            break
+    if qualifiers:
+        # `at::native::conv`: at::native::convolution before at::native::vulkan::ops::conv1d
+        def depth(hit: SearchHit) -> int:
+            return len(_PATH_SEPARATOR.split(hit.symbol.qname))
 
-    def take(symbols: list[Symbol]) -> None:
-        for symbol in symbols:
-            if _wanted(symbol, where, qualifiers):
-                key = (symbol.qname, symbol.kind) if symbol.kind is SymbolKind.NAMESPACE else _identity(symbol)
-                candidates.setdefault(key, symbol)
+        return sorted(hits.values(), key=lambda hit: (hit.tier, depth(hit), _rank(hit)))[:limit]
+    return sorted(hits.values(), key=_rank)[:limit]
 
-    take(store.symbols_named(lowered))
-    take(store.symbols_in_name_range(lowered, lowered + "\uffff", _PREFIX_CAP))
-    if len(candidates) < limit or qualifiers:
-        take(store.symbols_matching_glob("*" + "*".join(_glob_literal(ch) for ch in lowered) + "*", _FUZZY_CAP))
 
-    hits = []
-    for symbol in candidates.values():
-        graded = grade(name_query, symbol.name)
-        if graded is not None:
-            hits.append(SearchHit(symbol, graded[0], graded[1]))
-    hits.sort(key=_rank)
-    return hits[:limit]
+def _collect(
+    store: IndexStore,
+    name_query: str,
+    graded: list[tuple[tuple[MatchTier, float], str]],
+    qualifiers: list[str],
+    where: SearchFilter,
+    limit: int,
+    hits: dict[tuple, SearchHit],
+) -> None:
+    """Fetch the symbols of the best names, some names at a time, until `limit` hits are in
+    hand after a whole group of equally graded names: names graded lower cannot displace them."""
+    graded.sort(key=lambda item: (item[0][0], -item[0][1], len(item[1]), item[1]))
+    gradings: dict[str, tuple[MatchTier, float] | None] = {name: grading for grading, name in graded}
+    position = 0
+    while position < len(graded) and len(hits) < limit:
+        end = position + 1
+        while end < len(graded) and (end - position < _FETCH_GROUP or graded[end][0] == graded[end - 1][0]):
+            end += 1
+        lowered = sorted({name.lower() for _, name in graded[position:end]})
+        for symbol in store.symbols_named_any(lowered):
+            if symbol.name not in gradings:  # same name in another case: graded on its own
+                gradings[symbol.name] = grade(name_query, symbol.name)
+            grading = gradings[symbol.name]
+            if grading is None or not _wanted(symbol, where, qualifiers):
+                continue
+            key = (symbol.qname, symbol.kind) if symbol.kind is SymbolKind.NAMESPACE else _identity(symbol)
+            hits.setdefault(key, SearchHit(symbol, grading[0], grading[1]))
+        position = end
 
 
 def _identity(symbol: Symbol) -> tuple:

@@ -1,0 +1,165 @@
+"""Index and search speed on a real PyTorch tree, against universal-ctags in the same run.
+
+    python benchmarks/index_bench.py --root /path/to/pytorch [--repeat 3]
+
+The tree is copied to a temporary folder first, so the one-changed-file case can edit a file
+without touching the original. Figures (medians of --repeat runs unless noted):
+- cold index: `explorer index --rebuild` as a user runs it, vs `ctags -R` over the same copy;
+- no-change refresh: `explorer index` when nothing changed (the check every query makes);
+- one changed file: `explorer index` after appending a line to one C++ and one Python file;
+- search: `search()` in-process, median over a query set, after one warm-up query;
+- peak memory: the sum of resident memory of the indexer and its workers, sampled.
+Targets from the issue are printed beside each figure; this script asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from explorer.index.store import IndexStore
+from explorer.query.search import search
+
+QUERIES = [
+    "conv2d", "Conv2d", "cudnnconvfwd", "relu", "batch_norm", "at::native::conv", "nn.Conv2d",
+    "addmm_out_cuda", "cudnn_convolution", "softmax", "lstm", "max_pool2d", "embedding",
+    "TORCH_IMPL", "Linear", "gemm", "dropout", "index_select", "xyzzy_not_there", "cbn",
+]
+
+
+def timed(command: list[str], env: dict[str, str] | None = None) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    return time.perf_counter() - started
+
+
+def _tree_rss_kib(pid: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(parent, []).append(int(entry))
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        pending.extend(children.get(current, []))
+        try:
+            with open(f"/proc/{current}/status") as handle:
+                for line in handle:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def timed_with_peak_memory(command: list[str], env: dict[str, str]) -> tuple[float, int]:
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, _tree_rss_kib(process.pid))
+            time.sleep(0.05)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    process.wait()
+    elapsed = time.perf_counter() - started
+    done.set()
+    sampler.join()
+    if process.returncode != 0:
+        raise SystemExit(f"command failed: {' '.join(command)}")
+    return elapsed, peak
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", default=os.environ.get("EXPLORER_REAL_TORCH"), help="a PyTorch source tree")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
+    args = parser.parse_args()
+    if not args.root or not Path(args.root).is_dir():
+        raise SystemExit("give --root (or EXPLORER_REAL_TORCH): a PyTorch source tree")
+    ctags = shutil.which("ctags")
+    if ctags is None:
+        raise SystemExit("universal-ctags is needed for the reference figure (apt-get install universal-ctags)")
+    explorer = [sys.executable, "-m", "explorer.cli"]
+
+    with tempfile.TemporaryDirectory(prefix="explorer-bench-") as scratch:
+        tree = Path(scratch) / "tree"
+        print(f"copying {args.root} ...", flush=True)
+        shutil.copytree(args.root, tree, symlinks=True)
+        index = Path(scratch) / "index.sqlite"
+        env = {**os.environ, "EXPLORER_CACHE_DIR": scratch}
+        tags = Path(scratch) / "tags"
+
+        ctags_runs = [timed([ctags, "-R", "-f", str(tags), str(tree)]) for _ in range(args.repeat)]
+        cold_runs, peaks = [], []
+        for _ in range(args.repeat):
+            seconds, peak = timed_with_peak_memory(
+                [*explorer, "index", "--rebuild", "--root", str(tree), "--index", str(index)], env
+            )
+            cold_runs.append(seconds)
+            peaks.append(peak)
+        refresh_runs = [
+            timed([*explorer, "index", "--root", str(tree), "--index", str(index)], env) for _ in range(max(5, args.repeat))
+        ]
+        edited = [tree / "aten/src/ATen/native/Convolution.cpp", tree / "torch/nn/modules/conv.py"]
+        changed_runs = []
+        for number in range(max(5, args.repeat)):
+            target = edited[number % len(edited)]
+            with open(target, "a", encoding="utf-8") as handle:
+                handle.write(f"\n// benchmark edit {number}\n" if target.suffix == ".cpp" else f"\n# benchmark edit {number}\n")
+            changed_runs.append(timed([*explorer, "index", "--root", str(tree), "--index", str(index)], env))
+
+        store = IndexStore.open(index, str(tree))
+        search(store, "warm up")
+        per_query = {}
+        for query in QUERIES:
+            samples = []
+            for _ in range(max(5, args.repeat)):
+                started = time.perf_counter()
+                search(store, query)
+                samples.append(time.perf_counter() - started)
+            per_query[query] = statistics.median(samples)
+        stats = store.stats()
+        store.close()
+
+    ctags_median = statistics.median(ctags_runs)
+    cold = statistics.median(cold_runs)
+    search_median = statistics.median(per_query.values())
+    rows = [
+        ("ctags -R (reference)", f"{ctags_median:.2f} s", ""),
+        ("cold index", f"{cold:.2f} s", f"{cold / ctags_median:.1f}x ctags (target <= 4x)"),
+        ("no-change refresh", f"{statistics.median(refresh_runs):.2f} s", "target < 1 s"),
+        ("one changed file", f"{statistics.median(changed_runs):.2f} s", "target < 1.5 s"),
+        ("search, in-process", f"{search_median * 1000:.1f} ms", f"target < 50 ms; slowest {max(per_query.values()) * 1000:.1f} ms"),
+        ("peak memory (indexer + workers)", f"{max(peaks) / 1024 / 1024:.2f} GiB", "target < 1.5 GiB"),
+    ]
+    print(f"\ntree: {args.root}: {stats.files:,} files, {stats.symbols:,} symbols, {stats.calls:,} call sites")
+    print(f"runs: {args.repeat} (cold), {max(5, args.repeat)} (refresh, edit, each query); cores: {os.cpu_count()}\n")
+    width = max(len(name) for name, _, _ in rows)
+    for name, value, note in rows:
+        print(f"{name:<{width}}  {value:>9}  {note}")
+    print("\nsearch medians per query (ms): " + ", ".join(f"{q} {t * 1000:.1f}" for q, t in per_query.items()))
+
+
+if __name__ == "__main__":
+    main()
