@@ -1,0 +1,10 @@
+#include <ATen/Context.h>
+
+namespace at {
+
+Context& globalContext() {
+  static Context ctx;
+  return ctx;
+}
+
+} // namespace at

@@ -1,0 +1,3 @@
+#pragma once
+
+#include <ATen/core/Tensor.h>
