@@ -11,6 +11,7 @@ from typing import Annotated, Optional, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from explorer.errors import ExplorerError
@@ -43,7 +44,7 @@ def reports_errors(command: F) -> F:
         try:
             return command(*args, **kwargs)
         except ExplorerError as error:
-            stderr.print(f"[bold red]error:[/] {error}", markup=True, highlight=False)
+            stderr.print(f"[bold red]error:[/] {escape(str(error))}", markup=True, highlight=False, soft_wrap=True)
             raise typer.Exit(error.exit_code) from None
         except KeyboardInterrupt:
             stderr.print("interrupted")

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
+import hashlib
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
@@ -34,8 +36,22 @@ from explorer.model import (
     SymbolKind,
 )
 from explorer.parsers.vendors import vendor_library
+from explorer.treesitter import GRAMMARS_DIR
 
 SCHEMA_VERSION = 4
+
+
+@functools.cache
+def extraction_fingerprint() -> str:
+    """A hash of the code and queries that decide what an index holds: an index written by
+    other parsers is rebuilt, as one of another schema is."""
+    digest = hashlib.sha256(str(SCHEMA_VERSION).encode())
+    package = Path(__file__).resolve().parent.parent
+    sources = sorted([*(package / "parsers").glob("*.py"), *GRAMMARS_DIR.rglob("*.scm"), *GRAMMARS_DIR.glob("*.yaml")])
+    for source in sources:
+        digest.update(source.name.encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -206,6 +222,7 @@ class IndexStore:
                 connection.executescript(_SCHEMA)
                 connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 connection.execute("INSERT INTO meta VALUES ('root', ?)", (root,))
+                connection.execute("INSERT INTO meta VALUES ('extraction', ?)", (extraction_fingerprint(),))
         connection.executescript(_INDEXES)
         return cls(path, connection, reason)
 
@@ -456,13 +473,15 @@ def _unusable_reason(path: Path, root: str) -> str | None:
             version = _user_version(connection)
             if version != SCHEMA_VERSION:
                 return f"index format {version} is not {SCHEMA_VERSION}"
-            row = connection.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
+            meta = dict(connection.execute("SELECT key, value FROM meta WHERE key IN ('root', 'extraction')"))
         finally:
             connection.close()
     except sqlite3.DatabaseError as error:
         return f"index file unreadable ({error})"
-    if row is None or row[0] != root:
+    if meta.get("root") != root:
         return "index belongs to another tree"
+    if meta.get("extraction") != extraction_fingerprint():
+        return "written by another version of explorer's parsers"
     return None
 
 

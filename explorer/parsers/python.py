@@ -212,8 +212,7 @@ def _assignment(
         else:
             target = expand(aliased, bindings)
     kind = SymbolKind.ALIAS if target is not None else SymbolKind.VARIABLE
-    statement = collapse(tsx.text(node))
-    signature = statement if len(statement) <= 160 else statement[:157] + "..."
+    signature = _assignment_signature(node, value, aliased)
     for name in targets:
         if name in _SKIPPED_NAMES:
             continue
@@ -223,6 +222,15 @@ def _assignment(
         )
         if not enclosing:
             bindings.setdefault(name, qname)
+
+
+def _assignment_signature(node: tsx.Node, value: tsx.Node | None, aliased: str | None) -> str:
+    """The statement on one line; a wrapped alias shows what it wraps, not its docstring."""
+    left = collapse(tsx.text(node.child_by_field_name("left")))
+    if aliased is not None and value is not None and value.type == "call":
+        return f"{left} = {collapse(tsx.text(value.child_by_field_name('function')))}({aliased}, ...)"
+    statement = collapse(tsx.text(node))
+    return statement if len(statement) <= 160 else statement[:157] + "..."
 
 
 def _target_names(left: tsx.Node | None) -> list[str]:

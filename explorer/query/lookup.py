@@ -15,6 +15,8 @@ Anything else is an UnknownSymbolError carrying the closest matches from search.
 
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import dataclass, field
 
 from explorer.errors import UnknownSymbolError
@@ -24,6 +26,7 @@ from explorer.query.bindings import binding_operators
 from explorer.query.search import search
 
 _MAX_HOPS = 12  # re-export chains are short; this only stops cycles
+_LAST_PART = re.compile(r"::|\.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +57,23 @@ def resolve(store: IndexStore, query: str) -> Resolution:
     found = [symbol for symbol in store.symbols_named(name.lower()) if symbol.name == name]
     if found and name == query:
         return Resolution(query, _ordered(found))
-    suggestions = [hit.symbol.qname for hit in search(store, query, limit=5)]
-    raise UnknownSymbolError(query, list(dict.fromkeys(suggestions)))
+    raise UnknownSymbolError(query, suggestions(store, query))
+
+
+def suggestions(store: IndexStore, query: str, count: int = 5) -> list[str]:
+    """Qualified names to offer for a name that resolved to nothing: close spellings of its
+    last part first (a typo: `conv2dd` -> conv2d), then what search ranks best."""
+    name = _LAST_PART.split(query)[-1]
+    pool = store.names_with_prefix(name[:2].lower(), 20_000) if len(name) >= 2 else []
+    close = difflib.get_close_matches(name, pool, n=count, cutoff=0.75)
+    offered = [qname for spelling in close for qname in _qnames_named(store, spelling)[:2]]
+    offered += [hit.symbol.qname for hit in search(store, query, limit=count)]
+    return list(dict.fromkeys(offered))[:count]
+
+
+def _qnames_named(store: IndexStore, name: str) -> list[str]:
+    symbols = [s for s in store.symbols_named(name.lower()) if s.name == name]
+    return sorted({s.qname for s in symbols}, key=lambda qname: (len(qname), qname))
 
 
 def _ordered(symbols: list[Symbol]) -> list[Symbol]:

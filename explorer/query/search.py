@@ -29,6 +29,7 @@ _FUZZY_CAP = 1500
 _FETCH_GROUP = 50  # names whose symbols are fetched in one query
 _WORD_START = re.compile(r"(?<=[_.:\-])[A-Za-z0-9]|(?<=[a-z])[A-Z]|(?<=[A-Za-z])[0-9]|(?<=[A-Z])[A-Z](?=[a-z])|^.")
 _PATH_SEPARATOR = re.compile(r"::|\.")
+_SEPARATORS = re.compile(r"[_.:\-]")
 _TEST_PATH = re.compile(r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$")
 
 _KIND_ORDER = {
@@ -195,7 +196,7 @@ def grade(query: str, name: str) -> tuple[MatchTier, float] | None:
         same_case = name.startswith(query)
         return MatchTier.PREFIX, len(query) / len(name) + (0.5 if same_case else 0.0)
     starts = word_starts(name)
-    if _matches_word_prefixes(low_query, low_name, starts):
+    if _matches_word_prefixes(_SEPARATORS.sub("", low_query), low_name, starts):
         return MatchTier.WORDS, len(query) / len(name)
     position = low_name.find(low_query)
     if position >= 0:

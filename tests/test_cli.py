@@ -1,0 +1,179 @@
+"""The command line as a user runs it: output, exit codes, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from explorer.cli import app
+from tests.conftest import write_tree
+
+runner = CliRunner()
+
+
+def run(*args: str, env: dict[str, str] | None = None):
+    result = runner.invoke(app, list(args), env=env)
+    assert "Traceback" not in result.output
+    return result
+
+
+def rows(text: str) -> list[list[str]]:
+    return [line.split() for line in text.strip().splitlines()]
+
+
+def test_index_reports_counts_and_where_the_index_is(sample_root):
+    result = run("index")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("Indexed 133 files (")
+    assert lines[1] == "Skipped 0 files"
+    assert lines[2].startswith("Index: ") and lines[2].endswith(".sqlite")
+
+
+def test_index_json_counts(sample_root):
+    report = json.loads(run("index", "--json").stdout)
+    assert (report["files"], report["parsed_files"], report["skipped"]) == (133, 133, [])
+    assert report["symbols"] > 1000 and report["calls"] > 2000
+
+
+def test_search_prints_kind_symbol_and_location():
+    result = run("search", "conv2d", "--limit", "3")
+    assert result.exit_code == 0
+    assert rows(result.stdout) == [
+        ["kind", "symbol", "location"],
+        ["operator", "aten::conv2d", "aten/src/ATen/native/native_functions.yaml:74"],
+        ["operator", "aten::conv2d.padding", "aten/src/ATen/native/native_functions.yaml:78"],
+        ["function", "at::conv2d", "aten/src/ATen/Functions.h:14"],
+    ]
+
+
+def test_search_json_is_a_list_of_symbols():
+    found = json.loads(run("search", "Conv2d", "-n", "1", "--json").stdout)
+    assert found == [{
+        "symbol": "torch.nn.modules.conv.Conv2d",
+        "name": "Conv2d",
+        "kind": "class",
+        "lang": "python",
+        "file": "torch/nn/modules/conv.py",
+        "line": 187,
+        "end_line": 244,
+        "signature": "class Conv2d(_ConvNd)",
+        "match": "exact_case",
+    }]
+
+
+def test_search_with_no_match_says_so():
+    result = run("search", "zzqqxx")
+    assert (result.exit_code, result.stdout) == (0, "no symbol matches 'zzqqxx'\n")
+
+
+@pytest.mark.parametrize("name", ["torch.nn.Conv2d", "nn.Conv2d", "torch.nn.modules.conv.Conv2d", "Conv2d"])
+def test_show_resolves_public_names_to_the_class(name):
+    result = run("show", name)
+    assert result.exit_code == 0
+    assert "class torch.nn.modules.conv.Conv2d\n  defined at torch/nn/modules/conv.py:187-244 (python)\n" in result.stdout
+
+
+def test_show_explains_the_hops_of_a_re_export():
+    result = run("show", "torch.nn.Conv2d")
+    assert result.stdout.splitlines()[:2] == [
+        "torch.nn.modules.Conv2d -> torch.nn.modules.conv.Conv2d (import)",
+        "torch.nn.Conv2d -> torch.nn.modules.conv.Conv2d (star import from torch.nn.modules)",
+    ]
+
+
+def test_show_an_alias_says_what_it_resolves_to():
+    result = run("show", "F.conv2d")
+    assert result.exit_code == 0
+    out = result.stdout
+    assert "F -> torch.nn.functional (import alias used in the tree)" in out
+    assert "alias torch.nn.functional.conv2d\n  defined at torch/nn/functional.py:37-56 (python)\n" in out
+    assert "  conv2d = _add_docstr(torch.conv2d, ...)\n  refers to torch.conv2d\n" in out
+    assert "    -> operator aten::conv2d  aten/src/ATen/native/native_functions.yaml:74\n" in out
+    assert "    -> operator aten::conv2d.padding  aten/src/ATen/native/native_functions.yaml:78\n" in out
+
+
+def test_show_an_operator_prints_its_dispatch_table():
+    out = run("show", "aten::conv2d").stdout
+    assert ["CompositeImplicitAutograd", "at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp:173"] in rows(out)
+    structured = rows(run("show", "addmm").stdout)
+    assert ["CPU", "(via", "aten::addmm.out)", "at::native::addmm_out_cpu", "aten/src/ATen/native/LinearAlgebra.cpp:104"] in structured
+    assert ["CUDA", "(via", "aten::addmm.out)", "at::native::addmm_out_cuda", "aten/src/ATen/native/cuda/Blas.cpp:65"] in structured
+
+
+def test_show_json_for_an_operator_overload():
+    shown = json.loads(run("show", "conv2d.padding", "--json").stdout)
+    assert shown["via"] == ["conv2d.padding -> aten::conv2d.padding"]
+    [definition] = shown["definitions"]
+    assert definition["symbol"] == "aten::conv2d.padding"
+    assert (definition["file"], definition["line"]) == ("aten/src/ATen/native/native_functions.yaml", 78)
+    assert definition["operator"] == {
+        "variants": ["function"], "python_module": None, "structured": False, "structured_delegate": None, "autogen": [],
+    }
+    assert definition["dispatch"] == [{
+        "key": "CompositeImplicitAutograd", "kernel": "at::native::conv2d_padding_symint", "line": 81, "via": None,
+        "definitions": [{"file": "aten/src/ATen/native/Convolution.cpp", "line": 188}],
+    }]
+
+
+def test_show_lists_every_definition_of_a_name_defined_on_both_sides_of_an_if():
+    shown = json.loads(run("show", "at::native::cudnn_convolution", "--json").stdout)
+    assert [(d["file"], d["line"]) for d in shown["definitions"]] == [
+        ("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 13),
+        ("aten/src/ATen/native/cudnn/ConvShared.cpp", 65),
+    ]
+
+
+def test_show_a_vendor_api_counts_its_call_sites():
+    result = run("show", "cudnnConvolutionForward")
+    assert result.stdout == (
+        "external cudnnConvolutionForward\n"
+        "  cuDNN API; 1 call site(s), first at aten/src/ATen/native/cudnn/Conv_v7.cpp:110\n"
+    )
+
+
+def test_unknown_symbol_is_one_line_with_the_closest_names():
+    result = run("show", "conv2dd")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith("error: unknown symbol: conv2dd; closest: at::conv2d, aten::conv2d, ")
+
+
+def test_missing_root_is_a_usage_error(tmp_path: Path):
+    result = run("search", "conv2d", "--root", str(tmp_path / "nowhere"))
+    assert result.exit_code == 2
+    assert result.stderr == f"error: root folder not found: {tmp_path / 'nowhere'}\n"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["search", "x", "--limit", "0"], "error: --limit must be at least 1\n"),
+    (["search", "x", "--kind", "gadget"], "error: unknown kind 'gadget'; one of: "),
+    (["search", "x", "--lang", "rust"], "error: unknown language 'rust'; one of: python, cpp, cuda, yaml, vendor\n"),
+    (["index", "--jobs", "0"], "error: --jobs must be at least 1\n"),
+])
+def test_bad_options_are_usage_errors(args, message):
+    result = run(*args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(message)
+
+
+def test_root_comes_from_the_environment_when_not_given(tmp_path: Path):
+    tree = write_tree(tmp_path / "tree", {"pkg/__init__.py": "def hello():\n    pass\n"})
+    result = run("search", "hello", "--json", env={"EXPLORER_ROOT": str(tree)})
+    assert [(h["symbol"], h["file"], h["line"]) for h in json.loads(result.stdout)] == [("pkg.hello", "pkg/__init__.py", 1)]
+
+
+def test_index_verbose_lists_skipped_files(tmp_path: Path):
+    tree = write_tree(tmp_path / "tree", {"ok.py": "x = 1\n", "bad.py": b"\xff\xfe\x00\x00", "broken.py": "def f(:\n"})
+    result = run("index", "--root", str(tree), "--verbose")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[1] == "Skipped 1 file; 1 problem in indexed files"
+    assert lines[2:4] == [
+        "  skipped bad.py: binary content",
+        "  problem broken.py: syntax error near line 1; indexed what parsed",
+    ]
