@@ -129,7 +129,7 @@ def main() -> None:
                 handle.write(f"\n// benchmark edit {number}\n" if target.suffix == ".cpp" else f"\n# benchmark edit {number}\n")
             changed_runs.append(timed([*explorer, "index", "--root", str(tree), "--index", str(index)], env))
 
-        store = IndexStore.open(index, str(tree))
+        store = IndexStore.open(index)
         search(store, "warm up")
         per_query = {}
         for query in QUERIES:

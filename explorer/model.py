@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 
 class Language(StrEnum):
@@ -71,9 +72,11 @@ class Symbol:
     target: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class CallSite:
-    """One call expression, attributed to the innermost enclosing definition."""
+class CallSite(NamedTuple):
+    """One call expression, attributed to the innermost enclosing definition.
+
+    A NamedTuple rather than a frozen dataclass: a large tree has a million of these, and a
+    tuple is several times cheaper to build."""
 
     caller: str  # qualified name of the enclosing function, class or module
     callee: str  # the callee expression as written, whitespace collapsed, template args dropped

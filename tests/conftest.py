@@ -29,7 +29,7 @@ def sample_root() -> str:
 def sample_store(tmp_path_factory: pytest.TempPathFactory, sample_root: str) -> Iterator[IndexStore]:
     index_path = tmp_path_factory.mktemp("sample-index") / "index.sqlite"
     refresh(sample_root, index_path, jobs=1)
-    store = IndexStore.open(index_path, sample_root)
+    store = IndexStore.open(index_path)
     yield store
     store.close()
 

@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,7 @@ def small_tree(root: Path) -> Path:
 
 
 def qnames(index_path: Path, root: Path) -> set[str]:
-    store = IndexStore.open(index_path, str(root))
+    store = IndexStore.open(index_path)
     try:
         return {row[0] for row in store.db.execute("SELECT qname FROM symbols")}
     finally:
@@ -176,7 +177,7 @@ def test_gitignore_build_output_and_third_party_are_left_out(tmp_path: Path):
         "sub/kept.py": "",
     })
     report = refresh(str(root), tmp_path / "index.sqlite", jobs=1)
-    store = IndexStore.open(tmp_path / "index.sqlite", str(root))
+    store = IndexStore.open(tmp_path / "index.sqlite")
     assert [p for (p,) in store.db.execute("SELECT path FROM files ORDER BY path")] == [
         "src/a.py", "src/keep.gen.py", "sub/kept.py",
     ]
@@ -239,34 +240,64 @@ build.refresh(sys.argv[1], Path(sys.argv[2]), jobs=1)
 """
 
 
-def test_an_index_killed_mid_write_is_consistent_and_completed_next_time(tmp_path: Path):
-    files = {f"pkg/m{i:03}.py": f"def f{i}():\n    pass\n" for i in range(200)}
-    root = write_tree(tmp_path / "tree", files)
-    index_path = tmp_path / "index.sqlite"
-    process = subprocess.Popen([sys.executable, "-c", INDEX_FOREVER, str(root), str(index_path)],
-                               cwd=Path(__file__).parent.parent)
-    # wait until some batches are committed, then kill it without warning
-    for _ in range(300):
-        if index_path.exists():
+def _start_slow_indexer(root: Path, index_path: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", INDEX_FOREVER, str(root), str(index_path)],
+                            cwd=Path(__file__).parent.parent)
+
+
+def _kill_when(process: subprocess.Popen, database: Path, sql: str, at_least: int) -> None:
+    """Kill the indexer without warning once `sql` counts `at_least` rows in `database`."""
+    for _ in range(400):
+        if database.exists():
             try:
-                with sqlite3.connect(index_path) as db:
-                    if db.execute("SELECT COUNT(*) FROM files").fetchone()[0] >= 20:
+                with sqlite3.connect(database) as db:
+                    if db.execute(sql).fetchone()[0] >= at_least:
                         break
             except sqlite3.DatabaseError:
                 pass
-        subprocess.run(["sleep", "0.05"])
+        time.sleep(0.05)
     process.kill()
     process.wait()
 
-    with sqlite3.connect(index_path) as db:
-        files_done = db.execute("SELECT COUNT(*) FROM files").fetchone()[0]
-        # every committed file has its symbols: no half-written file
-        assert db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0] == 2 * files_done
-    assert 20 <= files_done < 200
+
+def test_a_first_build_killed_midway_leaves_no_index_and_the_next_run_builds_it(tmp_path: Path):
+    files = {f"pkg/m{i:03}.py": f"def f{i}():\n    pass\n" for i in range(200)}
+    root = write_tree(tmp_path / "tree", files)
+    index_path = tmp_path / "index.sqlite"
+    process = _start_slow_indexer(root, index_path)
+    _kill_when(process, Path(f"{index_path}.building"), "SELECT COUNT(*) FROM files", 20)
+    assert not index_path.exists()  # nothing half-built is ever in use
 
     report = refresh(str(root), index_path, jobs=1)
-    assert report.parsed == 200 - files_done
-    assert report.stats.files == 200 and report.stats.symbols == 400
+    assert (report.parsed, report.stats.files, report.stats.symbols) == (200, 200, 400)
+
+
+def test_a_refresh_killed_midway_is_consistent_and_completed_next_time(tmp_path: Path):
+    files = {f"pkg/m{i:03}.py": f"def old{i}():\n    pass\n" for i in range(200)}
+    root = write_tree(tmp_path / "tree", files)
+    index_path = tmp_path / "index.sqlite"
+    refresh(str(root), index_path, jobs=1)
+    for i in range(200):
+        path = root / f"pkg/m{i:03}.py"
+        path.write_text(f"def new{i}():\n    pass\n")
+        touch_later(path)
+
+    process = _start_slow_indexer(root, index_path)
+    _kill_when(process, index_path, "SELECT COUNT(*) FROM symbols WHERE name LIKE 'new%'", 20)
+
+    with sqlite3.connect(index_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 200
+        # every file has exactly its module and one function: none half-written, none lost
+        per_file = db.execute("SELECT COUNT(*) FROM symbols WHERE file_id IS NOT NULL GROUP BY file_id").fetchall()
+        assert per_file == [(2,)] * 200
+        renewed = db.execute("SELECT COUNT(*) FROM symbols WHERE name LIKE 'new%'").fetchone()[0]
+    assert 20 <= renewed < 200
+
+    report = refresh(str(root), index_path, jobs=1)
+    assert report.parsed == 200 - renewed
+    with sqlite3.connect(index_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM symbols WHERE name LIKE 'new%'").fetchone()[0] == 200
+        assert db.execute("SELECT COUNT(*) FROM symbols WHERE name LIKE 'old%'").fetchone()[0] == 0
 
 
 def test_two_indexers_at_once_leave_one_consistent_index(tmp_path: Path):

@@ -93,7 +93,7 @@ def open_index(root_option: str | None, index_option: str | None) -> Iterator[tu
     report = refresh_index(root, index_path)
     if report.rebuilt_because:
         stderr.print(f"note: index rebuilt ({report.rebuilt_because})")
-    store = IndexStore.open(index_path, root)
+    store = IndexStore.open(index_path)
     try:
         yield root, store
     finally:

@@ -2,7 +2,9 @@
 
 `refresh` runs these steps:
 1. walk the tree (files.walk): what is indexable now, and what is passed over with a reason;
-2. compare size and mtime with the index: unchanged files are not read again;
+2. compare size and mtime with the index: unchanged files are not read again
+   (a new index, or one that cannot be used, is built from empty in a side file that is
+   renamed into place when complete);
 3. read and parse the changed files, in worker processes when there are many;
    a file whose content hash did not change only has its stat updated;
 4. write each batch of files in one transaction (a file and its facts land together);
@@ -12,18 +14,18 @@ Nothing in the tree is imported or executed: files are only read as bytes.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import multiprocessing
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.index.files import SourceFile, UnreadableFile, WalkOptions, read_source, walk
-from explorer.index.store import FileRows, IndexStats, IndexStore, StoredFile, encode_facts, writer_lock
+from explorer.index.store import FileRows, IndexStats, IndexStore, StoredFile, encode_facts, move_database, writer_lock
 from explorer.model import Diagnostic
 from explorer.parsers import parse_file
 
@@ -71,11 +73,41 @@ def refresh(
 ) -> RefreshReport:
     started = time.perf_counter()
     with writer_lock(index_path, on_wait):
-        store = IndexStore.open(index_path, root, rebuild=rebuild)
+        reason = "asked to rebuild" if rebuild else IndexStore.unusable_reason(index_path, root)
+        if reason is None:
+            store = IndexStore.open(index_path)
+            try:
+                return _refresh(store, root, jobs, options, progress, started)
+            finally:
+                store.close()
+        # A new index is built beside the old one and renamed into place when complete.
+        building = Path(f"{index_path}.building")
+        store = IndexStore.create(building, root)
         try:
-            return _refresh(store, root, jobs, options, progress, started)
+            if options is None:
+                options = _saved_walk_options(index_path, root)
+            report = _refresh(store, root, jobs, options, progress, started)
+            store.finish_bulk()
         finally:
             store.close()
+        move_database(building, index_path)
+        rebuilt = None if reason in ("no index yet", "asked to rebuild") else reason
+        return dataclasses.replace(report, index_path=index_path, rebuilt_because=rebuilt)
+
+
+def _saved_walk_options(index_path: Path, root: str) -> WalkOptions | None:
+    """The options an index being replaced was made with, if it can still be read."""
+    if IndexStore.unusable_reason(index_path, root) not in (None, "written by another version of explorer's parsers"):
+        return None
+    try:
+        store = IndexStore.open(index_path)
+        try:
+            saved = store.meta("walk_options")
+        finally:
+            store.close()
+    except sqlite3.DatabaseError:
+        return None
+    return WalkOptions(**json.loads(saved)) if saved else None
 
 
 def _walk_options(store: IndexStore, given: WalkOptions | None) -> WalkOptions:
@@ -111,21 +143,19 @@ def _refresh(
             store.replace_walk_skips(walk_skips)
             for record in gone:
                 store.remove_file(record.id)
-        from_empty = not stored and len(changed) >= _PARALLEL_THRESHOLD
-        with store.without_secondary_indexes() if from_empty else contextlib.nullcontext():
-            batch: list[_Parsed] = []
-            for done, result in enumerate(_parse_all(root, changed, stored, first_id, jobs), start=1):
-                batch.append(result)
-                if len(batch) >= _BATCH:
-                    _write(store, stored, batch)
-                    batch = []
-                if progress is not None:
-                    progress(done, len(changed))
-                if result.same_content:
-                    unchanged_content += 1
-                else:
-                    parsed_count += 1
-            _write(store, stored, batch)
+        batch: list[_Parsed] = []
+        for done, result in enumerate(_parse_all(root, changed, stored, first_id, jobs), start=1):
+            batch.append(result)
+            if len(batch) >= _BATCH:
+                _write(store, stored, batch)
+                batch = []
+            if progress is not None:
+                progress(done, len(changed))
+            if result.same_content:
+                unchanged_content += 1
+            else:
+                parsed_count += 1
+        _write(store, stored, batch)
         # 5. derived tables
         store.rebuild_derived()
     elif progress is not None:
@@ -140,7 +170,6 @@ def _refresh(
         skipped=store.skipped(),
         partial=store.partial(),
         seconds=time.perf_counter() - started,
-        rebuilt_because=store.rebuilt_because,
     )
 
 

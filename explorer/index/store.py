@@ -38,7 +38,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.treesitter import GRAMMARS_DIR
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 @functools.cache
@@ -82,18 +82,22 @@ CREATE TABLE symbols (
 -- Every distinct symbol name, for search: scanning these is several times cheaper than
 -- scanning the symbols. Names of deleted symbols may linger; they only find nothing.
 CREATE TABLE names (lname TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (lname, name)) WITHOUT ROWID;
+-- Clustered by file (no rowid, no separate file index): a refresh deletes a file's calls as
+-- one key range, and the calls made by a function are found within the files defining it.
 CREATE TABLE calls (
     file_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,      -- position among the file's calls
     caller TEXT NOT NULL,
     callee TEXT NOT NULL,
-    qualified TEXT NOT NULL,
+    qualified TEXT,            -- the callee with imports expanded; NULL when the same as callee
     callee_name TEXT NOT NULL, -- last name of the callee, for joins
     line INTEGER NOT NULL,
     col INTEGER NOT NULL,
     kind TEXT NOT NULL,
-    name_args TEXT NOT NULL,   -- names passed as arguments, space separated
-    vendor TEXT                -- the vendor library of the callee, if it is one
-);
+    name_args TEXT,            -- names passed as arguments, space separated; NULL for none
+    vendor TEXT,               -- the vendor library of the callee, if it is one
+    PRIMARY KEY (file_id, seq)
+) WITHOUT ROWID;
 CREATE TABLE imports (file_id INTEGER NOT NULL, module TEXT NOT NULL, name TEXT NOT NULL, target TEXT NOT NULL, line INTEGER NOT NULL);
 CREATE TABLE dispatch (file_id INTEGER NOT NULL, operator TEXT NOT NULL, key TEXT NOT NULL, kernel TEXT NOT NULL, line INTEGER NOT NULL);
 CREATE TABLE operators (
@@ -111,8 +115,6 @@ _INDEXES = """
 CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qname);
 CREATE INDEX IF NOT EXISTS symbols_lname ON symbols(lname);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
-CREATE INDEX IF NOT EXISTS calls_file ON calls(file_id);
-CREATE INDEX IF NOT EXISTS calls_caller ON calls(caller);
 CREATE INDEX IF NOT EXISTS calls_callee_name ON calls(callee_name);
 CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 CREATE INDEX IF NOT EXISTS imports_module ON imports(module);
@@ -165,9 +167,9 @@ def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
             for s in facts.symbols
         ],
         calls=[
-            (file_id, c.caller, c.callee, c.qualified, _last_name(c.callee), c.line, c.column, c.kind.value,
-             " ".join(c.name_args), vendor_library(c.callee) if native else None)
-            for c in facts.calls
+            (file_id, seq, c.caller, c.callee, None if c.qualified == c.callee else c.qualified, _last_name(c.callee),
+             c.line, c.column, c.kind.value, " ".join(c.name_args) or None, vendor_library(c.callee) if native else None)
+            for seq, c in enumerate(facts.calls)
         ],
         imports=[(file_id, i.module, i.name, i.target, i.line) for i in facts.imports],
         dispatch=[(file_id, d.operator, d.key, d.kernel, d.line) for d in facts.dispatch],
@@ -198,33 +200,50 @@ class IndexStats:
 
 
 class IndexStore:
-    """An open index file. Use `IndexStore.open(path, root)`; close it when done."""
+    """An open index file: `IndexStore.open(path)` for one that `unusable_reason` passed,
+    `IndexStore.create(path, root)` for a new one. Close it when done."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection, rebuilt_because: str | None) -> None:
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
         self.path = path
         self.db = connection
-        # Why the file was thrown away and started afresh on open, for the CLI to mention.
-        self.rebuilt_because = rebuilt_because
 
     # -- opening ---------------------------------------------------------------------------
 
+    @staticmethod
+    def unusable_reason(path: Path, root: str) -> str | None:
+        """Why the index file at `path` cannot serve `root` as it is, or None if it can."""
+        if not path.exists():
+            return "no index yet"
+        return _unusable_reason(path, root)
+
     @classmethod
-    def open(cls, path: Path, root: str, rebuild: bool = False) -> IndexStore:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        reason = "asked to rebuild" if rebuild else None
-        if not rebuild and path.exists():
-            reason = _unusable_reason(path, root)
-        if reason is not None:
-            _remove_database(path)
+    def open(cls, path: Path) -> IndexStore:
         connection = _connect(path)
-        if _user_version(connection) != SCHEMA_VERSION:
-            with connection:
-                connection.executescript(_SCHEMA)
-                connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                connection.execute("INSERT INTO meta VALUES ('root', ?)", (root,))
-                connection.execute("INSERT INTO meta VALUES ('extraction', ?)", (extraction_fingerprint(),))
-        connection.executescript(_INDEXES)
-        return cls(path, connection, reason)
+        connection.execute("PRAGMA journal_mode = WAL")
+        connection.executescript(_INDEXES)  # an interrupted bulk build may lack them
+        return cls(path, connection)
+
+    @classmethod
+    def create(cls, path: Path, root: str) -> IndexStore:
+        """A new, empty index for bulk loading: no journal (the file is renamed into place
+        only once complete, so a crash leaves no half-built index in use) and no secondary
+        indexes until `finish_bulk`, since building them once at the end is several times
+        faster than keeping them up to date row by row."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        remove_database(path)
+        connection = _connect(path)
+        connection.execute("PRAGMA journal_mode = OFF")
+        connection.execute("PRAGMA synchronous = OFF")
+        with connection:
+            connection.executescript(_SCHEMA)
+            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            connection.execute("INSERT INTO meta VALUES ('root', ?)", (root,))
+            connection.execute("INSERT INTO meta VALUES ('extraction', ?)", (extraction_fingerprint(),))
+        return cls(path, connection)
+
+    def finish_bulk(self) -> None:
+        self.db.executescript(_INDEXES)
+        self.db.execute("PRAGMA journal_mode = WAL")
 
     def close(self) -> None:
         self.db.close()
@@ -281,7 +300,7 @@ class IndexStore:
         )
         for sql, records in (
             (_INSERT_SYMBOL, rows.symbols),
-            ("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows.calls),
+            ("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows.calls),
             ("INSERT INTO imports VALUES (?, ?, ?, ?, ?)", rows.imports),
             ("INSERT INTO dispatch VALUES (?, ?, ?, ?, ?)", rows.dispatch),
             ("INSERT INTO operators VALUES (?, ?, ?, ?, ?, ?, ?)", rows.operators),
@@ -289,23 +308,6 @@ class IndexStore:
         ):
             if records:
                 self.db.executemany(sql, records)
-
-    def without_secondary_indexes(self) -> contextlib.AbstractContextManager[None]:
-        """For a build from empty: filling tables and then indexing them is several times
-        faster than keeping the indexes up to date row by row. Should the build be killed,
-        the next open creates the indexes again (`IF NOT EXISTS`)."""
-
-        @contextlib.contextmanager
-        def dropped() -> Iterator[None]:
-            names = [row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")]
-            for name in names:
-                self.db.execute(f"DROP INDEX {name}")
-            try:
-                yield
-            finally:
-                self.db.executescript(_INDEXES)
-
-        return dropped()
 
     def replace_walk_skips(self, skipped: Iterable[Diagnostic]) -> None:
         self.db.execute("DELETE FROM walk_skips")
@@ -417,8 +419,11 @@ class IndexStore:
         return self._symbols("s.kind = ? AND s.lname = ?", (SymbolKind.OPERATOR.value, base.lower()))
 
     def calls_from(self, caller: str) -> list[CallSite]:
+        """The calls made by a definition (or, for a file's path, by its top-level code)."""
         rows = self.db.execute(
-            "SELECT caller, callee, qualified, line, col, kind, name_args FROM calls WHERE caller = ? ORDER BY line, col",
+            "SELECT caller, callee, COALESCE(qualified, callee), line, col, kind, name_args FROM calls"
+            " WHERE file_id IN (SELECT file_id FROM symbols WHERE qname = ?1 UNION SELECT id FROM files WHERE path = ?1)"
+            " AND caller = ?1 ORDER BY file_id, line, col",
             (caller,),
         )
         return [
@@ -452,7 +457,6 @@ def _last_name(callee: str) -> str:
 def _connect(path: Path) -> sqlite3.Connection:
     connection = sqlite3.connect(path, timeout=60, isolation_level=None)
     connection.execute("PRAGMA busy_timeout = 60000")
-    connection.execute("PRAGMA journal_mode = WAL")
     connection.execute("PRAGMA synchronous = NORMAL")
     connection.execute("PRAGMA cache_size = -262144")  # 256 MiB: index builds sort in memory
     connection.execute("PRAGMA temp_store = MEMORY")
@@ -485,10 +489,21 @@ def _unusable_reason(path: Path, root: str) -> str | None:
     return None
 
 
-def _remove_database(path: Path) -> None:
+def remove_database(path: Path) -> None:
     for suffix in ("", "-wal", "-shm"):
         with contextlib.suppress(FileNotFoundError):
             os.remove(f"{path}{suffix}")
+
+
+def move_database(source: Path, target: Path) -> None:
+    """Put a finished index in place in one step: readers see the old file or the new one."""
+    with sqlite3.connect(source) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    for leftover in (f"{source}-wal", f"{source}-shm", f"{target}-wal", f"{target}-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(leftover)
+    os.replace(source, target)
 
 
 @contextlib.contextmanager

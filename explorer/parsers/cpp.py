@@ -43,7 +43,7 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
     found = tsx.captures(tsx.query(lang, *_QUERIES[lang]), root)
     structured = _registrations(found, lang, facts, scopes)
     _definitions(found, lang, facts, scopes, structured)
-    _calls(found, facts, scopes)
+    _calls(found, facts, scopes, source)
     return facts
 
 
@@ -232,44 +232,46 @@ def _looks_like_member(name: str) -> bool:
 # -- calls ---------------------------------------------------------------------------------
 
 
-def _calls(found: dict[str, list[tsx.Node]], facts: FileFacts, scopes: ScopeMap) -> None:
-    launches = {node.id for node in found.get("launch_callee", [])}
-    arguments = _name_arguments_by_call(found.get("name_argument", []))
-    calls = facts.calls
-    for callee_node in found.get("callee", []):
-        written = callee_node.text.decode("utf-8", "replace")
-        if len(written) > 200:
+def _calls(found: dict[str, list[tsx.Node]], facts: FileFacts, scopes: ScopeMap, source: bytes) -> None:
+    # The hot loop of indexing a large tree (a million call sites): kept to plain operations.
+    launches = {node.start_byte for node in found.get("launch_callee", [])}
+    arguments = _name_arguments_by_list(found.get("name_argument", []))
+    append = facts.calls.append
+    innermost = scopes.innermost
+    for node in found.get("callee", []):
+        start, end = node.start_byte, node.end_byte
+        if end - start > 200:
             continue  # a lambda or a macro soup, not a callee name
+        written = source[start:end].decode("utf-8", "replace")
         if " " in written or "\n" in written:
             written = collapse(written)
-        callee = strip_template_args(written)
+        callee = strip_template_args(written) if "<" in written else written
         if not callee:
             continue
-        row, column = callee_node.start_point
-        calls.append(
+        row, column = node.start_point
+        append(
             CallSite(
-                caller=scopes.innermost(callee_node.start_byte),
-                callee=callee,
-                qualified=callee,
-                line=row + 1,
-                column=column,
-                kind=CallKind.LAUNCH if callee_node.id in launches else CallKind.CALL,
-                name_args=arguments.get(callee_node.parent.id, ()) if callee_node.parent is not None else (),
+                innermost(start),
+                callee,
+                callee,
+                row + 1,
+                column,
+                CallKind.LAUNCH if start in launches else CallKind.CALL,
+                arguments.get(end, ()),  # the argument list begins where the callee ends
             )
         )
 
 
-def _name_arguments_by_call(names: list[tsx.Node]) -> dict[int, tuple[str, ...]]:
-    """Plain names passed as arguments, keyed by the id of the call they are passed to."""
-    by_call: dict[int, list[str]] = {}
+def _name_arguments_by_list(names: list[tsx.Node]) -> dict[int, tuple[str, ...]]:
+    """Plain names passed as arguments, keyed by the start of their argument list."""
+    by_list: dict[int, list[str]] = {}
     for node in sorted(names, key=lambda name: name.start_byte):
-        argument_list = node.parent
-        if argument_list is not None and argument_list.type == "pointer_expression":
-            argument_list = argument_list.parent  # &kernel
-        call = argument_list.parent if argument_list is not None else None
-        if call is None or call.type != "call_expression":
+        holder = node.parent
+        if holder is not None and holder.type == "pointer_expression":
+            holder = holder.parent  # &kernel
+        if holder is None:
             continue
         written = node.text.decode("utf-8", "replace")
         if len(written) <= 120:
-            by_call.setdefault(call.id, []).append(strip_template_args(written.replace(" ", "")))
-    return {call: tuple(names) for call, names in by_call.items()}
+            by_list.setdefault(holder.start_byte, []).append(strip_template_args(written.replace(" ", "")))
+    return {start: tuple(names) for start, names in by_list.items()}

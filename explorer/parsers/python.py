@@ -68,7 +68,7 @@ def parse_python(path: str, source: bytes) -> FileFacts:
     bindings = {b.name: b.target for b in facts.imports if b.name != "*"}
     scopes = ScopeMap(module)
     _definitions(found, module, facts, bindings, scopes)
-    _calls(found, facts, bindings, scopes)
+    _calls(found, facts, bindings, scopes, source)
     return facts
 
 
@@ -278,44 +278,51 @@ def expand(dotted: str, bindings: dict[str, str]) -> str:
 # -- calls ---------------------------------------------------------------------------------
 
 
-def _calls(found: dict[str, list[tsx.Node]], facts: FileFacts, bindings: dict[str, str], scopes: ScopeMap) -> None:
-    arguments = _name_arguments_by_call(found.get("name_argument", []))
-    calls = facts.calls
+def _calls(
+    found: dict[str, list[tsx.Node]], facts: FileFacts, bindings: dict[str, str], scopes: ScopeMap, source: bytes
+) -> None:
+    # The hot loop of indexing a large tree (a million call sites): kept to plain operations.
+    arguments = _name_arguments_by_list(found.get("name_argument", []))
+    append = facts.calls.append
+    innermost = scopes.innermost
     for kind, capture in ((CallKind.CALL, "callee"), (CallKind.DECORATOR, "decorator_callee")):
-        for callee_node in found.get(capture, []):
-            callee = _callee_text(callee_node)
-            row, column = callee_node.start_point
-            calls.append(
+        is_call = kind is CallKind.CALL
+        for node in found.get(capture, []):
+            start, end = node.start_byte, node.end_byte
+            callee = source[start:min(end, start + 200)].decode("utf-8", "replace")
+            if " " in callee or "\n" in callee:
+                callee = collapse(callee)
+            qualified = callee
+            if _DOTTED.match(callee):
+                head, dot, rest = callee.partition(".")
+                bound = bindings.get(head)
+                if bound is not None:
+                    qualified = bound + dot + rest
+            row, column = node.start_point
+            append(
                 CallSite(
-                    caller=scopes.innermost(callee_node.start_byte),
-                    callee=callee,
-                    qualified=expand(callee, bindings) if _DOTTED.match(callee) else callee,
-                    line=row + 1,
-                    column=column if kind is CallKind.CALL else column - 1,  # the decorator's `@`
-                    kind=kind,
-                    name_args=arguments.get(callee_node.parent.id, ()) if kind is CallKind.CALL else (),
+                    innermost(start),
+                    callee,
+                    qualified,
+                    row + 1,
+                    column if is_call else column - 1,  # a decorator starts at its `@`
+                    kind,
+                    # the argument list begins where the callee ends
+                    arguments.get(end, ()) if is_call else (),
                 )
             )
 
 
-def _callee_text(node: tsx.Node) -> str:
-    written = node.text.decode("utf-8", "replace")
-    if len(written) > 200:
-        written = written[:200]
-    return collapse(written) if (" " in written or "\n" in written) else written
-
-
-def _name_arguments_by_call(names: list[tsx.Node]) -> dict[int, tuple[str, ...]]:
-    """Names passed as arguments, keyed by the id of the call they are passed to."""
-    by_call: dict[int, list[str]] = {}
+def _name_arguments_by_list(names: list[tsx.Node]) -> dict[int, tuple[str, ...]]:
+    """Names passed as arguments, keyed by the start of the argument list they are in."""
+    by_list: dict[int, list[str]] = {}
     for node in sorted(names, key=lambda name: name.start_byte):
         holder = node.parent
         if holder is not None and holder.type == "keyword_argument":
             holder = holder.parent
-        call = holder.parent if holder is not None else None
-        if call is None or call.type != "call":
+        if holder is None:
             continue
         written = node.text.decode("utf-8", "replace")
         if _DOTTED.match(written):
-            by_call.setdefault(call.id, []).append(written)
-    return {call: tuple(names) for call, names in by_call.items()}
+            by_list.setdefault(holder.start_byte, []).append(written)
+    return {start: tuple(names) for start, names in by_list.items()}
