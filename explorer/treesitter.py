@@ -9,7 +9,6 @@ other module goes through these few functions. Queries are data: `.scm` files un
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 import tree_sitter as ts
 import tree_sitter_cpp
@@ -17,8 +16,7 @@ import tree_sitter_cuda
 import tree_sitter_python
 
 from explorer.model import Language
-
-GRAMMARS_DIR = Path(__file__).resolve().parent.parent / "grammars"
+from explorer.workspace import GRAMMARS_DIR
 
 Node = ts.Node
 Tree = ts.Tree

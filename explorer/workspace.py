@@ -8,8 +8,11 @@ from pathlib import Path
 
 from explorer.errors import RootNotFoundError, UsageError
 
+_CHECKOUT = Path(__file__).resolve().parent.parent
 # The miniature PyTorch tree shipped beside the package: the default target.
-SAMPLE_ROOT = Path(__file__).resolve().parent.parent / "sample_repo"
+SAMPLE_ROOT = _CHECKOUT / "sample_repo"
+# Tree-sitter queries and other extraction data, kept as files.
+GRAMMARS_DIR = _CHECKOUT / "grammars"
 
 
 def resolve_root(root: str | None) -> str:

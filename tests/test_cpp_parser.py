@@ -151,3 +151,36 @@ def test_anonymous_namespaces_add_no_name_and_unbalanced_code_still_yields_defin
     source = b"namespace {\nint helper() { return 1; }\n}\nTORCH_API Tensor broken(const Tensor& x) { return helper(); }\n#if X\nvoid half(\n#endif\nvoid after() {}\n"
     facts = parse(source)
     assert {(s.qname, s.line) for s in facts.symbols} >= {("helper", 2), ("broken", 4), ("after", 8)}
+
+
+SWALLOWED = b"""\
+namespace at::native {
+struct Params {
+  bool use_fast(int batch) const {
+#if FAST_ENABLED()
+    return batch > 0
+#if !defined(MOBILE)
+           && batch >= 16
+#endif
+       ;
+#endif
+    return false;
+  }
+};
+Tensor convolution(const Tensor& input) { return input; }
+} // namespace at::native
+"""
+
+
+def test_namespaces_survive_a_conditional_inside_an_expression():
+    # The grammar cannot read `#if` inside an expression; its error recovery loses the
+    # namespace node, and braces put the definitions back into it.
+    from explorer import treesitter as tsx
+
+    assert tsx.parse(Language.CPP, SWALLOWED).root_node.has_error
+    assert {(s.qname, s.kind, s.line, s.end_line) for s in parse(SWALLOWED).symbols} == {
+        ("at::native", SymbolKind.NAMESPACE, 1, 15),
+        ("at::native::Params", SymbolKind.STRUCT, 2, 13),
+        ("at::native::Params::use_fast", SymbolKind.METHOD, 3, 12),
+        ("at::native::convolution", SymbolKind.FUNCTION, 14, 14),
+    }

@@ -42,11 +42,11 @@ def test_conv2d_lists_the_operators_the_functional_alias_and_the_kernels(sample_
         ("torch._C._VariableFunctions.conv2d", "torch/_C/_VariableFunctions.pyi", 16),
         # same name, other case
         ("torch.nn.modules.conv.Conv2d", "torch/nn/modules/conv.py", 187),
-        # prefixes: the C++ kernels
-        ("at::conv2d_symint", "aten/src/ATen/Functions.h", 21),
-        ("at::conv2d_symint", "aten/src/ATen/Functions.h", 35),
+        # prefixes: the kernels the operators dispatch to before other code
         ("at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp", 173),
         ("at::native::conv2d_padding_symint", "aten/src/ATen/native/Convolution.cpp", 188),
+        ("at::conv2d_symint", "aten/src/ATen/Functions.h", 21),
+        ("at::conv2d_symint", "aten/src/ATen/Functions.h", 35),
     ]
 
 
@@ -70,8 +70,8 @@ def test_letters_in_order_find_the_vendor_call(sample_store):
 def test_word_prefixes_find_snake_case_names(sample_store):
     assert top(sample_store, "cbn", 3) == [
         ("aten::cudnn_batch_norm", "aten/src/ATen/native/native_functions.yaml", 83),
-        ("at::cudnn_batch_norm", "aten/src/ATen/Functions.h", 133),
         ("at::native::cudnn_batch_norm", "aten/src/ATen/native/cudnn/BatchNorm.cpp", 36),
+        ("at::cudnn_batch_norm", "aten/src/ATen/Functions.h", 133),
     ]
 
 
@@ -79,7 +79,7 @@ def test_paths_in_queries_narrow_by_namespace_or_package(sample_store):
     assert top(sample_store, "at::native::conv", 3) == [
         ("at::native::convolution", "aten/src/ATen/native/Convolution.cpp", 218),
         ("at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp", 173),
-        ("at::native::conv_output_size", "aten/src/ATen/native/ConvUtils.h", 54),
+        ("at::native::conv2d_padding_symint", "aten/src/ATen/native/Convolution.cpp", 188),
     ]
     assert top(sample_store, "nn.Conv2d", 2) == [
         ("torch.nn.modules.conv.Conv2d", "torch/nn/modules/conv.py", 187),

@@ -236,9 +236,11 @@ def _parse_all(
         _init_worker(root)
         yield from map(_parse_one, tasks)
         return
+    # Largest files first, so that no worker is left with a big one while the others idle.
+    tasks.sort(key=lambda task: -task[0].size)
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     with context.Pool(workers, initializer=_init_worker, initargs=(root,)) as pool:
-        yield from pool.imap_unordered(_parse_one, tasks, chunksize=8)
+        yield from pool.imap_unordered(_parse_one, tasks, chunksize=4)
 
 
 def _previous_hash(record: StoredFile | None) -> str | None:

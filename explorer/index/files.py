@@ -16,8 +16,6 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import pathspec
-
 from explorer.model import Diagnostic, Language
 from explorer.parsers import language_of
 
@@ -63,6 +61,8 @@ class _GitIgnoreFile:
     component, which is much cheaper than trying every folder boundary of the path."""
 
     def __init__(self, lines: list[str]) -> None:
+        import pathspec  # only for trees that have ignore files
+
         self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
         self.ignoring = self._combine(include=True)
         self.including = self._combine(include=False)

@@ -36,7 +36,7 @@ from explorer.model import (
     SymbolKind,
 )
 from explorer.parsers.vendors import vendor_library
-from explorer.treesitter import GRAMMARS_DIR
+from explorer.workspace import GRAMMARS_DIR
 
 SCHEMA_VERSION = 5
 
@@ -116,6 +116,7 @@ CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qname);
 CREATE INDEX IF NOT EXISTS symbols_lname ON symbols(lname);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
 CREATE INDEX IF NOT EXISTS calls_callee_name ON calls(callee_name);
+CREATE INDEX IF NOT EXISTS calls_vendor ON calls(callee, callee_name, vendor) WHERE vendor IS NOT NULL;
 CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 CREATE INDEX IF NOT EXISTS imports_module ON imports(module);
 CREATE INDEX IF NOT EXISTS dispatch_file ON dispatch(file_id);
@@ -329,10 +330,8 @@ class IndexStore:
                 (SymbolKind.EXTERNAL.value, Language.VENDOR.value),
             )
             names_from = int(self.meta("names_from") or 0)
-            self.db.execute(
-                "INSERT OR IGNORE INTO names SELECT DISTINCT lname, name FROM symbols WHERE file_id >= ? OR file_id IS NULL",
-                (names_from,),
-            )
+            for where in ("file_id >= ?", "file_id IS NULL AND ? IS NOT NULL"):
+                self.db.execute(f"INSERT OR IGNORE INTO names SELECT DISTINCT lname, name FROM symbols WHERE {where}", (names_from,))
             self.db.execute("DELETE FROM meta WHERE key IN ('stale', 'names_from')")
 
     # -- reading ---------------------------------------------------------------------------
@@ -403,6 +402,15 @@ class IndexStore:
             "SELECT operator, key, kernel, line FROM dispatch WHERE operator = ? ORDER BY line, rowid", (operator,)
         )
         return [DispatchEntry(*row) for row in rows]
+
+    def registered_kernels(self, qnames: list[str]) -> set[str]:
+        """Those of `qnames` that some operator's dispatch table names as its kernel."""
+        found: set[str] = set()
+        for start in range(0, len(qnames), 500):
+            chunk = qnames[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            found.update(row[0] for row in self.db.execute(f"SELECT DISTINCT kernel FROM dispatch WHERE kernel IN ({marks})", chunk))
+        return found
 
     def operator_info(self, operator: str) -> OperatorInfo | None:
         row = self.db.execute(

@@ -1,15 +1,17 @@
-"""Per-file parsers. `parse_file` picks one by file name; each returns the facts of one file."""
+"""Per-file parsers. `parse_file` picks one by file name; each returns the facts of one file.
+
+The parser modules (and tree-sitter) are imported on first use: commands that find the
+index up to date never pay for them.
+"""
 
 from __future__ import annotations
 
 from explorer.model import FileFacts, Language
-from explorer.parsers.cpp import parse_cpp
-from explorer.parsers.python import parse_python
-from explorer.parsers.yaml_ops import OPERATOR_FILE_NAMES, parse_native_functions
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl")
 CUDA_SUFFIXES = (".cu", ".cuh")
+OPERATOR_FILE_NAMES = ("native_functions.yaml",)
 
 
 def language_of(path: str) -> Language | None:
@@ -29,10 +31,16 @@ def language_of(path: str) -> Language | None:
 def parse_file(path: str, lang: Language, source: bytes) -> FileFacts:
     match lang:
         case Language.PYTHON:
+            from explorer.parsers.python import parse_python
+
             return parse_python(path, source)
         case Language.CPP | Language.CUDA:
+            from explorer.parsers.cpp import parse_cpp
+
             return parse_cpp(path, source, lang)
         case Language.YAML:
+            from explorer.parsers.yaml_ops import parse_native_functions
+
             return parse_native_functions(path, source)
         case Language.VENDOR:
             raise ValueError("vendor symbols have no source files")

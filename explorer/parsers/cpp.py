@@ -15,6 +15,7 @@ import re
 from explorer import treesitter as tsx
 from explorer.model import CallKind, CallSite, FileFacts, Language, Symbol, SymbolKind
 from explorer.parsers.common import ScopeMap, collapse
+from explorer.parsers.cpp_namespaces import NamespaceExtent, namespace_extents, namespace_map
 
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 _CLASS_TYPES = {"class_specifier", "struct_specifier"}
@@ -40,9 +41,13 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
     root = tree.root_node
     facts = FileFacts(path=path, lang=lang)
     scopes = ScopeMap(path)  # code outside any function is attributed to the file
+    # Where error recovery may have swallowed a namespace, braces say where it is.
+    extents = namespace_extents(source) if root.has_error else None
+    namespaces = namespace_map(extents) if extents is not None else None
     found = tsx.captures(tsx.query(lang, *_QUERIES[lang]), root)
-    structured = _registrations(found, lang, facts, scopes)
-    _definitions(found, lang, facts, scopes, structured)
+    structured = _registrations(found, lang, facts, scopes, namespaces)
+    _namespace_symbols(found, lang, facts, source, extents)
+    _definitions(found, lang, facts, scopes, structured, namespaces)
     _calls(found, facts, scopes, source)
     return facts
 
@@ -57,16 +62,17 @@ _QUERIES = {
 # -- scopes and names ----------------------------------------------------------------------
 
 
-def _enclosing_names(node: tsx.Node) -> tuple[list[str], bool]:
+def _enclosing_names(node: tsx.Node, namespaces: ScopeMap | None) -> tuple[list[str], bool]:
     """Names of the namespaces and classes around `node`, outermost first, and whether the
     nearest one is a class. Anonymous namespaces add no name: their members are reached by
-    their plain name from the rest of the file."""
+    their plain name from the rest of the file. With `namespaces` (a file the parser had to
+    recover from errors in) the namespaces come from it, the classes from the tree."""
     names: list[str] = []
     in_class: bool | None = None
     parent = node.parent
     while parent is not None:
         kind = parent.type
-        if kind == "namespace_definition":
+        if kind == "namespace_definition" and namespaces is None:
             name = parent.child_by_field_name("name")
             if name is not None:
                 names.append(tsx.text(name).replace(" ", ""))
@@ -80,6 +86,10 @@ def _enclosing_names(node: tsx.Node) -> tuple[list[str], bool]:
                     in_class = True
         parent = parent.parent
     names.reverse()
+    if namespaces is not None:
+        enclosing = namespaces.innermost(node.start_byte)
+        if enclosing:
+            names[:0] = enclosing.split("::")
     return names, bool(in_class)
 
 
@@ -121,7 +131,9 @@ def _macro_arguments(arguments: tsx.Node) -> list[str]:
     return values
 
 
-def _registrations(found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap) -> set[int]:
+def _registrations(
+    found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap, namespaces: ScopeMap | None
+) -> set[int]:
     """Record macro registrations; return the ids of function nodes they account for."""
     accounted: set[int] = set()
     for node in found.get("registration.structured", []):
@@ -130,7 +142,7 @@ def _registrations(found: dict[str, list[tsx.Node]], lang: Language, facts: File
         args = _macro_arguments(macro_call.child_by_field_name("parameters"))
         if not args:
             continue
-        scope, _ = _enclosing_names(node)
+        scope, _ = _enclosing_names(node, namespaces)
         # TORCH_META_FUNC2(add, Tensor) is the meta function of the overload add.Tensor,
         # named like the class the macro expands to.
         name = "_".join(args[:2]) if macro.endswith("FUNC2") else args[0]
@@ -147,7 +159,7 @@ def _registrations(found: dict[str, list[tsx.Node]], lang: Language, facts: File
         args = _macro_arguments(node.child_by_field_name("arguments"))
         if not args:
             continue
-        scope, _ = _enclosing_names(node)
+        scope, _ = _enclosing_names(node, namespaces)
         statement = collapse(tsx.text(node))
         if macro.startswith(("DECLARE", "DEFINE")):
             stub = args[-1]
@@ -169,31 +181,20 @@ def _registrations(found: dict[str, list[tsx.Node]], lang: Language, facts: File
 
 
 def _definitions(
-    found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap, skip: set[int]
+    found: dict[str, list[tsx.Node]],
+    lang: Language,
+    facts: FileFacts,
+    scopes: ScopeMap,
+    skip: set[int],
+    namespaces: ScopeMap | None,
 ) -> None:
-    seen_namespaces: set[str] = set()
-    for node in found.get("definition.namespace", []):
-        name_node = node.child_by_field_name("name")
-        if name_node is None:
-            continue  # anonymous
-        scope, _ = _enclosing_names(node)
-        name = tsx.text(name_node).replace(" ", "")
-        qname = _qualify(scope, name)
-        if qname in seen_namespaces:
-            continue  # a namespace reopened in the same file is one symbol
-        seen_namespaces.add(qname)
-        facts.symbols.append(
-            Symbol(qname, qname.rsplit("::", 1)[-1], SymbolKind.NAMESPACE, lang, facts.path,
-                   tsx.line(node), tsx.end_line(node), f"namespace {name}")
-        )
-
     for tag, kind in _CONTAINER_KINDS.items():
         for node in found.get(tag, []):
             name_node = node.child_by_field_name("name")
             if name_node is None:
                 continue
             name = strip_template_args(tsx.text(name_node))
-            scope, _ = _enclosing_names(node)
+            scope, _ = _enclosing_names(node, namespaces)
             body_start = node.child_by_field_name("body").start_byte
             header = collapse(node.text[: body_start - node.start_byte].decode("utf-8", "replace"))
             facts.symbols.append(
@@ -208,7 +209,7 @@ def _definitions(
         name = _declared_name(node.child_by_field_name("declarator"))
         if not name:
             continue
-        scope, in_class = _enclosing_names(node)
+        scope, in_class = _enclosing_names(node, namespaces)
         qname = _qualify(scope, name)
         if node.id in kernels:
             kind = SymbolKind.KERNEL
@@ -221,6 +222,35 @@ def _definitions(
                    tsx.end_line(node), _signature(node))
         )
         scopes.add(node.start_byte, node.end_byte, qname)
+
+
+def _namespace_symbols(
+    found: dict[str, list[tsx.Node]],
+    lang: Language,
+    facts: FileFacts,
+    source: bytes,
+    extents: list[NamespaceExtent] | None,
+) -> None:
+    """One symbol per named namespace the file opens (a namespace reopened is one symbol),
+    from the tree, or from the brace scan where the tree lost them."""
+    opened: dict[str, tuple[int, int]] = {}
+    if extents is None:
+        for node in found.get("definition.namespace", []):
+            name_node = node.child_by_field_name("name")
+            if name_node is None:
+                continue  # anonymous
+            scope, _ = _enclosing_names(node, None)
+            qname = _qualify(scope, tsx.text(name_node).replace(" ", ""))
+            opened.setdefault(qname, (tsx.line(node), tsx.end_line(node)))
+    else:
+        for extent in extents:
+            first = source.count(b"\n", 0, extent.start) + 1
+            opened.setdefault(extent.qname, (first, first + source.count(b"\n", extent.start, max(extent.start, extent.end - 1))))
+    for qname, (line, end_line) in opened.items():
+        facts.symbols.append(
+            Symbol(qname, qname.rsplit("::", 1)[-1], SymbolKind.NAMESPACE, lang, facts.path, line, end_line,
+                   f"namespace {qname}")
+        )
 
 
 def _looks_like_member(name: str) -> bool:

@@ -8,6 +8,7 @@ top-level names only; linking across files is left to the query layer.
 
 from __future__ import annotations
 
+import ast
 import re
 
 from explorer import treesitter as tsx
@@ -59,9 +60,7 @@ def parse_python(path: str, source: bytes) -> FileFacts:
         )
     )
     if root.has_error:
-        facts.diagnostics.append(
-            Diagnostic(path, f"syntax error near line {_first_error_line(root)}; indexed what parsed", skipped=False)
-        )
+        facts.diagnostics.append(Diagnostic(path, _syntax_problem(source, root), skipped=False))
 
     found = tsx.captures(tsx.query(Language.PYTHON, "definitions", "imports", "calls"), root)
     facts.imports.extend(_imports(found, module, is_package_init(path)))
@@ -70,6 +69,20 @@ def parse_python(path: str, source: bytes) -> FileFacts:
     _definitions(found, module, facts, bindings, scopes)
     _calls(found, facts, bindings, scopes, source)
     return facts
+
+
+def _syntax_problem(source: bytes, root: tsx.Node) -> str:
+    """Say what tree-sitter could not read. Python's own parser (which compiles, never runs)
+    tells a real syntax error from newer syntax the grammar does not know yet."""
+    try:
+        ast.parse(source)
+    except SyntaxError as error:
+        return f"syntax error at line {error.lineno}: {error.msg}; indexed what parsed"
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    else:
+        return f"the Python grammar cannot read line {_first_error_line(root)} (valid Python); indexed the rest"
+    return f"syntax error near line {_first_error_line(root)}; indexed what parsed"
 
 
 def _first_error_line(root: tsx.Node) -> int:
@@ -259,11 +272,25 @@ def _aliased_name(value: tsx.Node) -> str | None:
         if (
             len(positional) >= 2
             and positional[0].type in ("identifier", "attribute")
-            and positional[1].type in ("string", "concatenated_string")
+            and all(_is_text(arg) for arg in positional[1:])
         ):
             written = tsx.text(positional[0])
             return written if _DOTTED.match(written) else None
     return None
+
+
+def _is_text(node: tsx.Node) -> bool:
+    """A string built from literals: `"a"`, `r"a" "b"`, `"a" + f"b"`, `"{}".format(x)`."""
+    if node.type in ("string", "concatenated_string"):
+        return True
+    if node.type == "binary_operator":
+        return _is_text(node.child_by_field_name("left")) and _is_text(node.child_by_field_name("right"))
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return _is_text(node.named_children[0])
+    if node.type == "call":
+        function = node.child_by_field_name("function")
+        return function is not None and function.type == "attribute" and _is_text(function.child_by_field_name("object"))
+    return False
 
 
 def expand(dotted: str, bindings: dict[str, str]) -> str:

@@ -8,15 +8,15 @@ from __future__ import annotations
 import re
 from functools import cache
 
-import yaml
-
-from explorer.treesitter import GRAMMARS_DIR
+from explorer.workspace import GRAMMARS_DIR
 
 
 @cache
 def _patterns() -> tuple[re.Pattern[str], list[tuple[str, re.Pattern[str]]]]:
     """One regex that says whether any library matches (asked for every call site of a large
     tree), and one per library to say which."""
+    import yaml  # only when a file is parsed
+
     table = yaml.safe_load((GRAMMARS_DIR / "vendors.yaml").read_text(encoding="utf-8"))
     each = [(library, re.compile(rf"(?:{pattern})$")) for library, patterns in table.items() for pattern in patterns]
     any_library = re.compile("|".join(rf"(?:{regex.pattern})" for _, regex in each))

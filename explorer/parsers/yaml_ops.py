@@ -17,7 +17,6 @@ from explorer.model import Diagnostic, DispatchEntry, FileFacts, Language, Opera
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-OPERATOR_FILE_NAMES = ("native_functions.yaml",)
 NAMESPACE = "aten"
 
 

@@ -5,7 +5,9 @@ Ranking, best first:
    (the query is a run of word prefixes: `cudnn_conv` -> `cudnn_convolution_forward`),
    a substring, and last a subsequence (`cudnnconvfwd` -> `cudnnConvolutionForward`);
 2. within a tier, a score that rewards matches at word starts and consecutive characters;
-3. then library code before tests and type stubs, kinds a reader looks for first (classes, functions,
+3. among exact and prefix matches, library code before tests, examples and benchmarks;
+4. within a tier, operators and the C++ kernels their dispatch tables name first;
+5. then type stubs after code, kinds a reader looks for first (classes, functions,
    operators) before variables and namespaces, shorter qualified names, and the name itself,
    so the order is total and the same every time.
 Words split at `_`, at lower-to-upper case changes, at digits, and at `.` / `::` in paths.
@@ -30,7 +32,10 @@ _FETCH_GROUP = 50  # names whose symbols are fetched in one query
 _WORD_START = re.compile(r"(?<=[_.:\-])[A-Za-z0-9]|(?<=[a-z])[A-Z]|(?<=[A-Za-z])[0-9]|(?<=[A-Z])[A-Z](?=[a-z])|^.")
 _PATH_SEPARATOR = re.compile(r"::|\.")
 _SEPARATORS = re.compile(r"[_.:\-]")
-_TEST_PATH = re.compile(r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$")
+# Code around a library rather than in it: tests, benchmarks, examples, mobile demos, docs.
+_PERIPHERAL_PATH = re.compile(
+    r"(^|/)(tests?|testing|benchmarks?|examples?|android|ios|docs|scripts)(/|$)|(^|/)test_[^/]*$|_test\.\w+$"
+)
 
 _KIND_ORDER = {
     SymbolKind.CLASS: 0, SymbolKind.STRUCT: 0, SymbolKind.OPERATOR: 0, SymbolKind.FUNCTION: 1,
@@ -96,13 +101,18 @@ def search(store: IndexStore, query: str, limit: int = 20, where: SearchFilter =
         _collect(store, name_query, graded, qualifiers, where, limit, hits)
         if len(hits) >= limit:
             break
+    kernels = store.registered_kernels([hit.symbol.qname for hit in hits.values() if hit.symbol.lang.value in ("cpp", "cuda")])
+
+    def rank(hit: SearchHit) -> tuple:
+        return _rank(hit, hit.symbol.qname in kernels)
+
     if qualifiers:
         # `at::native::conv`: at::native::convolution before at::native::vulkan::ops::conv1d
         def depth(hit: SearchHit) -> int:
             return len(_PATH_SEPARATOR.split(hit.symbol.qname))
 
-        return sorted(hits.values(), key=lambda hit: (hit.tier, depth(hit), _rank(hit)))[:limit]
-    return sorted(hits.values(), key=_rank)[:limit]
+        return sorted(hits.values(), key=lambda hit: (hit.tier, depth(hit), rank(hit)))[:limit]
+    return sorted(hits.values(), key=rank)[:limit]
 
 
 def _collect(
@@ -158,15 +168,21 @@ def _wanted(symbol: Symbol, where: SearchFilter, qualifiers: list[str]) -> bool:
     return True
 
 
-def _rank(hit: SearchHit) -> tuple:
+def _rank(hit: SearchHit, registered_kernel: bool) -> tuple:
     symbol = hit.symbol
-    in_tests = bool(symbol.path and _TEST_PATH.search(symbol.path))
+    peripheral = bool(symbol.path and _PERIPHERAL_PATH.search(symbol.path))
     # Type stubs restate what is defined elsewhere (for torch._C, in generated code).
     is_stub = bool(symbol.path and symbol.path.endswith(".pyi"))
+    # Among names that contain the query whole (exact and prefix matches), library code
+    # comes before tests and examples: on a large tree, `conv2d` has dozens of test helpers.
+    contains_query = hit.tier <= MatchTier.PREFIX
     return (
+        not contains_query,
+        peripheral,
         hit.tier,
+        # operators, and the kernels their dispatch tables name, first: what runs for an op
+        not (registered_kernel or symbol.kind is SymbolKind.OPERATOR),
         -hit.score,
-        in_tests,
         is_stub,
         _KIND_ORDER.get(symbol.kind, 5),
         len(symbol.qname),

@@ -1,0 +1,92 @@
+"""Namespace extents of a C++ file, read from its tokens rather than its syntax tree.
+
+Preprocessor conditionals that split a statement (`#if X ... #else ... #endif` inside a
+function) can make tree-sitter's error recovery swallow everything after them, enclosing
+namespace included: in PyTorch's Convolution.cpp the whole `namespace at::native { ... }`
+becomes one ERROR node, and its functions would lose their `at::native::` prefix. Braces
+are more robust: this scanner skips comments, strings and character literals, counts braces
+only in the first branch of each conditional (as ctags does, so that branches which each open
+a brace stay balanced), and records where every named namespace opens and closes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from explorer.parsers.common import ScopeMap
+
+_TOKENS = re.compile(
+    rb"""
+      (?P<comment>//[^\n]*|/\*.*?\*/)
+    | (?P<raw>R"(?P<delimiter>[^()\\\s]{0,16})\(.*?\)(?P=delimiter)")
+    | (?P<string>"(?:\\.|[^"\\\n])*")
+    | (?P<char>'(?:\\.|[^'\\\n])+')
+    | (?P<directive>^[ \t]*\#[ \t]*(?P<directive_name>\w+)(?:\\\r?\n|[^\n])*)
+    | (?P<namespace>\bnamespace\b\s*(?P<name>[A-Za-z_][\w]*(?:\s*::\s*(?:inline\s+)?[A-Za-z_][\w]*)*)?\s*(?:\[\[[^\]]*\]\]\s*)?\{)
+    | (?P<open>\{)
+    | (?P<close>\})
+    """,
+    re.MULTILINE | re.DOTALL | re.VERBOSE,
+)
+_OPENS_CONDITIONAL = {b"if", b"ifdef", b"ifndef"}
+_SWITCHES_BRANCH = {b"else", b"elif", b"elifdef", b"elifndef"}
+
+
+@dataclass(frozen=True, slots=True)
+class NamespaceExtent:
+    qname: str  # at::native
+    start: int  # byte offset of the `namespace` keyword
+    end: int  # byte offset just past its closing brace (the end of the file if unclosed)
+
+
+def namespace_extents(source: bytes) -> list[NamespaceExtent]:
+    extents: list[NamespaceExtent] = []
+    # One entry per open brace: (namespace path it opens or None, where, names it added).
+    braces: list[tuple[str | None, int, int]] = []
+    path: list[str] = []
+    # One flag per open conditional: True once past its first branch, whose braces count.
+    conditionals: list[bool] = []
+
+    def close(end: int) -> None:
+        qname, start, added = braces.pop()
+        if qname is not None:
+            extents.append(NamespaceExtent(qname, start, end))
+        if added:
+            del path[-added:]
+
+    for token in _TOKENS.finditer(source):
+        kind = token.lastgroup
+        if kind == "directive":
+            name = token.group("directive_name")
+            if name in _OPENS_CONDITIONAL:
+                conditionals.append(False)
+            elif name in _SWITCHES_BRANCH and conditionals:
+                conditionals[-1] = True
+            elif name == b"endif" and conditionals:
+                conditionals.pop()
+        elif kind in ("comment", "raw", "string", "char") or any(conditionals):
+            continue
+        elif kind == "namespace":
+            written = token.group("name")
+            parts = [] if written is None else [
+                part.replace(b"inline", b"").strip().decode("ascii", "replace") for part in written.split(b"::")
+            ]
+            path.extend(parts)
+            braces.append(("::".join(path) if parts else None, token.start(), len(parts)))
+        elif kind == "open":
+            braces.append((None, token.start(), 0))
+        elif braces:  # a closing brace
+            close(token.end())
+    while braces:  # left open at the end of the file
+        close(len(source))
+    extents.sort(key=lambda extent: (extent.start, -extent.end))
+    return extents
+
+
+def namespace_map(extents: list[NamespaceExtent]) -> ScopeMap:
+    """Byte offset -> the innermost enclosing named namespace ("" outside any)."""
+    scopes = ScopeMap("")
+    for extent in extents:
+        scopes.add(extent.start, extent.end, extent.qname)
+    return scopes
