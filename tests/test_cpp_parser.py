@@ -184,3 +184,10 @@ def test_namespaces_survive_a_conditional_inside_an_expression():
         ("at::native::Params::use_fast", SymbolKind.METHOD, 3, 12),
         ("at::native::convolution", SymbolKind.FUNCTION, 14, 14),
     }
+
+
+def test_functions_returning_references_and_pointers_are_definitions():
+    source = b"namespace at::native {\nTensor& add_out(const Tensor& a, Tensor& out) { return out; }\nconst float* data(const Tensor& t) { return nullptr; }\nTensor&& moved(Tensor&& t) { return static_cast<Tensor&&>(t); }\n}\n"
+    assert [(s.qname, s.line) for s in parse(source).symbols if s.kind is SymbolKind.FUNCTION] == [
+        ("at::native::add_out", 2), ("at::native::data", 3), ("at::native::moved", 4),
+    ]

@@ -9,7 +9,8 @@ from __future__ import annotations
 from explorer.model import FileFacts, Language
 
 PYTHON_SUFFIXES = (".py", ".pyi")
-CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl")
+# .mm: Objective-C++ (Metal kernels); its C++ parts read well with the C++ grammar.
+CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl", ".mm")
 CUDA_SUFFIXES = (".cu", ".cuh")
 OPERATOR_FILE_NAMES = ("native_functions.yaml",)
 

@@ -49,7 +49,12 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
     _namespace_symbols(found, lang, facts, source, extents)
     _definitions(found, lang, facts, scopes, structured, namespaces)
     _calls(found, facts, scopes, source)
+    facts.symbols.sort(key=_source_order)
     return facts
+
+
+def _source_order(symbol: Symbol) -> tuple:
+    return (symbol.line or 0, symbol.kind.value, symbol.qname)
 
 
 _CPP_QUERIES = ("cpp/registrations", "cpp/definitions", "cpp/calls")
@@ -94,7 +99,8 @@ def _enclosing_names(node: tsx.Node, namespaces: ScopeMap | None) -> tuple[list[
 
 
 def _declared_name(declarator: tsx.Node | None) -> str | None:
-    """The name a function declarator introduces, looking through pointers and references."""
+    """The name a function declarator introduces, looking through pointers and references
+    (`Tensor& add_out(...)`: the grammar gives a reference declarator no field name)."""
     while declarator is not None:
         if declarator.type == "function_declarator":
             inner = declarator.child_by_field_name("declarator")
@@ -104,7 +110,10 @@ def _declared_name(declarator: tsx.Node | None) -> str | None:
                 declarator = inner
                 continue
             return strip_template_args(collapse(tsx.text(inner))).lstrip(":")
-        declarator = declarator.child_by_field_name("declarator")
+        if declarator.type in ("reference_declarator", "parenthesized_declarator"):
+            declarator = declarator.named_children[-1] if declarator.named_child_count else None
+        else:
+            declarator = declarator.child_by_field_name("declarator")
     return None
 
 

@@ -68,6 +68,7 @@ def parse_python(path: str, source: bytes) -> FileFacts:
     scopes = ScopeMap(module)
     _definitions(found, module, facts, bindings, scopes)
     _calls(found, facts, bindings, scopes, source)
+    facts.symbols.sort(key=lambda symbol: (symbol.line or 0, symbol.kind.value, symbol.qname))
     return facts
 
 
