@@ -1,0 +1,124 @@
+"""The same questions on a real PyTorch 2.4.0 source tree, when EXPLORER_REAL_TORCH names one.
+
+    EXPLORER_REAL_TORCH=/path/to/pytorch python3 -m pytest tests/test_real_torch.py
+
+Lines are those of PyTorch 2.4.0 (the MetaX-MACA/mcPytorch fork, whose own `#if
+defined(USE_MACA)` branches are checked too). Indexing the tree takes about half a minute.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from explorer.index.build import RefreshReport, refresh
+from explorer.index.store import IndexStore
+from explorer.query.details import describe
+from explorer.query.lookup import resolve
+from explorer.query.search import search
+
+REAL_TREE = os.environ.get("EXPLORER_REAL_TORCH")
+
+pytestmark = [
+    pytest.mark.real_torch,
+    pytest.mark.skipif(not REAL_TREE, reason="set EXPLORER_REAL_TORCH to a PyTorch 2.4.0 source tree"),
+]
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RefreshReport, IndexStore]]:
+    root = str(Path(REAL_TREE).resolve())
+    if (Path(root) / "version.txt").read_text().strip() != "2.4.0":
+        pytest.skip("the expected lines are those of PyTorch 2.4.0")
+    index_path = tmp_path_factory.mktemp("real-index") / "index.sqlite"
+    report = refresh(root, index_path)
+    store = IndexStore.open(index_path)
+    yield report, store
+    store.close()
+
+
+def test_the_whole_tree_is_indexed(indexed):
+    report, _ = indexed
+    assert report.stats.files > 8_500
+    assert report.stats.symbols > 190_000 and report.stats.calls > 1_000_000
+    assert [(d.path, d.reason) for d in report.skipped] == [
+        ("aten/src/ATen/native/SobolEngineOpsUtils.cpp", "larger than the 2.0 MiB limit (2.1 MiB)"),
+    ]
+    # valid Python the tree-sitter grammar cannot read yet: reported, not called syntax errors
+    assert [d.path for d in report.partial] == [
+        "torch/_functorch/_aot_autograd/runtime_wrappers.py",
+        "torch/distributed/elastic/rendezvous/utils.py",
+    ]
+
+
+def test_search_conv2d_finds_the_functional_alias_the_operators_and_the_kernels(indexed):
+    _, store = indexed
+    found = [(h.symbol.qname, h.symbol.path, h.symbol.line) for h in search(store, "conv2d")]
+    assert found[:2] == [
+        ("aten::conv2d", "aten/src/ATen/native/native_functions.yaml", 1707),
+        ("aten::conv2d.padding", "aten/src/ATen/native/native_functions.yaml", 1720),
+    ]
+    assert ("torch.nn.functional.conv2d", "torch/nn/functional.py", 87) in found[:5]
+    assert ("at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp", 945) in found
+    assert ("at::native::conv2d_padding_symint", "aten/src/ATen/native/Convolution.cpp", 1093) in found
+    assert ("torch.nn.modules.conv.Conv2d", "torch/nn/modules/conv.py", 311) in found
+    assert search(store, "Conv2d", 1)[0].symbol.qname == "torch.nn.modules.conv.Conv2d"
+    assert search(store, "cudnnconvfwd", 1)[0].symbol.qname == "cudnnConvolutionForward"
+
+
+def test_public_names_resolve_through_re_exports(indexed):
+    _, store = indexed
+    for name in ("torch.nn.Conv2d", "nn.Conv2d"):
+        [conv] = resolve(store, name).symbols
+        assert (conv.qname, conv.path, conv.line) == ("torch.nn.modules.conv.Conv2d", "torch/nn/modules/conv.py", 311)
+    [alias] = resolve(store, "F.conv2d").symbols
+    details = describe(store, REAL_TREE, alias)
+    assert [s.qname for s in details.resolves_to] == ["aten::conv2d", "aten::conv2d.padding"]
+
+
+def test_operator_dispatch_tables_reach_their_kernels(indexed):
+    _, store = indexed
+    [conv2d] = resolve(store, "aten::conv2d").symbols
+    rows = describe(store, REAL_TREE, conv2d).kernels
+    assert [(r.key, r.kernel, [(s.path, s.line) for s in r.definitions]) for r in rows] == [
+        ("CompositeImplicitAutograd", "at::native::conv2d_symint", [("aten/src/ATen/native/Convolution.cpp", 945)]),
+    ]
+    [addmm_out] = resolve(store, "aten::addmm.out").symbols
+    kernels = {r.key: [(s.path, s.line) for s in r.definitions] for r in describe(store, REAL_TREE, addmm_out).kernels}
+    assert kernels["CPU"] == [("aten/src/ATen/native/LinearAlgebra.cpp", 1618)]
+    assert kernels["CUDA"] == [("aten/src/ATen/native/cuda/Blas.cpp", 519)]  # TORCH_IMPL_FUNC(addmm_out_cuda)
+    assert kernels["MPS"] == [("aten/src/ATen/native/mps/operations/LinearAlgebra.mm", 676)]
+
+
+def test_most_dispatch_kernels_are_found(indexed):
+    _, store = indexed
+    total, defined = store.db.execute(
+        "SELECT COUNT(*), SUM(EXISTS (SELECT 1 FROM symbols s WHERE s.qname = d.kernel)) FROM dispatch d"
+    ).fetchone()
+    assert total > 4_000
+    # the rest are written by macros (FOREACH_BINARY_OP_SCALAR(add), CREATE_UNARY_TORCH_IMPL_FUNC(...))
+    assert defined / total > 0.78
+
+
+def test_both_sides_of_preprocessor_conditionals_are_indexed(indexed):
+    _, store = indexed
+    assert [(s.path, s.line) for s in resolve(store, "at::native::cudnn_convolution").symbols] == [
+        ("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 28),  # #if !AT_CUDNN_ENABLED()
+        ("aten/src/ATen/native/cudnn/ConvShared.cpp", 240),
+    ]
+    # the vendor fork's own branch: #if defined(USE_MACA)
+    assert [(s.path, s.line) for s in resolve(store, "at::native::cudnn_convolution_bias_fused").symbols] == [
+        ("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 42),
+        ("aten/src/ATen/native/cudnn/ConvShared.cpp", 819),
+    ]
+
+
+def test_vendor_calls_are_external_symbols(indexed):
+    _, store = indexed
+    [forward] = resolve(store, "cudnnConvolutionForward").symbols
+    details = describe(store, REAL_TREE, forward)
+    assert (forward.kind.value, forward.lang.value, forward.path) == ("external", "vendor", None)
+    assert details.first_call_site == ("aten/src/ATen/native/cudnn/Conv_v7.cpp", 759)
