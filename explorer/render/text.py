@@ -66,7 +66,7 @@ def details_text(console: Console, details: SymbolDetails) -> None:
         console.print(Text(f"  {symbol.signature}"))
     if details.operator is not None:
         _operator_text(console, details)
-    if symbol.target is not None:
+    if symbol.target is not None and details.operator is None:  # an operator's delegate is in its table
         console.print(Text(f"  refers to {symbol.target}"))
     for target in details.resolves_to:
         console.print(Text(f"    -> {target.kind.value} {target.qname}  {location(target)}"))
