@@ -42,6 +42,7 @@ class SymbolKind(StrEnum):
     META_FUNCTION = "meta_func"  # TORCH_META_FUNC(name): shape checks of a structured op
     DISPATCH_STUB = "dispatch_stub"  # DECLARE_DISPATCH / DEFINE_DISPATCH
     DISPATCH_REGISTRATION = "dispatch_registration"  # REGISTER_DISPATCH(stub, kernel)
+    MACRO = "macro"  # a function-like #define
     # YAML
     OPERATOR = "operator"
     # Vendor libraries, known only from their call sites

@@ -191,3 +191,49 @@ def test_functions_returning_references_and_pointers_are_definitions():
     assert [(s.qname, s.line) for s in parse(source).symbols if s.kind is SymbolKind.FUNCTION] == [
         ("at::native::add_out", 2), ("at::native::data", 3), ("at::native::moved", 4),
     ]
+
+
+MACROS = b"""\
+#define CREATE_UNARY_TORCH_IMPL_FUNC(func_out, func_stub) \\
+TORCH_IMPL_FUNC(func_out) (const Tensor& self, const Tensor& result) { \\
+  func_stub(device_type(), *this); \\
+}
+
+#define FOREACH_UNARY_OP(OP) \\
+  std::vector<Tensor> foreach_tensor_##OP##_slow(TensorList tensors) { \\
+    return map(tensors, #OP); \\
+  }
+
+namespace at::native {
+CREATE_UNARY_TORCH_IMPL_FUNC(acos_out, acos_stub)
+CREATE_UNARY_TORCH_IMPL_FUNC(asin_out, asin_stub)
+FOREACH_UNARY_OP(exp);
+
+void helper() {
+  FOREACH_UNARY_OP(inside_a_function_body_is_not_a_definition);
+}
+}
+"""
+
+
+def test_macros_that_define_kernels_are_expanded_where_invoked():
+    facts = parse(MACROS)
+    symbols = {(s.qname, s.kind, s.line) for s in facts.symbols}
+    assert symbols == {
+        ("CREATE_UNARY_TORCH_IMPL_FUNC", SymbolKind.MACRO, 1),
+        ("FOREACH_UNARY_OP", SymbolKind.MACRO, 6),
+        ("at::native", SymbolKind.NAMESPACE, 11),
+        ("at::native::acos_out", SymbolKind.STRUCTURED_KERNEL, 12),
+        ("at::native::asin_out", SymbolKind.STRUCTURED_KERNEL, 13),
+        ("at::native::foreach_tensor_exp_slow", SymbolKind.FUNCTION, 14),
+        ("at::native::helper", SymbolKind.FUNCTION, 16),
+    }
+    acos = next(s for s in facts.symbols if s.qname == "at::native::acos_out")
+    assert acos.signature == (
+        "TORCH_IMPL_FUNC(acos_out) (const Tensor& self, const Tensor& result)"
+        "  [from CREATE_UNARY_TORCH_IMPL_FUNC(...) at line 12]"
+    )
+    # the calls in the expansion belong to the generated kernel, at the invocation's line
+    generated = {(c.caller, c.callee, c.line, c.name_args) for c in facts.calls if c.caller.startswith("at::native::")}
+    assert ("at::native::acos_out", "acos_stub", 12, ()) in generated
+    assert ("at::native::foreach_tensor_exp_slow", "map", 14, ("tensors",)) in generated

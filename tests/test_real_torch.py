@@ -99,8 +99,11 @@ def test_most_dispatch_kernels_are_found(indexed):
         "SELECT COUNT(*), SUM(EXISTS (SELECT 1 FROM symbols s WHERE s.qname = d.kernel)) FROM dispatch d"
     ).fetchone()
     assert total > 4_000
-    # the rest are written by macros (FOREACH_BINARY_OP_SCALAR(add), CREATE_UNARY_TORCH_IMPL_FUNC(...))
-    assert defined / total > 0.78
+    # macros of the same file are expanded (CREATE_UNARY_TORCH_IMPL_FUNC(acos_out, acos_stub));
+    # most of the rest come from macros defined in headers, or live in files not indexed
+    assert defined / total > 0.91
+    [acos] = resolve(store, "at::native::acos_out").symbols
+    assert (acos.kind.value, acos.path, acos.line) == ("impl_func", "aten/src/ATen/native/UnaryOps.cpp", 321)
 
 
 def test_both_sides_of_preprocessor_conditionals_are_indexed(indexed):

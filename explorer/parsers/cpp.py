@@ -10,11 +10,13 @@ tree tree-sitter builds, so both are indexed.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from explorer import treesitter as tsx
 from explorer.model import CallKind, CallSite, FileFacts, Language, Symbol, SymbolKind
 from explorer.parsers.common import ScopeMap, collapse
+from explorer.parsers.cpp_macros import Macro, defines_code, find_invocations, macro_from_definition
 from explorer.parsers.cpp_namespaces import NamespaceExtent, namespace_extents, namespace_map
 
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
@@ -36,7 +38,7 @@ def strip_template_args(name: str) -> str:
     return name
 
 
-def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFacts:
+def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_macros: bool = True) -> FileFacts:
     tree = tsx.parse(lang, source)
     root = tree.root_node
     facts = FileFacts(path=path, lang=lang)
@@ -49,6 +51,9 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
     _namespace_symbols(found, lang, facts, source, extents)
     _definitions(found, lang, facts, scopes, structured, namespaces)
     _calls(found, facts, scopes, source)
+    macros = _macros(found, lang, facts)
+    if expand_macros and macros:
+        _macro_definitions(root, source, lang, facts, scopes, namespaces, macros)
     facts.symbols.sort(key=_source_order)
     return facts
 
@@ -260,6 +265,59 @@ def _namespace_symbols(
             Symbol(qname, qname.rsplit("::", 1)[-1], SymbolKind.NAMESPACE, lang, facts.path, line, end_line,
                    f"namespace {qname}")
         )
+
+
+def _macros(found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts) -> list[Macro]:
+    """Record function-like macros; return those whose body can define code."""
+    expandable = []
+    for node in found.get("definition.macro", []):
+        name, parameters = node.child_by_field_name("name"), node.child_by_field_name("parameters")
+        if name is None or parameters is None:
+            continue
+        value = node.child_by_field_name("value")
+        macro = macro_from_definition(tsx.text(name), tsx.text(parameters), tsx.text(value) if value else "", tsx.line(node))
+        facts.symbols.append(
+            Symbol(macro.name, macro.name, SymbolKind.MACRO, lang, facts.path, tsx.line(node), tsx.end_line(node),
+                   f"#define {macro.name}{collapse(tsx.text(parameters))}")
+        )
+        if defines_code(macro):
+            expandable.append(macro)
+    return expandable
+
+
+def _macro_definitions(
+    root: tsx.Node,
+    source: bytes,
+    lang: Language,
+    facts: FileFacts,
+    scopes: ScopeMap,
+    namespaces: ScopeMap | None,
+    macros: list[Macro],
+) -> None:
+    """Index what the file's macros define where it invokes them at namespace level: the
+    expansion is parsed on its own, then placed at the invocation (its line, its namespace)."""
+    outside_functions = lambda offset: scopes.innermost(offset) == facts.path  # noqa: E731
+    for invocation in find_invocations(source, macros, outside_functions):
+        node = root.descendant_for_byte_range(invocation.start, invocation.start)
+        scope, _ = _enclosing_names(node, namespaces) if node is not None else ([], False)
+        expanded = parse_cpp(facts.path, invocation.text, lang, expand_macros=False)
+        origin = f"{invocation.macro.name}(...) at line {invocation.line}"
+        for symbol in expanded.symbols:
+            if symbol.kind in (SymbolKind.MACRO, SymbolKind.NAMESPACE):
+                continue
+            facts.symbols.append(
+                dataclasses.replace(
+                    symbol,
+                    qname=_qualify(scope, symbol.qname),
+                    line=invocation.line,
+                    end_line=invocation.end_line,
+                    signature=f"{symbol.signature}  [from {origin}]",
+                    target=_qualify(scope, symbol.target) if symbol.target and "::" not in symbol.target else symbol.target,
+                )
+            )
+        for call in expanded.calls:
+            caller = facts.path if call.caller == facts.path else _qualify(scope, call.caller)
+            facts.calls.append(call._replace(caller=caller, line=invocation.line, column=0))
 
 
 def _looks_like_member(name: str) -> bool:
