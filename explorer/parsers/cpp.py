@@ -44,12 +44,11 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     facts = FileFacts(path=path, lang=lang)
     scopes = ScopeMap(path)  # code outside any function is attributed to the file
     # Where error recovery may have swallowed a namespace, braces say where it is.
-    extents = namespace_extents(source) if root.has_error else None
-    namespaces = namespace_map(extents) if extents is not None else None
+    namespaces = _RecoveredNamespaces(source) if root.has_error else None
     found = tsx.captures(tsx.query(lang, *_QUERIES[lang]), root)
     structured = _registrations(found, lang, facts, scopes, namespaces)
-    _namespace_symbols(found, lang, facts, source, extents)
     _definitions(found, lang, facts, scopes, structured, namespaces)
+    _namespace_symbols(found, lang, facts, source, namespaces)
     _calls(found, facts, scopes, source)
     macros = _macros(found, lang, facts)
     if expand_macros and macros:
@@ -72,19 +71,50 @@ _QUERIES = {
 # -- scopes and names ----------------------------------------------------------------------
 
 
-def _enclosing_names(node: tsx.Node, namespaces: ScopeMap | None) -> tuple[list[str], bool]:
+class _RecoveredNamespaces:
+    """Namespaces by brace scan, computed on first need: for a definition that error recovery
+    left inside an ERROR node, whose namespace ancestors in the tree may be gone."""
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self._extents: list[NamespaceExtent] | None = None
+        self._map: ScopeMap | None = None
+
+    @property
+    def scanned(self) -> bool:
+        return self._extents is not None
+
+    @property
+    def extents(self) -> list[NamespaceExtent]:
+        if self._extents is None:
+            self._extents = namespace_extents(self.source)
+        return self._extents
+
+    def at(self, offset: int) -> str:
+        if self._map is None:
+            self._map = namespace_map(self.extents)
+        return self._map.innermost(offset)
+
+
+def _enclosing_names(node: tsx.Node, namespaces: _RecoveredNamespaces | None) -> tuple[list[str], bool]:
     """Names of the namespaces and classes around `node`, outermost first, and whether the
     nearest one is a class. Anonymous namespaces add no name: their members are reached by
-    their plain name from the rest of the file. With `namespaces` (a file the parser had to
-    recover from errors in) the namespaces come from it, the classes from the tree."""
+    their plain name from the rest of the file. In a file with errors, a node inside an ERROR
+    node or outside any namespace node takes its namespaces from the brace scan (error
+    recovery may have lost them), its classes from the tree."""
     names: list[str] = []
+    tree_namespaces: list[int] = []  # positions in `names` that came from namespace nodes
+    in_error = False
     in_class: bool | None = None
     parent = node.parent
     while parent is not None:
         kind = parent.type
-        if kind == "namespace_definition" and namespaces is None:
+        if kind == "ERROR":
+            in_error = True
+        if kind == "namespace_definition":
             name = parent.child_by_field_name("name")
             if name is not None:
+                tree_namespaces.append(len(names))
                 names.append(tsx.text(name).replace(" ", ""))
             if in_class is None:
                 in_class = False
@@ -95,11 +125,11 @@ def _enclosing_names(node: tsx.Node, namespaces: ScopeMap | None) -> tuple[list[
                 if in_class is None:
                     in_class = True
         parent = parent.parent
+    if namespaces is not None and (in_error or not tree_namespaces):
+        classes = [name for index, name in enumerate(names) if index not in tree_namespaces]
+        enclosing = namespaces.at(node.start_byte)
+        names = [*reversed(classes), *(reversed(enclosing.split("::")) if enclosing else [])]
     names.reverse()
-    if namespaces is not None:
-        enclosing = namespaces.innermost(node.start_byte)
-        if enclosing:
-            names[:0] = enclosing.split("::")
     return names, bool(in_class)
 
 
@@ -146,7 +176,7 @@ def _macro_arguments(arguments: tsx.Node) -> list[str]:
 
 
 def _registrations(
-    found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap, namespaces: ScopeMap | None
+    found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap, namespaces: _RecoveredNamespaces | None
 ) -> set[int]:
     """Record macro registrations; return the ids of function nodes they account for."""
     accounted: set[int] = set()
@@ -200,7 +230,7 @@ def _definitions(
     facts: FileFacts,
     scopes: ScopeMap,
     skip: set[int],
-    namespaces: ScopeMap | None,
+    namespaces: _RecoveredNamespaces | None,
 ) -> None:
     for tag, kind in _CONTAINER_KINDS.items():
         for node in found.get(tag, []):
@@ -243,12 +273,13 @@ def _namespace_symbols(
     lang: Language,
     facts: FileFacts,
     source: bytes,
-    extents: list[NamespaceExtent] | None,
+    namespaces: _RecoveredNamespaces | None,
 ) -> None:
-    """One symbol per named namespace the file opens (a namespace reopened is one symbol),
-    from the tree, or from the brace scan where the tree lost them."""
+    """One symbol per named namespace the file opens (a namespace reopened is one symbol):
+    from the brace scan where definitions needed it (the tree lost namespaces there), else
+    from the tree."""
     opened: dict[str, tuple[int, int]] = {}
-    if extents is None:
+    if namespaces is None or not namespaces.scanned:
         for node in found.get("definition.namespace", []):
             name_node = node.child_by_field_name("name")
             if name_node is None:
@@ -257,7 +288,7 @@ def _namespace_symbols(
             qname = _qualify(scope, tsx.text(name_node).replace(" ", ""))
             opened.setdefault(qname, (tsx.line(node), tsx.end_line(node)))
     else:
-        for extent in extents:
+        for extent in namespaces.extents:
             first = source.count(b"\n", 0, extent.start) + 1
             opened.setdefault(extent.qname, (first, first + source.count(b"\n", extent.start, max(extent.start, extent.end - 1))))
     for qname, (line, end_line) in opened.items():
@@ -291,7 +322,7 @@ def _macro_definitions(
     lang: Language,
     facts: FileFacts,
     scopes: ScopeMap,
-    namespaces: ScopeMap | None,
+    namespaces: _RecoveredNamespaces | None,
     macros: list[Macro],
 ) -> None:
     """Index what the file's macros define where it invokes them at namespace level: the

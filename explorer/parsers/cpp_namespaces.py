@@ -18,6 +18,8 @@ from explorer.parsers.common import ScopeMap
 
 _TOKENS = re.compile(
     rb"""
+    (?=[/R"'\#n{}\ \t])  # every token starts with one of these: lets the scan skip the rest fast
+    (?:
       (?P<comment>//[^\n]*|/\*.*?\*/)
     | (?P<raw>R"(?P<delimiter>[^()\\\s]{0,16})\(.*?\)(?P=delimiter)")
     | (?P<string>"(?:\\.|[^"\\\n])*")
@@ -26,6 +28,7 @@ _TOKENS = re.compile(
     | (?P<namespace>\bnamespace\b\s*(?P<name>[A-Za-z_][\w]*(?:\s*::\s*(?:inline\s+)?[A-Za-z_][\w]*)*)?\s*(?:\[\[[^\]]*\]\]\s*)?\{)
     | (?P<open>\{)
     | (?P<close>\})
+    )
     """,
     re.MULTILINE | re.DOTALL | re.VERBOSE,
 )
