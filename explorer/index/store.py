@@ -243,6 +243,8 @@ class IndexStore:
         return cls(path, connection)
 
     def finish_bulk(self) -> None:
+        # Index builds sort; let SQLite sort on every core (the parsers are done by now).
+        self.db.execute(f"PRAGMA threads = {min(os.cpu_count() or 1, 8)}")
         self.db.executescript(_INDEXES)
         self.db.execute("PRAGMA journal_mode = WAL")
 
