@@ -310,3 +310,27 @@ def test_two_indexers_at_once_leave_one_consistent_index(tmp_path: Path):
     outputs = [run.communicate()[0].strip() for run in runs]
     assert [run.returncode for run in runs] == [0, 0]
     assert outputs == ["150 300 150", "150 300 150"]
+
+
+IGNORE_LINES = [
+    "*.pyc", "build/", "/dist", "docs/src/**/*", "*/**/*.so*", "GRTAGS", "aten/build/",
+    ".coverage.*", "!keep.pyc", "torch/lib/tmp_*", "*.egg-info/", "sccache-stats*.json",
+]
+
+
+@pytest.mark.parametrize("path, ignored", [
+    ("a.pyc", True), ("pkg/a.pyc", True), ("pkg/keep.pyc", False), ("build/", True), ("x/build/", True),
+    ("build", False), ("dist", True), ("pkg/dist", False), ("docs/src/a/b.py", True), ("docs/a.py", False),
+    ("libx.so", False), ("lib/libx.so.1", True), ("GRTAGS", True), ("pkg/GRTAGS", True), ("aten/build/", True),
+    ("x/aten/build/", True), ("aten/builds/", False), (".coverage.1", True), ("torch/lib/tmp_install/", True), ("torch/lib/x", False),
+    ("explorer.egg-info/", True), ("sccache-stats-1.json", True), ("src/model.py", False),
+])
+def test_gitignore_matching_agrees_with_git_semantics(path, ignored):
+    import pathspec
+
+    from explorer.index.files import _GitIgnoreFile
+
+    rules = _GitIgnoreFile(IGNORE_LINES)
+    assert bool(rules.verdict(path)) is ignored
+    # the fast matcher and pathspec's line-by-line reading agree
+    assert bool(pathspec.GitIgnoreSpec.from_lines(IGNORE_LINES).check_file(path).include) is ignored

@@ -7,8 +7,9 @@
    renamed into place when complete);
 3. read and parse the changed files, in worker processes when there are many;
    a file whose content hash did not change only has its stat updated;
-4. write each batch of files in one transaction (a file and its facts land together);
-5. drop files that disappeared, then rebuild derived tables (vendor symbols).
+4. drop files that disappeared; write each batch of parsed files in one transaction (a file
+   and its facts land together);
+5. rebuild the derived tables (vendor symbols, search names).
 Nothing in the tree is imported or executed: files are only read as bytes.
 """
 
@@ -21,7 +22,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.index.files import SourceFile, UnreadableFile, WalkOptions, read_source, walk
@@ -46,7 +47,6 @@ class RefreshReport:
     partial: list[Diagnostic]  # indexed, but with a problem (syntax errors, bad YAML entries)
     seconds: float
     rebuilt_because: str | None = None
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +218,8 @@ def _parse_one(task: tuple[SourceFile, int, str | None]) -> _Parsed:
         facts = parse_file(source.path, source.lang, data)
     except RecursionError:
         return _Parsed(source, file_id, content_hash, unreadable="nested too deeply to parse")
+    except Exception as error:  # a parser bug must not stop the rest of the tree
+        return _Parsed(source, file_id, content_hash, unreadable=f"parser failed ({type(error).__name__}: {error})")
     fatal = next((d.reason for d in facts.diagnostics if d.skipped), None)
     if fatal is not None:
         return _Parsed(source, file_id, content_hash, unreadable=fatal)

@@ -47,9 +47,6 @@ class WalkOptions:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
 
 
-_ANY_FOLDER_PREFIX = "^(?:.+/)?"
-
-
 class _GitIgnoreFile:
     """One `.gitignore`, matched with a few combined regular expressions instead of pattern
     by pattern: discovery asks this for every file of the tree, and large trees have large
@@ -59,6 +56,7 @@ class _GitIgnoreFile:
     Patterns without a slash (`*.pyc`, `build/`) match a single path component. Discovery
     checks every folder before entering it, so for those it is enough to match the last
     component, which is much cheaper than trying every folder boundary of the path."""
+
 
     def __init__(self, lines: list[str]) -> None:
         import pathspec  # only for trees that have ignore files
@@ -73,13 +71,7 @@ class _GitIgnoreFile:
             regex = getattr(pattern, "regex", None)
             if pattern.include is not include or regex is None:
                 continue
-            source = regex.pattern.replace("(?P<ps_d>", "(?:")
-            rest = source[len(_ANY_FOLDER_PREFIX):]
-            if source.startswith(_ANY_FOLDER_PREFIX) and "/" not in rest.replace("(?:/)", ""):
-                matcher.add_name_pattern(rest)
-            else:
-                # Anchor at the start, so `match` tries one position, not every one.
-                matcher.by_path.append(source if source.startswith("^") else f"^.*?(?:{source})")
+            matcher.add(regex.pattern.replace("(?P<ps_d>", "(?:"))
         matcher.compile()
         return matcher
 
@@ -98,22 +90,22 @@ class _GitIgnoreFile:
 
 _FILE_OR_FOLDER = "(?:(?:/)|$)"
 _FOLDER_ONLY = "(?:/)"
+_ANY_DEPTH = "^(?:.+/)?"  # `name`: a component anywhere
+_BELOW_TOP = "^[^/]+(?:/.+)?/"  # `*/**/name`: a component below the top folder
 _LITERAL = re.compile(r"(?:[^\\\[\](){}.*+?^$|]|\\.)+$")
+_LEADING_FOLDER = re.compile(r"\^((?:[\w\-]|\\.)+)(?=/|\(\?:)")
 
 
-class _Matcher:
-    """Matches the patterns of one polarity: literal names by set lookup (`GRTAGS`, `build/`),
-    `*.ext` by suffix, the rest by one combined regex on the name or the whole path."""
+class _ComponentRules:
+    """Patterns that match one path component: literal names by set lookup (`GRTAGS`,
+    `build/`), `*.ext` by suffix, the rest by one combined regex."""
 
     def __init__(self) -> None:
         self.names: set[str] = set()  # "build" matches a file or folder, "build/" a folder
         self.suffixes: list[str] = []
-        self.by_name: list[str] = []
-        self.by_path: list[str] = []
-        self._name_regex: re.Pattern[str] | None = None
-        self._path_regex: re.Pattern[str] | None = None
+        self.patterns: list[str] = []
 
-    def add_name_pattern(self, source: str) -> None:
+    def add(self, source: str) -> None:
         for ending, folder_only in ((_FILE_OR_FOLDER, False), (_FOLDER_ONLY, True)):
             if source.endswith(ending):
                 core = source[: -len(ending)]
@@ -125,26 +117,67 @@ class _Matcher:
                         self.suffixes.append(text)
                         return
                     if not star:
-                        self.names.add(text + "/" if folder_only else text)
+                        self.names.add(text + "/")
                         if not folder_only:
-                            self.names.add(text + "/")
+                            self.names.add(text)
                         return
-        self.by_name.append("^" + source)
+        self.patterns.append("^" + source)
 
     def compile(self) -> None:
-        self._name_regex = _alternation(self.by_name)
-        self._path_regex = _alternation(self.by_path)
+        self._regex = _alternation(self.patterns)
         self._suffixes = tuple(self.suffixes)
 
-    def matches(self, path: str, name: str) -> bool:
+    def matches(self, name: str) -> bool:
         if name in self.names:
             return True
-        bare = name[:-1] if name.endswith("/") else name
-        if self._suffixes and bare.endswith(self._suffixes):
+        if self._suffixes and (name[:-1] if name.endswith("/") else name).endswith(self._suffixes):
             return True
-        if self._name_regex is not None and self._name_regex.match(name) is not None:
+        return self._regex is not None and self._regex.match(name) is not None
+
+
+class _Matcher:
+    """The patterns of one polarity (ignoring, or re-including). Component patterns are
+    matched on the last component (anywhere, or only below the top folder); the rest on the
+    whole path, grouped by their literal first folder (`aten/build/`), so a path meets only
+    the patterns that can apply to it."""
+
+    def __init__(self) -> None:
+        self.anywhere = _ComponentRules()
+        self.below_top = _ComponentRules()
+        self.by_folder: dict[str, list[str]] = {}
+        self.other: list[str] = []
+
+    def add(self, source: str) -> None:
+        for prefix, rules in ((_ANY_DEPTH, self.anywhere), (_BELOW_TOP, self.below_top)):
+            rest = source[len(prefix):]
+            if source.startswith(prefix) and "/" not in rest.replace("(?:/)", "").replace("[^/]", ""):
+                rules.add(rest)
+                return
+        leading = _LEADING_FOLDER.match(source)
+        if leading is not None:
+            folder = re.sub(r"\\(.)", r"\1", leading.group(1))
+            self.by_folder.setdefault(folder, []).append(source)
+        else:
+            # Anchor at the start, so `match` tries one position, not every one.
+            self.other.append(source if source.startswith("^") else f"^.*?(?:{source})")
+
+    def compile(self) -> None:
+        self.anywhere.compile()
+        self.below_top.compile()
+        self._by_folder = {folder: _alternation(sources) for folder, sources in self.by_folder.items()}
+        self._other = _alternation(self.other)
+
+    def matches(self, path: str, name: str) -> bool:
+        if self.anywhere.matches(name):
             return True
-        return self._path_regex is not None and self._path_regex.match(path) is not None
+        nested = "/" in path.rstrip("/")
+        if nested and self.below_top.matches(name):
+            return True
+        if self._by_folder:
+            folder_regex = self._by_folder.get(path.split("/", 1)[0])
+            if folder_regex is not None and folder_regex.match(path) is not None:
+                return True
+        return self._other is not None and self._other.match(path) is not None
 
 
 def _alternation(sources: list[str]) -> re.Pattern[str] | None:
