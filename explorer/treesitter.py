@@ -76,5 +76,21 @@ def end_line(node: Node) -> int:
     return row + 1 if column > 0 or row == node.start_point[0] else row
 
 
-def text(node: Node) -> str:
+def text(node: Node | None) -> str:
+    """A node's source text ("" for a missing node)."""
+    if node is None or node.text is None:
+        return ""
     return node.text.decode("utf-8", errors="replace")
+
+
+def head(node: Node, end_byte: int) -> str:
+    """The node's source text up to `end_byte` (a header before a body)."""
+    return (node.text or b"")[: end_byte - node.start_byte].decode("utf-8", errors="replace")
+
+
+def field(node: Node, name: str) -> Node:
+    """A child field that the grammar (or the query that found `node`) guarantees."""
+    child = node.child_by_field_name(name)
+    if child is None:
+        raise ValueError(f"{node.type} at line {line(node)} has no {name}")
+    return child

@@ -159,7 +159,7 @@ def _qualify(scope: list[str], name: str) -> str:
 def _signature(node: tsx.Node) -> str:
     body = node.child_by_field_name("body")
     end = body.start_byte if body is not None else node.end_byte
-    header = collapse(node.text[: end - node.start_byte].decode("utf-8", "replace"))
+    header = collapse(tsx.head(node, end))
     return header if len(header) <= 300 else header[:297] + "..."
 
 
@@ -181,9 +181,9 @@ def _registrations(
     """Record macro registrations; return the ids of function nodes they account for."""
     accounted: set[int] = set()
     for node in found.get("registration.structured", []):
-        macro_call = node.child_by_field_name("declarator").child_by_field_name("declarator")
+        macro_call = tsx.field(tsx.field(node, "declarator"), "declarator")
         macro = tsx.text(macro_call.child_by_field_name("declarator"))
-        args = _macro_arguments(macro_call.child_by_field_name("parameters"))
+        args = _macro_arguments(tsx.field(macro_call, "parameters"))
         if not args:
             continue
         scope, _ = _enclosing_names(node, namespaces)
@@ -200,7 +200,7 @@ def _registrations(
 
     for node in found.get("registration.dispatch", []):
         macro = tsx.text(node.child_by_field_name("function"))
-        args = _macro_arguments(node.child_by_field_name("arguments"))
+        args = _macro_arguments(tsx.field(node, "arguments"))
         if not args:
             continue
         scope, _ = _enclosing_names(node, namespaces)
@@ -239,8 +239,7 @@ def _definitions(
                 continue
             name = strip_template_args(tsx.text(name_node))
             scope, _ = _enclosing_names(node, namespaces)
-            body_start = node.child_by_field_name("body").start_byte
-            header = collapse(node.text[: body_start - node.start_byte].decode("utf-8", "replace"))
+            header = collapse(tsx.head(node, tsx.field(node, "body").start_byte))
             facts.symbols.append(
                 Symbol(_qualify(scope, name), name.rsplit("::", 1)[-1], kind, lang, facts.path,
                        tsx.line(node), tsx.end_line(node), header[:300])
@@ -250,14 +249,14 @@ def _definitions(
     for node in found.get("definition.function", []):
         if node.id in skip:
             continue
-        name = _declared_name(node.child_by_field_name("declarator"))
-        if not name:
+        declared = _declared_name(node.child_by_field_name("declarator"))
+        if not declared:
             continue
         scope, in_class = _enclosing_names(node, namespaces)
-        qname = _qualify(scope, name)
+        qname = _qualify(scope, declared)
         if node.id in kernels:
             kind = SymbolKind.KERNEL
-        elif in_class or _looks_like_member(name):
+        elif in_class or _looks_like_member(declared):
             kind = SymbolKind.METHOD
         else:
             kind = SymbolKind.FUNCTION
@@ -399,7 +398,7 @@ def _name_arguments_by_list(names: list[tsx.Node]) -> dict[int, tuple[str, ...]]
             holder = holder.parent  # &kernel
         if holder is None:
             continue
-        written = node.text.decode("utf-8", "replace")
+        written = tsx.text(node)
         if len(written) <= 120:
             by_list.setdefault(holder.start_byte, []).append(strip_template_args(written.replace(" ", "")))
     return {start: tuple(names) for start, names in by_list.items()}

@@ -162,7 +162,7 @@ def _definitions(
             kind = SymbolKind.METHOD
         body = node.child_by_field_name("body")
         header_end = body.start_byte if body is not None else node.end_byte
-        signature = collapse(node.text[: header_end - node.start_byte].decode("utf-8", "replace")).rstrip(":")
+        signature = collapse(tsx.head(node, header_end)).rstrip(":")
         facts.symbols.append(
             Symbol(qname, name, kind, Language.PYTHON, facts.path, tsx.line(node), tsx.end_line(node), signature)
         )
@@ -285,12 +285,12 @@ def _is_text(node: tsx.Node) -> bool:
     if node.type in ("string", "concatenated_string"):
         return True
     if node.type == "binary_operator":
-        return _is_text(node.child_by_field_name("left")) and _is_text(node.child_by_field_name("right"))
+        return _is_text(tsx.field(node, "left")) and _is_text(tsx.field(node, "right"))
     if node.type == "parenthesized_expression" and node.named_child_count == 1:
         return _is_text(node.named_children[0])
     if node.type == "call":
         function = node.child_by_field_name("function")
-        return function is not None and function.type == "attribute" and _is_text(function.child_by_field_name("object"))
+        return function is not None and function.type == "attribute" and _is_text(tsx.field(function, "object"))
     return False
 
 
@@ -350,7 +350,7 @@ def _name_arguments_by_list(names: list[tsx.Node]) -> dict[int, tuple[str, ...]]
             holder = holder.parent
         if holder is None:
             continue
-        written = node.text.decode("utf-8", "replace")
+        written = tsx.text(node)
         if _DOTTED.match(written):
             by_list.setdefault(holder.start_byte, []).append(written)
     return {start: tuple(names) for start, names in by_list.items()}
