@@ -85,8 +85,9 @@ class CallSite(NamedTuple):
     line: int
     column: int  # 0-based, as tree-sitter reports it
     kind: CallKind = CallKind.CALL
-    # Plain names passed as arguments: a function handed to another function counts as
-    # called by it (`split_batch_dim_to_32bit_out(..., raw_..._32bit)`, `self._apply(convert)`).
+    # C++: plain names passed as arguments, since a function handed to another function
+    # counts as called by it (`split_batch_dim_to_32bit_out(..., raw_..._32bit)`). Python
+    # arguments are read by the precise per-file analysis instead.
     name_args: tuple[str, ...] = ()
 
 

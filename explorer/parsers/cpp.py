@@ -398,7 +398,7 @@ def _name_arguments_by_list(names: list[tsx.Node]) -> dict[int, tuple[str, ...]]
             holder = holder.parent  # &kernel
         if holder is None:
             continue
-        written = tsx.text(node)
+        written = (node.text or b"").decode("utf-8", "replace")  # hot: no helper call
         if len(written) <= 120:
             by_list.setdefault(holder.start_byte, []).append(strip_template_args(written.replace(" ", "")))
     return {start: tuple(names) for start, names in by_list.items()}

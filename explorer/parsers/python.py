@@ -310,7 +310,6 @@ def _calls(
     found: dict[str, list[tsx.Node]], facts: FileFacts, bindings: dict[str, str], scopes: ScopeMap, source: bytes
 ) -> None:
     # The hot loop of indexing a large tree (a million call sites): kept to plain operations.
-    arguments = _name_arguments_by_list(found.get("name_argument", []))
     append = facts.calls.append
     innermost = scopes.innermost
     for kind, capture in ((CallKind.CALL, "callee"), (CallKind.DECORATOR, "decorator_callee")):
@@ -335,22 +334,5 @@ def _calls(
                     row + 1,
                     column if is_call else column - 1,  # a decorator starts at its `@`
                     kind,
-                    # the argument list begins where the callee ends
-                    arguments.get(end, ()) if is_call else (),
                 )
             )
-
-
-def _name_arguments_by_list(names: list[tsx.Node]) -> dict[int, tuple[str, ...]]:
-    """Names passed as arguments, keyed by the start of the argument list they are in."""
-    by_list: dict[int, list[str]] = {}
-    for node in sorted(names, key=lambda name: name.start_byte):
-        holder = node.parent
-        if holder is not None and holder.type == "keyword_argument":
-            holder = holder.parent
-        if holder is None:
-            continue
-        written = tsx.text(node)
-        if _DOTTED.match(written):
-            by_list.setdefault(holder.start_byte, []).append(written)
-    return {start: tuple(names) for start, names in by_list.items()}
