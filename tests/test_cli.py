@@ -175,3 +175,12 @@ def test_index_verbose_lists_skipped_files(tmp_path: Path):
     assert lines[1] == "Skipped 1 file; 1 problem in indexed files"
     assert lines[2] == "  skipped bad.py: binary content"
     assert lines[3].startswith("  problem broken.py: syntax error at line 1: ")
+
+
+def test_an_index_that_cannot_be_written_is_a_one_line_error(tmp_path: Path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = run("search", "conv2d", "--index", str(blocker / "index.sqlite"))
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: cannot write the index at {blocker / 'index.sqlite'}: ")
+    assert result.stderr.count("\n") == 1

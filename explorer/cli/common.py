@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -58,14 +59,17 @@ def reports_errors(command: F) -> F:
 
 def refresh_index(root: str, index_path: Path, **options: object) -> RefreshReport:
     """Bring the index up to date, with a progress bar when stderr is a terminal."""
-    with _progress() as progress:
-        return refresh(
-            root,
-            index_path,
-            progress=progress,
-            on_wait=lambda: stderr.print("waiting for another explorer process indexing this tree..."),
-            **options,  # type: ignore[arg-type]
-        )
+    try:
+        with _progress() as progress:
+            return refresh(
+                root,
+                index_path,
+                progress=progress,
+                on_wait=lambda: stderr.print("waiting for another explorer process indexing this tree..."),
+                **options,  # type: ignore[arg-type]
+            )
+    except (OSError, sqlite3.Error) as error:
+        raise ExplorerError(f"cannot write the index at {index_path}: {error}") from None
 
 
 @contextmanager
