@@ -5,7 +5,14 @@ from __future__ import annotations
 import bisect
 import re
 
+from explorer.model import Symbol
+
 _WHITESPACE = re.compile(r"\s+")
+
+
+def source_order(symbol: Symbol) -> tuple[int, str, str]:
+    """Symbols of a file in the order they appear (then by kind and name: deterministic)."""
+    return (symbol.line or 0, symbol.kind.value, symbol.qname)
 
 
 def collapse(text: str) -> str:

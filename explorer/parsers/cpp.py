@@ -4,8 +4,9 @@ What it records: namespaces, classes, structs, enums, function and method defini
 their namespace path (`at::native::cudnn_convolution`), CUDA `__global__` kernels, the macro
 registrations PyTorch wires kernels with (TORCH_IMPL_FUNC, TORCH_META_FUNC, DECLARE/DEFINE/
 REGISTER_DISPATCH), and every call site: plain calls, kernel launches, and plain names passed
-as arguments (function pointers). Both sides of a preprocessor conditional are part of the
-tree tree-sitter builds, so both are indexed.
+as arguments (function pointers), function-like macros, and what a file's own macros
+define where it invokes them. Both sides of a preprocessor conditional are part of the tree
+tree-sitter builds, so both are indexed.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 
 from explorer import treesitter as tsx
 from explorer.model import CallKind, CallSite, FileFacts, Language, Symbol, SymbolKind
-from explorer.parsers.common import ScopeMap, collapse
+from explorer.parsers.common import ScopeMap, collapse, source_order
 from explorer.parsers.cpp_macros import Macro, defines_code, find_invocations, macro_from_definition
 from explorer.parsers.cpp_namespaces import NamespaceExtent, namespace_extents, namespace_map
 
@@ -39,6 +40,14 @@ def strip_template_args(name: str) -> str:
 
 
 def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_macros: bool = True) -> FileFacts:
+    """The steps, in order:
+    1. parse, and run the queries of grammars/cpp (and grammars/cuda) once;
+    2. macro registrations first, since TORCH_IMPL_FUNC bodies look like odd functions;
+    3. definitions, qualified by namespaces and classes (namespaces from a brace scan where
+       error recovery lost them);
+    4. call sites, attributed to the innermost definition around them;
+    5. function-like macros, expanded where invoked at namespace level (not in expansions).
+    """
     tree = tsx.parse(lang, source)
     root = tree.root_node
     facts = FileFacts(path=path, lang=lang)
@@ -53,12 +62,8 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     macros = _macros(found, lang, facts)
     if expand_macros and macros:
         _macro_definitions(root, source, lang, facts, scopes, namespaces, macros)
-    facts.symbols.sort(key=_source_order)
+    facts.symbols.sort(key=source_order)
     return facts
-
-
-def _source_order(symbol: Symbol) -> tuple:
-    return (symbol.line or 0, symbol.kind.value, symbol.qname)
 
 
 _CPP_QUERIES = ("cpp/registrations", "cpp/definitions", "cpp/calls")

@@ -3,7 +3,9 @@
 What it records: the module, its classes, functions, methods, module- and class-level names
 (aliases when the right-hand side names another object), import bindings, and every call site
 with its enclosing definition. Callees are expanded through the file's own imports and
-top-level names only; linking across files is left to the query layer.
+top-level names only; linking across files is left to the query layer. This is the fast pass
+over every file of a tree; what needs scopes and arguments (self.method through the MRO,
+functions passed as values) is for a precise per-file analysis run on demand.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from explorer.model import (
     Symbol,
     SymbolKind,
 )
-from explorer.parsers.common import ScopeMap, collapse
+from explorer.parsers.common import ScopeMap, collapse, source_order
 
 _SCOPE_TYPES = {"class_definition", "function_definition"}
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
@@ -68,7 +70,7 @@ def parse_python(path: str, source: bytes) -> FileFacts:
     scopes = ScopeMap(module)
     _definitions(found, module, facts, bindings, scopes)
     _calls(found, facts, bindings, scopes, source)
-    facts.symbols.sort(key=lambda symbol: (symbol.line or 0, symbol.kind.value, symbol.qname))
+    facts.symbols.sort(key=source_order)
     return facts
 
 
