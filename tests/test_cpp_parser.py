@@ -201,13 +201,18 @@ TORCH_IMPL_FUNC(func_out) (const Tensor& self, const Tensor& result) { \\
 
 #define FOREACH_UNARY_OP(OP) \\
   std::vector<Tensor> foreach_tensor_##OP##_slow(TensorList tensors) { \\
-    return map(tensors, #OP); \\
+    return map(tensors, #OP, /*copy=*/false); \\
   }
+#define UNARY_OUT(op) Tensor& op##_sparse_out(Tensor& r) { return r; }
+#define UNARY_FUNCTIONS(op) \\
+  UNARY_OUT(op); \\
+  FOREACH_UNARY_OP(op)
 
 namespace at::native {
 CREATE_UNARY_TORCH_IMPL_FUNC(acos_out, acos_stub)
 CREATE_UNARY_TORCH_IMPL_FUNC(asin_out, asin_stub)
 FOREACH_UNARY_OP(exp);
+UNARY_FUNCTIONS(sin)
 
 void helper() {
   FOREACH_UNARY_OP(inside_a_function_body_is_not_a_definition);
@@ -222,18 +227,23 @@ def test_macros_that_define_kernels_are_expanded_where_invoked():
     assert symbols == {
         ("CREATE_UNARY_TORCH_IMPL_FUNC", SymbolKind.MACRO, 1),
         ("FOREACH_UNARY_OP", SymbolKind.MACRO, 6),
-        ("at::native", SymbolKind.NAMESPACE, 11),
-        ("at::native::acos_out", SymbolKind.STRUCTURED_KERNEL, 12),
-        ("at::native::asin_out", SymbolKind.STRUCTURED_KERNEL, 13),
-        ("at::native::foreach_tensor_exp_slow", SymbolKind.FUNCTION, 14),
-        ("at::native::helper", SymbolKind.FUNCTION, 16),
+        ("UNARY_OUT", SymbolKind.MACRO, 10),
+        ("UNARY_FUNCTIONS", SymbolKind.MACRO, 11),
+        ("at::native", SymbolKind.NAMESPACE, 15),
+        ("at::native::acos_out", SymbolKind.STRUCTURED_KERNEL, 16),
+        ("at::native::asin_out", SymbolKind.STRUCTURED_KERNEL, 17),
+        ("at::native::foreach_tensor_exp_slow", SymbolKind.FUNCTION, 18),
+        # a macro made only of other macros of the file, expanded through them
+        ("at::native::sin_sparse_out", SymbolKind.FUNCTION, 19),
+        ("at::native::foreach_tensor_sin_slow", SymbolKind.FUNCTION, 19),
+        ("at::native::helper", SymbolKind.FUNCTION, 21),
     }
     acos = next(s for s in facts.symbols if s.qname == "at::native::acos_out")
     assert acos.signature == (
         "TORCH_IMPL_FUNC(acos_out) (const Tensor& self, const Tensor& result)"
-        "  [from CREATE_UNARY_TORCH_IMPL_FUNC(...) at line 12]"
+        "  [from CREATE_UNARY_TORCH_IMPL_FUNC(...) at line 16]"
     )
     # the calls in the expansion belong to the generated kernel, at the invocation's line
     generated = {(c.caller, c.callee, c.line, c.name_args) for c in facts.calls if c.caller.startswith("at::native::")}
-    assert ("at::native::acos_out", "acos_stub", 12, ()) in generated
-    assert ("at::native::foreach_tensor_exp_slow", "map", 14, ("tensors",)) in generated
+    assert ("at::native::acos_out", "acos_stub", 16, ()) in generated
+    assert ("at::native::foreach_tensor_exp_slow", "map", 18, ("tensors",)) in generated

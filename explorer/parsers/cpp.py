@@ -17,7 +17,7 @@ import re
 from explorer import treesitter as tsx
 from explorer.model import CallKind, CallSite, FileFacts, Language, Symbol, SymbolKind
 from explorer.parsers.common import ScopeMap, collapse, source_order
-from explorer.parsers.cpp_macros import Macro, defines_code, find_invocations, macro_from_definition
+from explorer.parsers.cpp_macros import Macro, expandable, find_invocations, read_defines
 from explorer.parsers.cpp_namespaces import NamespaceExtent, namespace_extents, namespace_map
 
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
@@ -46,7 +46,8 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     3. definitions, qualified by namespaces and classes (namespaces from a brace scan where
        error recovery lost them);
     4. call sites, attributed to the innermost definition around them;
-    5. function-like macros, expanded where invoked at namespace level (not in expansions).
+    5. function-like macros, read from the text and expanded where invoked at namespace level
+       (not inside expansions).
     """
     tree = tsx.parse(lang, source)
     root = tree.root_node
@@ -59,9 +60,13 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     _definitions(found, lang, facts, scopes, structured, namespaces)
     _namespace_symbols(found, lang, facts, source, namespaces)
     _calls(found, facts, scopes, source)
-    macros = _macros(found, lang, facts)
-    if expand_macros and macros:
-        _macro_definitions(root, source, lang, facts, scopes, namespaces, macros)
+    # Function-like macros are read from the text: a comment inside a macro body derails the
+    # grammar's reading of the directive.
+    defines = read_defines(source) if b"define" in source else []
+    _macro_symbols(lang, facts, defines)
+    macros = expandable(defines) if expand_macros else []
+    if macros:
+        _macro_definitions(root, source, lang, facts, scopes, namespaces, macros, defines)
     facts.symbols.sort(key=source_order)
     return facts
 
@@ -302,22 +307,12 @@ def _namespace_symbols(
         )
 
 
-def _macros(found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts) -> list[Macro]:
-    """Record function-like macros; return those whose body can define code."""
-    expandable = []
-    for node in found.get("definition.macro", []):
-        name, parameters = node.child_by_field_name("name"), node.child_by_field_name("parameters")
-        if name is None or parameters is None:
-            continue
-        value = node.child_by_field_name("value")
-        macro = macro_from_definition(tsx.text(name), tsx.text(parameters), tsx.text(value) if value else "", tsx.line(node))
+def _macro_symbols(lang: Language, facts: FileFacts, defines: list[Macro]) -> None:
+    for macro in defines:
         facts.symbols.append(
-            Symbol(macro.name, macro.name, SymbolKind.MACRO, lang, facts.path, tsx.line(node), tsx.end_line(node),
-                   f"#define {macro.name}{collapse(tsx.text(parameters))}")
+            Symbol(macro.name, macro.name, SymbolKind.MACRO, lang, facts.path, macro.line, macro.end_line,
+                   f"#define {macro.name}({', '.join(macro.parameters)})")
         )
-        if defines_code(macro):
-            expandable.append(macro)
-    return expandable
 
 
 def _macro_definitions(
@@ -328,11 +323,12 @@ def _macro_definitions(
     scopes: ScopeMap,
     namespaces: _RecoveredNamespaces | None,
     macros: list[Macro],
+    defines: list[Macro],
 ) -> None:
     """Index what the file's macros define where it invokes them at namespace level: the
     expansion is parsed on its own, then placed at the invocation (its line, its namespace)."""
     outside_functions = lambda offset: scopes.innermost(offset) == facts.path  # noqa: E731
-    for invocation in find_invocations(source, macros, outside_functions):
+    for invocation in find_invocations(source, macros, outside_functions, defines):
         node = root.descendant_for_byte_range(invocation.start, invocation.start)
         scope, _ = _enclosing_names(node, namespaces) if node is not None else ([], False)
         expanded = parse_cpp(facts.path, invocation.text, lang, expand_macros=False)

@@ -18,6 +18,7 @@ body are expanded, since only they can define functions.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
@@ -33,6 +34,9 @@ class Macro:
     parameters: tuple[str, ...]  # "..." for a variadic tail
     body: bytes
     line: int
+    end_line: int
+    start: int  # byte span of the directive
+    stop: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,27 +49,60 @@ class Invocation:
     text: bytes  # what the invocation expands to
 
 
-def macro_from_definition(name: str, parameters: str, body: str, line: int) -> Macro:
-    names = tuple(part.strip() for part in parameters.strip("()").split(",") if part.strip())
-    body_bytes = re.sub(r"\\\r?\n", " ", body).encode("utf-8")
-    return Macro(name, names, body_bytes, line)
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)", re.MULTILINE)
+_DIRECTIVE_END = re.compile(rb"(?<!\\)\n")
 
 
-def defines_code(macro: Macro) -> bool:
-    """Only macros whose body has a block can define functions."""
-    return b"{" in macro.body and b"(" in macro.body
+def read_defines(source: bytes) -> list[Macro]:
+    """Every function-like macro the file defines (object-like ones define no functions)."""
+    return [_macro(source, header) for header in _DEFINE.finditer(source)]
 
 
-def find_invocations(source: bytes, macros: list[Macro], at_top_level) -> list[Invocation]:
-    """Invocations of `macros` in `source` for which `at_top_level(offset)` holds."""
+def _macro(source: bytes, header: re.Match[bytes]) -> Macro:
+    start = header.start()
+    line = source.count(b"\n", 0, start) + 1
+    end = _DIRECTIVE_END.search(source, header.end())
+    stop = end.start() if end is not None else len(source)
+    parameters = tuple(part.strip() for part in header.group(2).decode("utf-8", "replace").split(",") if part.strip())
+    body = source[header.end():stop].decode("utf-8", "replace")
+    # Join continued lines; drop comments, which would swallow the rest of a joined line.
+    body = re.sub(r"\\\r?\n", "\n", body)
+    body = re.sub(r"/\*.*?\*/", " ", body, flags=re.DOTALL)
+    body = re.sub(r"//[^\n]*", " ", body)
+    end_line = line + source.count(b"\n", start, stop)
+    return Macro(header.group(1).decode("ascii"), parameters, body.strip().encode("utf-8"), line, end_line, start, stop)
+
+
+def expandable(macros: list[Macro]) -> list[Macro]:
+    """The macros that can define functions: a body with a block, or one that invokes such
+    a macro (`CREATE_UNARY_UFUNC(op)` expanding to three other macros)."""
+    chosen = {macro.name for macro in macros if b"{" in macro.body and b"(" in macro.body}
+    grew = True
+    while grew:
+        grew = False
+        for macro in macros:
+            if macro.name not in chosen and any(
+                re.search(rb"\b" + re.escape(name.encode()) + rb"\s*\(", macro.body) for name in chosen
+            ):
+                chosen.add(macro.name)
+                grew = True
+    return [macro for macro in macros if macro.name in chosen]
+
+
+def find_invocations(
+    source: bytes, macros: list[Macro], at_top_level: Callable[[int], bool], defines: list[Macro]
+) -> list[Invocation]:
+    """Invocations of `macros` in `source` for which `at_top_level(offset)` holds, leaving out
+    those inside the text of a `#define` (any of `defines`)."""
     by_name = {macro.name.encode(): macro for macro in macros}
     if not by_name:
         return []
+    inside_define = [(macro.start, macro.stop) for macro in defines]
     pattern = re.compile(rb"^[ \t]*(" + b"|".join(re.escape(name) for name in by_name) + rb")[ \t]*\(", re.MULTILINE)
     invocations = []
     for match in pattern.finditer(source):
         start = match.start(1)
-        if not at_top_level(start):
+        if not at_top_level(start) or any(low <= start < high for low, high in inside_define):
             continue
         arguments, end = _arguments(source, match.end() - 1)
         if arguments is None:

@@ -15,7 +15,3 @@
 
 ; Function bodies only: prototypes say where a function is declared, not defined.
 (function_definition) @definition.function
-
-; Function-like macros: indexed as symbols; those whose body defines code are expanded where
-; they are invoked at namespace level (see explorer/parsers/cpp_macros.py).
-(preproc_function_def) @definition.macro
