@@ -153,7 +153,7 @@ def _refresh(
                 progress(done, len(changed))
             if result.same_content:
                 unchanged_content += 1
-            else:
+            elif result.rows is not None:
                 parsed_count += 1
         _write(store, stored, batch)
         # 5. derived tables
