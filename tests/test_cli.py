@@ -184,3 +184,23 @@ def test_an_index_that_cannot_be_written_is_a_one_line_error(tmp_path: Path):
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: cannot write the index at {blocker / 'index.sqlite'}: ")
     assert result.stderr.count("\n") == 1
+
+
+def test_a_bare_name_shows_every_definition_across_languages():
+    shown = json.loads(run("show", "relu", "--json").stdout)
+    assert [(d["symbol"], d["kind"]) for d in shown["definitions"]] == [
+        ("at::relu", "function"),
+        ("at::Tensor::relu", "method"),
+        ("at::native::relu", "function"),
+        ("aten::relu", "operator"),
+        ("torch._C._VariableFunctions.relu", "function"),
+        ("torch._C.TensorBase.relu", "method"),
+        ("torch.nn.functional.relu", "function"),
+    ]
+
+
+@pytest.mark.parametrize("command", ["show", "search"])
+def test_an_empty_name_is_a_usage_error(command):
+    result = run(command, "  ")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: give a ")

@@ -28,6 +28,8 @@ def search(
 ) -> None:
     """Find symbols by name: exact first, then prefix, word and fuzzy matches."""
     where = SearchFilter(kind=_kind(kind), lang=_lang(lang))
+    if not query.strip():
+        raise UsageError("give a name to search for")
     if limit < 1:
         raise UsageError("--limit must be at least 1")
     with open_index(root, index) as (_, store):

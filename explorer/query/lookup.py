@@ -5,7 +5,7 @@ A reader writes names the way the code uses them, not where they are defined:
 `F.conv2d` (import aliases the tree itself uses), `conv2d.padding` (an operator overload),
 `cudnn_convolution` (a bare name). Resolution tries, in order:
 1. the qualified name as stored (`at::native::cudnn_convolution`, `aten::conv2d.padding`);
-2. an operator name without its namespace (`conv2d.padding` -> `aten::conv2d.padding`);
+2. an operator overload without its namespace (`conv2d.padding` -> `aten::conv2d.padding`);
 3. a Python path followed through modules, re-exports (`from .conv import Conv2d`, star
    imports) and the import aliases the tree uses for its first part (`F`, `nn`);
 4. a Python binding of an operator (`torch.conv2d` -> `aten::conv2d`, see bindings.py);
@@ -19,7 +19,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from explorer.errors import UnknownSymbolError
+from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.store import IndexStore
 from explorer.model import Symbol, SymbolKind
 from explorer.query.bindings import binding_operators
@@ -38,10 +38,12 @@ class Resolution:
 
 def resolve(store: IndexStore, query: str) -> Resolution:
     query = query.strip()
+    if not query:
+        raise UsageError("give a symbol name")
     found = store.symbols_with_qname(query)
     if found:
         return Resolution(query, _ordered(found))
-    if "::" not in query and "(" not in query:
+    if "." in query and "::" not in query:  # an overload: conv2d.padding
         found = store.symbols_with_qname(f"aten::{query}")
         if found:
             return Resolution(query, found, [f"{query} -> aten::{query}"])
