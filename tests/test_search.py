@@ -107,3 +107,20 @@ def test_nothing_matches_nonsense(sample_store):
     assert search(sample_store, "zzqqxx") == []
     assert search(sample_store, "   ") == []
     assert search(sample_store, "::") == []
+
+
+def test_call_sites_are_stored_for_tracing(sample_store):
+    calls = [(c.callee, c.qualified, c.line, c.kind.value, c.name_args)
+             for c in sample_store.calls_from("torch.nn.modules.conv.Conv2d._conv_forward")]
+    assert calls == [
+        ("F.conv2d", "torch.nn.functional.conv2d", 230, "call", ()),
+        ("F.pad", "torch.nn.functional.pad", 231, "call", ()),
+        ("_pair", "torch.nn.modules.utils._pair", 235, "call", ()),
+        ("F.conv2d", "torch.nn.functional.conv2d", 239, "call", ()),
+    ]
+    # the function pointer handed to the splitting helper is kept with the call
+    [split] = [c for c in sample_store.calls_from("at::native::raw_cudnn_convolution_forward_out")
+               if c.callee == "split_batch_dim_to_32bit_out"]
+    assert (split.line, split.name_args[-1]) == (124, "raw_cudnn_convolution_forward_out_32bit")
+    launches = [(c.callee, c.line) for c in sample_store.calls_from("at::native::relu_kernel_cuda") if c.kind.value == "launch"]
+    assert launches == [("relu_cuda_kernel", 27)]

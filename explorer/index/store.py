@@ -433,7 +433,7 @@ class IndexStore:
         rows = self.db.execute(
             "SELECT caller, callee, COALESCE(qualified, callee), line, col, kind, name_args FROM calls"
             " WHERE file_id IN (SELECT file_id FROM symbols WHERE qname = ?1 UNION SELECT id FROM files WHERE path = ?1)"
-            " AND caller = ?1 ORDER BY file_id, seq",
+            " AND caller = ?1 ORDER BY file_id, line, col",
             (caller,),
         )
         return [
