@@ -1,13 +1,17 @@
 """The SQLite index: the only module that speaks SQL.
 
 Durability rules:
-- The schema carries a version (`PRAGMA user_version`). A file of another version, or one
-  SQLite cannot read, is deleted and rebuilt, never crashed on.
-- WAL journal: readers keep a consistent snapshot while a refresh writes.
-- A file's rows and its row in `files` change in one transaction, so an index killed mid-write
-  is consistent on the next run: files committed are complete, the rest are parsed again.
-- Derived tables (vendor symbols) are rebuilt at the end of a refresh; a `stale` mark written
-  in the first transaction and cleared by that rebuild makes an interrupted refresh finish it.
+- The schema carries a version (`PRAGMA user_version`) and a fingerprint of the parsers that
+  wrote it. A file of another version, by other parsers, for another tree, or one SQLite
+  cannot read, is rebuilt, never crashed on.
+- A new index is bulk-loaded into a side file (no journal, indexes built at the end) and
+  renamed into place only when complete: a build killed midway leaves nothing half-built.
+- An existing index is refreshed in WAL mode: readers keep a consistent snapshot while a
+  refresh writes, and a file's rows and its row in `files` change in one transaction, so a
+  refresh killed midway is consistent and the next one parses the rest.
+- Derived tables (vendor symbols, search names) are rebuilt at the end of a refresh; a `stale`
+  mark written in its first transaction and cleared by that rebuild makes an interrupted
+  refresh finish it.
 - One refresh at a time: an exclusive lock file beside the index serialises writers.
 """
 
@@ -52,6 +56,7 @@ def extraction_fingerprint() -> str:
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
     return digest.hexdigest()[:16]
+
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
