@@ -19,6 +19,7 @@ import dataclasses
 import json
 import multiprocessing
 import os
+import shutil
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -59,6 +60,7 @@ class _Parsed:
     rows: FileRows | None = None
     unreadable: str | None = None
     same_content: bool = False
+    written: bool = False  # already stored by the worker, in its shard
 
 
 def refresh(
@@ -82,14 +84,17 @@ def refresh(
                 store.close()
         # A new index is built beside the old one and renamed into place when complete.
         building = Path(f"{index_path}.building")
+        shards = Path(f"{index_path}.shards")
+        shutil.rmtree(shards, ignore_errors=True)
         store = IndexStore.create(building, root)
         try:
             if options is None:
                 options = _saved_walk_options(index_path, root)
-            report = _refresh(store, root, jobs, options, progress, started)
+            report = _refresh(store, root, jobs, options, progress, started, shards)
             store.finish_bulk()
         finally:
             store.close()
+            shutil.rmtree(shards, ignore_errors=True)
         move_database(building, index_path)
         rebuilt = None if reason in ("no index yet", "asked to rebuild") else reason
         return dataclasses.replace(report, index_path=index_path, rebuilt_because=rebuilt)
@@ -122,8 +127,16 @@ def _walk_options(store: IndexStore, given: WalkOptions | None) -> WalkOptions:
 
 
 def _refresh(
-    store: IndexStore, root: str, jobs: int | None, given: WalkOptions | None, progress: Progress | None, started: float
+    store: IndexStore,
+    root: str,
+    jobs: int | None,
+    given: WalkOptions | None,
+    progress: Progress | None,
+    started: float,
+    shards: Path | None = None,
 ) -> RefreshReport:
+    """Bring `store` up to date. With `shards` (a new index), parser processes store their
+    own rows in shard files there, merged once at the end."""
     options = _walk_options(store, given)
     # 1. walk
     sources, walk_skips = walk(root, options)
@@ -144,7 +157,7 @@ def _refresh(
             for record in gone:
                 store.remove_file(record.id)
         batch: list[_Parsed] = []
-        for done, result in enumerate(_parse_all(root, changed, stored, first_id, jobs), start=1):
+        for done, result in enumerate(_parse_all(root, changed, stored, first_id, jobs, shards), start=1):
             batch.append(result)
             if len(batch) >= _BATCH:
                 _write(store, stored, batch)
@@ -156,6 +169,8 @@ def _refresh(
             elif result.rows is not None:
                 parsed_count += 1
         _write(store, stored, batch)
+        if shards is not None and shards.exists():
+            store.merge_shards(sorted(shards.glob("*.sqlite")))
         # 5. derived tables
         store.rebuild_derived()
     elif progress is not None:
@@ -182,6 +197,8 @@ def _write(store: IndexStore, stored: dict[str, StoredFile], batch: list[_Parsed
         return
     with store.transaction():
         for result in batch:
+            if result.written:
+                continue
             source = result.source
             previous = stored.get(source.path)
             if result.same_content and previous is not None:
@@ -199,14 +216,28 @@ def _write(store: IndexStore, stored: dict[str, StoredFile], batch: list[_Parsed
 # -- parsing, in-process or in workers -----------------------------------------------------
 
 _worker_root = ""
+_worker_shard: IndexStore | None = None
 
 
-def _init_worker(root: str) -> None:
-    global _worker_root
+def _init_worker(root: str, shards: Path | None = None) -> None:
+    global _worker_root, _worker_shard
     _worker_root = root
+    if shards is not None:
+        shards.mkdir(parents=True, exist_ok=True)
+        _worker_shard = IndexStore.create(shards / f"{os.getpid()}.sqlite", root)
 
 
 def _parse_one(task: tuple[SourceFile, int, str | None]) -> _Parsed:
+    result = _parse_task(task)
+    if _worker_shard is None:
+        return result
+    # Each file is committed before its result is reported: once every result is in, every
+    # row is in a shard, whatever happens to the worker afterwards.
+    _write(_worker_shard, {}, [result])
+    return dataclasses.replace(result, rows=None, written=True)
+
+
+def _parse_task(task: tuple[SourceFile, int, str | None]) -> _Parsed:
     source, file_id, previous_hash = task
     try:
         data, content_hash = read_source(_worker_root, source.path)
@@ -227,7 +258,12 @@ def _parse_one(task: tuple[SourceFile, int, str | None]) -> _Parsed:
 
 
 def _parse_all(
-    root: str, changed: list[SourceFile], stored: dict[str, StoredFile], first_id: int, jobs: int | None
+    root: str,
+    changed: list[SourceFile],
+    stored: dict[str, StoredFile],
+    first_id: int,
+    jobs: int | None,
+    shards: Path | None,
 ) -> Iterator[_Parsed]:
     # File ids are handed out here, so workers can build finished rows.
     tasks = [
@@ -236,12 +272,12 @@ def _parse_all(
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     if workers <= 1 or len(tasks) < _PARALLEL_THRESHOLD:
         _init_worker(root)
-        yield from map(_parse_one, tasks)
+        yield from map(_parse_task, tasks)
         return
     # Largest files first, so that no worker is left with a big one while the others idle.
     tasks.sort(key=lambda task: -task[0].size)
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    with context.Pool(workers, initializer=_init_worker, initargs=(root,)) as pool:
+    with context.Pool(workers, initializer=_init_worker, initargs=(root, shards)) as pool:
         yield from pool.imap_unordered(_parse_one, tasks, chunksize=4)
 
 

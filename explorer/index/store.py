@@ -247,6 +247,21 @@ class IndexStore:
             connection.execute("INSERT INTO meta VALUES ('extraction', ?)", (extraction_fingerprint(),))
         return cls(path, connection)
 
+    def merge_shards(self, shards: list[Path]) -> None:
+        """Copy in the rows that parser processes wrote to shards of their own: one SQL
+        statement per table, inside SQLite, instead of a million rows through Python."""
+        columns = "file_id, qname, name, lname, kind, lang, line, end_line, signature, target"
+        for shard in shards:
+            self.db.execute("ATTACH DATABASE ? AS shard", (str(shard),))
+            try:
+                with self.db:
+                    self.db.execute("INSERT INTO files SELECT * FROM shard.files")
+                    self.db.execute(f"INSERT INTO symbols ({columns}) SELECT {columns} FROM shard.symbols")
+                    for table in ("calls", "imports", "dispatch", "operators", "diagnostics"):
+                        self.db.execute(f"INSERT INTO {table} SELECT * FROM shard.{table}")
+            finally:
+                self.db.execute("DETACH DATABASE shard")
+
     def finish_bulk(self) -> None:
         # Index builds sort; let SQLite sort on every core (the parsers are done by now).
         self.db.execute(f"PRAGMA threads = {min(os.cpu_count() or 1, 8)}")
