@@ -162,9 +162,7 @@ def _definitions(
         qname = ".".join([module, *enclosing, name])
         if kind is SymbolKind.FUNCTION and enclosing and _parent_scope_type(node) == "class_definition":
             kind = SymbolKind.METHOD
-        body = node.child_by_field_name("body")
-        header_end = body.start_byte if body is not None else node.end_byte
-        signature = collapse(tsx.head(node, header_end)).rstrip(":")
+        signature = collapse(tsx.head(node, _header_end(node)))
         facts.symbols.append(
             Symbol(qname, name, kind, Language.PYTHON, facts.path, tsx.line(node), tsx.end_line(node), signature)
         )
@@ -176,6 +174,17 @@ def _definitions(
 
     for node in found.get("definition.assignment", []):
         _assignment(node, module, facts, bindings, class_members)
+
+
+def _header_end(node: tsx.Node) -> int:
+    """Where a def or class header ends: at its colon, before any comment that follows it."""
+    end = node.end_byte
+    for child in node.children:
+        if child.type == ":":
+            end = child.start_byte
+        elif child.type == "block":
+            break
+    return end
 
 
 def _enclosing_scopes(node: tsx.Node) -> list[str]:
