@@ -124,6 +124,16 @@ class OperatorInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class DerivativeEntry:
+    """An operator's autograd formulas, from tools/autograd/derivatives.yaml."""
+
+    operator: str  # aten::convolution
+    line: int
+    end_line: int
+    formulas: tuple[tuple[str, str], ...]  # ("input, weight, bias", "convolution_backward(...)")
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """Why a file was skipped or only partly understood."""
 
@@ -143,4 +153,5 @@ class FileFacts:
     imports: list[ImportBinding] = field(default_factory=list)
     dispatch: list[DispatchEntry] = field(default_factory=list)
     operators: list[OperatorInfo] = field(default_factory=list)
+    derivatives: list[DerivativeEntry] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)

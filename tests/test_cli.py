@@ -28,14 +28,14 @@ def test_index_reports_counts_and_where_the_index_is(sample_root):
     result = run("index")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("Indexed 133 files (")
+    assert lines[0].startswith("Indexed 134 files (")
     assert lines[1] == "Skipped 0 files"
     assert lines[2].startswith("Index: ") and lines[2].endswith(".sqlite")
 
 
 def test_index_json_counts(sample_root):
     report = json.loads(run("index", "--json").stdout)
-    assert (report["files"], report["parsed_files"], report["skipped"]) == (133, 133, [])
+    assert (report["files"], report["parsed_files"], report["skipped"]) == (134, 134, [])
     assert report["symbols"] > 1000 and report["calls"] > 2000
 
 
@@ -204,3 +204,11 @@ def test_an_empty_name_is_a_usage_error(command):
     result = run(command, "  ")
     assert result.exit_code == 2
     assert result.stderr.startswith("error: give a ")
+
+
+def test_show_an_operator_lists_its_autograd_formulas():
+    out = run("show", "aten::convolution").stdout
+    assert "  autograd formulas at tools/autograd/derivatives.yaml:16\n" in out
+    assert "    input, weight, bias: grad.defined() ? convolution_backward_symint(grad, input, weight," in out
+    shown = json.loads(run("show", "aten::relu", "--json").stdout)
+    assert [(d["file"], d["line"]) for d in shown["definitions"][0]["derivatives"]] == [("tools/autograd/derivatives.yaml", 34)]

@@ -91,6 +91,11 @@ def test_operator_dispatch_tables_reach_their_kernels(indexed):
     assert kernels["CPU"] == [("aten/src/ATen/native/LinearAlgebra.cpp", 1618)]
     assert kernels["CUDA"] == [("aten/src/ATen/native/cuda/Blas.cpp", 519)]  # TORCH_IMPL_FUNC(addmm_out_cuda)
     assert kernels["MPS"] == [("aten/src/ATen/native/mps/operations/LinearAlgebra.mm", 676)]
+    [convolution] = resolve(store, "aten::convolution").symbols
+    [(path, formulas)] = describe(store, REAL_TREE, convolution).derivatives
+    assert (path, formulas.line, [g for g, _ in formulas.formulas]) == (
+        "tools/autograd/derivatives.yaml", 2323, ["input, weight, bias", "result"]
+    )
 
 
 def test_most_dispatch_kernels_are_found(indexed):

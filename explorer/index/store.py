@@ -21,6 +21,7 @@ import contextlib
 import fcntl
 import functools
 import hashlib
+import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
@@ -30,6 +31,7 @@ from pathlib import Path
 from explorer.model import (
     CallKind,
     CallSite,
+    DerivativeEntry,
     Diagnostic,
     DispatchEntry,
     FileFacts,
@@ -42,7 +44,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 @functools.cache
@@ -104,6 +106,13 @@ CREATE TABLE calls (
 );
 CREATE TABLE imports (file_id INTEGER NOT NULL, module TEXT NOT NULL, name TEXT NOT NULL, target TEXT NOT NULL, line INTEGER NOT NULL);
 CREATE TABLE dispatch (file_id INTEGER NOT NULL, operator TEXT NOT NULL, key TEXT NOT NULL, kernel TEXT NOT NULL, line INTEGER NOT NULL);
+CREATE TABLE derivatives (
+    file_id INTEGER NOT NULL,
+    operator TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    formulas TEXT NOT NULL     -- JSON list of [gradients, formula] pairs
+);
 CREATE TABLE operators (
     file_id INTEGER NOT NULL,
     operator TEXT NOT NULL,
@@ -128,11 +137,13 @@ CREATE INDEX IF NOT EXISTS dispatch_file ON dispatch(file_id);
 CREATE INDEX IF NOT EXISTS dispatch_operator ON dispatch(operator);
 CREATE INDEX IF NOT EXISTS dispatch_kernel ON dispatch(kernel);
 CREATE INDEX IF NOT EXISTS operators_file ON operators(file_id);
+CREATE INDEX IF NOT EXISTS derivatives_file ON derivatives(file_id);
+CREATE INDEX IF NOT EXISTS derivatives_operator ON derivatives(operator);
 CREATE INDEX IF NOT EXISTS operators_operator ON operators(operator);
 CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
 """
 
-_PER_FILE_TABLES = ("symbols", "calls", "imports", "dispatch", "operators", "diagnostics")
+_PER_FILE_TABLES = ("symbols", "calls", "imports", "dispatch", "operators", "derivatives", "diagnostics")
 _SYMBOL_COLUMNS = "s.qname, s.name, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.target"
 
 
@@ -159,6 +170,7 @@ class FileRows:
     imports: list[tuple]
     dispatch: list[tuple]
     operators: list[tuple]
+    derivatives: list[tuple]
     diagnostics: list[tuple]
 
 
@@ -182,6 +194,10 @@ def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
         operators=[
             (file_id, o.operator, ",".join(o.variants), o.python_module, int(o.structured), o.structured_delegate, ",".join(o.autogen))
             for o in facts.operators
+        ],
+        derivatives=[
+            (file_id, d.operator, d.line, d.end_line, json.dumps([list(pair) for pair in d.formulas]))
+            for d in facts.derivatives
         ],
         diagnostics=[(file_id, d.reason) for d in facts.diagnostics],
     )
@@ -257,7 +273,7 @@ class IndexStore:
                 with self.db:
                     self.db.execute("INSERT INTO files SELECT * FROM shard.files")
                     self.db.execute(f"INSERT INTO symbols ({columns}) SELECT {columns} FROM shard.symbols")
-                    for table in ("calls", "imports", "dispatch", "operators", "diagnostics"):
+                    for table in ("calls", "imports", "dispatch", "operators", "derivatives", "diagnostics"):
                         self.db.execute(f"INSERT INTO {table} SELECT * FROM shard.{table}")
             finally:
                 self.db.execute("DETACH DATABASE shard")
@@ -327,6 +343,7 @@ class IndexStore:
             ("INSERT INTO imports VALUES (?, ?, ?, ?, ?)", rows.imports),
             ("INSERT INTO dispatch VALUES (?, ?, ?, ?, ?)", rows.dispatch),
             ("INSERT INTO operators VALUES (?, ?, ?, ?, ?, ?, ?)", rows.operators),
+            ("INSERT INTO derivatives VALUES (?, ?, ?, ?, ?)", rows.derivatives),
             ("INSERT INTO diagnostics VALUES (?, ?)", rows.diagnostics),
         ):
             if records:
@@ -443,6 +460,18 @@ class IndexStore:
             return None
         name, variants, module, structured, delegate, autogen = row
         return OperatorInfo(name, tuple(variants.split(",")), module, bool(structured), delegate, tuple(filter(None, autogen.split(","))))
+
+    def derivatives_of(self, operator: str) -> list[tuple[str, DerivativeEntry]]:
+        """Where an operator's autograd formulas are written, and what they say."""
+        rows = self.db.execute(
+            "SELECT f.path, d.operator, d.line, d.end_line, d.formulas FROM derivatives d JOIN files f ON f.id = d.file_id"
+            " WHERE d.operator = ? ORDER BY f.path, d.line",
+            (operator,),
+        )
+        return [
+            (path, DerivativeEntry(name, line, end_line, tuple((grads, formula) for grads, formula in json.loads(formulas))))
+            for path, name, line, end_line, formulas in rows
+        ]
 
     def operators_named(self, base: str) -> list[Symbol]:
         """`aten::conv2d` and every overload `aten::conv2d.*`."""

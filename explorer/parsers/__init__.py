@@ -13,6 +13,7 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl", ".mm")
 CUDA_SUFFIXES = (".cu", ".cuh")
 OPERATOR_FILE_NAMES = ("native_functions.yaml",)
+DERIVATIVE_FILE_NAMES = ("derivatives.yaml",)
 
 
 def language_of(path: str) -> Language | None:
@@ -24,7 +25,7 @@ def language_of(path: str) -> Language | None:
         return Language.CPP
     if name.endswith(CUDA_SUFFIXES):
         return Language.CUDA
-    if name in OPERATOR_FILE_NAMES:
+    if name in OPERATOR_FILE_NAMES or name in DERIVATIVE_FILE_NAMES:
         return Language.YAML
     return None
 
@@ -40,8 +41,10 @@ def parse_file(path: str, lang: Language, source: bytes) -> FileFacts:
 
             return parse_cpp(path, source, lang)
         case Language.YAML:
-            from explorer.parsers.yaml_ops import parse_native_functions
+            from explorer.parsers.yaml_ops import parse_derivatives, parse_native_functions
 
+            if path.rsplit("/", 1)[-1] in DERIVATIVE_FILE_NAMES:
+                return parse_derivatives(path, source)
             return parse_native_functions(path, source)
         case Language.VENDOR:
             raise ValueError("vendor symbols have no source files")

@@ -1,4 +1,5 @@
-"""Operator registrations from `native_functions.yaml`.
+"""Operator registrations from `native_functions.yaml`, and their autograd formulas from
+`derivatives.yaml`.
 
 The file is composed (never constructed: no tag in it can make the loader build an object)
 with PyYAML's safe loader, so every entry and every dispatch key keeps its line. The rules
@@ -11,9 +12,20 @@ torchgen applies implicitly are written out here:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import yaml
 
-from explorer.model import Diagnostic, DispatchEntry, FileFacts, Language, OperatorInfo, Symbol, SymbolKind
+from explorer.model import (
+    DerivativeEntry,
+    Diagnostic,
+    DispatchEntry,
+    FileFacts,
+    Language,
+    OperatorInfo,
+    Symbol,
+    SymbolKind,
+)
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -30,6 +42,16 @@ def operator_name(schema: str) -> str:
 
 
 def parse_native_functions(path: str, source: bytes) -> FileFacts:
+    return _parse_entries(path, source, _entry)
+
+
+def parse_derivatives(path: str, source: bytes) -> FileFacts:
+    return _parse_entries(path, source, _derivative)
+
+
+def _parse_entries(path: str, source: bytes, read_entry: Callable[[yaml.Node, FileFacts], None]) -> FileFacts:
+    """Compose a list-of-entries YAML file; each entry is read on its own, so one bad entry
+    is a diagnostic and the others are kept."""
     facts = FileFacts(path=path, lang=Language.YAML)
     try:
         document = yaml.compose(source, Loader=_Loader)
@@ -42,11 +64,11 @@ def parse_native_functions(path: str, source: bytes) -> FileFacts:
     if document is None:
         return facts
     if not isinstance(document, yaml.SequenceNode):
-        facts.diagnostics.append(Diagnostic(path, "expected a list of operator entries at the top level"))
+        facts.diagnostics.append(Diagnostic(path, "expected a list of entries at the top level"))
         return facts
     for entry in document.value:
         try:
-            _entry(entry, facts)
+            read_entry(entry, facts)
         except EntryError as error:
             facts.diagnostics.append(Diagnostic(path, f"line {entry.start_mark.line + 1}: {error}", skipped=False))
     return facts
@@ -133,3 +155,30 @@ def _entry(entry: yaml.Node, facts: FileFacts) -> None:
     elif delegate is None:
         kernel = f"{base}_out" if overload == "out" or overload.endswith("_out") else base
         facts.dispatch.append(DispatchEntry(qname, "CompositeImplicitAutograd", _kernel(kernel), line))
+
+
+def _derivative(entry: yaml.Node, facts: FileFacts) -> None:
+    """`- name: convolution(...)` and one formula per gradient (`input, weight, bias: ...`)."""
+    fields = _mapping(entry)
+    if "name" not in fields:
+        raise EntryError("entry has no 'name'")
+    name = operator_name(_scalar(fields["name"][1], "name"))
+    if not name:
+        raise EntryError("'name' has no operator name")
+    formulas = tuple(
+        (key, _text(value)) for key, (_, value) in fields.items() if key != "name"
+    )
+    facts.derivatives.append(
+        DerivativeEntry(f"{NAMESPACE}::{name}", entry.start_mark.line + 1, _last_line(entry), formulas)
+    )
+
+
+def _text(node: yaml.Node) -> str:
+    """A formula as written; a nested block (per-dispatch-key formulas) as `key: value` pairs."""
+    if isinstance(node, yaml.ScalarNode):
+        return str(node.value)
+    if isinstance(node, yaml.SequenceNode):
+        return "[" + ", ".join(_text(item) for item in node.value) + "]"
+    if isinstance(node, yaml.MappingNode):
+        return "; ".join(f"{key.value}: {_text(value)}" for key, value in node.value)
+    return ""

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from explorer.errors import UnknownSymbolError
 from explorer.index.store import IndexStore
-from explorer.model import OperatorInfo, Symbol, SymbolKind
+from explorer.model import DerivativeEntry, OperatorInfo, Symbol, SymbolKind
 from explorer.query.bindings import binding_operators
 from explorer.query.lookup import resolve
 
@@ -36,6 +36,7 @@ class SymbolDetails:
     snippet: Snippet | None
     operator: OperatorInfo | None = None
     kernels: list[KernelRow] = field(default_factory=list)
+    derivatives: list[tuple[str, DerivativeEntry]] = field(default_factory=list)  # (file, entry)
     resolves_to: list[Symbol] = field(default_factory=list)  # an alias's or registration's target
     call_sites: int = 0  # for vendor APIs: how many calls the tree makes
     first_call_site: tuple[str, int] | None = None
@@ -48,7 +49,7 @@ def describe(store: IndexStore, root: str, symbol: Symbol, snippet_lines: int = 
         kernels = _kernel_rows(store, symbol.qname)
         if not kernels and info is not None and info.structured_delegate:
             kernels = _kernel_rows(store, info.structured_delegate, via=info.structured_delegate)
-        return SymbolDetails(symbol, snippet, operator=info, kernels=kernels)
+        return SymbolDetails(symbol, snippet, operator=info, kernels=kernels, derivatives=store.derivatives_of(symbol.qname))
     if symbol.kind is SymbolKind.EXTERNAL:
         return SymbolDetails(
             symbol, None, call_sites=store.call_site_count(symbol.name), first_call_site=store.first_call_site(symbol.name)

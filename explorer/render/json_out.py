@@ -56,6 +56,11 @@ def details_json(details: SymbolDetails) -> dict[str, object]:
             }
             for row in details.kernels
         ]
+    if details.operator is not None:
+        out["derivatives"] = [
+            {"file": path, "line": entry.line, "formulas": [{"gradients": g, "formula": f} for g, f in entry.formulas]}
+            for path, entry in details.derivatives
+        ]
     if details.resolves_to:
         out["resolves_to"] = [symbol_json(s) for s in details.resolves_to]
     if details.first_call_site is not None:

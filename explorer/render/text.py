@@ -66,6 +66,7 @@ def details_text(console: Console, details: SymbolDetails) -> None:
         console.print(Text(f"  {symbol.signature}"))
     if details.operator is not None:
         _operator_text(console, details)
+        _derivatives_text(console, details)
     if symbol.target is not None and details.operator is None:  # an operator's delegate is in its table
         console.print(Text(f"  refers to {symbol.target}"))
     for target in details.resolves_to:
@@ -105,3 +106,10 @@ def _operator_text(console: Console, details: SymbolDetails) -> None:
         key = row.key if row.via is None else f"{row.key} (via {row.via})"
         table.add_row(key, Text(row.kernel), Text(where, style="cyan"))
     console.print(Group(Text("  dispatch:"), table))
+
+
+def _derivatives_text(console: Console, details: SymbolDetails) -> None:
+    for path, entry in details.derivatives:
+        console.print(Text(f"  autograd formulas at {path}:{entry.line}", style="cyan"))
+        for gradients, formula in entry.formulas:
+            console.print(Text(f"    {gradients}: {formula}"))
