@@ -61,10 +61,6 @@ def captures(q: ts.Query, node: Node) -> dict[str, list[Node]]:
     return ts.QueryCursor(q).captures(node)
 
 
-def matches(q: ts.Query, node: Node) -> list[dict[str, list[Node]]]:
-    return [groups for _, groups in ts.QueryCursor(q).matches(node)]
-
-
 def line(node: Node) -> int:
     return node.start_point[0] + 1
 

@@ -330,12 +330,7 @@ def _calls(
             callee = source[start:min(end, start + 200)].decode("utf-8", "replace")
             if " " in callee or "\n" in callee:
                 callee = collapse(callee)
-            qualified = callee
-            if _DOTTED.match(callee):
-                head, dot, rest = callee.partition(".")
-                bound = bindings.get(head)
-                if bound is not None:
-                    qualified = bound + dot + rest
+            qualified = expand(callee, bindings) if _DOTTED.match(callee) else callee
             row, column = node.start_point
             append(
                 CallSite(

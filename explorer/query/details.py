@@ -67,6 +67,8 @@ def _kernel_rows(store: IndexStore, operator: str, via: str | None = None) -> li
 
 
 def _targets(store: IndexStore, target: str) -> list[Symbol]:
+    # Bindings first: `torch.conv2d` also reaches a .pyi stub through torch's star import,
+    # but what it runs is the operator.
     operators = binding_operators(store, target)
     if operators:
         return operators

@@ -26,7 +26,7 @@ from explorer.query.bindings import binding_operators
 from explorer.query.search import search
 
 _MAX_HOPS = 12  # re-export chains are short; this only stops cycles
-_LAST_PART = re.compile(r"::|\.")
+_PATH_SEPARATOR = re.compile(r"::|\.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +55,8 @@ def resolve(store: IndexStore, query: str) -> Resolution:
         operators = binding_operators(store, path.expand_alias(query))
         if operators:
             return Resolution(query, operators, [f"{query} -> Python binding of {', '.join(s.qname for s in operators)}"])
-    name = query.rsplit("::", 1)[-1]
-    found = [symbol for symbol in store.symbols_named(name.lower()) if symbol.name == name]
-    if found and name == query:
+    found = named_exactly(store, query)
+    if found:
         return Resolution(query, _ordered(found))
     raise UnknownSymbolError(query, suggestions(store, query))
 
@@ -65,17 +64,20 @@ def resolve(store: IndexStore, query: str) -> Resolution:
 def suggestions(store: IndexStore, query: str, count: int = 5) -> list[str]:
     """Qualified names to offer for a name that resolved to nothing: close spellings of its
     last part first (a typo: `conv2dd` -> conv2d), then what search ranks best."""
-    name = _LAST_PART.split(query)[-1]
+    name = _PATH_SEPARATOR.split(query)[-1]
     pool = store.names_with_prefix(name[:2].lower(), 20_000) if len(name) >= 2 else []
     close = difflib.get_close_matches(name, pool, n=count, cutoff=0.75)
-    offered = [qname for spelling in close for qname in _qnames_named(store, spelling)[:2]]
+    offered = []
+    for spelling in close:
+        qnames = sorted({s.qname for s in named_exactly(store, spelling)}, key=lambda qname: (len(qname), qname))
+        offered += qnames[:2]
     offered += [hit.symbol.qname for hit in search(store, query, limit=count)]
     return list(dict.fromkeys(offered))[:count]
 
 
-def _qnames_named(store: IndexStore, name: str) -> list[str]:
-    symbols = [s for s in store.symbols_named(name.lower()) if s.name == name]
-    return sorted({s.qname for s in symbols}, key=lambda qname: (len(qname), qname))
+def named_exactly(store: IndexStore, name: str) -> list[Symbol]:
+    """Every definition whose own name is `name`, case included."""
+    return [symbol for symbol in store.symbols_named(name.lower()) if symbol.name == name]
 
 
 def _ordered(symbols: list[Symbol]) -> list[Symbol]:
@@ -124,6 +126,8 @@ class PythonPaths:
         return self._member(owner, name, budget - 1)
 
     def _member(self, owner: str, name: str, budget: int) -> str | None:
+        if budget <= 0:
+            return None
         candidate = f"{owner}.{name}"
         if self.store.symbols_with_qname(candidate):
             return candidate
@@ -138,13 +142,8 @@ class PythonPaths:
             if binding.name == "*":
                 star_sources.append(binding.target)
         for source in star_sources:
-            found = self._member_of_module(source, name, budget - 1)
+            found = self._member(source, name, budget - 1)
             if found is not None:
                 self.hops.append(f"{owner}.{name} -> {found} (star import from {source})")
                 return found
         return None
-
-    def _member_of_module(self, module: str, name: str, budget: int) -> str | None:
-        if budget <= 0 or not self.store.symbols_with_qname(module):
-            return None
-        return self._member(module, name, budget)

@@ -101,7 +101,8 @@ def search(store: IndexStore, query: str, limit: int = 20, where: SearchFilter =
         _collect(store, name_query, graded, qualifiers, where, limit, hits)
         if len(hits) >= limit:
             break
-    kernels = store.registered_kernels([hit.symbol.qname for hit in hits.values() if hit.symbol.lang.value in ("cpp", "cuda")])
+    native = (Language.CPP, Language.CUDA)
+    kernels = store.registered_kernels([hit.symbol.qname for hit in hits.values() if hit.symbol.lang in native])
 
     def rank(hit: SearchHit) -> tuple:
         return _rank(hit, hit.symbol.qname in kernels)
