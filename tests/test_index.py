@@ -79,8 +79,8 @@ def test_parallel_and_serial_builds_store_the_same_rows(tmp_path: Path):
     files = {f"pkg/m{i}.py": f"def f{i}():\n    return g{i}(1)\n" for i in range(60)}
     root = write_tree(tmp_path / "tree", files)
     serial, parallel = tmp_path / "serial.sqlite", tmp_path / "parallel.sqlite"
-    refresh(str(root), serial, jobs=1)
-    refresh(str(root), parallel, jobs=2)
+    reports = [refresh(str(root), serial, jobs=1), refresh(str(root), parallel, jobs=2)]
+    assert [(r.parsed, r.unchanged, r.stats.files) for r in reports] == [(60, 0, 60), (60, 0, 60)]
 
     def rows(path: Path, sql: str) -> list[tuple]:
         with sqlite3.connect(path) as db:

@@ -62,6 +62,11 @@ class _Parsed:
     same_content: bool = False
     written: bool = False  # already stored by the worker, in its shard
 
+    @property
+    def indexed(self) -> bool:
+        """Read and parsed now (rather than skipped, or found unchanged by its hash)."""
+        return self.unreadable is None and not self.same_content
+
 
 def refresh(
     root: str,
@@ -166,7 +171,7 @@ def _refresh(
                 progress(done, len(changed))
             if result.same_content:
                 unchanged_content += 1
-            elif result.rows is not None:
+            elif result.indexed:
                 parsed_count += 1
         _write(store, stored, batch)
         if shards is not None and shards.exists():
