@@ -96,6 +96,50 @@ def test_parallel_and_serial_builds_store_the_same_rows(tmp_path: Path):
         assert rows(serial, sql) == rows(parallel, sql)
         assert len(rows(serial, sql)) == count
     assert not Path(f"{parallel}.shards").exists()
+    # merging shifted each shard's call rows, and the files' ranges with them
+    store = IndexStore.open(parallel)
+    try:
+        for i in (0, 31, 59):
+            assert [(c.callee, c.line) for c in store.calls_from(f"pkg.m{i}.f{i}")] == [(f"g{i}", 2)]
+            assert [(path, c.caller, c.line) for path, c in store.call_sites_of(f"g{i}")] == [(f"pkg/m{i}.py", f"pkg.m{i}.f{i}", 2)]
+    finally:
+        store.close()
+
+
+def test_call_lookups_follow_edits(tmp_path: Path):
+    root = write_tree(tmp_path / "tree", {
+        "a.py": "def one():\n    helper()\n    other.helper(2)\n",
+        "b.py": "def two():\n    x = 1\n    helper()\n",
+        "c.cpp": "namespace at {\nvoid three() { at::native::helper(); }\n}\n",
+    })
+    index_path = tmp_path / "index.sqlite"
+    refresh(str(root), index_path, jobs=1)
+
+    def sites() -> list[tuple[str, str, str, int]]:
+        store = IndexStore.open(index_path)
+        try:
+            return [(path, c.caller, c.callee, c.line) for path, c in store.call_sites_of("helper")]
+        finally:
+            store.close()
+
+    assert sites() == [("a.py", "a.one", "helper", 2), ("a.py", "a.one", "other.helper", 3),
+                       ("b.py", "b.two", "helper", 3), ("c.cpp", "at::three", "at::native::helper", 2)]
+    (root / "a.py").write_text("def one():\n    pass\n")
+    touch_later(root / "a.py")
+    (root / "b.py").write_text("def two():\n    helper()\n    helper_too()\n")
+    touch_later(root / "b.py")
+    refresh(str(root), index_path, jobs=1)
+    assert sites() == [("b.py", "b.two", "helper", 2), ("c.cpp", "at::three", "at::native::helper", 2)]
+    store = IndexStore.open(index_path)
+    try:
+        assert [(c.callee, c.line) for c in store.calls_from("b.two")] == [("helper", 2), ("helper_too", 3)]
+        assert [(c.callee, c.line) for c in store.calls_from("at::three")] == [("at::native::helper", 2)]
+        # no file is still listed as calling a name it no longer calls
+        assert sorted(store.db.execute("SELECT n.name, f.path FROM call_names n JOIN files f ON f.id = n.file_id")) == [
+            ("helper", "b.py"), ("helper", "c.cpp"), ("helper_too", "b.py")]
+        assert store.db.execute("SELECT COUNT(*) FROM call_names").fetchone()[0] == 3
+    finally:
+        store.close()
 
 
 def test_bad_files_are_skipped_with_reasons_and_the_rest_is_indexed(tmp_path: Path):

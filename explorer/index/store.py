@@ -44,7 +44,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 @functools.cache
@@ -69,7 +69,9 @@ CREATE TABLE files (
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
     hash TEXT,
-    skipped TEXT              -- why the file was not parsed, NULL when it was
+    skipped TEXT,             -- why the file was not parsed, NULL when it was
+    calls_first INTEGER,      -- rowid of the file's first row in calls (its rows are consecutive)
+    calls_count INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE walk_skips (path TEXT NOT NULL, reason TEXT NOT NULL);
 CREATE TABLE diagnostics (file_id INTEGER NOT NULL, reason TEXT NOT NULL);
@@ -89,21 +91,23 @@ CREATE TABLE symbols (
 -- Every distinct symbol name, for search: scanning these is several times cheaper than
 -- scanning the symbols. Names of deleted symbols may linger; they only find nothing.
 CREATE TABLE names (lname TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (lname, name)) WITHOUT ROWID;
--- Append-only (a rowid table takes rows about twice as fast as one clustered by key); the
--- calls of a file are found through calls_file, those of a function within its files.
+-- Append-only, with no index but a small partial one: a file's calls are the consecutive
+-- rowids its row in `files` names, in source order, and the files calling a name are found
+-- through call_names. (Indexing a million call rows by file and by name took most of the
+-- time a new index spends after parsing.)
 CREATE TABLE calls (
     file_id INTEGER NOT NULL,
-    seq INTEGER NOT NULL,      -- position among the file's calls
     caller TEXT NOT NULL,
     callee TEXT NOT NULL,
     qualified TEXT,            -- the callee with imports expanded; NULL when the same as callee
-    callee_name TEXT NOT NULL, -- last name of the callee, for joins
     line INTEGER NOT NULL,
     col INTEGER NOT NULL,
     kind TEXT NOT NULL,
     name_args TEXT,            -- names passed as arguments, space separated; NULL for none
     vendor TEXT                -- the vendor library of the callee, if it is one
 );
+-- Which files call a name (the callee's last name: `gemm` for `at::cuda::blas::gemm<float>`).
+CREATE TABLE call_names (name TEXT NOT NULL, file_id INTEGER NOT NULL, PRIMARY KEY (name, file_id)) WITHOUT ROWID;
 CREATE TABLE imports (file_id INTEGER NOT NULL, module TEXT NOT NULL, name TEXT NOT NULL, target TEXT NOT NULL, line INTEGER NOT NULL);
 CREATE TABLE dispatch (file_id INTEGER NOT NULL, operator TEXT NOT NULL, key TEXT NOT NULL, kernel TEXT NOT NULL, line INTEGER NOT NULL);
 CREATE TABLE derivatives (
@@ -128,9 +132,7 @@ _INDEXES = """
 CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qname);
 CREATE INDEX IF NOT EXISTS symbols_lname ON symbols(lname);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
-CREATE INDEX IF NOT EXISTS calls_file ON calls(file_id);
-CREATE INDEX IF NOT EXISTS calls_callee_name ON calls(callee_name);
-CREATE INDEX IF NOT EXISTS calls_vendor ON calls(callee, callee_name, vendor) WHERE vendor IS NOT NULL;
+CREATE INDEX IF NOT EXISTS calls_vendor ON calls(callee, vendor) WHERE vendor IS NOT NULL;
 CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 CREATE INDEX IF NOT EXISTS imports_module ON imports(module);
 CREATE INDEX IF NOT EXISTS dispatch_file ON dispatch(file_id);
@@ -143,10 +145,12 @@ CREATE INDEX IF NOT EXISTS operators_operator ON operators(operator);
 CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
 """
 
-_PER_FILE_TABLES = ("symbols", "calls", "imports", "dispatch", "operators", "derivatives", "diagnostics")
+_PER_FILE_TABLES = ("symbols", "imports", "dispatch", "operators", "derivatives", "diagnostics")
+_CALL_COLUMNS = "c.caller, c.callee, COALESCE(c.qualified, c.callee), c.line, c.col, c.kind, c.name_args"
 _SYMBOL_COLUMNS = "s.qname, s.name, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.target"
 
 
+_INSERT_CALL = "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _INSERT_SYMBOL = (
     "INSERT INTO symbols (file_id, qname, name, lname, kind, lang, line, end_line, signature, target)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -167,6 +171,7 @@ class FileRows:
     lang: str
     symbols: list[tuple]
     calls: list[tuple]
+    call_names: list[tuple]
     imports: list[tuple]
     dispatch: list[tuple]
     operators: list[tuple]
@@ -175,20 +180,27 @@ class FileRows:
 
 
 def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
-    native = facts.lang in (Language.CPP, Language.CUDA)
+    # A file calls the same few names over and over: what depends only on the callee is
+    # worked out once per distinct callee.
+    callees = {call.callee for call in facts.calls}
+    if facts.lang in (Language.CPP, Language.CUDA):
+        vendors = {callee: library for callee in callees if (library := vendor_library(callee)) is not None}
+    else:
+        vendors = {}
     return FileRows(
         file_id=file_id,
         path=facts.path,
         lang=facts.lang.value,
         symbols=[
-            (file_id, s.qname, s.name, s.name.lower(), s.kind.value, s.lang.value, s.line, s.end_line, s.signature, s.target)
+            (file_id, s.qname, s.name, s.name.lower(), s.kind, s.lang, s.line, s.end_line, s.signature, s.target)
             for s in facts.symbols
         ],
         calls=[
-            (file_id, seq, c.caller, c.callee, None if c.qualified == c.callee else c.qualified, _last_name(c.callee),
-             c.line, c.column, c.kind.value, " ".join(c.name_args) or None, vendor_library(c.callee) if native else None)
-            for seq, c in enumerate(facts.calls)
+            (file_id, c.caller, c.callee, None if c.qualified == c.callee else c.qualified,
+             c.line, c.column, c.kind, " ".join(c.name_args) or None, vendors.get(c.callee))
+            for c in facts.calls
         ],
+        call_names=sorted({(last_name(callee), file_id) for callee in callees}),
         imports=[(file_id, i.module, i.name, i.target, i.line) for i in facts.imports],
         dispatch=[(file_id, d.operator, d.key, d.kernel, d.line) for d in facts.dispatch],
         operators=[
@@ -265,18 +277,31 @@ class IndexStore:
 
     def merge_shards(self, shards: list[Path]) -> None:
         """Copy in the rows that parser processes wrote to shards of their own: one SQL
-        statement per table, inside SQLite, instead of a million rows through Python."""
+        statement per table, inside SQLite, instead of a million rows through Python.
+        A shard's call rowids are shifted past those already here, and its files' call
+        ranges with them."""
         columns = "file_id, qname, name, lname, kind, lang, line, end_line, signature, target"
         for shard in shards:
             self.db.execute("ATTACH DATABASE ? AS shard", (str(shard),))
             try:
                 with self.db:
-                    self.db.execute("INSERT INTO files SELECT * FROM shard.files")
+                    offset = self._last_call_rowid()
+                    self.db.execute(
+                        "INSERT INTO files SELECT id, path, lang, size, mtime_ns, hash, skipped, calls_first + ?, calls_count"
+                        " FROM shard.files",
+                        (offset,),
+                    )
+                    self.db.execute("INSERT INTO calls (rowid, file_id, caller, callee, qualified, line, col, kind, name_args, vendor)"
+                                    " SELECT rowid + ?, file_id, caller, callee, qualified, line, col, kind, name_args, vendor"
+                                    " FROM shard.calls ORDER BY rowid", (offset,))
                     self.db.execute(f"INSERT INTO symbols ({columns}) SELECT {columns} FROM shard.symbols")
-                    for table in ("calls", "imports", "dispatch", "operators", "derivatives", "diagnostics"):
+                    for table in ("call_names", "imports", "dispatch", "operators", "derivatives", "diagnostics"):
                         self.db.execute(f"INSERT INTO {table} SELECT * FROM shard.{table}")
             finally:
                 self.db.execute("DETACH DATABASE shard")
+
+    def _last_call_rowid(self) -> int:
+        return self.db.execute("SELECT COALESCE(MAX(rowid), 0) FROM calls").fetchone()[0]
 
     def finish_bulk(self) -> None:
         # Index builds sort; let SQLite sort on every core (the parsers are done by now).
@@ -315,6 +340,14 @@ class IndexStore:
         return self.db.execute("SELECT 1 FROM meta WHERE key = 'stale'").fetchone() is not None
 
     def remove_file(self, file_id: int) -> None:
+        row = self.db.execute("SELECT calls_first, calls_count FROM files WHERE id = ?", (file_id,)).fetchone()
+        if row is not None and row[0] is not None:
+            first, count = row
+            last = first + count - 1
+            callees = self.db.execute("SELECT DISTINCT callee FROM calls WHERE rowid BETWEEN ? AND ?", (first, last))
+            names = {(last_name(callee), file_id) for (callee,) in callees}
+            self.db.executemany("DELETE FROM call_names WHERE name = ? AND file_id = ?", names)
+            self.db.execute("DELETE FROM calls WHERE rowid BETWEEN ? AND ?", (first, last))
         for table in _PER_FILE_TABLES:
             self.db.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
         self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
@@ -333,13 +366,19 @@ class IndexStore:
         return self.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM files").fetchone()[0]
 
     def put_rows(self, rows: FileRows, size: int, mtime_ns: int, content_hash: str) -> None:
+        # SQLite gives each new row the largest rowid so far plus one, so the file's calls
+        # take the consecutive rowids from `first`; checked below all the same, since every
+        # lookup of a file's calls relies on it.
+        first = self._last_call_rowid() + 1 if rows.calls else None
         self.db.execute(
-            "INSERT INTO files (id, path, lang, size, mtime_ns, hash, skipped) VALUES (?, ?, ?, ?, ?, ?, NULL)",
-            (rows.file_id, rows.path, rows.lang, size, mtime_ns, content_hash),
+            "INSERT INTO files (id, path, lang, size, mtime_ns, hash, skipped, calls_first, calls_count)"
+            " VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+            (rows.file_id, rows.path, rows.lang, size, mtime_ns, content_hash, first, len(rows.calls)),
         )
         for sql, records in (
             (_INSERT_SYMBOL, rows.symbols),
-            ("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows.calls),
+            (_INSERT_CALL, rows.calls),
+            ("INSERT INTO call_names VALUES (?, ?)", rows.call_names),
             ("INSERT INTO imports VALUES (?, ?, ?, ?, ?)", rows.imports),
             ("INSERT INTO dispatch VALUES (?, ?, ?, ?, ?)", rows.dispatch),
             ("INSERT INTO operators VALUES (?, ?, ?, ?, ?, ?, ?)", rows.operators),
@@ -348,6 +387,8 @@ class IndexStore:
         ):
             if records:
                 self.db.executemany(sql, records)
+        if first is not None and self._last_call_rowid() != first + len(rows.calls) - 1:
+            raise sqlite3.DatabaseError(f"the calls of {rows.path} did not get consecutive rowids")
 
     def replace_walk_skips(self, skipped: Iterable[Diagnostic]) -> None:
         self.db.execute("DELETE FROM walk_skips")
@@ -360,13 +401,21 @@ class IndexStore:
         Names are added for the symbols of files written since the stale mark."""
         with self.db:
             self.db.execute("DELETE FROM symbols WHERE file_id IS NULL")
-            self.db.execute(
+            # `cudnn::Foo::bar` is its own symbol; a plain `cudnnConvolutionForward` and
+            # `::cudnnConvolutionForward` are one, known by the last name.
+            externals: dict[str, tuple[str, str]] = {}
+            for callee, vendor in self.db.execute(
+                "SELECT callee, MIN(vendor) FROM calls WHERE vendor IS NOT NULL GROUP BY callee ORDER BY callee"
+            ):
+                name = last_name(callee)
+                qname = callee if "::" in callee.lstrip(":") else name
+                known = externals.get(qname)
+                externals[qname] = (name, min(vendor, known[1]) if known else vendor)
+            self.db.executemany(
                 "INSERT INTO symbols (file_id, qname, name, lname, kind, lang, line, end_line, signature, target)"
-                " SELECT NULL, c.callee_q, c.callee_name, lower(c.callee_name), ?, ?, NULL, NULL, c.vendor || ' API', NULL"
-                " FROM (SELECT CASE WHEN callee LIKE '%::%' THEN callee ELSE callee_name END AS callee_q,"
-                "              callee_name, MIN(vendor) AS vendor"
-                "       FROM calls WHERE vendor IS NOT NULL GROUP BY callee_q) AS c",
-                (SymbolKind.EXTERNAL.value, Language.VENDOR.value),
+                " VALUES (NULL, ?, ?, ?, ?, ?, NULL, NULL, ?, NULL)",
+                [(qname, name, name.lower(), SymbolKind.EXTERNAL, Language.VENDOR, f"{vendor} API")
+                 for qname, (name, vendor) in sorted(externals.items())],
             )
             names_from = int(self.meta("names_from") or 0)
             for where in ("file_id >= ?", "file_id IS NULL AND ? IS NOT NULL"):
@@ -378,7 +427,7 @@ class IndexStore:
     def stats(self) -> IndexStats:
         files, parsed = self.db.execute("SELECT COUNT(*), COUNT(*) - COUNT(skipped) FROM files").fetchone()
         symbols = self.db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
-        calls = self.db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+        calls = self.db.execute("SELECT COALESCE(SUM(calls_count), 0) FROM files").fetchone()[0]
         return IndexStats(files, parsed, symbols, calls)
 
     def skipped(self) -> list[Diagnostic]:
@@ -479,27 +528,43 @@ class IndexStore:
 
     def calls_from(self, caller: str) -> list[CallSite]:
         """The calls made by a definition (or, for a file's path, by its top-level code)."""
-        rows = self.db.execute(
-            "SELECT caller, callee, COALESCE(qualified, callee), line, col, kind, name_args FROM calls"
-            " WHERE file_id IN (SELECT file_id FROM symbols WHERE qname = ?1 UNION SELECT id FROM files WHERE path = ?1)"
-            " AND caller = ?1 ORDER BY file_id, line, col",
+        files = self.db.execute(
+            "SELECT calls_first, calls_count FROM files WHERE calls_first IS NOT NULL AND"
+            " (id IN (SELECT file_id FROM symbols WHERE qname = ?1) OR path = ?1) ORDER BY id",
             (caller,),
+        ).fetchall()
+        found: list[CallSite] = []
+        for first, count in files:
+            rows = self.db.execute(
+                f"SELECT {_CALL_COLUMNS} FROM calls c WHERE c.rowid BETWEEN ? AND ? AND c.caller = ? ORDER BY c.line, c.col, c.rowid",
+                (first, first + count - 1, caller),
+            )
+            found.extend(_call_site(row) for row in rows)
+        return found
+
+    def call_sites_of(self, name: str) -> list[tuple[str, CallSite]]:
+        """Every call whose callee's last name is `name`, with its file, in file order.
+        call_names says which files; in each, the rows ending in `name` are read (in SQL)
+        and the last name checked exactly (here)."""
+        rows = self.db.execute(
+            f"SELECT f.path, {_CALL_COLUMNS} FROM call_names n JOIN files f ON f.id = n.file_id"
+            " JOIN calls c ON c.rowid BETWEEN f.calls_first AND f.calls_first + f.calls_count - 1"
+            " WHERE n.name = ?1 AND substr(c.callee, -length(?1)) = ?1 ORDER BY f.path, c.rowid",
+            (name,),
         )
-        return [
-            CallSite(caller, callee, qualified, line, col, CallKind(kind), tuple(args.split()) if args else ())
-            for caller, callee, qualified, line, col, kind, args in rows
-        ]
+        return [(row[0], _call_site(row[1:])) for row in rows if last_name(row[2]) == name]
 
-    def first_call_site(self, callee_name: str) -> tuple[str, int] | None:
-        row = self.db.execute(
-            "SELECT f.path, c.line FROM calls c JOIN files f ON f.id = c.file_id WHERE c.callee_name = ?"
-            " ORDER BY f.path, c.line LIMIT 1",
-            (callee_name,),
-        ).fetchone()
-        return (row[0], row[1]) if row else None
+    def first_call_site(self, name: str) -> tuple[str, int] | None:
+        sites = self.call_sites_of(name)
+        return min((path, site.line) for path, site in sites) if sites else None
 
-    def call_site_count(self, callee_name: str) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM calls WHERE callee_name = ?", (callee_name,)).fetchone()[0]
+    def call_site_count(self, name: str) -> int:
+        return len(self.call_sites_of(name))
+
+
+def _call_site(row: tuple) -> CallSite:
+    caller, callee, qualified, line, col, kind, args = row
+    return CallSite(caller, callee, qualified, line, col, CallKind(kind), tuple(args.split()) if args else ())
 
 
 def _symbol(row: tuple) -> Symbol:
@@ -507,7 +572,8 @@ def _symbol(row: tuple) -> Symbol:
     return Symbol(qname, name, SymbolKind(kind), Language(lang), path, line, end_line, signature, target)
 
 
-def _last_name(callee: str) -> str:
+def last_name(callee: str) -> str:
+    """`at::cuda::blas::gemm` -> `gemm`; `self.conv` -> `conv`; `p->run` -> `run`."""
     for separator in ("::", "->", "."):
         callee = callee.rsplit(separator, 1)[-1]
     return callee

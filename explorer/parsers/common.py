@@ -17,6 +17,8 @@ def source_order(symbol: Symbol) -> tuple[int, str, str]:
 
 def collapse(text: str) -> str:
     """One line, single spaces: how signatures and callee expressions are stored."""
+    if "  " not in text and "\n" not in text and "\t" not in text and "\r" not in text:
+        return text.strip()  # the usual case, without the regular expression
     return _WHITESPACE.sub(" ", text).strip()
 
 

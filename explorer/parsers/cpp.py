@@ -361,19 +361,22 @@ def _looks_like_member(name: str) -> bool:
 
 
 def _calls(found: dict[str, list[tsx.Node]], facts: FileFacts, scopes: ScopeMap, source: bytes) -> None:
-    # The hot loop of indexing a large tree (a million call sites): kept to plain operations.
+    # The hot loop of indexing a large tree (a million call sites): kept to plain operations,
+    # and a callee's spelling is cleaned once per distinct text.
     launches = {node.start_byte for node in found.get("launch_callee", [])}
     arguments = _name_arguments_by_list(found.get("name_argument", []))
     append = facts.calls.append
     innermost = scopes.innermost
+    spelled: dict[bytes, str] = {}
     for node in found.get("callee", []):
         start, end = node.start_byte, node.end_byte
         if end - start > 200:
             continue  # a lambda or a macro soup, not a callee name
-        written = source[start:end].decode("utf-8", "replace")
-        if " " in written or "\n" in written:
-            written = collapse(written)
-        callee = strip_template_args(written) if "<" in written else written
+        written = source[start:end]
+        callee = spelled.get(written)
+        if callee is None:
+            text = collapse(written.decode("utf-8", "replace"))
+            callee = spelled[written] = strip_template_args(text) if "<" in text else text
         if not callee:
             continue
         row, column = node.start_point

@@ -320,25 +320,19 @@ def expand(dotted: str, bindings: dict[str, str]) -> str:
 def _calls(
     found: dict[str, list[tsx.Node]], facts: FileFacts, bindings: dict[str, str], scopes: ScopeMap, source: bytes
 ) -> None:
-    # The hot loop of indexing a large tree (a million call sites): kept to plain operations.
+    # The hot loop of indexing a large tree (a million call sites): kept to plain operations,
+    # and what depends only on the callee's text is worked out once per distinct text.
     append = facts.calls.append
     innermost = scopes.innermost
+    spelled: dict[bytes, tuple[str, str]] = {}
     for kind, capture in ((CallKind.CALL, "callee"), (CallKind.DECORATOR, "decorator_callee")):
-        is_call = kind is CallKind.CALL
+        shift = 0 if kind is CallKind.CALL else 1  # a decorator starts at its `@`
         for node in found.get(capture, []):
-            start, end = node.start_byte, node.end_byte
-            callee = source[start:min(end, start + 200)].decode("utf-8", "replace")
-            if " " in callee or "\n" in callee:
-                callee = collapse(callee)
-            qualified = expand(callee, bindings) if _DOTTED.match(callee) else callee
+            start = node.start_byte
+            written = source[start:min(node.end_byte, start + 200)]
+            names = spelled.get(written)
+            if names is None:
+                callee = collapse(written.decode("utf-8", "replace"))
+                names = spelled[written] = (callee, expand(callee, bindings) if _DOTTED.match(callee) else callee)
             row, column = node.start_point
-            append(
-                CallSite(
-                    innermost(start),
-                    callee,
-                    qualified,
-                    row + 1,
-                    column if is_call else column - 1,  # a decorator starts at its `@`
-                    kind,
-                )
-            )
+            append(CallSite(innermost(start), names[0], names[1], row + 1, column - shift, kind))
