@@ -247,3 +247,27 @@ def test_macros_that_define_kernels_are_expanded_where_invoked():
     generated = {(c.caller, c.callee, c.line, c.name_args) for c in facts.calls if c.caller.startswith("at::native::")}
     assert ("at::native::acos_out", "acos_stub", 16, ()) in generated
     assert ("at::native::foreach_tensor_exp_slow", "map", 18, ("tensors",)) in generated
+
+
+def test_a_function_that_error_recovery_took_apart_is_still_a_definition():
+    # A body left open (a file being edited, or a conditional that opens a brace on one side
+    # only) leaves the declarator and `{` loose in an ERROR node; the body runs to the brace
+    # that closes it, here the end of the file.
+    facts = parse_cpp("aten/src/ATen/native/Cut.cpp", b"""\
+namespace at::native {
+
+int whole(int y) { return y; }
+
+at::Tensor first(
+    const Tensor& x) {
+  if (x.defined()) {
+    return at::relu(x);
+""")
+    assert [(s.qname, s.kind, s.line, s.end_line, s.signature) for s in facts.symbols] == [
+        ("at::native", SymbolKind.NAMESPACE, 1, 8, "namespace at::native"),
+        ("at::native::whole", SymbolKind.FUNCTION, 3, 3, "int whole(int y)"),
+        ("at::native::first", SymbolKind.FUNCTION, 5, 8, "at::Tensor first( const Tensor& x)"),
+    ]
+    assert [(c.caller, c.callee, c.line) for c in facts.calls] == [
+        ("at::native::first", "x.defined", 7), ("at::native::first", "at::relu", 8),
+    ]

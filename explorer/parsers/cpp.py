@@ -18,7 +18,7 @@ from explorer import treesitter as tsx
 from explorer.model import CallKind, CallSite, FileFacts, Language, Symbol, SymbolKind
 from explorer.parsers.common import ScopeMap, collapse, source_order
 from explorer.parsers.cpp_macros import Macro, expandable, find_invocations, read_defines
-from explorer.parsers.cpp_namespaces import NamespaceExtent, namespace_extents, namespace_map
+from explorer.parsers.cpp_namespaces import NamespaceExtent, matching_brace, namespace_extents, namespace_map
 
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 _CLASS_TYPES = {"class_specifier", "struct_specifier"}
@@ -58,6 +58,7 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     found = tsx.captures(tsx.query(lang, *_QUERIES[lang]), root)
     structured = _registrations(found, lang, facts, scopes, namespaces)
     _definitions(found, lang, facts, scopes, structured, namespaces)
+    _recovered_definitions(found, lang, facts, scopes, namespaces, source)
     _namespace_symbols(found, lang, facts, source, namespaces)
     _calls(found, facts, scopes, source)
     # Function-like macros are read from the text: a comment inside a macro body derails the
@@ -275,6 +276,42 @@ def _definitions(
                    tsx.end_line(node), _signature(node))
         )
         scopes.add(node.start_byte, node.end_byte, qname)
+
+
+_RETURN_TYPE_PARTS = {
+    "primitive_type", "type_identifier", "qualified_identifier", "template_type", "sized_type_specifier",
+    "storage_class_specifier", "type_qualifier", "placeholder_type_specifier", "virtual", "inline",
+}
+
+
+def _recovered_definitions(
+    found: dict[str, list[tsx.Node]],
+    lang: Language,
+    facts: FileFacts,
+    scopes: ScopeMap,
+    namespaces: _RecoveredNamespaces | None,
+    source: bytes,
+) -> None:
+    """Functions that error recovery took apart: a declarator in an ERROR node followed by
+    the `{` of a body, which ends at the brace that closes it."""
+    for declarator in found.get("definition.recovered", []):
+        opening = declarator.next_sibling
+        if opening is None or opening.type != "{":
+            continue
+        declared = _declared_name(declarator)
+        if not declared:
+            continue
+        first = declarator
+        while first.prev_sibling is not None and first.prev_sibling.type in _RETURN_TYPE_PARTS:
+            first = first.prev_sibling
+        end = matching_brace(source, opening.start_byte)
+        scope, _ = _enclosing_names(declarator, namespaces)
+        qname = _qualify(scope, declared)
+        kind = SymbolKind.METHOD if _looks_like_member(declared) else SymbolKind.FUNCTION
+        end_line = tsx.line(first) + source.count(b"\n", first.start_byte, max(first.start_byte, end - 1))
+        signature = collapse(source[first.start_byte:opening.start_byte].decode("utf-8", "replace"))
+        facts.symbols.append(Symbol(qname, declared.rsplit("::", 1)[-1], kind, lang, facts.path, tsx.line(first), end_line, signature))
+        scopes.add(first.start_byte, end, qname)
 
 
 def _namespace_symbols(

@@ -93,3 +93,29 @@ def namespace_map(extents: list[NamespaceExtent]) -> ScopeMap:
     for extent in extents:
         scopes.add(extent.start, extent.end, extent.qname)
     return scopes
+
+
+def matching_brace(source: bytes, opening: int) -> int:
+    """The offset just past the brace that closes the one at `opening` (the end of the file if
+    none does), counted as `namespace_extents` counts them."""
+    depth = 0
+    conditionals: list[bool] = []
+    for token in _TOKENS.finditer(source, opening):
+        kind = token.lastgroup
+        if kind == "directive":
+            name = token.group("directive_name")
+            if name in _OPENS_CONDITIONAL:
+                conditionals.append(False)
+            elif name in _SWITCHES_BRANCH and conditionals:
+                conditionals[-1] = True
+            elif name == b"endif" and conditionals:
+                conditionals.pop()
+        elif kind in ("comment", "raw", "string", "char") or any(conditionals):
+            continue
+        elif kind in ("namespace", "open"):
+            depth += 1
+        elif kind == "close":
+            depth -= 1
+            if depth == 0:
+                return token.end()
+    return len(source)

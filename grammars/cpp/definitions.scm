@@ -15,3 +15,9 @@
 
 ; Function bodies only: prototypes say where a function is declared, not defined.
 (function_definition) @definition.function
+
+; A function whose definition error recovery took apart (a preprocessor conditional inside an
+; expression can turn the rest of a file into one ERROR node): its declarator is left directly
+; in the ERROR node, followed by the `{` of its body. The parser finds the body's end by
+; counting braces.
+(ERROR (function_declarator) @definition.recovered)
