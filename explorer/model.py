@@ -155,3 +155,54 @@ class FileFacts:
     operators: list[OperatorInfo] = field(default_factory=list)
     derivatives: list[DerivativeEntry] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+# -- call graph ------------------------------------------------------------------------------
+
+
+class Layer(StrEnum):
+    """Where a hop of a call chain lives."""
+
+    PYTHON = "python"
+    BINDING = "binding"  # the generated torch._C function or Tensor method
+    YAML = "yaml"  # an operator of native_functions.yaml
+    CPP = "cpp"
+    CUDA = "cuda"
+    VENDOR = "vendor"
+
+
+class Resolution(StrEnum):
+    EXACT = "exact"
+    AMBIGUOUS = "ambiguous"  # several definitions fit and none can be ruled out: all are shown
+    NAME = "name"  # only a bare name matched (a method of an object of unknown type)
+
+
+@dataclass(frozen=True, slots=True)
+class CallNode:
+    """A definition as a node of the call graph."""
+
+    symbol: Symbol
+    layer: Layer
+    # Python: the class whose instance `self` is, when known from the way the method was
+    # reached (tracing Conv2d, `self.forward` in Module._call_impl is Conv2d.forward).
+    self_class: str | None = None
+    # C++: functions the call that reached this node passed as arguments; the node calls them
+    # (`split_batch_dim_to_32bit_out(..., raw_cudnn_convolution_forward_out_32bit)`).
+    passed: tuple[Symbol, ...] = ()
+    passed_at: tuple[str, int] | None = None  # the call that passed them
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        return (self.symbol.qname, self.symbol.path, self.symbol.line, self.self_class, tuple(p.qname for p in self.passed))
+
+
+@dataclass(frozen=True, slots=True)
+class CallEdge:
+    """How a node is reached from the one before it."""
+
+    target: CallNode
+    # call, alias, binding, method, dispatch:<Key>, stub, fnptr, structured, launch
+    kind: str
+    resolution: Resolution = Resolution.EXACT
+    candidates: tuple[str, ...] = ()  # for an ambiguous edge: every definition that fits
+    site: tuple[str, int] | None = None  # the file and line of the call that leads here

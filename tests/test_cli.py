@@ -212,3 +212,41 @@ def test_show_an_operator_lists_its_autograd_formulas():
     assert "    input, weight, bias: grad.defined() ? convolution_backward_symint(grad, input, weight," in out
     shown = json.loads(run("show", "aten::relu", "--json").stdout)
     assert [(d["file"], d["line"]) for d in shown["definitions"][0]["derivatives"]] == [("tools/autograd/derivatives.yaml", 34)]
+
+
+def test_trace_to_prints_each_path_with_a_location_per_hop():
+    result = run("trace", "torch.nn.ReLU", "--to", "relu_cuda_kernel")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == "2 paths from torch.nn.modules.activation.ReLU to /relu_cuda_kernel/ (backend cuda)"
+    assert lines[2] == "path 1: 11 hops"
+    assert rows(lines[3])[0] == ["0", "python", "torch.nn.modules.activation.ReLU", "torch/nn/modules/activation.py:13"]
+    assert rows(lines[14])[0][:4] == ["11", "cuda", "at::native::relu_cuda_kernel", "aten/src/ATen/native/cuda/Activation.cu:11"]
+    assert lines[14].endswith("← launch, at aten/src/ATen/native/cuda/Activation.cu:27")
+
+
+def test_trace_json_is_byte_identical_twice():
+    first, second = (run("trace", "torch.nn.Linear", "--to", "cublasSgemm", "--json") for _ in range(2))
+    assert first.exit_code == second.exit_code == 0
+    assert first.stdout == second.stdout
+    out = json.loads(first.stdout)
+    assert out["paths"][0][-1]["symbol"] == "cublasSgemm" and out["paths"][0][-1]["layer"] == "vendor"
+
+
+def test_trace_with_no_path_says_how_far_it_got_and_exits_1():
+    result = run("trace", "torch.nn.Dropout", "--to", "cudnnConvolutionForward")
+    assert result.exit_code == 1
+    assert result.stdout.startswith(
+        "no path from torch.nn.modules.dropout.Dropout to /cudnnConvolutionForward/ (backend cuda)\ndeepest definitions reached:\n"
+    )
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (["trace", "torch.nn.Conv2dd"], 1, "error: unknown symbol: torch.nn.Conv2dd; closest: torch.nn.modules.conv.Conv2d"),
+    (["trace", "torch.nn.Conv2d", "--to", "("], 2, "error: --to '(' is not a regular expression: "),
+    (["trace", "torch.nn.Conv2d", "--backend", "tpu"], 2, "error: unknown backend 'tpu'; one of: cuda, cpu, all\n"),
+])
+def test_trace_bad_input_is_one_line(args, code, message):
+    result = run(*args)
+    assert result.exit_code == code
+    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1

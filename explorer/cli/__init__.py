@@ -8,6 +8,7 @@ import typer
 from explorer.cli.index_cmd import index
 from explorer.cli.search_cmd import search
 from explorer.cli.show_cmd import show
+from explorer.cli.trace_cmd import trace
 
 app = typer.Typer(
     name="explorer",
@@ -20,6 +21,7 @@ app = typer.Typer(
 app.command()(index)
 app.command()(search)
 app.command()(show)
+app.command()(trace)
 
 
 def main() -> None:

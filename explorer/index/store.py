@@ -44,7 +44,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 @functools.cache
@@ -106,7 +106,8 @@ CREATE TABLE calls (
     name_args TEXT,            -- names passed as arguments, space separated; NULL for none
     vendor TEXT                -- the vendor library of the callee, if it is one
 );
--- Which files call a name (the callee's last name: `gemm` for `at::cuda::blas::gemm<float>`).
+-- Which files call a name (the callee's last name: `gemm` for `at::cuda::blas::gemm<float>`),
+-- or pass it as an argument (a function pointer).
 CREATE TABLE call_names (name TEXT NOT NULL, file_id INTEGER NOT NULL, PRIMARY KEY (name, file_id)) WITHOUT ROWID;
 CREATE TABLE imports (file_id INTEGER NOT NULL, module TEXT NOT NULL, name TEXT NOT NULL, target TEXT NOT NULL, line INTEGER NOT NULL);
 CREATE TABLE dispatch (file_id INTEGER NOT NULL, operator TEXT NOT NULL, key TEXT NOT NULL, kernel TEXT NOT NULL, line INTEGER NOT NULL);
@@ -183,6 +184,7 @@ def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
     # A file calls the same few names over and over: what depends only on the callee is
     # worked out once per distinct callee.
     callees = {call.callee for call in facts.calls}
+    passed = {name for call in facts.calls for name in call.name_args}
     if facts.lang in (Language.CPP, Language.CUDA):
         vendors = {callee: library for callee in callees if (library := vendor_library(callee)) is not None}
     else:
@@ -200,7 +202,7 @@ def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
              c.line, c.column, c.kind, " ".join(c.name_args) or None, vendors.get(c.callee))
             for c in facts.calls
         ],
-        call_names=sorted({(last_name(callee), file_id) for callee in callees}),
+        call_names=sorted({(last_name(callee), file_id) for callee in callees | passed}),
         imports=[(file_id, i.module, i.name, i.target, i.line) for i in facts.imports],
         dispatch=[(file_id, d.operator, d.key, d.kernel, d.line) for d in facts.dispatch],
         operators=[
@@ -240,6 +242,8 @@ class IndexStore:
     def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
         self.path = path
         self.db = connection
+        # A trace asks for the same names many times; writes (in `transaction`) forget them.
+        self._by_qname: dict[str, list[Symbol]] = {}
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -320,6 +324,7 @@ class IndexStore:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
+        self._by_qname.clear()
         with self.db:
             yield
 
@@ -344,8 +349,8 @@ class IndexStore:
         if row is not None and row[0] is not None:
             first, count = row
             last = first + count - 1
-            callees = self.db.execute("SELECT DISTINCT callee FROM calls WHERE rowid BETWEEN ? AND ?", (first, last))
-            names = {(last_name(callee), file_id) for (callee,) in callees}
+            rows = self.db.execute("SELECT DISTINCT callee, name_args FROM calls WHERE rowid BETWEEN ? AND ?", (first, last))
+            names = {(last_name(name), file_id) for callee, args in rows for name in [callee, *(args or "").split()]}
             self.db.executemany("DELETE FROM call_names WHERE name = ? AND file_id = ?", names)
             self.db.execute("DELETE FROM calls WHERE rowid BETWEEN ? AND ?", (first, last))
         for table in _PER_FILE_TABLES:
@@ -446,7 +451,10 @@ class IndexStore:
         return self._symbols("s.lname = ?", (lname,))
 
     def symbols_with_qname(self, qname: str) -> list[Symbol]:
-        return self._symbols("s.qname = ?", (qname,))
+        found = self._by_qname.get(qname)
+        if found is None:
+            found = self._by_qname[qname] = self._symbols("s.qname = ?", (qname,))
+        return list(found)
 
     def symbols_named_any(self, lnames: list[str]) -> list[Symbol]:
         marks = ", ".join("?" * len(lnames))
@@ -543,23 +551,48 @@ class IndexStore:
         return found
 
     def call_sites_of(self, name: str) -> list[tuple[str, CallSite]]:
-        """Every call whose callee's last name is `name`, with its file, in file order.
-        call_names says which files; in each, the rows ending in `name` are read (in SQL)
-        and the last name checked exactly (here)."""
+        """Every call whose callee's last name is `name`, or which passes `name` as an
+        argument, with its file, in file order. call_names says which files; in each, the
+        rows that mention `name` are read (in SQL) and checked exactly (here)."""
         rows = self.db.execute(
             f"SELECT f.path, {_CALL_COLUMNS} FROM call_names n JOIN files f ON f.id = n.file_id"
             " JOIN calls c ON c.rowid BETWEEN f.calls_first AND f.calls_first + f.calls_count - 1"
-            " WHERE n.name = ?1 AND substr(c.callee, -length(?1)) = ?1 ORDER BY f.path, c.rowid",
+            " WHERE n.name = ?1 AND (substr(c.callee, -length(?1)) = ?1 OR instr(c.name_args, ?1) > 0)"
+            " ORDER BY f.path, c.rowid",
             (name,),
         )
-        return [(row[0], _call_site(row[1:])) for row in rows if last_name(row[2]) == name]
+        found = []
+        for row in rows:
+            site = _call_site(row[1:])
+            if last_name(site.callee) == name or any(last_name(argument) == name for argument in site.name_args):
+                found.append((row[0], site))
+        return found
+
+    def calls_in(self, caller: str, path: str, lines: tuple[int, int] | None = None) -> list[CallSite]:
+        """The calls a definition makes in one file (a C++ name may be defined in several,
+        and twice in one file: `lines` picks the definition)."""
+        row = self.db.execute("SELECT calls_first, calls_count FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None or row[0] is None:
+            return []
+        first, count = row
+        low, high = lines if lines is not None else (0, 1 << 62)
+        rows = self.db.execute(
+            f"SELECT {_CALL_COLUMNS} FROM calls c WHERE c.rowid BETWEEN ? AND ? AND c.caller = ?"
+            " AND c.line BETWEEN ? AND ? ORDER BY c.line, c.col, c.rowid",
+            (first, first + count - 1, caller, low, high),
+        )
+        return [_call_site(row) for row in rows]
+
+    def symbols_targeting(self, target: str) -> list[Symbol]:
+        """Aliases and registrations whose target is `target` (a scan: rare, and cheap)."""
+        return self._symbols("s.target = ?", (target,))
 
     def first_call_site(self, name: str) -> tuple[str, int] | None:
-        sites = self.call_sites_of(name)
-        return min((path, site.line) for path, site in sites) if sites else None
+        sites = [(path, site.line) for path, site in self.call_sites_of(name) if last_name(site.callee) == name]
+        return min(sites) if sites else None
 
     def call_site_count(self, name: str) -> int:
-        return len(self.call_sites_of(name))
+        return sum(1 for _path, site in self.call_sites_of(name) if last_name(site.callee) == name)
 
 
 def _call_site(row: tuple) -> CallSite:

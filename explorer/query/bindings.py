@@ -14,7 +14,7 @@ All overloads of a name share one binding, which picks among them by signature a
 from __future__ import annotations
 
 from explorer.index.store import IndexStore
-from explorer.model import Symbol
+from explorer.model import Language, Symbol, SymbolKind
 
 # Python module prefix -> the python_module value its functions have (None: the default).
 _FUNCTION_MODULES: dict[str, str | None] = {
@@ -55,3 +55,20 @@ def operators_for(store: IndexStore, name: str, variant: str, python_module: str
             continue
         found.append(symbol)
     return sorted(found, key=lambda s: (s.qname != f"aten::{name}", s.qname))
+
+
+def binding_symbol(store: IndexStore, dotted: str, operators: list[Symbol]) -> Symbol:
+    """The torch._C definition a bound name stands for: its `.pyi` stub when the tree has
+    one (`torch._C._VariableFunctions.conv2d`), else a definition without a source."""
+    owner, _, name = dotted.rpartition(".")
+    if owner in _METHOD_OWNERS:
+        qnames = [f"torch._C.TensorBase.{name}", f"torch._C._TensorBase.{name}"]
+    else:
+        module = _FUNCTION_MODULES.get(owner)
+        qnames = [f"torch._C._VariableFunctions.{name}" if module is None else f"torch._C._{module}.{name}"]
+    for qname in qnames:
+        stubs = sorted(store.symbols_with_qname(qname), key=lambda s: (s.path or "", s.line or 0))
+        if stubs:
+            return stubs[0]
+    bound = ", ".join(s.qname for s in operators)
+    return Symbol(qnames[0], name, SymbolKind.FUNCTION, Language.PYTHON, None, None, None, f"generated binding of {bound}")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 from explorer.index.build import RefreshReport
-from explorer.model import Symbol
+from explorer.model import CallEdge, CallNode, Symbol
 from explorer.query.details import SymbolDetails
+from explorer.query.trace import TraceNode, TraceReport
 from explorer.query.search import SearchHit
 
 
@@ -83,3 +84,47 @@ def report_json(report: RefreshReport) -> dict[str, object]:
         "skipped": [{"file": d.path, "reason": d.reason} for d in report.skipped],
         "partial": [{"file": d.path, "reason": d.reason} for d in report.partial],
     }
+
+
+def node_json(node: CallNode, edge: CallEdge | None) -> dict[str, object]:
+    """One hop of a chain, in the shape `trace`, `callers` and `callees` share."""
+    symbol = node.symbol
+    out: dict[str, object] = {
+        "symbol": symbol.qname,
+        "layer": node.layer.value,
+        "kind": symbol.kind.value,
+        "file": symbol.path,
+        "line": symbol.line,
+        "edge": edge.kind if edge is not None else None,
+        "resolution": edge.resolution.value if edge is not None else "exact",
+        "site": f"{edge.site[0]}:{edge.site[1]}" if edge is not None and edge.site is not None else None,
+    }
+    if edge is not None and edge.candidates:
+        out["candidates"] = list(edge.candidates)
+    return out
+
+
+def trace_node_json(hop: TraceNode) -> dict[str, object]:
+    out = node_json(hop.node, hop.edge)
+    if hop.stop is not None:
+        out["stop"] = hop.stop
+    out["children"] = [trace_node_json(child) for child in hop.children]
+    return out
+
+
+def trace_json(report: TraceReport, root: str, to: str | None) -> dict[str, object]:
+    trace = report.trace
+    out: dict[str, object] = {
+        "query": report.query,
+        "root": root,
+        "backend": report.backend,
+        "start": node_json(report.start, None),
+        "tree": trace_node_json(trace.tree),
+    }
+    if to is not None:
+        out["to"] = to
+        out["paths"] = [[node_json(hop.node, hop.edge) for hop in path] for path in trace.paths or []]
+        out["paths_found"] = trace.paths_found
+        if not trace.paths:
+            out["deepest"] = [node_json(hop.node, None) for hop in trace.deepest]
+    return out

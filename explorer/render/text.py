@@ -7,10 +7,12 @@ from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
+from rich.tree import Tree
 
 from explorer.index.build import RefreshReport
-from explorer.model import Language, Symbol
+from explorer.model import CallEdge, CallNode, Language, Layer, Resolution, Symbol
 from explorer.query.details import SymbolDetails
+from explorer.query.trace import TraceNode, TraceReport
 from explorer.query.search import SearchHit
 
 _LEXERS = {Language.PYTHON: "python", Language.CPP: "cpp", Language.CUDA: "cuda", Language.YAML: "yaml"}
@@ -18,7 +20,7 @@ _LEXERS = {Language.PYTHON: "python", Language.CPP: "cpp", Language.CUDA: "cuda"
 
 def location(symbol: Symbol) -> str:
     if symbol.path is None:
-        return "(vendor library)"
+        return "(vendor library)" if symbol.lang == "vendor" else "(generated at build time: no source)"
     return f"{symbol.path}:{symbol.line}"
 
 
@@ -113,3 +115,63 @@ def _derivatives_text(console: Console, details: SymbolDetails) -> None:
         console.print(Text(f"  autograd formulas at {path}:{entry.line}", style="cyan"))
         for gradients, formula in entry.formulas:
             console.print(Text(f"    {gradients}: {formula}"))
+
+
+_LAYER_STYLES = {
+    Layer.PYTHON: "green", Layer.BINDING: "magenta", Layer.YAML: "yellow",
+    Layer.CPP: "blue", Layer.CUDA: "bright_blue", Layer.VENDOR: "red",
+}
+
+
+def hop_text(node: CallNode, edge: CallEdge | None) -> Text:
+    """`cpp  at::native::cudnn_convolution  aten/.../ConvShared.cpp:240  ← dispatch:CUDA, ambiguous (2)`."""
+    text = Text.assemble(
+        (f"{node.layer.value:<7}", _LAYER_STYLES[node.layer]), " ",
+        (node.symbol.qname, "bold"), "  ",
+        (location(node.symbol), "cyan"),
+    )
+    if edge is not None:
+        how = edge.kind
+        if edge.resolution is not Resolution.EXACT:
+            how += f", {edge.resolution.value}"
+            if edge.candidates:
+                how += f" ({len(edge.candidates)} candidates)"
+        if edge.site is not None:
+            how += f", at {edge.site[0]}:{edge.site[1]}"
+        text.append(f"  ← {how}", "dim")
+    return text
+
+
+def trace_text(console: Console, report: TraceReport, to: str | None) -> None:
+    trace = report.trace
+    if report.other_matches:
+        others = ", ".join(s.qname for s in report.other_matches[:5])
+        console.print(Text(f"{len(report.other_matches) + 1} definitions match; tracing the first (also: {others})", "dim"))
+    if to is None:
+        console.print(_tree(trace.tree))
+        return
+    if not trace.paths:
+        console.print(Text(f"no path from {report.start.symbol.qname} to /{to}/ (backend {report.backend})"))
+        if trace.deepest:
+            console.print(Text("deepest definitions reached:"))
+            for hop in trace.deepest:
+                console.print(Text("  ").append_text(hop_text(hop.node, None)))
+        return
+    more = f" (the {len(trace.paths)} shortest shown)" if trace.paths_found > len(trace.paths) else ""
+    console.print(Text(f"{trace.paths_found} path{'s' if trace.paths_found != 1 else ''} from "
+                       f"{report.start.symbol.qname} to /{to}/ (backend {report.backend}){more}", "bold"))
+    for number, path in enumerate(trace.paths, start=1):
+        console.print()
+        console.print(Text(f"path {number}: {len(path) - 1} hops", "bold"))
+        for step, hop in enumerate(path):
+            console.print(Text(f"{step:>3}  ").append_text(hop_text(hop.node, hop.edge)))
+
+
+def _tree(hop: TraceNode) -> Tree:
+    label = hop_text(hop.node, hop.edge)
+    if hop.stop is not None:
+        label.append(f"  [{hop.stop}]", "italic yellow")
+    tree = Tree(label)
+    for child in hop.children:
+        tree.add(_tree(child))
+    return tree

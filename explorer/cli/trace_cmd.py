@@ -1,0 +1,36 @@
+"""`explorer trace`: the call tree (or the paths to a target) from a Python API down to C++."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stdout
+from explorer.query.trace import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, trace_symbol
+from explorer.render.json_out import dumps, trace_json
+from explorer.render.text import trace_text
+
+
+@reports_errors
+def trace(
+    symbol: Annotated[str, typer.Argument(help="torch.nn.Conv2d, F.conv2d, aten::conv2d, at::native::_convolution...")],
+    root: RootOption = None,
+    index: IndexOption = None,
+    to: Annotated[Optional[str], typer.Option("--to", help="Keep only paths reaching a symbol matching this regex.")] = None,
+    backend: Annotated[str, typer.Option("--backend", help="cuda (with cuDNN/cuBLAS), cpu, or all.")] = "cuda",
+    max_depth: Annotated[
+        Optional[int],
+        typer.Option("--max-depth", help=f"Hops to follow (default {DEFAULT_DEPTH}, or {DEFAULT_DEPTH_TO} with --to).", show_default=False),
+    ] = None,
+    json: JsonOption = False,
+) -> None:
+    """Trace what calling SYMBOL runs, across Python, the torch._C binding, YAML, C++ and vendor APIs."""
+    with open_index(root, index) as (tree, store):
+        report = trace_symbol(store, tree, symbol, backend=backend, max_depth=max_depth, to=to)
+    if json:
+        stdout.print_json(dumps(trace_json(report, tree, to)))
+    else:
+        trace_text(stdout, report, to)
+    if to is not None and not report.trace.paths:
+        raise typer.Exit(1)

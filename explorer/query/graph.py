@@ -1,0 +1,47 @@
+"""The cross-language call graph, computed from the index one node at a time.
+
+A node is a definition (CallNode); its edges are what it calls, resolved by the rules of its
+layer: python_edges.py for Python and the torch._C bindings, native_edges.py for operators
+and C++/CUDA. Edges into definitions that serve another backend than the one asked for are
+dropped here (backends.py), and several calls of one definition from one caller are one edge
+(at the first call's line). Each node's edges are computed once per graph.
+"""
+
+from __future__ import annotations
+
+from explorer.index.store import IndexStore
+from explorer.model import CallEdge, CallNode, Layer, Symbol, SymbolKind
+from explorer.query.backends import node_allowed
+from explorer.query.native_edges import NativeEdges
+from explorer.query.nodes import layer_of
+from explorer.query.python_edges import PythonEdges
+
+
+class CallGraph:
+    def __init__(self, store: IndexStore, root: str, backend: str = "cuda") -> None:
+        self.store = store
+        self.backend = backend
+        self.python = PythonEdges(store, root)
+        self.native = NativeEdges(store, backend)
+        self._edges: dict[tuple, list[CallEdge]] = {}
+
+    def node(self, symbol: Symbol) -> CallNode:
+        """A starting node: a class stands for calling its instances, so `self` is that class."""
+        return CallNode(symbol, layer_of(symbol), symbol.qname if symbol.kind is SymbolKind.CLASS else None)
+
+    def edges(self, node: CallNode) -> list[CallEdge]:
+        cached = self._edges.get(node.key)
+        if cached is not None:
+            return cached
+        source = self.python if node.layer in (Layer.PYTHON, Layer.BINDING) else self.native
+        found: list[CallEdge] = []
+        seen: set[tuple] = set()
+        for edge in source.edges(node):
+            if not node_allowed(edge.target, self.backend):
+                continue
+            identity = (edge.target.key, edge.kind)
+            if identity not in seen:
+                seen.add(identity)
+                found.append(edge)
+        self._edges[node.key] = found
+        return found

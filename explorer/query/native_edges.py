@@ -1,0 +1,197 @@
+"""What an operator or a C++/CUDA definition calls, resolved to definitions of the index.
+
+Operators (native_functions.yaml): each dispatch key leads to its kernel (`dispatch:CUDA`);
+an operator without a table of its own leads to its `structured_delegate` (`structured`).
+C++ calls, in the order they are tried:
+- a vendor API (`cudnnConvolutionForward`, `cublasSgemm`): a vendor node, the end of a path;
+- a kernel launch `k<<<...>>>(...)`: the `__global__` kernel `k` (`launch`);
+- the generated operator API, `at::foo`, `at::foo_symint`, `at::foo_out`,
+  `at::_ops::foo::call`: the operator, so the path goes back through its dispatch table;
+- `t.foo(...)` on a tensor: the operator with a Tensor method `foo` (resolution `name`);
+- a qualified name `ns::f`: that definition, else one in an enclosing namespace of the caller
+  (`cpublas::gemm` from at::native is `at::native::cpublas::gemm`);
+- a plain name `f`: the caller's class, then its enclosing namespaces, innermost first;
+- a DispatchStub (`relu_stub(device, ...)`): the stub, which leads to every kernel registered
+  for it with REGISTER_DISPATCH (`stub`);
+- a plain name passed as an argument that names a function: called by the callee it is
+  passed to (`fnptr`), as `split_batch_dim_to_32bit_out(..., raw_..._32bit)` calls it.
+Several definitions of one name (overloads, both sides of an `#if`) are all kept, marked
+ambiguous; nothing is picked at random.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+
+from explorer.index.store import IndexStore, last_name
+from explorer.model import CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
+from explorer.parsers.vendors import vendor_library
+from explorer.query.backends import dispatch_key_allowed
+from explorer.query.bindings import operators_for
+from explorer.query.nodes import definition_lines, fan_out
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_OPERATOR_API = re.compile(r"(?:at|torch)::(?:_ops::(\w+)::(?:call|redispatch)|(\w+))")
+_FUNCTION_KINDS = {
+    SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.STRUCTURED_KERNEL, SymbolKind.KERNEL, SymbolKind.DISPATCH_STUB,
+}
+
+
+class NativeEdges:
+    def __init__(self, store: IndexStore, backend: str) -> None:
+        self.store = store
+        self.backend = backend
+
+    def edges(self, node: CallNode) -> Iterator[CallEdge]:
+        symbol = node.symbol
+        if symbol.kind is SymbolKind.OPERATOR:
+            yield from self._dispatch(symbol)
+        elif symbol.kind is SymbolKind.DISPATCH_STUB:
+            yield from self._registered_kernels(symbol)
+        elif symbol.kind in _FUNCTION_KINDS and symbol.path is not None:
+            for site in self.store.calls_in(symbol.qname, symbol.path, definition_lines(symbol)):
+                yield from self.call_targets(symbol, site)
+        if node.passed:
+            yield from fan_out(list(node.passed), "fnptr", None, node.passed_at)
+
+    # -- operators -------------------------------------------------------------------------
+
+    def _dispatch(self, operator: Symbol) -> Iterator[CallEdge]:
+        entries = self.store.dispatch_of(operator.qname)
+        if not entries:
+            info = self.store.operator_info(operator.qname)
+            if info is not None and info.structured_delegate:
+                delegates = self.store.symbols_with_qname(info.structured_delegate)
+                yield from fan_out(delegates, "structured", Layer.YAML, (operator.path or "", operator.line or 0))
+            return
+        for entry in entries:
+            if not dispatch_key_allowed(entry.key, self.backend):
+                continue
+            kernels = [s for s in self.store.symbols_with_qname(entry.kernel) if s.kind in _FUNCTION_KINDS]
+            yield from fan_out(kernels, f"dispatch:{entry.key}", None, (operator.path or "", entry.line))
+
+    def _registered_kernels(self, stub: Symbol) -> Iterator[CallEdge]:
+        for registration in self.store.symbols_with_qname(stub.qname):
+            if registration.kind is not SymbolKind.DISPATCH_REGISTRATION or not registration.target:
+                continue
+            kernels = [s for s in self.store.symbols_with_qname(registration.target) if s.kind in _FUNCTION_KINDS]
+            yield from fan_out(kernels, "stub", None, (registration.path or "", registration.line or 0))
+
+    # -- calls -----------------------------------------------------------------------------
+
+    def call_targets(self, caller: Symbol, site: CallSite) -> Iterator[CallEdge]:
+        where = (caller.path or "", site.line)
+        callee = site.callee.removeprefix("::")
+        if vendor_library(callee) is not None:
+            yield from fan_out(self._vendor_symbols(callee), "call", Layer.VENDOR, where)
+            return
+        # A name that is one of the caller's parameters is a value, whatever else it names.
+        parameters = set(_IDENTIFIER.findall(caller.signature.partition("(")[2]))
+        passed = tuple(
+            function
+            for argument in site.name_args
+            if argument not in parameters
+            for function in self._named(caller, argument.removeprefix("::"))
+            if function.kind in _FUNCTION_KINDS and function.kind is not SymbolKind.DISPATCH_STUB
+        )
+        if site.kind is CallKind.LAUNCH:
+            kernels = [s for s in self._named(caller, callee) if s.kind is SymbolKind.KERNEL]
+            targets = list(fan_out(kernels, "launch", None, where))
+        else:
+            targets = list(self._callee(caller, callee, where))
+        native_targets = [edge for edge in targets if edge.target.layer in (Layer.CPP, Layer.CUDA)]
+        if passed and not native_targets:
+            # The callee is not in the tree (a template from a library, a macro): the
+            # functions passed to it are still reached, from the caller.
+            yield from targets
+            yield from fan_out(list(passed), "fnptr", None, where)
+            return
+        for edge in targets:
+            if passed and edge in native_targets:
+                edge = dataclasses.replace(edge, target=dataclasses.replace(edge.target, passed=passed, passed_at=where))
+            yield edge
+
+    def _callee(self, caller: Symbol, callee: str, where: tuple[str, int]) -> Iterator[CallEdge]:
+        operators = self._operator_api(callee)
+        if operators:
+            yield from fan_out(operators, "call", Layer.YAML, where)
+            return
+        if "." in callee or "->" in callee:
+            receiver = re.split(r"\.|->", callee)[0]
+            name = last_name(callee)
+            if receiver == "this":
+                yield from fan_out(self._in_scopes(_scopes(caller.qname), name), "method", None, where)
+                return
+            for edge in fan_out(operators_for(self.store, name, variant="method"), "method", Layer.YAML, where):
+                resolution = Resolution.NAME if edge.resolution is Resolution.EXACT else edge.resolution
+                yield CallEdge(edge.target, edge.kind, resolution, edge.candidates, where)
+            return
+        found = self._named(caller, callee)
+        stubs = [s for s in found if s.kind is SymbolKind.DISPATCH_STUB]
+        if stubs:
+            # A stub is declared in a header and defined in a .cpp: one stub, not two.
+            defined = sorted(stubs, key=lambda s: (s.path or "").endswith((".h", ".hpp", ".cuh")))
+            yield CallEdge(CallNode(defined[0], Layer.CUDA if defined[0].lang == "cuda" else Layer.CPP), "call", site=where)
+            return
+        yield from fan_out([s for s in found if s.kind in _FUNCTION_KINDS], "call", None, where)
+
+    def _operator_api(self, callee: str) -> list[Symbol]:
+        """`at::conv2d` -> aten::conv2d (every overload); `at::convolution_symint` ->
+        aten::convolution; `at::add_out` -> aten::add.out; `at::_ops::add_Tensor::call` ->
+        aten::add.Tensor."""
+        match = _OPERATOR_API.fullmatch(callee)
+        if match is None:
+            return []
+        name = match.group(1) or match.group(2)
+        if match.group(2) is not None:
+            # `at::addmm` is the functional overloads; their out= forms are `at::addmm_out`.
+            for base in (name, name.removesuffix("_symint")):
+                operators = [s for s in self.store.operators_named(base) if not _is_out_overload(s.qname)]
+                if operators:
+                    return operators
+            for suffix in ("_out", "_outf", "_symint_out", "_symint_outf"):
+                if name.endswith(suffix):
+                    found = [s for s in self.store.operators_named(name.removesuffix(suffix)) if _is_out_overload(s.qname)]
+                    if found:
+                        return found
+        head, _, overload = name.rpartition("_")
+        if head:
+            qname = f"aten::{head}.{overload}"
+            return [s for s in self.store.symbols_with_qname(qname) if s.kind is SymbolKind.OPERATOR]
+        return []
+
+    def _named(self, caller: Symbol, written: str) -> list[Symbol]:
+        """Definitions a name written in `caller` may mean: as written when qualified and
+        known, else in the caller's class and enclosing namespaces, innermost first."""
+        if "::" in written:
+            exact = self.store.symbols_with_qname(written)
+            if exact:
+                return exact
+        return self._in_scopes(_scopes(caller.qname), written)
+
+    def _in_scopes(self, scopes: list[str], name: str) -> list[Symbol]:
+        for scope in scopes:
+            found = self.store.symbols_with_qname(f"{scope}::{name}" if scope else name)
+            if found:
+                return found
+        return []
+
+    def _vendor_symbols(self, callee: str) -> list[Symbol]:
+        for qname in (callee, last_name(callee)):
+            found = [s for s in self.store.symbols_with_qname(qname) if s.kind is SymbolKind.EXTERNAL]
+            if found:
+                return found
+        return []
+
+
+def _is_out_overload(operator: str) -> bool:
+    overload = operator.partition(".")[2]
+    return overload == "out" or overload.endswith("_out") or overload.startswith("out_")
+
+
+def _scopes(qname: str) -> list[str]:
+    """`at::native::ConvParams::use_cudnn` -> [at::native::ConvParams, at::native, at, ""]."""
+    parts = qname.split("::")[:-1]
+    return ["::".join(parts[:end]) for end in range(len(parts), -1, -1)]

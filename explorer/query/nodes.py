@@ -1,0 +1,39 @@
+"""Small helpers shared by the edge rules of each layer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind
+
+
+def layer_of(symbol: Symbol) -> Layer:
+    if symbol.kind is SymbolKind.OPERATOR:
+        return Layer.YAML
+    if symbol.kind is SymbolKind.EXTERNAL:
+        return Layer.VENDOR
+    if symbol.lang == "python":
+        stub = (symbol.path or "").endswith(".pyi") or symbol.path is None
+        return Layer.BINDING if stub and binding_operators_owner(symbol.qname) else Layer.PYTHON
+    return Layer.CUDA if symbol.lang == "cuda" else Layer.CPP
+
+
+def binding_operators_owner(qname: str) -> bool:
+    return qname.startswith(("torch._C.", "torch._VF.", "torch.Tensor."))
+
+
+def fan_out(symbols: list[Symbol], kind: str, layer: Layer | None, site: tuple[str, int] | None) -> Iterator[CallEdge]:
+    """One edge per definition; several definitions make each edge ambiguous, naming them all."""
+    ordered = sorted(symbols, key=lambda s: (s.path or "", s.line or 0, s.qname))
+    candidates = tuple(f"{s.qname} ({s.path}:{s.line})" if s.path else s.qname for s in ordered) if len(ordered) > 1 else ()
+    resolution = Resolution.AMBIGUOUS if candidates else Resolution.EXACT
+    for symbol in ordered:
+        yield CallEdge(CallNode(symbol, layer or layer_of(symbol)), kind, resolution, candidates, site)
+
+
+
+
+def definition_lines(symbol: Symbol) -> tuple[int, int] | None:
+    """The lines a definition spans: its calls are those made there (a name can be defined
+    twice in one file, once on each side of an `#if`)."""
+    return (symbol.line, symbol.end_line or symbol.line) if symbol.line is not None else None

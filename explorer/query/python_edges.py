@@ -1,0 +1,260 @@
+"""What a Python definition calls, resolved to definitions of the index.
+
+Rules, in the order a call's callee is tried:
+- `self.m()` / `cls.m()`: `m` looked up along the MRO of the class whose instance `self` is
+  (the class a trace started from, when known, else the method's own class);
+- `super().m()`: the same MRO, after the method's own class;
+- a bare local name: what libcst says the function assigned to it (every branch), each of
+  those resolved as if called;
+- a dotted name, its first part expanded through the file's imports by the fast pass:
+  the torch._C binding it names (torch.conv2d, _VF.lstm, torch._C._nn.linear), else the
+  definition it reaches through modules, re-exports and star imports; a class called is its
+  constructor (`__init__` along its MRO);
+- `x.m()` on an object of unknown type: the operator with a Tensor method `m`, if there is one
+  (resolution `name`: by name only).
+Aliases (`conv2d = _add_docstr(torch.conv2d, ...)`, `__call__ = _wrapped_call_impl`) lead to
+their targets, and a module-level name assigned from a call to the functions passed to it
+(`max_pool2d = boolean_dispatch(if_true=..., if_false=...)` reaches both).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from explorer.index.store import IndexStore
+from explorer.model import CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
+from explorer.parsers.python import expand, module_name
+from explorer.parsers.python_precise import UnreadableSource, function_locals, passed_names
+from explorer.query.bindings import binding_operators, binding_symbol, operators_for
+from explorer.query.lookup import PythonPaths
+from explorer.query.nodes import definition_lines, fan_out, layer_of
+
+_MAX_MRO = 32
+_CALLABLE_KINDS = {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.ALIAS, SymbolKind.VARIABLE}
+
+
+class PythonEdges:
+    def __init__(self, store: IndexStore, root: str) -> None:
+        self.store = store
+        self.root = root
+        self._mro: dict[str, list[str]] = {}
+        self._files: dict[str, list[str]] = {}
+        self._locals: dict[tuple[str | None, int | None], dict[str, tuple[str, ...]]] = {}
+
+    # -- entry points ----------------------------------------------------------------------
+
+    def edges(self, node: CallNode) -> Iterator[CallEdge]:
+        symbol = node.symbol
+        if node.layer is Layer.BINDING:
+            yield from self._binding_edges(symbol)
+        elif symbol.kind is SymbolKind.CLASS:
+            yield from self._instance_call(symbol.qname)
+        elif symbol.kind is SymbolKind.ALIAS and symbol.target:
+            for edge in self._dotted_targets(symbol.target, module_name(symbol.path or "")):
+                target = edge.target
+                if target.symbol.kind is SymbolKind.METHOD:  # `__call__ = _wrapped_call_impl`: same instance
+                    target = CallNode(target.symbol, target.layer, node.self_class)
+                yield CallEdge(target, "alias", edge.resolution, edge.candidates, (symbol.path or "", symbol.line or 0))
+        elif symbol.kind is SymbolKind.VARIABLE:
+            yield from self._passed_functions(symbol)
+        elif symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and symbol.path is not None:
+            for site in self.store.calls_in(symbol.qname, symbol.path, definition_lines(symbol)):
+                if site.kind is not CallKind.DECORATOR:
+                    yield from self.call_targets(node, site)
+
+    def call_targets(self, node: CallNode, site: CallSite) -> Iterator[CallEdge]:
+        symbol = node.symbol
+        where = (symbol.path or "", site.line)
+        own_class = symbol.qname.rsplit(".", 1)[0] if symbol.kind is SymbolKind.METHOD else None
+        written = site.callee
+        head, _, rest = written.partition(".")
+        if head in ("self", "cls") and rest and "." not in rest and own_class is not None:
+            context = node.self_class or own_class
+            yield from self._member_edges(context, rest, where, context)
+        elif written.startswith("super()."):
+            name = written.removeprefix("super().")
+            if own_class is not None and "." not in name:
+                context = node.self_class or own_class
+                yield from self._member_edges(context, name, where, context, after=own_class)
+        elif not rest and site.qualified == written and not self._module_defines(symbol, written):
+            for value in self._local_values(symbol, written):
+                yield from self.call_targets(node, site._replace(callee=value, qualified=self._expand(symbol, value)))
+        else:
+            found = list(self._dotted_targets(site.qualified, module_name(symbol.path or "")))
+            if not found and rest and site.qualified == written:
+                found = list(self._tensor_method(written.rsplit(".", 1)[-1]))
+            for edge in found:
+                yield CallEdge(edge.target, edge.kind, edge.resolution, edge.candidates, where)
+
+    # -- rules -----------------------------------------------------------------------------
+
+    def _binding_edges(self, symbol: Symbol) -> Iterator[CallEdge]:
+        operators = binding_operators(self.store, symbol.qname)
+        yield from fan_out(operators, "binding", Layer.YAML, (symbol.path or "", symbol.line or 0) if symbol.path else None)
+
+    def _instance_call(self, class_qname: str) -> Iterator[CallEdge]:
+        """Calling an instance runs `__call__`; a class without one is being constructed."""
+        for name in ("__call__", "__init__"):
+            found = list(self._member_edges(class_qname, name, None, class_qname))
+            if found:
+                yield from (CallEdge(edge.target, "method", edge.resolution, edge.candidates, None) for edge in found)
+                return
+
+    def _member_edges(
+        self, class_qname: str, name: str, site: tuple[str, int] | None, context: str, after: str | None = None
+    ) -> Iterator[CallEdge]:
+        mro = self.mro(class_qname)
+        if after is not None and after in mro:
+            mro = mro[mro.index(after) + 1:]
+        for owner in mro:
+            found = [s for s in self.store.symbols_with_qname(f"{owner}.{name}") if s.kind in _CALLABLE_KINDS]
+            if found:
+                for edge in fan_out(found, "method", Layer.PYTHON, site):
+                    yield CallEdge(
+                        CallNode(edge.target.symbol, layer_of(edge.target.symbol), context),
+                        edge.kind, edge.resolution, edge.candidates, site,
+                    )
+                return
+
+    def _dotted_targets(self, dotted: str, module: str) -> Iterator[CallEdge]:
+        """What a dotted name (imports already expanded) stands for, as call edges."""
+        operators = binding_operators(self.store, dotted)
+        if operators:
+            stub = binding_symbol(self.store, dotted, operators)
+            yield CallEdge(CallNode(stub, Layer.BINDING), "binding")
+            return
+        paths = PythonPaths(self.store)
+        target = paths.resolve(dotted)
+        if target is None and module and "." not in dotted:
+            target = paths.resolve(f"{module}.{dotted}")
+        if target is None:
+            return
+        symbols = self.store.symbols_with_qname(target)
+        classes = [s for s in symbols if s.kind is SymbolKind.CLASS]
+        if classes:
+            init = list(self._member_edges(classes[0].qname, "__init__", None, classes[0].qname))
+            if init:
+                yield from (CallEdge(edge.target, "call", edge.resolution, edge.candidates) for edge in init)
+                return
+        yield from fan_out([s for s in symbols if s.kind is not SymbolKind.MODULE], "call", None, None)
+
+    def _tensor_method(self, name: str) -> Iterator[CallEdge]:
+        operators = operators_for(self.store, name, variant="method")
+        for edge in fan_out(operators, "method", Layer.YAML, None):
+            resolution = Resolution.NAME if edge.resolution is Resolution.EXACT else edge.resolution
+            yield CallEdge(edge.target, "method", resolution, edge.candidates)
+
+    def _passed_functions(self, symbol: Symbol) -> Iterator[CallEdge]:
+        try:
+            names = passed_names(self._lines_of(symbol))
+        except UnreadableSource:
+            return
+        module = module_name(symbol.path or "")
+        for name in names:
+            for edge in self._dotted_targets(self._expand(symbol, name), module):
+                if edge.target.symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) or edge.kind == "binding":
+                    yield CallEdge(edge.target, "call", edge.resolution, edge.candidates, (symbol.path or "", symbol.line or 0))
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def mro(self, class_qname: str) -> list[str]:
+        """The class and its bases in method resolution order (C3), as far as the index knows
+        them; a base the index cannot find ends its branch."""
+        cached = self._mro.get(class_qname)
+        if cached is None:
+            self._mro[class_qname] = [class_qname]  # a cycle in broken code stops here
+            cached = self._mro[class_qname] = _c3(class_qname, [self.mro(base) for base in self._bases(class_qname)])
+        return cached[:_MAX_MRO]
+
+    def _bases(self, class_qname: str) -> list[str]:
+        classes = [s for s in self.store.symbols_with_qname(class_qname) if s.kind is SymbolKind.CLASS]
+        if not classes:
+            return []
+        symbol = classes[0]
+        module = module_name(symbol.path or "")
+        bases = []
+        for written in _base_names(symbol.signature):
+            expanded = self._expand(symbol, written)
+            target = PythonPaths(self.store).resolve(expanded)
+            if target is None:
+                target = PythonPaths(self.store).resolve(f"{module}.{written}")
+            if target is not None and target != class_qname:
+                bases.append(target)
+        return bases
+
+    def _expand(self, symbol: Symbol, dotted: str) -> str:
+        """A dotted name through the imports and top-level names of the symbol's module."""
+        module = module_name(symbol.path or "")
+        bindings = {b.name: b.target for b in self.store.import_bindings(module) if b.name != "*"}
+        head = dotted.split(".", 1)[0]
+        if head not in bindings and self.store.symbols_with_qname(f"{module}.{head}"):
+            bindings[head] = f"{module}.{head}"
+        return expand(dotted, bindings)
+
+    def _module_defines(self, symbol: Symbol, name: str) -> bool:
+        return bool(self.store.symbols_with_qname(f"{module_name(symbol.path or '')}.{name}"))
+
+    def _local_values(self, symbol: Symbol, name: str) -> tuple[str, ...]:
+        key = (symbol.path, symbol.line)
+        if key not in self._locals:
+            source = self._lines_of(symbol)
+            try:
+                self._locals[key] = function_locals(source) if source else {}
+            except UnreadableSource:
+                self._locals[key] = {}
+        return tuple(value for value in self._locals[key].get(name, ()) if value != name)
+
+    def _lines_of(self, symbol: Symbol) -> str:
+        """The source lines of a definition, as the index locates it."""
+        if symbol.path is None or symbol.line is None:
+            return ""
+        lines = self._files.get(symbol.path)
+        if lines is None:
+            try:
+                with open(os.path.join(self.root, symbol.path), encoding="utf-8", errors="replace") as handle:
+                    lines = self._files[symbol.path] = handle.read().splitlines()
+            except OSError:
+                return ""
+        return "\n".join(lines[symbol.line - 1:symbol.end_line or symbol.line]) + "\n"
+
+
+def _base_names(signature: str) -> list[str]:
+    """`class Conv2d(_ConvNd, Generic[T], metaclass=M):` -> ["_ConvNd", "Generic"]."""
+    start = signature.find("(")
+    if start < 0:
+        return []
+    depth, current, names = 0, "", []
+    for char in signature[start + 1:]:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if char == "," and depth == 0:
+            names.append(current)
+            current = ""
+        elif depth == 0 and char not in ")]}":
+            current += char
+    names.append(current)
+    return [name.strip() for name in names if name.strip() and "=" not in name and not name.strip().startswith("*")]
+
+
+def _c3(head: str, base_mros: list[list[str]]) -> list[str]:
+    """C3 linearisation; falls back to depth-first order where the bases disagree."""
+    sequences = [list(mro) for mro in base_mros if mro] + [[mro[0] for mro in base_mros if mro]]
+    result = [head]
+    while any(sequences):
+        for sequence in sequences:
+            if not sequence:
+                continue
+            candidate = sequence[0]
+            if not any(candidate in other[1:] for other in sequences):
+                break
+        else:
+            rest = [name for mro in base_mros for name in mro]
+            return result + [name for name in dict.fromkeys(rest) if name not in result]
+        result.append(candidate)
+        sequences = [[name for name in sequence if name != candidate] for sequence in sequences]
+    return result

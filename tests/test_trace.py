@@ -1,0 +1,388 @@
+"""Static call chains: the bundled tree's end-to-end chains, and each resolution rule on a
+small tree of its own."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from explorer.errors import UnknownSymbolError, UsageError
+from explorer.index.build import refresh
+from explorer.index.store import IndexStore
+from explorer.query.graph import CallGraph
+from explorer.query.trace import TraceReport, trace_symbol
+from explorer.render.json_out import trace_json
+from tests.conftest import write_tree
+
+MODULE_CALL = [
+    ("python", "torch.nn.modules.module.Module.__call__", "torch/nn/modules/module.py:233", "method"),
+    ("python", "torch.nn.modules.module.Module._wrapped_call_impl", "torch/nn/modules/module.py:186", "alias"),
+    ("python", "torch.nn.modules.module.Module._call_impl", "torch/nn/modules/module.py:189", "method"),
+]
+
+
+def hops(path) -> list[tuple[str, str, str, str | None]]:
+    return [
+        (hop.node.layer.value, hop.node.symbol.qname, f"{hop.node.symbol.path}:{hop.node.symbol.line}", hop.edge.kind if hop.edge else None)
+        for hop in path
+    ]
+
+
+def shortest(store: IndexStore, root: str, query: str, to: str, backend: str = "cuda") -> list[tuple]:
+    report = trace_symbol(store, root, query, to=to, backend=backend)
+    assert report.trace.paths, f"no path from {query} to {to}"
+    return hops(report.trace.paths[0])
+
+
+# -- the bundled tree ----------------------------------------------------------------------
+
+
+def test_conv2d_reaches_cudnn_convolution_forward(sample_store, sample_root):
+    assert shortest(sample_store, sample_root, "torch.nn.Conv2d", "cudnnConvolutionForward") == [
+        ("python", "torch.nn.modules.conv.Conv2d", "torch/nn/modules/conv.py:187", None),
+        *MODULE_CALL,
+        ("python", "torch.nn.modules.conv.Conv2d.forward", "torch/nn/modules/conv.py:243", "method"),
+        ("python", "torch.nn.modules.conv.Conv2d._conv_forward", "torch/nn/modules/conv.py:228", "method"),
+        ("python", "torch.nn.functional.conv2d", "torch/nn/functional.py:37", "call"),
+        ("binding", "torch._C._VariableFunctions.conv2d", "torch/_C/_VariableFunctions.pyi:14", "alias"),
+        ("yaml", "aten::conv2d", "aten/src/ATen/native/native_functions.yaml:74", "binding"),
+        ("cpp", "at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp:173", "dispatch:CompositeImplicitAutograd"),
+        ("yaml", "aten::convolution", "aten/src/ATen/native/native_functions.yaml:63", "call"),
+        ("cpp", "at::native::convolution", "aten/src/ATen/native/Convolution.cpp:218", "dispatch:CompositeExplicitAutograd"),
+        ("yaml", "aten::_convolution", "aten/src/ATen/native/native_functions.yaml:69", "call"),
+        ("cpp", "at::native::_convolution", "aten/src/ATen/native/Convolution.cpp:228", "dispatch:CompositeExplicitAutograd"),
+        ("yaml", "aten::cudnn_convolution", "aten/src/ATen/native/native_functions.yaml:88", "call"),
+        ("cpp", "at::native::cudnn_convolution", "aten/src/ATen/native/cudnn/ConvShared.cpp:65", "dispatch:CUDA"),
+        ("cpp", "at::native::cudnn_convolution_forward_out", "aten/src/ATen/native/cudnn/ConvShared.cpp:43", "call"),
+        ("cpp", "at::native::raw_cudnn_convolution_forward_out", "aten/src/ATen/native/cudnn/Conv_v7.cpp:119", "call"),
+        ("cpp", "at::native::split_batch_dim_to_32bit_out", "aten/src/ATen/native/cudnn/Conv_v7.cpp:67", "call"),
+        ("cpp", "at::native::raw_cudnn_convolution_forward_out_32bit", "aten/src/ATen/native/cudnn/Conv_v7.cpp:91", "fnptr"),
+        ("vendor", "cudnnConvolutionForward", "None:None", "call"),
+    ]
+
+
+def test_every_hop_names_the_call_that_leads_to_it(sample_store, sample_root):
+    report = trace_symbol(sample_store, sample_root, "torch.nn.Conv2d", to="cudnnConvolutionForward")
+    sites = [(hop.edge.kind, hop.edge.site) for hop in report.trace.paths[0][5:8]]
+    assert sites == [
+        ("method", ("torch/nn/modules/conv.py", 244)),
+        ("call", ("torch/nn/modules/conv.py", 230)),
+        ("alias", ("torch/nn/functional.py", 37)),
+    ]
+    # the kernel definition is ambiguous (cuDNN on one side of an #if, a stub on the other): both kept
+    kernel = report.trace.paths[0][15]
+    assert kernel.edge.resolution == "ambiguous"
+    assert kernel.edge.candidates == (
+        "at::native::cudnn_convolution (aten/src/ATen/native/cudnn/ConvPlaceholders.cpp:13)",
+        "at::native::cudnn_convolution (aten/src/ATen/native/cudnn/ConvShared.cpp:65)",
+    )
+
+
+def test_linear_reaches_cublas_through_a_structured_kernel(sample_store, sample_root):
+    assert shortest(sample_store, sample_root, "torch.nn.Linear", "cublasSgemm")[5:] == [
+        ("python", "torch.nn.functional.linear", "torch/nn/functional.py:58", "call"),
+        ("binding", "torch._C._nn.linear", "torch/_C/_nn.pyi:9", "alias"),
+        ("yaml", "aten::linear", "aten/src/ATen/native/native_functions.yaml:104", "binding"),
+        ("cpp", "at::native::linear", "aten/src/ATen/native/Linear.cpp:9", "dispatch:CompositeImplicitAutograd"),
+        ("yaml", "aten::addmm", "aten/src/ATen/native/native_functions.yaml:171", "call"),
+        ("yaml", "aten::addmm.out", "aten/src/ATen/native/native_functions.yaml:165", "structured"),
+        ("cpp", "at::native::addmm_out_cuda", "aten/src/ATen/native/cuda/Blas.cpp:65", "dispatch:CUDA"),
+        ("cpp", "at::native::addmm_out_cuda_impl", "aten/src/ATen/native/cuda/Blas.cpp:34", "call"),
+        ("cpp", "at::cuda::blas::gemm", "aten/src/ATen/cuda/CUDABlas.cpp:37", "call"),
+        ("vendor", "cublasSgemm", "None:None", "call"),
+    ]
+
+
+def test_batch_norm_and_lstm_reach_cudnn(sample_store, sample_root):
+    assert shortest(sample_store, sample_root, "torch.nn.BatchNorm2d", "cudnnBatchNormalizationForwardTraining")[-4:] == [
+        ("cpp", "at::native::_batch_norm_impl_index", "aten/src/ATen/native/Normalization.cpp:141", "dispatch:CompositeImplicitAutograd"),
+        ("yaml", "aten::cudnn_batch_norm", "aten/src/ATen/native/native_functions.yaml:83", "call"),
+        ("cpp", "at::native::cudnn_batch_norm", "aten/src/ATen/native/cudnn/BatchNorm.cpp:36", "dispatch:CUDA"),
+        ("vendor", "cudnnBatchNormalizationForwardTraining", "None:None", "call"),
+    ]
+    assert shortest(sample_store, sample_root, "torch.nn.LSTM", "cudnnRNNForward")[4:] == [
+        ("python", "torch.nn.modules.rnn.LSTM.forward", "torch/nn/modules/rnn.py:175", "method"),
+        ("binding", "torch._C._VariableFunctions.lstm", "torch/_C/_VariableFunctions.pyi:53", "binding"),
+        ("yaml", "aten::lstm.input", "aten/src/ATen/native/native_functions.yaml:160", "binding"),
+        ("cpp", "at::native::lstm", "aten/src/ATen/native/RNN.cpp:132", "dispatch:CompositeImplicitAutograd"),
+        ("cpp", "at::native::lstm_cudnn_stub", "aten/src/ATen/native/RNN.cpp:130", "call"),
+        ("cpp", "at::native::lstm_cudnn", "aten/src/ATen/native/cudnn/RNN.cpp:152", "stub"),
+        ("cpp", "at::native::_cudnn_impl", "aten/src/ATen/native/cudnn/RNN.cpp:138", "call"),
+        ("yaml", "aten::_cudnn_rnn", "aten/src/ATen/native/native_functions.yaml:4", "call"),
+        ("cpp", "at::native::_cudnn_rnn", "aten/src/ATen/native/cudnn/RNN.cpp:48", "dispatch:CUDA"),
+        ("vendor", "cudnnRNNForward", "None:None", "call"),
+    ]
+
+
+def test_relu_reaches_its_cuda_kernel_launch_and_the_cpu_backend_its_cpu_kernel(sample_store, sample_root):
+    tail = [
+        ("python", "torch.nn.modules.activation.ReLU.forward", "torch/nn/modules/activation.py:23", "method"),
+        ("python", "torch.nn.functional.relu", "torch/nn/functional.py:136", "call"),
+        ("binding", "torch._C._VariableFunctions.relu_", "torch/_C/_VariableFunctions.pyi:37", "binding"),
+        ("yaml", "aten::relu_", "aten/src/ATen/native/native_functions.yaml:130", "binding"),
+    ]
+    assert shortest(sample_store, sample_root, "torch.nn.ReLU", "relu_cuda_kernel")[4:] == [
+        *tail,
+        ("cpp", "at::native::relu_", "aten/src/ATen/native/Activation.cpp:18", "dispatch:CUDA"),
+        ("cpp", "at::native::relu_stub", "aten/src/ATen/native/Activation.cpp:9", "call"),
+        ("cuda", "at::native::relu_kernel_cuda", "aten/src/ATen/native/cuda/Activation.cu:20", "stub"),
+        ("cuda", "at::native::relu_cuda_kernel", "aten/src/ATen/native/cuda/Activation.cu:11", "launch"),
+    ]
+    assert shortest(sample_store, sample_root, "torch.nn.ReLU", "relu_kernel$", backend="cpu")[4:] == [
+        *tail,
+        ("cpp", "at::native::relu_", "aten/src/ATen/native/Activation.cpp:18", "dispatch:CPU"),
+        ("cpp", "at::native::relu_stub", "aten/src/ATen/native/Activation.cpp:9", "call"),
+        ("cpp", "at::native::relu_kernel", "aten/src/ATen/native/cpu/Activation.cpp:7", "stub"),
+    ]
+    assert trace_symbol(sample_store, sample_root, "torch.nn.ReLU", to="relu_kernel$").trace.paths == []
+
+
+def test_the_cpu_backend_takes_the_slow_convolution_and_never_cudnn(sample_store, sample_root):
+    assert shortest(sample_store, sample_root, "torch.nn.Conv2d", "slow_conv2d_forward_cpu", backend="cpu")[-3:] == [
+        ("cpp", "at::native::_convolution", "aten/src/ATen/native/Convolution.cpp:228", "dispatch:CompositeExplicitAutograd"),
+        ("yaml", "aten::_slow_conv2d_forward", "aten/src/ATen/native/native_functions.yaml:200", "call"),
+        ("cpp", "at::native::slow_conv2d_forward_cpu", "aten/src/ATen/native/ConvolutionMM2d.cpp:101", "dispatch:CPU"),
+    ]
+    for target in ("cudnn", "slow_conv2d_forward_cuda"):
+        assert trace_symbol(sample_store, sample_root, "torch.nn.Conv2d", to=target, backend="cpu").trace.paths == []
+    assert trace_symbol(sample_store, sample_root, "torch.nn.Conv2d", to="mkldnn", backend="cuda").trace.paths == []
+    assert trace_symbol(sample_store, sample_root, "torch.nn.Conv2d", to="mkldnn", backend="all").trace.paths
+
+
+def test_boolean_dispatch_reaches_both_branches(sample_store, sample_root):
+    report = trace_symbol(sample_store, sample_root, "torch.nn.functional.max_pool2d", max_depth=1)
+    assert [(child.node.symbol.qname, child.edge.kind, child.edge.site) for child in report.trace.tree.children] == [
+        ("torch.nn.functional.max_pool2d_with_indices", "call", ("torch/nn/functional.py", 262)),
+        ("torch.nn.functional._max_pool2d", "call", ("torch/nn/functional.py", 262)),
+    ]
+
+
+def test_a_profiler_operator_name_traces_from_the_operator(sample_store, sample_root):
+    report = trace_symbol(sample_store, sample_root, "aten::cudnn_convolution", max_depth=1)
+    assert (report.start.layer.value, report.start.symbol.qname) == ("yaml", "aten::cudnn_convolution")
+    assert [(c.node.symbol.path, c.node.symbol.line, c.edge.kind, c.edge.resolution) for c in report.trace.tree.children] == [
+        ("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 13, "dispatch:CUDA", "ambiguous"),
+        ("aten/src/ATen/native/cudnn/ConvShared.cpp", 65, "dispatch:CUDA", "ambiguous"),
+    ]
+
+
+def test_the_whole_tree_marks_repeats_and_depth(sample_store, sample_root):
+    report = trace_symbol(sample_store, sample_root, "torch.nn.Conv2d", max_depth=3)
+    stops = []
+
+    def walk(hop, depth):
+        if hop.stop:
+            stops.append((depth, hop.node.symbol.qname, hop.stop))
+        for child in hop.children:
+            walk(child, depth + 1)
+
+    walk(report.trace.tree, 0)
+    assert (3, "torch.nn.modules.module.Module._call_impl", "depth limit") in stops
+    assert all(depth == 3 for depth, _, stop in stops if stop == "depth limit")
+
+
+def test_trace_json_is_stable_and_complete(sample_store, sample_root):
+    first = trace_json(trace_symbol(sample_store, sample_root, "torch.nn.ReLU", to="relu_cuda_kernel"), sample_root, "relu_cuda_kernel")
+    again = trace_json(trace_symbol(sample_store, sample_root, "torch.nn.ReLU", to="relu_cuda_kernel"), sample_root, "relu_cuda_kernel")
+    assert json.dumps(first) == json.dumps(again)
+    assert list(first) == ["query", "root", "backend", "start", "tree", "to", "paths", "paths_found"]
+    assert first["start"] == {
+        "symbol": "torch.nn.modules.activation.ReLU", "layer": "python", "kind": "class",
+        "file": "torch/nn/modules/activation.py", "line": 13, "edge": None, "resolution": "exact", "site": None,
+    }
+    last = first["paths"][0][-1]
+    assert last == {
+        "symbol": "at::native::relu_cuda_kernel", "layer": "cuda", "kind": "kernel",
+        "file": "aten/src/ATen/native/cuda/Activation.cu", "line": 11, "edge": "launch", "resolution": "exact",
+        "site": "aten/src/ATen/native/cuda/Activation.cu:27",
+    }
+    assert first["tree"]["children"][0]["symbol"] == "torch.nn.modules.module.Module.__call__"
+
+
+def test_bad_queries(sample_store, sample_root):
+    with pytest.raises(UnknownSymbolError):
+        trace_symbol(sample_store, sample_root, "torch.nn.Conv2dd")
+    with pytest.raises(UsageError, match="not a regular expression"):
+        trace_symbol(sample_store, sample_root, "torch.nn.Conv2d", to="(")
+    with pytest.raises(UsageError, match="unknown backend"):
+        trace_symbol(sample_store, sample_root, "torch.nn.Conv2d", backend="tpu")
+    with pytest.raises(UsageError, match="--max-depth"):
+        trace_symbol(sample_store, sample_root, "torch.nn.Conv2d", max_depth=0)
+    missing = trace_symbol(sample_store, sample_root, "torch.nn.Dropout", to="cudnnConvolutionForward")
+    assert missing.trace.paths == [] and missing.trace.deepest
+
+
+# -- resolution rules, each on a small tree -------------------------------------------------
+
+
+def traced(tmp_path: Path, files: dict[str, str], query: str, **options) -> TraceReport:
+    root = write_tree(tmp_path / "tree", files)
+    index_path = tmp_path / "index.sqlite"
+    refresh(str(root), index_path, jobs=1)
+    store = IndexStore.open(index_path)
+    try:
+        return trace_symbol(store, str(root), query, **options)
+    finally:
+        store.close()
+
+
+def children(report: TraceReport) -> list[tuple[str, str, str]]:
+    return [(c.node.symbol.qname, c.edge.kind, c.edge.resolution.value) for c in report.trace.tree.children]
+
+
+PYTHON_TREE = {
+    "pkg/__init__.py": "from .core import Base as PublicBase\nfrom .helpers import *\n",
+    "pkg/helpers.py": "__all__ = ['helper']\n\ndef helper():\n    return 1\n\ndef other():\n    return 2\n",
+    "pkg/core.py": (
+        "import pkg.helpers as H\n"
+        "from . import helpers\n"
+        "from .helpers import other as renamed\n"
+        "\n"
+        "class Base:\n"
+        "    def __init__(self):\n"
+        "        self.ready = True\n"
+        "    def run(self):\n"
+        "        return self.step()\n"
+        "    def step(self):\n"
+        "        return 0\n"
+        "\n"
+        "class Child(Base):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "    def step(self):\n"
+        "        chosen = self.fast if H.helper() else self.slow\n"
+        "        chosen()\n"
+        "        helpers.helper()\n"
+        "        renamed()\n"
+        "        return make()\n"
+        "    def fast(self):\n"
+        "        pass\n"
+        "    def slow(self):\n"
+        "        pass\n"
+        "\n"
+        "def make():\n"
+        "    return Child()\n"
+    ),
+}
+
+
+def test_python_self_calls_follow_the_class_being_traced(tmp_path: Path):
+    report = traced(tmp_path, PYTHON_TREE, "pkg.core.Base.run", max_depth=2)
+    assert children(report) == [("pkg.core.Base.step", "method", "exact")]
+
+
+def test_python_locals_imports_super_and_constructors(tmp_path: Path):
+    report = traced(tmp_path, PYTHON_TREE, "pkg.core.Child.step", max_depth=1)
+    assert children(report) == [
+        ("pkg.helpers.helper", "call", "exact"),  # H.helper(): `import pkg.helpers as H`
+        ("pkg.core.Child.fast", "method", "exact"),  # chosen(): both sides of the conditional
+        ("pkg.core.Child.slow", "method", "exact"),
+        ("pkg.helpers.other", "call", "exact"),  # renamed(): from-import with an alias
+        ("pkg.core.make", "call", "exact"),
+    ]
+    constructed = traced(tmp_path / "again", PYTHON_TREE, "pkg.core.make", max_depth=2)
+    assert children(constructed) == [("pkg.core.Child.__init__", "call", "exact")]
+    assert [(c.node.symbol.qname, c.edge.kind) for c in constructed.trace.tree.children[0].children] == [
+        ("pkg.core.Base.__init__", "method"),  # super().__init__()
+    ]
+
+
+def test_python_re_exports_and_star_imports(tmp_path: Path):
+    files = {**PYTHON_TREE, "app.py": "import pkg\nfrom pkg import helper\n\ndef main():\n    pkg.PublicBase()\n    helper()\n"}
+    report = traced(tmp_path, files, "app.main", max_depth=1)
+    assert children(report) == [("pkg.core.Base.__init__", "call", "exact"), ("pkg.helpers.helper", "call", "exact")]
+
+
+CPP_TREE = {
+    "aten/src/ATen/native/native_functions.yaml": (
+        "- func: scale(Tensor self) -> Tensor\n"
+        "  variants: function, method\n"
+        "  dispatch:\n"
+        "    CPU: scale_cpu\n"
+        "    CUDA: scale_cuda\n"
+        "\n"
+        "- func: scale.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+        "  dispatch:\n"
+        "    CPU, CUDA: scale_out\n"
+    ),
+    "aten/src/ATen/native/Scale.cpp": (
+        "#include <cudnn.h>\n"
+        "namespace at::native {\n"
+        "DEFINE_DISPATCH(scale_stub);\n"
+        "static void apply(const Tensor& t, void (*fn)(const Tensor&)) { fn(t); }\n"
+        "static void visit(const Tensor& t) {}\n"
+        "Tensor scale_cpu(const Tensor& self) {\n"
+        "  scale_stub(kCPU, self);\n"
+        "  return self;\n"
+        "}\n"
+        "Tensor scale_cuda(const Tensor& self) {\n"
+        "  apply(self, visit);\n"
+        "  cudnnScale(nullptr);\n"
+        "  return self;\n"
+        "}\n"
+        "Tensor& scale_out(const Tensor& self, Tensor& out) { return out; }\n"
+        "Tensor user(const Tensor& x) {\n"
+        "  auto a = at::scale(x);\n"
+        "  auto b = x.scale();\n"
+        "  at::scale_out(a, b);\n"
+        "  at::_ops::scale::call(a);\n"
+        "  return helpers::twice(a);\n"
+        "}\n"
+        "namespace helpers { Tensor twice(const Tensor& x) { return x; } }\n"
+        "}\n"
+    ),
+    "aten/src/ATen/native/cpu/ScaleKernel.cpp": (
+        "namespace at::native {\n"
+        "static void scale_kernel(const Tensor& t) {}\n"
+        "REGISTER_DISPATCH(scale_stub, &scale_kernel);\n"
+        "}\n"
+    ),
+}
+
+
+def test_cpp_operator_api_tensor_methods_and_namespaces(tmp_path: Path):
+    report = traced(tmp_path, CPP_TREE, "at::native::user", max_depth=1, backend="all")
+    assert children(report) == [
+        ("aten::scale", "call", "exact"),  # at::scale(x): the functional overload only
+        ("aten::scale", "method", "name"),  # x.scale(): a Tensor method, matched by name
+        ("aten::scale.out", "call", "exact"),  # at::scale_out
+        ("at::native::helpers::twice", "call", "exact"),  # helpers:: from within at::native
+    ]
+
+
+def test_cpp_dispatch_stub_fnptr_vendor_and_backends(tmp_path: Path):
+    report = traced(tmp_path, CPP_TREE, "aten::scale", max_depth=3, backend="all")
+    tree = report.trace.tree
+    assert [(c.node.symbol.qname, c.edge.kind) for c in tree.children] == [
+        ("at::native::scale_cpu", "dispatch:CPU"), ("at::native::scale_cuda", "dispatch:CUDA"),
+    ]
+    cpu, cuda = tree.children
+    assert [(c.node.symbol.qname, c.edge.kind) for c in cpu.children] == [("at::native::scale_stub", "call")]
+    assert [(c.node.symbol.qname, c.edge.kind) for c in cpu.children[0].children] == [("at::native::scale_kernel", "stub")]
+    assert [(c.node.symbol.qname, c.node.layer.value, c.edge.kind) for c in cuda.children] == [
+        ("at::native::apply", "cpp", "call"), ("cudnnScale", "vendor", "call"),
+    ]
+    assert [(c.node.symbol.qname, c.edge.kind, c.edge.site) for c in cuda.children[0].children] == [
+        ("at::native::visit", "fnptr", ("aten/src/ATen/native/Scale.cpp", 11)),
+    ]
+    cuda_only = traced(tmp_path / "cuda", CPP_TREE, "aten::scale", max_depth=1, backend="cuda")
+    assert children(cuda_only) == [("at::native::scale_cuda", "dispatch:CUDA", "exact")]
+
+
+def test_cycles_are_cut_and_shown(tmp_path: Path):
+    files = {"loop.py": "def ping(n):\n    return pong(n)\n\ndef pong(n):\n    return ping(n - 1)\n"}
+    report = traced(tmp_path, files, "loop.ping", max_depth=5)
+    pong = report.trace.tree.children[0]
+    assert (pong.node.symbol.qname, [(c.node.symbol.qname, c.stop) for c in pong.children]) == (
+        "loop.pong", [("loop.ping", "cycle")],
+    )
+
+
+def test_graph_edges_are_computed_once_per_node(sample_store, sample_root):
+    graph = CallGraph(sample_store, sample_root)
+    node = graph.node(sample_store.symbols_with_qname("at::native::_convolution")[0])
+    assert graph.edges(node) is graph.edges(node)
+    assert re.match(r"dispatch:|call|method|alias|binding|stub|fnptr|structured|launch", graph.edges(node)[0].kind)
