@@ -188,7 +188,7 @@ def test_trace_json_is_stable_and_complete(sample_store, sample_root):
     first = trace_json(trace_symbol(sample_store, sample_root, "torch.nn.ReLU", to="relu_cuda_kernel"), sample_root, "relu_cuda_kernel")
     again = trace_json(trace_symbol(sample_store, sample_root, "torch.nn.ReLU", to="relu_cuda_kernel"), sample_root, "relu_cuda_kernel")
     assert json.dumps(first) == json.dumps(again)
-    assert list(first) == ["query", "root", "backend", "start", "tree", "to", "paths", "paths_found"]
+    assert list(first) == ["query", "root", "backend", "start", "tree", "to", "paths", "paths_found", "paths_capped"]
     assert first["start"] == {
         "symbol": "torch.nn.modules.activation.ReLU", "layer": "python", "kind": "class",
         "file": "torch/nn/modules/activation.py", "line": 13, "edge": None, "resolution": "exact", "site": None,

@@ -30,10 +30,12 @@ _DISPATCH_KEY_BACKEND = {"cuda": "CUDA", "cpu": "CPU"}
 
 
 def dispatch_key_allowed(key: str, backend: str) -> bool:
-    """Composite kernels run on every backend; the others only on theirs."""
+    """Composite kernels run on every backend; the others only on theirs. Kernels for other
+    layouts and dtypes (SparseCUDA, QuantizedCPU, NestedTensorCUDA, ...) are for `all`: a
+    trace of a dense model would otherwise wander into them."""
     if backend == "all" or key.startswith("Composite"):
         return True
-    return _DISPATCH_KEY_BACKEND[backend] in key
+    return key == _DISPATCH_KEY_BACKEND[backend]
 
 
 def node_allowed(node: CallNode, backend: str) -> bool:

@@ -38,6 +38,7 @@ class Trace:
     paths: list[list[TraceNode]] | None  # with a target: paths from the start to a match
     deepest: list[TraceNode]  # with a target and no path: the farthest nodes reached
     paths_found: int = 0  # how many paths there are (up to _PATHS_CONSIDERED); `paths` has the shortest
+    paths_capped: bool = False  # there may be more than paths_found
 
 
 def trace(graph: CallGraph, start: CallNode, *, max_depth: int, target: re.Pattern[str] | None = None) -> Trace:
@@ -48,7 +49,7 @@ def trace(graph: CallGraph, start: CallNode, *, max_depth: int, target: re.Patte
     if found is None:
         return Trace(TraceNode(start, None), [], searcher.deepest())
     paths = _paths(found)
-    return Trace(found, paths[:_MAX_PATHS], [], len(paths))
+    return Trace(found, paths[:_MAX_PATHS], [], len(paths), len(paths) >= _PATHS_CONSIDERED)
 
 
 class _Explorer:
@@ -115,7 +116,20 @@ class _Searcher:
 
 
 def _paths(tree: TraceNode) -> list[list[TraceNode]]:
-    """Paths to the matches, shortest first, then those with the fewest uncertain hops."""
+    """Paths to the matches, shortest first, then those with the fewest uncertain hops.
+
+    Subtrees are shared, so a tree can hold far more paths than are worth listing. The walk
+    takes children nearest to a match first: the paths it meets first are the shortest, and
+    the ones kept when it stops early."""
+    distance: dict[int, int] = {}
+
+    def to_match(node: TraceNode) -> int:
+        known = distance.get(id(node))
+        if known is None:
+            known = 0 if node.matched else 1 + min((to_match(child) for child in node.children), default=1 << 20)
+            distance[id(node)] = known
+        return known
+
     found: list[list[TraceNode]] = []
 
     def walk(node: TraceNode, path: list[TraceNode]) -> None:
@@ -125,7 +139,7 @@ def _paths(tree: TraceNode) -> list[list[TraceNode]]:
         if node.matched:
             found.append(path)
             return
-        for child in node.children:
+        for child in sorted(node.children, key=to_match):
             walk(child, path)
 
     walk(tree, [])

@@ -125,6 +125,7 @@ def trace_json(report: TraceReport, root: str, to: str | None) -> dict[str, obje
         out["to"] = to
         out["paths"] = [[node_json(hop.node, hop.edge) for hop in path] for path in trace.paths or []]
         out["paths_found"] = trace.paths_found
+        out["paths_capped"] = trace.paths_capped
         if not trace.paths:
             out["deepest"] = [node_json(hop.node, None) for hop in trace.deepest]
     return out

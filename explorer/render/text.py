@@ -158,7 +158,8 @@ def trace_text(console: Console, report: TraceReport, to: str | None) -> None:
                 console.print(Text("  ").append_text(hop_text(hop.node, None)))
         return
     more = f" (the {len(trace.paths)} shortest shown)" if trace.paths_found > len(trace.paths) else ""
-    console.print(Text(f"{trace.paths_found} path{'s' if trace.paths_found != 1 else ''} from "
+    count = f"at least {trace.paths_found}" if trace.paths_capped else str(trace.paths_found)
+    console.print(Text(f"{count} path{'s' if trace.paths_found != 1 else ''} from "
                        f"{report.start.symbol.qname} to /{to}/ (backend {report.backend}){more}", "bold"))
     for number, path in enumerate(trace.paths, start=1):
         console.print()
