@@ -13,6 +13,7 @@ from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.query.graph import CallGraph
+from explorer.query.neighbours import neighbours
 from explorer.query.trace import TraceReport, trace_symbol
 from explorer.render.json_out import trace_json
 from tests.conftest import write_tree
@@ -386,3 +387,61 @@ def test_graph_edges_are_computed_once_per_node(sample_store, sample_root):
     node = graph.node(sample_store.symbols_with_qname("at::native::_convolution")[0])
     assert graph.edges(node) is graph.edges(node)
     assert re.match(r"dispatch:|call|method|alias|binding|stub|fnptr|structured|launch", graph.edges(node)[0].kind)
+
+
+# -- callers and callees --------------------------------------------------------------------
+
+
+def listed(report) -> list[tuple]:
+    return [(n.depth, n.node.layer.value, n.node.symbol.qname, n.edge.kind, n.edge.site) for n in report.found]
+
+
+def test_callers_of_cudnn_lead_back_up_to_conv2d(sample_store, sample_root):
+    report = neighbours(sample_store, sample_root, "cudnnConvolutionForward", "callers", depth=25)
+    assert listed(report)[:6] == [
+        (1, "cpp", "at::native::raw_cudnn_convolution_forward_out_32bit", "call", ("aten/src/ATen/native/cudnn/Conv_v7.cpp", 110)),
+        (2, "cpp", "at::native::split_batch_dim_to_32bit_out", "fnptr", ("aten/src/ATen/native/cudnn/Conv_v7.cpp", 124)),
+        (3, "cpp", "at::native::raw_cudnn_convolution_forward_out", "call", ("aten/src/ATen/native/cudnn/Conv_v7.cpp", 124)),
+        (4, "cpp", "at::native::cudnn_convolution_forward_out", "call", ("aten/src/ATen/native/cudnn/ConvShared.cpp", 61)),
+        (5, "cpp", "at::native::cudnn_convolution", "call", ("aten/src/ATen/native/cudnn/ConvShared.cpp", 72)),
+        (6, "yaml", "aten::cudnn_convolution", "dispatch:CUDA", ("aten/src/ATen/native/native_functions.yaml", 90)),
+    ]
+    top = [(n.depth, n.node.symbol.qname, n.node.self_class, n.edge.kind) for n in report.found if n.node.symbol.qname.endswith("Conv2d")]
+    assert top == [(20, "torch.nn.modules.conv.Conv2d", "torch.nn.modules.conv.Conv2d", "method")]
+    assert not report.truncated
+
+
+def test_callers_of_an_operator_a_kernel_and_a_function_passed_to_a_call(sample_store, sample_root):
+    assert listed(neighbours(sample_store, sample_root, "aten::cudnn_convolution", "callers")) == [
+        (1, "cpp", "at::native::_convolution", "call", ("aten/src/ATen/native/Convolution.cpp", 259)),
+        (1, "binding", "torch._C._VariableFunctions.cudnn_convolution", "binding", ("torch/_C/_VariableFunctions.pyi", 19)),
+    ]
+    assert listed(neighbours(sample_store, sample_root, "at::native::relu_kernel_cuda", "callers", depth=2)) == [
+        (1, "cpp", "at::native::relu_stub", "stub", ("aten/src/ATen/native/cuda/Activation.cu", 32)),
+        (2, "cpp", "at::native::relu", "call", ("aten/src/ATen/native/Activation.cpp", 14)),
+        (2, "cpp", "at::native::relu_", "call", ("aten/src/ATen/native/Activation.cpp", 21)),
+    ]
+    assert listed(neighbours(sample_store, sample_root, "torch.nn.functional.max_pool2d_with_indices", "callers", depth=2)) == [
+        (1, "python", "torch.nn.functional.max_pool2d", "call", ("torch/nn/functional.py", 262)),
+        (2, "python", "torch.nn.modules.pooling.MaxPool2d.forward", "call", ("torch/nn/modules/pooling.py", 56)),
+    ]
+
+
+def test_callees_follow_every_backend(sample_store, sample_root):
+    assert listed(neighbours(sample_store, sample_root, "aten::relu", "callees", depth=2)) == [
+        (1, "cpp", "at::native::relu", "dispatch:CPU", ("aten/src/ATen/native/native_functions.yaml", 127)),
+        (2, "yaml", "aten::empty.memory_format", "call", ("aten/src/ATen/native/Activation.cpp", 13)),
+        (2, "cpp", "at::native::relu_stub", "call", ("aten/src/ATen/native/Activation.cpp", 14)),
+    ]
+
+
+def test_neighbour_bad_input(sample_store, sample_root):
+    with pytest.raises(UsageError, match="--depth must be at least 1"):
+        neighbours(sample_store, sample_root, "aten::relu", "callers", depth=0)
+    with pytest.raises(UnknownSymbolError):
+        neighbours(sample_store, sample_root, "nothing_called_this", "callers")
+
+
+def test_locals_assigned_from_each_other_do_not_loop(tmp_path: Path):
+    files = {"m.py": "def f():\n    a = b\n    b = a\n    a()\n    return g()\n\ndef g():\n    pass\n"}
+    assert children(traced(tmp_path, files, "m.f", max_depth=1)) == [("m.g", "call", "exact")]

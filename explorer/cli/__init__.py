@@ -6,6 +6,7 @@ from __future__ import annotations
 import typer
 
 from explorer.cli.index_cmd import index
+from explorer.cli.neighbours_cmd import callees, callers
 from explorer.cli.search_cmd import search
 from explorer.cli.show_cmd import show
 from explorer.cli.trace_cmd import trace
@@ -22,6 +23,8 @@ app.command()(index)
 app.command()(search)
 app.command()(show)
 app.command()(trace)
+app.command()(callers)
+app.command()(callees)
 
 
 def main() -> None:

@@ -508,6 +508,35 @@ class IndexStore:
             found.update(row[0] for row in self.db.execute(f"SELECT DISTINCT kernel FROM dispatch WHERE kernel IN ({marks})", chunk))
         return found
 
+    def operators_with_kernel(self, kernel: str) -> list[DispatchEntry]:
+        """The dispatch rows, of any operator, that name `kernel`."""
+        rows = self.db.execute(
+            "SELECT operator, key, kernel, line FROM dispatch WHERE kernel = ? ORDER BY operator, line", (kernel,)
+        )
+        return [DispatchEntry(*row) for row in rows]
+
+    def operators_delegating_to(self, operator: str) -> list[str]:
+        """Operators whose structured_delegate is `operator` (a scan of a few thousand rows)."""
+        rows = self.db.execute("SELECT operator FROM operators WHERE structured_delegate = ? ORDER BY operator", (operator,))
+        return [row[0] for row in rows]
+
+    def aliases_ending_in(self, name: str) -> list[Symbol]:
+        """Python aliases whose target's last part is `name` (`conv2d = _add_docstr(torch.conv2d, ...)`
+        for `conv2d`); a scan of the symbols, as rare as it is cheap."""
+        return [s for s in self._symbols("s.kind = ? AND s.target LIKE ?", (SymbolKind.ALIAS.value, f"%{name}"))
+                if s.target is not None and s.target.rsplit(".", 1)[-1] == name]
+
+    def symbols_in_module(self, module: str, kind: SymbolKind) -> list[Symbol]:
+        """The module-level definitions of one kind in a Python module."""
+        return [s for s in self._symbols("s.qname > ? AND s.qname < ? AND s.kind = ?", (f"{module}.", f"{module}/", kind.value))
+                if "." not in s.qname[len(module) + 1:]]
+
+    def symbols_in_class(self, class_qname: str) -> list[Symbol]:
+        """The methods and class-level aliases defined in a Python class's body."""
+        return [s for s in self._symbols("s.qname > ? AND s.qname < ? AND s.kind IN (?, ?)",
+                                         (f"{class_qname}.", f"{class_qname}/", SymbolKind.METHOD.value, SymbolKind.ALIAS.value))
+                if "." not in s.qname[len(class_qname) + 1:]]
+
     def operator_info(self, operator: str) -> OperatorInfo | None:
         row = self.db.execute(
             "SELECT operator, variants, python_module, structured, structured_delegate, autogen FROM operators WHERE operator = ?",

@@ -30,7 +30,7 @@ from explorer.model import CallEdge, CallKind, CallNode, CallSite, Layer, Resolu
 from explorer.parsers.vendors import vendor_library
 from explorer.query.backends import dispatch_key_allowed
 from explorer.query.bindings import operators_for
-from explorer.query.nodes import definition_lines, fan_out
+from explorer.query.nodes import definition_lines, defining_stub, fan_out, layer_of
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _OPERATOR_API = re.compile(r"(?:at|torch)::(?:_ops::(\w+)::(?:call|redispatch)|(\w+))")
@@ -101,7 +101,7 @@ class NativeEdges:
             targets = list(fan_out(kernels, "launch", None, where))
         else:
             targets = list(self._callee(caller, callee, where))
-        native_targets = [edge for edge in targets if edge.target.layer in (Layer.CPP, Layer.CUDA)]
+        native_targets = {id(edge) for edge in targets if edge.target.layer in (Layer.CPP, Layer.CUDA)}
         if passed and not native_targets:
             # The callee is not in the tree (a template from a library, a macro): the
             # functions passed to it are still reached, from the caller.
@@ -109,7 +109,7 @@ class NativeEdges:
             yield from fan_out(list(passed), "fnptr", None, where)
             return
         for edge in targets:
-            if passed and edge in native_targets:
+            if passed and id(edge) in native_targets:
                 edge = dataclasses.replace(edge, target=dataclasses.replace(edge.target, passed=passed, passed_at=where))
             yield edge
 
@@ -131,9 +131,8 @@ class NativeEdges:
         found = self._named(caller, callee)
         stubs = [s for s in found if s.kind is SymbolKind.DISPATCH_STUB]
         if stubs:
-            # A stub is declared in a header and defined in a .cpp: one stub, not two.
-            defined = sorted(stubs, key=lambda s: (s.path or "").endswith((".h", ".hpp", ".cuh")))
-            yield CallEdge(CallNode(defined[0], Layer.CUDA if defined[0].lang == "cuda" else Layer.CPP), "call", site=where)
+            stub = defining_stub(stubs)
+            yield CallEdge(CallNode(stub, layer_of(stub)), "call", site=where)
             return
         yield from fan_out([s for s in found if s.kind in _FUNCTION_KINDS], "call", None, where)
 

@@ -22,10 +22,19 @@ def binding_operators_owner(qname: str) -> bool:
     return qname.startswith(("torch._C.", "torch._VF.", "torch.Tensor."))
 
 
+_MAX_FAN_OUT = 12  # `main` or `TEST_F` is defined in hundreds of files: a name, not a target
+
+
 def fan_out(symbols: list[Symbol], kind: str, layer: Layer | None, site: tuple[str, int] | None) -> Iterator[CallEdge]:
-    """One edge per definition; several definitions make each edge ambiguous, naming them all."""
+    """One edge per definition; several definitions make each edge ambiguous, naming them all
+    (past a dozen, the first dozen are followed and the candidates say how many more there are)."""
     ordered = sorted(symbols, key=lambda s: (s.path or "", s.line or 0, s.qname))
-    candidates = tuple(f"{s.qname} ({s.path}:{s.line})" if s.path else s.qname for s in ordered) if len(ordered) > 1 else ()
+    candidates = tuple(f"{s.qname} ({s.path}:{s.line})" if s.path else s.qname for s in ordered[:_MAX_FAN_OUT])
+    if len(ordered) > _MAX_FAN_OUT:
+        candidates += (f"... and {len(ordered) - _MAX_FAN_OUT} more",)
+        ordered = ordered[:_MAX_FAN_OUT]
+    elif len(ordered) == 1:
+        candidates = ()
     resolution = Resolution.AMBIGUOUS if candidates else Resolution.EXACT
     for symbol in ordered:
         yield CallEdge(CallNode(symbol, layer or layer_of(symbol)), kind, resolution, candidates, site)
@@ -37,3 +46,9 @@ def definition_lines(symbol: Symbol) -> tuple[int, int] | None:
     """The lines a definition spans: its calls are those made there (a name can be defined
     twice in one file, once on each side of an `#if`)."""
     return (symbol.line, symbol.end_line or symbol.line) if symbol.line is not None else None
+
+
+def defining_stub(stubs: list[Symbol]) -> Symbol:
+    """A DispatchStub is declared in a header and defined in a .cpp: one stub, shown where
+    it is defined."""
+    return sorted(stubs, key=lambda s: ((s.path or "").endswith((".h", ".hpp", ".cuh")), s.path or "", s.line or 0))[0]

@@ -63,7 +63,9 @@ class PythonEdges:
                 if site.kind is not CallKind.DECORATOR:
                     yield from self.call_targets(node, site)
 
-    def call_targets(self, node: CallNode, site: CallSite) -> Iterator[CallEdge]:
+    def call_targets(self, node: CallNode, site: CallSite, following: frozenset[str] = frozenset()) -> Iterator[CallEdge]:
+        """The definitions one call site may run. `following`: the locals already followed
+        to get here (`a = b; b = a` must not loop)."""
         symbol = node.symbol
         where = (symbol.path or "", site.line)
         own_class = symbol.qname.rsplit(".", 1)[0] if symbol.kind is SymbolKind.METHOD else None
@@ -79,7 +81,10 @@ class PythonEdges:
                 yield from self._member_edges(context, name, where, context, after=own_class)
         elif not rest and site.qualified == written and not self._module_defines(symbol, written):
             for value in self._local_values(symbol, written):
-                yield from self.call_targets(node, site._replace(callee=value, qualified=self._expand(symbol, value)))
+                if value not in following:
+                    yield from self.call_targets(
+                        node, site._replace(callee=value, qualified=self._expand(symbol, value)), following | {written}
+                    )
         else:
             found = list(self._dotted_targets(site.qualified, module_name(symbol.path or "")))
             if not found and rest and site.qualified == written:

@@ -33,7 +33,7 @@ _WORD_START = re.compile(r"(?<=[_.:\-])[A-Za-z0-9]|(?<=[a-z])[A-Z]|(?<=[A-Za-z])
 _PATH_SEPARATOR = re.compile(r"::|\.")
 _SEPARATORS = re.compile(r"[_.:\-]")
 # Code around a library rather than in it: tests, benchmarks, examples, mobile demos, docs.
-_PERIPHERAL_PATH = re.compile(
+PERIPHERAL_PATH = re.compile(
     r"(^|/)(tests?|testing|benchmarks?|examples?|android|ios|docs|scripts)(/|$)|(^|/)test_[^/]*$|_test\.\w+$"
 )
 
@@ -171,7 +171,7 @@ def _wanted(symbol: Symbol, where: SearchFilter, qualifiers: list[str]) -> bool:
 
 def _rank(hit: SearchHit, registered_kernel: bool) -> tuple:
     symbol = hit.symbol
-    peripheral = bool(symbol.path and _PERIPHERAL_PATH.search(symbol.path))
+    peripheral = bool(symbol.path and PERIPHERAL_PATH.search(symbol.path))
     # Type stubs restate what is defined elsewhere (for torch._C, in generated code).
     is_stub = bool(symbol.path and symbol.path.endswith(".pyi"))
     # Among names that contain the query whole (exact and prefix matches), library code

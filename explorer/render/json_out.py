@@ -7,6 +7,7 @@ import json
 from explorer.index.build import RefreshReport
 from explorer.model import CallEdge, CallNode, Symbol
 from explorer.query.details import SymbolDetails
+from explorer.query.neighbours import NeighbourReport
 from explorer.query.trace import TraceNode, TraceReport
 from explorer.query.search import SearchHit
 
@@ -129,3 +130,17 @@ def trace_json(report: TraceReport, root: str, to: str | None) -> dict[str, obje
         if not trace.paths:
             out["deepest"] = [node_json(hop.node, None) for hop in trace.deepest]
     return out
+
+
+def neighbours_json(report: NeighbourReport) -> dict[str, object]:
+    """`callers` / `callees`: each definition found, with its depth and the one it connects to."""
+    return {
+        "query": report.query,
+        "direction": report.direction,
+        "start": node_json(report.start, None),
+        "truncated": report.truncated,
+        "nodes": [
+            {"depth": found.depth, **node_json(found.node, found.edge), "via": found.via.symbol.qname}
+            for found in report.found
+        ],
+    }

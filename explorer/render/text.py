@@ -12,6 +12,7 @@ from rich.tree import Tree
 from explorer.index.build import RefreshReport
 from explorer.model import CallEdge, CallNode, Language, Layer, Resolution, Symbol
 from explorer.query.details import SymbolDetails
+from explorer.query.neighbours import NeighbourReport
 from explorer.query.trace import TraceNode, TraceReport
 from explorer.query.search import SearchHit
 
@@ -176,3 +177,22 @@ def _tree(hop: TraceNode) -> Tree:
     for child in hop.children:
         tree.add(_tree(child))
     return tree
+
+
+def neighbours_text(console: Console, report: NeighbourReport) -> None:
+    """One line per definition, indented by depth, saying how it connects to the one above."""
+    console.print(hop_text(report.start, None))
+    arrow = "called by" if report.direction == "callers" else "calls"
+    for found in report.found:
+        line = Text("  " * found.depth + f"{arrow} ", "dim")
+        edge = found.edge
+        node_text = hop_text(found.node, None)
+        how = edge.kind + (f", {edge.resolution.value}" if edge.resolution is not Resolution.EXACT else "")
+        if edge.site is not None:
+            how += f", at {edge.site[0]}:{edge.site[1]}"
+        node_text.append(f"  ({how}; {found.via.symbol.qname})", "dim")
+        console.print(line.append_text(node_text))
+    if not report.found:
+        console.print(Text(f"no {report.direction} found", "dim"))
+    if report.truncated:
+        console.print(Text("(truncated: more definitions than listed; narrow with --depth)", "italic yellow"))

@@ -1,0 +1,235 @@
+"""`explorer callers` and `explorer callees`: who calls a definition, and what it calls, to a
+depth, across every layer.
+
+Callees follow the graph's edges. Callers are found by reversing them without a second set
+of rules: candidates come from the index (the call sites that name the definition, the
+dispatch rows that name a kernel, the aliases that end in its name, the methods of the
+classes along a method's MRO), and each candidate is kept only if its own forward edges reach
+the definition. So `callers` and `trace` can never disagree about an edge.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from explorer.errors import UsageError
+from explorer.index.store import IndexStore
+from explorer.model import CallEdge, CallNode, CallSite, Layer, Symbol, SymbolKind
+from explorer.query.bindings import binding_symbol
+from explorer.query.graph import CallGraph
+from explorer.query.lookup import resolve
+from explorer.query.nodes import definition_lines, defining_stub, layer_of
+from explorer.query.search import PERIPHERAL_PATH
+
+_BUILTINS = frozenset(dir(builtins))  # bare names that are never a local holding a method
+_MAX_CANDIDATE_CALLERS = 400
+_MAX_RESULTS = 200  # definitions listed; a deep search from a popular name reaches much of a tree  # distinct calling definitions examined per node (a name like `add` has thousands)
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    depth: int
+    node: CallNode
+    edge: CallEdge  # callees: how `node` is reached from `via`; callers: how `node` reaches `via`
+    via: CallNode
+
+
+@dataclass(frozen=True, slots=True)
+class NeighbourReport:
+    query: str
+    direction: str  # "callers" or "callees"
+    start: CallNode
+    found: list[Neighbour]
+    truncated: bool  # some name had more callers than were examined
+
+
+def neighbours(store: IndexStore, root: str, query: str, direction: str, depth: int = 1) -> NeighbourReport:
+    if depth < 1:
+        raise UsageError("--depth must be at least 1")
+    symbols = resolve(store, query).symbols
+    symbol = sorted(symbols, key=lambda s: (s.kind is not SymbolKind.OPERATOR, s.lang != "python"))[0]
+    graph = CallGraph(store, root, backend="all")
+    start = graph.node(symbol) if direction == "callees" else CallNode(symbol, layer_of(symbol))
+    reverse = _Callers(graph) if direction == "callers" else None
+    found: list[Neighbour] = []
+    seen = {_identity(start)}
+    frontier = [start]
+    truncated = False
+    for level in range(1, depth + 1):
+        next_frontier = []
+        for node in frontier:
+            if len(found) >= _MAX_RESULTS:
+                truncated = True
+                break
+            steps = reverse.of(node) if reverse is not None else ((edge.target, edge) for edge in graph.edges(node))
+            for other, edge in steps:
+                if _identity(other) in seen:
+                    continue
+                seen.add(_identity(other))
+                found.append(Neighbour(level, other, edge, node))
+                next_frontier.append(other)
+        frontier = next_frontier
+    return NeighbourReport(query, direction, start, found, truncated or (reverse is not None and reverse.truncated))
+
+
+def _identity(node: CallNode) -> tuple[object, ...]:
+    return (node.symbol.qname, node.symbol.path, node.symbol.line, node.self_class)
+
+
+def _same_definition(a: CallNode, b: CallNode) -> bool:
+    return (a.symbol.qname, a.symbol.path, a.symbol.line) == (b.symbol.qname, b.symbol.path, b.symbol.line)
+
+
+class _Callers:
+    def __init__(self, graph: CallGraph) -> None:
+        self.graph = graph
+        self.store = graph.store
+        self.truncated = False
+
+    def of(self, node: CallNode) -> Iterator[tuple[CallNode, CallEdge]]:
+        """Each definition whose forward edges reach `node`, with that edge."""
+        reported: set[tuple[object, ...]] = set()
+        for candidate, sites in self._candidates(node):
+            key = _identity(candidate)
+            if key in reported:
+                continue
+            for edge in self._edges(candidate, sites):
+                if _reaches(edge.target, node):
+                    reported.add(key)
+                    yield candidate, edge
+                    break
+                if any(p.qname == node.symbol.qname and p.path == node.symbol.path for p in edge.target.passed):
+                    # passed as an argument: called by the function it was passed to
+                    holder = edge.target
+                    if _identity(holder) not in reported:
+                        reported.add(_identity(holder))
+                        yield holder, CallEdge(node, "fnptr", site=holder.passed_at)
+
+    def _edges(self, candidate: CallNode, sites: list[CallSite] | None) -> Iterator[CallEdge]:
+        """The candidate's edges: all of them, or only those of the call sites that matter
+        (resolving every call of every function that mentions `add` would take minutes)."""
+        if sites is None:
+            yield from self.graph.edges(candidate)
+            return
+        for site in sites:
+            if candidate.layer is Layer.PYTHON:
+                yield from self.graph.python.call_targets(candidate, site)
+            else:
+                yield from self.graph.native.call_targets(candidate.symbol, site)
+
+    def _candidates(self, node: CallNode) -> Iterator[tuple[CallNode, list[CallSite] | None]]:
+        symbol = node.symbol
+        yield from ((candidate, None) for candidate in self._dispatching(symbol))
+        yield from self._from_call_sites(node)
+        if symbol.lang == "python" or node.layer is Layer.BINDING:
+            for alias in self.store.aliases_ending_in(symbol.name):
+                yield CallNode(alias, layer_of(alias), node.self_class if "." in alias.qname else None), None
+        if node.layer is Layer.YAML:
+            yield from ((binding, None) for binding in self._bindings_of(symbol))
+        if node.layer is Layer.PYTHON and symbol.kind in (SymbolKind.METHOD, SymbolKind.ALIAS):
+            yield from self._same_object_callers(node)
+        if node.layer is Layer.PYTHON and symbol.kind is SymbolKind.FUNCTION:
+            yield from ((variable, None) for variable in self._passing_variables(symbol))
+
+    def _dispatching(self, symbol: Symbol) -> Iterator[CallNode]:
+        """The operators whose dispatch table names a kernel, the operators delegating to a
+        structured one, the stubs a kernel is registered with."""
+        if symbol.kind is SymbolKind.OPERATOR:
+            for operator in self.store.operators_delegating_to(symbol.qname):
+                yield from (CallNode(s, Layer.YAML) for s in self.store.symbols_with_qname(operator))
+            return
+        for entry in self.store.operators_with_kernel(symbol.qname):
+            yield from (CallNode(s, Layer.YAML) for s in self.store.symbols_with_qname(entry.operator))
+        for registration in self.store.symbols_targeting(symbol.qname):
+            if registration.kind is SymbolKind.DISPATCH_REGISTRATION:
+                stubs = [s for s in self.store.symbols_with_qname(registration.qname) if s.kind is SymbolKind.DISPATCH_STUB]
+                if stubs:
+                    stub = defining_stub(stubs)
+                    yield CallNode(stub, layer_of(stub))
+
+    def _bindings_of(self, operator: Symbol) -> Iterator[CallNode]:
+        info = self.store.operator_info(operator.qname)
+        if info is None:
+            return
+        name = operator.qname.removeprefix("aten::").partition(".")[0]
+        if "function" in info.variants:
+            module = f"torch._C._{info.python_module}" if info.python_module else "torch._C._VariableFunctions"
+            stub = binding_symbol(self.store, f"{module}.{name}" if info.python_module else f"torch.{name}", [operator])
+            yield CallNode(stub, Layer.BINDING)
+        if "method" in info.variants:
+            yield CallNode(binding_symbol(self.store, f"torch.Tensor.{name}", [operator]), Layer.BINDING)
+
+    def _from_call_sites(self, node: CallNode) -> Iterator[tuple[CallNode, list[CallSite]]]:
+        """Definitions with a call site naming the node (`at::foo_symint(...)`, `x.foo()`,
+        `foo_stub(...)`), or passing it as an argument, with those sites."""
+        symbol = node.symbol
+        name = symbol.qname.removeprefix("aten::").partition(".")[0] if symbol.kind is SymbolKind.OPERATOR else symbol.name
+        names = [name]
+        if symbol.kind is SymbolKind.OPERATOR:
+            names += [f"{name}_symint", f"{name}_out", f"{name}_outf", "call"]
+        callers: dict[tuple[str, str], list[CallSite]] = {}
+        for spelling in names:
+            for path, site in self.store.call_sites_of(spelling):
+                if spelling == "call" and f"::{name}::" not in site.callee:
+                    continue
+                callers.setdefault((path, site.caller), []).append(site)
+        if len(callers) > _MAX_CANDIDATE_CALLERS:
+            self.truncated = True
+        # Library code first: when a name has too many callers to examine, tests are left out.
+        ordered = sorted(callers.items(), key=lambda item: (bool(PERIPHERAL_PATH.search(item[0][0])), item[0]))
+        for (path, caller), sites in ordered[:_MAX_CANDIDATE_CALLERS]:
+            for definition in self._definitions_at(path, caller, sites):
+                inside = [s for s in sites if (definition.line or 0) <= s.line <= (definition.end_line or definition.line or 0)]
+                node_of = self.graph.node(definition) if definition.kind is not SymbolKind.CLASS else CallNode(definition, layer_of(definition))
+                yield node_of, inside
+
+    def _passing_variables(self, function: Symbol) -> Iterator[CallNode]:
+        """Module-level names built by passing the function to a call in the same module
+        (`max_pool2d = boolean_dispatch(if_true=max_pool2d_with_indices, ...)`)."""
+        module = function.qname.rsplit(".", 1)[0]
+        for variable in self.store.symbols_in_module(module, SymbolKind.VARIABLE):
+            if function.name in variable.signature:
+                yield CallNode(variable, Layer.PYTHON)
+
+    def _definitions_at(self, path: str, qname: str, sites: list[CallSite]) -> list[Symbol]:
+        """The definitions named `qname` in `path` that hold some of the sites."""
+        return [
+            symbol for symbol in self.store.symbols_with_qname(qname)
+            if symbol.path == path and symbol.kind is not SymbolKind.MODULE
+            and any((symbol.line or 0) <= s.line <= (symbol.end_line or symbol.line or 0) for s in sites)
+        ]
+
+    def _same_object_callers(self, node: CallNode) -> Iterator[tuple[CallNode, list[CallSite] | None]]:
+        """`self.m()` anywhere along the MRO of the class whose object it is, directly or
+        through a local (`forward_call = self.forward`); a class's own `__call__` is reached
+        by calling its instances."""
+        owner = node.self_class or node.symbol.qname.rsplit(".", 1)[0]
+        name = node.symbol.name
+        for klass in self.graph.python.mro(owner):
+            for member in self.store.symbols_in_class(klass):
+                # in its own class, `self` needs no saying: the node is the plain definition
+                candidate = CallNode(member, layer_of(member), owner if klass != owner else None)
+                if member.kind is SymbolKind.ALIAS:
+                    yield candidate, None
+                    continue
+                sites = [
+                    site for site in self.store.calls_in(member.qname, member.path or "", definition_lines(member))
+                    if site.callee in (f"self.{name}", f"cls.{name}", f"super().{name}")
+                    or ("." not in site.callee and site.qualified == site.callee and site.callee not in _BUILTINS)
+                ]
+                if sites:
+                    yield candidate, sites
+        if name in ("__call__", "__init__"):
+            for instance_class in self.store.symbols_with_qname(owner):
+                if instance_class.kind is SymbolKind.CLASS:
+                    yield self.graph.node(instance_class), None
+
+
+def _reaches(target: CallNode, node: CallNode) -> bool:
+    if not _same_definition(target, node):
+        return False
+    if node.self_class is not None and target.self_class != node.self_class:
+        return False
+    return not node.passed or [p.qname for p in target.passed] == [p.qname for p in node.passed]
