@@ -250,3 +250,26 @@ def test_trace_bad_input_is_one_line(args, code, message):
     result = run(*args)
     assert result.exit_code == code
     assert result.stderr.startswith(message) and result.stderr.count("\n") == 1
+
+
+def test_callgraph_prints_json_and_rejects_other_formats(tmp_path: Path):
+    tree = write_tree(tmp_path / "tree", {"m.py": "def f():\n    g()\n\ndef g():\n    print(1)\n"})
+    result = run("callgraph", "--root", str(tree))
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == {"m": [], "m.f": ["m.g"], "m.g": ["<builtin>.print"]}
+    bad = run("callgraph", "--root", str(tree), "--format", "dot")
+    assert bad.exit_code == 2 and bad.stderr == "error: unknown format 'dot'; one of: json\n"
+
+
+def test_callers_and_callees_print_one_line_per_definition():
+    result = run("callers", "aten::cudnn_convolution")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert rows(lines[0]) == [["yaml", "aten::cudnn_convolution", "aten/src/ATen/native/native_functions.yaml:88"]]
+    assert rows(lines[1])[0][:5] == ["called", "by", "cpp", "at::native::_convolution", "aten/src/ATen/native/Convolution.cpp:228"]
+    assert len(lines) == 3
+    callees = json.loads(run("callees", "aten::cudnn_convolution", "--json").stdout)
+    assert [(n["depth"], n["symbol"], n["file"], n["line"], n["edge"]) for n in callees["nodes"]] == [
+        (1, "at::native::cudnn_convolution", "aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 13, "dispatch:CUDA"),
+        (1, "at::native::cudnn_convolution", "aten/src/ATen/native/cudnn/ConvShared.cpp", 65, "dispatch:CUDA"),
+    ]

@@ -12,6 +12,7 @@ import pytest
 from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
+from explorer.query.callgraph import python_call_graph
 from explorer.query.graph import CallGraph
 from explorer.query.neighbours import neighbours
 from explorer.query.trace import TraceReport, trace_symbol
@@ -445,3 +446,57 @@ def test_neighbour_bad_input(sample_store, sample_root):
 def test_locals_assigned_from_each_other_do_not_loop(tmp_path: Path):
     files = {"m.py": "def f():\n    a = b\n    b = a\n    a()\n    return g()\n\ndef g():\n    pass\n"}
     assert children(traced(tmp_path, files, "m.f", max_depth=1)) == [("m.g", "call", "exact")]
+
+
+# -- the Python call graph ------------------------------------------------------------------
+
+CALLGRAPH_TREE = {
+    "pkg/__init__.py": "",
+    "pkg/util.py": "def helper():\n    return max(1, 2)\n",
+    "pkg/mod.py": (
+        "import os\n"
+        "from ext.parent import parent_fn\n"
+        "from . import util\n"
+        "\n"
+        "class A:\n"
+        "    def __init__(self):\n"
+        "        self.x = 1\n"
+        "    def m(self):\n"
+        "        return self.n()\n"
+        "    def n(self):\n"
+        "        return util.helper()\n"
+        "\n"
+        "def main():\n"
+        "    a = A()\n"
+        "    a.m()\n"
+        "    unknown.append(1)\n"
+        "    print(len([1]))\n"
+        "    parent_fn()\n"
+        "    os.path.join('a')\n"
+        "\n"
+        "main()\n"
+    ),
+}
+
+
+def test_callgraph_is_a_pycg_adjacency_list(tmp_path: Path):
+    root = write_tree(tmp_path / "tree", CALLGRAPH_TREE)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        graph = python_call_graph(store, str(root))
+    finally:
+        store.close()
+    assert graph == {
+        "pkg": [],
+        "pkg.mod": ["pkg.mod.main"],
+        "pkg.mod.A": [],
+        "pkg.mod.A.__init__": [],
+        "pkg.mod.A.m": ["pkg.mod.A.n"],
+        "pkg.mod.A.n": ["pkg.util.helper"],
+        "pkg.mod.main": [
+            "<builtin>.len", "<builtin>.print", "ext.parent.parent_fn", "os.path.join", "pkg.mod.A.__init__", "pkg.mod.A.m",
+        ],
+        "pkg.util": [],
+        "pkg.util.helper": ["<builtin>.max"],
+    }

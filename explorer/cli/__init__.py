@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import typer
 
+from explorer.cli.callgraph_cmd import callgraph
 from explorer.cli.index_cmd import index
 from explorer.cli.neighbours_cmd import callees, callers
 from explorer.cli.search_cmd import search
@@ -25,6 +26,7 @@ app.command()(show)
 app.command()(trace)
 app.command()(callers)
 app.command()(callees)
+app.command()(callgraph)
 
 
 def main() -> None:

@@ -526,6 +526,17 @@ class IndexStore:
         return [s for s in self._symbols("s.kind = ? AND s.target LIKE ?", (SymbolKind.ALIAS.value, f"%{name}"))
                 if s.target is not None and s.target.rsplit(".", 1)[-1] == name]
 
+    def python_scopes(self) -> list[Symbol]:
+        """Every Python module, class, function and method of the tree (not stubs), in file
+        and line order: the nodes of a Python call graph."""
+        kinds = (SymbolKind.MODULE.value, SymbolKind.CLASS.value, SymbolKind.FUNCTION.value, SymbolKind.METHOD.value)
+        rows = self.db.execute(
+            f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE s.lang = 'python' AND s.kind IN (?, ?, ?, ?) AND f.path NOT LIKE '%.pyi' ORDER BY f.path, s.line, s.qname",
+            kinds,
+        )
+        return [_symbol(row) for row in rows]
+
     def symbols_in_module(self, module: str, kind: SymbolKind) -> list[Symbol]:
         """The module-level definitions of one kind in a Python module."""
         return [s for s in self._symbols("s.qname > ? AND s.qname < ? AND s.kind = ?", (f"{module}.", f"{module}/", kind.value))

@@ -24,7 +24,7 @@ class UnreadableSource(Exception):
 
 def function_locals(function_source: str) -> dict[str, tuple[str, ...]]:
     """Local name -> the dotted names assigned to it anywhere in the function (not in the
-    functions and classes nested in it), in source order."""
+    functions and classes nested in it), in source order; `C()` for what a call returned."""
     module = _parse(function_source)
     collector = _LocalAssignments()
     for statement in module.body:
@@ -65,10 +65,13 @@ def _parse(source: str) -> cst.Module:
 
 def _values(expression: cst.BaseExpression) -> list[str]:
     """Every dotted name an expression may evaluate to: both sides of `x if c else y` and of
-    `x or y`, the inside of parentheses."""
+    `x or y`. The result of a call is written `f()`: an instance, when `f` is a class."""
     name = dotted(expression)
     if name is not None:
         return [name]
+    if isinstance(expression, cst.Call):
+        called = dotted(expression.func)
+        return [f"{called}()"] if called is not None else []
     if isinstance(expression, cst.IfExp):
         return _values(expression.body) + _values(expression.orelse)
     if isinstance(expression, cst.BooleanOperation):

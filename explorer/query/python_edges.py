@@ -35,9 +35,12 @@ _CALLABLE_KINDS = {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, Sym
 
 
 class PythonEdges:
-    def __init__(self, store: IndexStore, root: str) -> None:
+    def __init__(self, store: IndexStore, root: str, tensor_methods: bool = True) -> None:
         self.store = store
         self.root = root
+        # `x.softmax()` on an unknown `x` taken for the Tensor method (PyTorch trees); off
+        # for a plain Python call graph
+        self.tensor_methods = tensor_methods
         self._mro: dict[str, list[str]] = {}
         self._files: dict[str, list[str]] = {}
         self._locals: dict[tuple[str | None, int | None], dict[str, tuple[str, ...]]] = {}
@@ -79,15 +82,20 @@ class PythonEdges:
             if own_class is not None and "." not in name:
                 context = node.self_class or own_class
                 yield from self._member_edges(context, name, where, context, after=own_class)
+        elif rest and site.qualified == written and self._instances(symbol, head):
+            # `a = A(); a.m()`: a method of the class the local was made from
+            for class_qname in self._instances(symbol, head):
+                if "." not in rest:
+                    yield from self._member_edges(class_qname, rest, where, class_qname)
         elif not rest and site.qualified == written and not self._module_defines(symbol, written):
             for value in self._local_values(symbol, written):
-                if value not in following:
+                if not value.endswith("()") and value not in following:  # a call's result: unknown
                     yield from self.call_targets(
                         node, site._replace(callee=value, qualified=self._expand(symbol, value)), following | {written}
                     )
         else:
             found = list(self._dotted_targets(site.qualified, module_name(symbol.path or "")))
-            if not found and rest and site.qualified == written:
+            if not found and rest and site.qualified == written and self.tensor_methods:
                 found = list(self._tensor_method(written.rsplit(".", 1)[-1]))
             for edge in found:
                 yield CallEdge(edge.target, edge.kind, edge.resolution, edge.candidates, where)
@@ -199,6 +207,18 @@ class PythonEdges:
 
     def _module_defines(self, symbol: Symbol, name: str) -> bool:
         return bool(self.store.symbols_with_qname(f"{module_name(symbol.path or '')}.{name}"))
+
+    def _instances(self, symbol: Symbol, name: str) -> list[str]:
+        """The classes a local name was made from by calling them (`a = A()`)."""
+        if symbol.kind not in (SymbolKind.FUNCTION, SymbolKind.METHOD) or name in ("self", "cls"):
+            return []
+        classes = []
+        for value in self._local_values(symbol, name):
+            if value.endswith("()"):
+                target = PythonPaths(self.store).resolve(self._expand(symbol, value[:-2]))
+                if target is not None and any(s.kind is SymbolKind.CLASS for s in self.store.symbols_with_qname(target)):
+                    classes.append(target)
+        return classes
 
     def _local_values(self, symbol: Symbol, name: str) -> tuple[str, ...]:
         key = (symbol.path, symbol.line)

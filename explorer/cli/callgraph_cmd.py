@@ -1,0 +1,27 @@
+"""`explorer callgraph`: the tree's Python call graph as JSON (PyCG's adjacency-list shape)."""
+
+from __future__ import annotations
+
+import json as json_module
+from typing import Annotated
+
+import typer
+
+from explorer.cli.common import IndexOption, RootOption, open_index, reports_errors, stdout
+from explorer.errors import UsageError
+from explorer.query.callgraph import python_call_graph
+
+
+@reports_errors
+def callgraph(
+    root: RootOption = None,
+    index: IndexOption = None,
+    format: Annotated[str, typer.Option("--format", help="Output format: json (the only one).")] = "json",
+) -> None:
+    """Print the Python call graph: each module, class, function and method, and what it may call."""
+    if format != "json":
+        raise UsageError(f"unknown format {format!r}; one of: json")
+    with open_index(root, index) as (tree, store):
+        graph = python_call_graph(store, tree)
+    # plain print: an adjacency list of a large tree is too big for rich's highlighter
+    stdout.file.write(json_module.dumps(graph, indent=2) + "\n")
