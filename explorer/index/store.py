@@ -44,7 +44,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 @functools.cache
@@ -136,6 +136,7 @@ CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
 CREATE INDEX IF NOT EXISTS calls_vendor ON calls(callee, vendor) WHERE vendor IS NOT NULL;
 CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 CREATE INDEX IF NOT EXISTS imports_module ON imports(module);
+CREATE INDEX IF NOT EXISTS imports_name ON imports(name);
 CREATE INDEX IF NOT EXISTS dispatch_file ON dispatch(file_id);
 CREATE INDEX IF NOT EXISTS dispatch_operator ON dispatch(operator);
 CREATE INDEX IF NOT EXISTS dispatch_kernel ON dispatch(kernel);
@@ -243,7 +244,7 @@ class IndexStore:
         self.path = path
         self.db = connection
         # A trace asks for the same names many times; writes (in `transaction`) forget them.
-        self._by_qname: dict[str, list[Symbol]] = {}
+        self._by_qname: dict[str, list[Symbol]] = {}  # qname (or "operators NAME") -> symbols
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -572,7 +573,11 @@ class IndexStore:
 
     def operators_named(self, base: str) -> list[Symbol]:
         """`aten::conv2d` and every overload `aten::conv2d.*`."""
-        return self._symbols("s.kind = ? AND s.lname = ?", (SymbolKind.OPERATOR.value, base.lower()))
+        key = f"operators {base}"  # (no qname has a space)
+        found = self._by_qname.get(key)
+        if found is None:
+            found = self._by_qname[key] = self._symbols("s.kind = ? AND s.lname = ?", (SymbolKind.OPERATOR.value, base.lower()))
+        return list(found)
 
     def calls_from(self, caller: str) -> list[CallSite]:
         """The calls made by a definition (or, for a file's path, by its top-level code)."""

@@ -43,6 +43,7 @@ class NativeEdges:
     def __init__(self, store: IndexStore, backend: str) -> None:
         self.store = store
         self.backend = backend
+        self._parameter_names: dict[str, set[str]] = {}
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
@@ -88,7 +89,7 @@ class NativeEdges:
             yield from fan_out(self._vendor_symbols(callee), "call", Layer.VENDOR, where)
             return
         # A name that is one of the caller's parameters is a value, whatever else it names.
-        parameters = set(_IDENTIFIER.findall(caller.signature.partition("(")[2]))
+        parameters = self._parameters(caller)
         passed = tuple(
             function
             for argument in site.name_args
@@ -135,6 +136,12 @@ class NativeEdges:
             yield CallEdge(CallNode(stub, layer_of(stub)), "call", site=where)
             return
         yield from fan_out([s for s in found if s.kind in _FUNCTION_KINDS], "call", None, where)
+
+    def _parameters(self, caller: Symbol) -> set[str]:
+        found = self._parameter_names.get(caller.signature)
+        if found is None:
+            found = self._parameter_names[caller.signature] = set(_IDENTIFIER.findall(caller.signature.partition("(")[2]))
+        return found
 
     def _operator_api(self, callee: str) -> list[Symbol]:
         """`at::conv2d` -> aten::conv2d (every overload); `at::convolution_symint` ->
