@@ -271,3 +271,16 @@ at::Tensor first(
     assert [(c.caller, c.callee, c.line) for c in facts.calls] == [
         ("at::native::first", "x.defined", 7), ("at::native::first", "at::relu", 8),
     ]
+
+
+def test_namespaces_in_both_halves_of_a_balanced_conditional():
+    # cudnn/RNN.cpp: `#if !AT_CUDNN_ENABLED()` stubs in one namespace block, `#else` the real
+    # code in another. Each half is balanced, so both count (an unbalanced first branch, one
+    # that opens a brace, would make the scan skip the others).
+    from explorer.parsers.cpp_namespaces import namespace_extents, namespace_map
+
+    source = b"#if !A\nnamespace at { namespace native {\nint f();\n}}\n#else\nnamespace at { namespace native {\nint g();\n}}\n#endif\n"
+    scopes = namespace_map(namespace_extents(source))
+    assert scopes.innermost(source.index(b"int f")) == "at::native"
+    assert scopes.innermost(source.index(b"int g")) == "at::native"
+    assert scopes.innermost(len(source) - 1) == ""

@@ -179,6 +179,12 @@ def test_conv2d_traces_to_cudnn_convolution_forward_through_the_2_4_chain(indexe
     ("torch.nn.Linear", "^cublas", ["at::native::addmm_out_cuda", "at::native::addmm_out_cuda_impl"]),
     ("torch.nn.BatchNorm2d", "cudnnBatchNormalizationForward", ["at::native::cudnn_batch_norm"]),
     ("torch.nn.ReLU", "launch_vectorized_kernel|vectorized_elementwise_kernel", []),
+    # REGISTER_CUDA_DISPATCH in the #else half of cudnn/RNN.cpp, in at::native
+    ("torch.nn.LSTM", "cudnnRNNForward", ["at::native::lstm_cudnn_stub", "at::native::lstm_cudnn", "aten::_cudnn_rnn"]),
+    # _softmax's CUDA kernel comes from its structured_delegate, though it lists other keys
+    ("torch.nn.Softmax", "softmax_cuda_out", ["aten::_softmax", "aten::_softmax.out"]),
+    ("torch.nn.MaxPool2d", "max_pool_forward_nchw", ["at::native::max_pool2d_with_indices_out_cuda"]),
+    ("torch.nn.LayerNorm", "vectorized_layer_norm_kernel|LayerNormForwardCUDAKernel", []),
 ])
 def test_other_modules_reach_their_vendor_or_kernel(indexed, query, target, last_hops):
     from explorer.query.trace import trace_symbol

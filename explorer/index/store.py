@@ -603,7 +603,7 @@ class IndexStore:
             f"SELECT f.path, {_CALL_COLUMNS} FROM call_names n JOIN files f ON f.id = n.file_id"
             " JOIN calls c ON c.rowid BETWEEN f.calls_first AND f.calls_first + f.calls_count - 1"
             " WHERE n.name = ?1 AND (substr(c.callee, -length(?1)) = ?1 OR instr(c.name_args, ?1) > 0)"
-            " ORDER BY f.path, c.rowid",
+            " ORDER BY f.path, c.line, c.col, c.rowid",
             (name,),
         )
         found = []

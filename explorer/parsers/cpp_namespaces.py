@@ -5,8 +5,10 @@ function) can make tree-sitter's error recovery swallow everything after them, e
 namespace included: in PyTorch's Convolution.cpp the whole `namespace at::native { ... }`
 becomes one ERROR node, and its functions would lose their `at::native::` prefix. Braces
 are more robust: this scanner skips comments, strings and character literals, counts braces
-only in the first branch of each conditional (as ctags does, so that branches which each open
-a brace stay balanced), and records where every named namespace opens and closes.
+in the first branch of each conditional, and in the other branches only where the first one
+was balanced (as ctags does for branches that each open a brace, while a file split into
+`#if !CUDNN ... #else ...` halves keeps both), and records where every named namespace opens
+and closes.
 """
 
 from __future__ import annotations
@@ -36,6 +38,28 @@ _OPENS_CONDITIONAL = {b"if", b"ifdef", b"ifndef"}
 _SWITCHES_BRANCH = {b"else", b"elif", b"elifdef", b"elifndef"}
 
 
+class _Conditionals:
+    """Which preprocessor branches count. Each open conditional remembers the brace depth at
+    its `#if`; a later branch counts if the first branch ended at that same depth."""
+
+    def __init__(self) -> None:
+        self._open: list[tuple[int, str]] = []  # (depth at #if, "first" | "counted" | "skipped")
+
+    def directive(self, name: bytes, depth: int) -> None:
+        if name in _OPENS_CONDITIONAL:
+            self._open.append((depth, "first"))
+        elif name in _SWITCHES_BRANCH and self._open:
+            start, state = self._open[-1]
+            if state == "first":
+                self._open[-1] = (start, "counted" if depth == start else "skipped")
+        elif name == b"endif" and self._open:
+            self._open.pop()
+
+    @property
+    def skipping(self) -> bool:
+        return any(state == "skipped" for _, state in self._open)
+
+
 @dataclass(frozen=True, slots=True)
 class NamespaceExtent:
     qname: str  # at::native
@@ -48,8 +72,7 @@ def namespace_extents(source: bytes) -> list[NamespaceExtent]:
     # One entry per open brace: (namespace path it opens or None, where, names it added).
     braces: list[tuple[str | None, int, int]] = []
     path: list[str] = []
-    # One flag per open conditional: True once past its first branch, whose braces count.
-    conditionals: list[bool] = []
+    conditionals = _Conditionals()
 
     def close(end: int) -> None:
         qname, start, added = braces.pop()
@@ -61,14 +84,8 @@ def namespace_extents(source: bytes) -> list[NamespaceExtent]:
     for token in _TOKENS.finditer(source):
         kind = token.lastgroup
         if kind == "directive":
-            name = token.group("directive_name")
-            if name in _OPENS_CONDITIONAL:
-                conditionals.append(False)
-            elif name in _SWITCHES_BRANCH and conditionals:
-                conditionals[-1] = True
-            elif name == b"endif" and conditionals:
-                conditionals.pop()
-        elif kind in ("comment", "raw", "string", "char") or any(conditionals):
+            conditionals.directive(token.group("directive_name"), len(braces))
+        elif kind in ("comment", "raw", "string", "char") or conditionals.skipping:
             continue
         elif kind == "namespace":
             written = token.group("name")
@@ -99,18 +116,12 @@ def matching_brace(source: bytes, opening: int) -> int:
     """The offset just past the brace that closes the one at `opening` (the end of the file if
     none does), counted as `namespace_extents` counts them."""
     depth = 0
-    conditionals: list[bool] = []
+    conditionals = _Conditionals()
     for token in _TOKENS.finditer(source, opening):
         kind = token.lastgroup
         if kind == "directive":
-            name = token.group("directive_name")
-            if name in _OPENS_CONDITIONAL:
-                conditionals.append(False)
-            elif name in _SWITCHES_BRANCH and conditionals:
-                conditionals[-1] = True
-            elif name == b"endif" and conditionals:
-                conditionals.pop()
-        elif kind in ("comment", "raw", "string", "char") or any(conditionals):
+            conditionals.directive(token.group("directive_name"), depth)
+        elif kind in ("comment", "raw", "string", "char") or conditionals.skipping:
             continue
         elif kind in ("namespace", "open"):
             depth += 1

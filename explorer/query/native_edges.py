@@ -60,18 +60,22 @@ class NativeEdges:
     # -- operators -------------------------------------------------------------------------
 
     def _dispatch(self, operator: Symbol) -> Iterator[CallEdge]:
+        """Each allowed dispatch key to its kernel. A structured_delegate supplies the kernels
+        of the keys the operator does not list itself (`_softmax` lists only MkldnnCPU and
+        NestedTensor kernels; its CPU and CUDA ones are those of `_softmax.out`)."""
         entries = self.store.dispatch_of(operator.qname)
-        if not entries:
-            info = self.store.operator_info(operator.qname)
-            if info is not None and info.structured_delegate:
-                delegates = self.store.symbols_with_qname(info.structured_delegate)
-                yield from fan_out(delegates, "structured", Layer.YAML, (operator.path or "", operator.line or 0))
-            return
         for entry in entries:
             if not dispatch_key_allowed(entry.key, self.backend):
                 continue
             kernels = [s for s in self.store.symbols_with_qname(entry.kernel) if s.kind in _FUNCTION_KINDS]
             yield from fan_out(kernels, f"dispatch:{entry.key}", None, (operator.path or "", entry.line))
+        info = self.store.operator_info(operator.qname)
+        if info is None or not info.structured_delegate:
+            return
+        listed = {entry.key for entry in entries}
+        if self.backend == "all" or not any(dispatch_key_allowed(key, self.backend) for key in listed):
+            delegates = self.store.symbols_with_qname(info.structured_delegate)
+            yield from fan_out(delegates, "structured", Layer.YAML, (operator.path or "", operator.line or 0))
 
     def _registered_kernels(self, stub: Symbol) -> Iterator[CallEdge]:
         for registration in self.store.symbols_with_qname(stub.qname):
