@@ -466,6 +466,10 @@ CALLGRAPH_TREE = {
         "    def n(self):\n"
         "        return util.helper()\n"
         "\n"
+        "def deco(fn):\n"
+        "    return fn\n"
+        "\n"
+        "@deco\n"
         "def main():\n"
         "    a = A()\n"
         "    a.m()\n"
@@ -489,7 +493,8 @@ def test_callgraph_is_a_pycg_adjacency_list(tmp_path: Path):
         store.close()
     assert graph == {
         "pkg": [],
-        "pkg.mod": ["pkg.mod.main"],
+        "pkg.mod": ["pkg.mod.deco", "pkg.mod.main"],
+        "pkg.mod.deco": [],
         "pkg.mod.A": [],
         "pkg.mod.A.__init__": [],
         "pkg.mod.A.m": ["pkg.mod.A.n"],
@@ -500,3 +505,31 @@ def test_callgraph_is_a_pycg_adjacency_list(tmp_path: Path):
         "pkg.util": [],
         "pkg.util.helper": ["<builtin>.max"],
     }
+
+
+def test_decorators_are_called_with_the_function_they_decorate(tmp_path: Path):
+    files = {"deco.py": (
+        "def logged(fn):\n"
+        "    def wrapper(*args):\n"
+        "        return fn(*args)\n"
+        "    return wrapper\n"
+        "\n"
+        "def register(name):\n"
+        "    def apply(fn):\n"
+        "        return fn\n"
+        "    return apply\n"
+        "\n"
+        "@logged\n"
+        "@register('x')\n"
+        "def work():\n"
+        "    helper()\n"
+        "\n"
+        "def helper():\n"
+        "    pass\n"
+    )}
+    report = traced(tmp_path, files, "deco.work", max_depth=1)
+    assert [(c.node.symbol.qname, c.edge.kind, c.edge.site) for c in report.trace.tree.children] == [
+        ("deco.logged", "call", ("deco.py", 11)),
+        ("deco.register", "call", ("deco.py", 12)),
+        ("deco.helper", "call", ("deco.py", 14)),
+    ]

@@ -38,8 +38,8 @@ def python_call_graph(store: IndexStore, root: str) -> dict[str, list[str]]:
         if module not in imported:
             imported[module] = {binding.name for binding in store.import_bindings(module)}
         for site in store.calls_in(scope.qname, scope.path):
-            if site.kind is CallKind.DECORATOR:
-                continue
+            # a decorator is called where the `def` runs: by the module or class around it
+            site = site._replace(kind=CallKind.CALL)
             targets = [edge.target.symbol.qname for edge in resolver.call_targets(node, site)]
             if targets:
                 callees.update(targets)

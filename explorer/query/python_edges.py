@@ -19,6 +19,7 @@ their targets, and a module-level name assigned from a call to the functions pas
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterator
 
@@ -62,6 +63,7 @@ class PythonEdges:
         elif symbol.kind is SymbolKind.VARIABLE:
             yield from self._passed_functions(symbol)
         elif symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and symbol.path is not None:
+            yield from self._decorators(node)
             for site in self.store.calls_in(symbol.qname, symbol.path, definition_lines(symbol)):
                 if site.kind is not CallKind.DECORATOR:
                     yield from self.call_targets(node, site)
@@ -105,6 +107,27 @@ class PythonEdges:
     def _binding_edges(self, symbol: Symbol) -> Iterator[CallEdge]:
         operators = binding_operators(self.store, symbol.qname)
         yield from fan_out(operators, "binding", Layer.YAML, (symbol.path or "", symbol.line or 0) if symbol.path else None)
+
+    def _decorators(self, node: CallNode) -> Iterator[CallEdge]:
+        """A decorated function is called through what its decorators made of it: `@d` and
+        `@d(...)` on the lines above its `def` are calls made when it is called."""
+        symbol = node.symbol
+        if symbol.path is None or symbol.line is None:
+            return
+        first = symbol.line
+        while first > 1 and self._line(symbol.path, first - 1).lstrip().startswith("@"):
+            first -= 1
+        if first == symbol.line:
+            return
+        scope = symbol.qname.rsplit(".", 1)[0]
+        outer = CallNode(dataclasses.replace(symbol, qname=scope, kind=SymbolKind.MODULE), Layer.PYTHON)
+        for site in self.store.calls_in(scope, symbol.path, (first, symbol.line - 1)):
+            if site.kind is CallKind.DECORATOR or self._line(symbol.path, site.line).lstrip().startswith(f"@{site.callee}"):
+                yield from self.call_targets(outer, site._replace(kind=CallKind.CALL))
+
+    def _line(self, path: str, number: int) -> str:
+        lines = self._source_lines(path)
+        return lines[number - 1] if 0 < number <= len(lines) else ""
 
     def _instance_call(self, class_qname: str) -> Iterator[CallEdge]:
         """Calling an instance runs `__call__`; a class without one is being constructed."""
@@ -230,17 +253,22 @@ class PythonEdges:
                 self._locals[key] = {}
         return tuple(value for value in self._locals[key].get(name, ()) if value != name)
 
+    def _source_lines(self, path: str) -> list[str]:
+        lines = self._files.get(path)
+        if lines is None:
+            try:
+                with open(os.path.join(self.root, path), encoding="utf-8", errors="replace") as handle:
+                    lines = handle.read().splitlines()
+            except OSError:
+                lines = []
+            self._files[path] = lines
+        return lines
+
     def _lines_of(self, symbol: Symbol) -> str:
         """The source lines of a definition, as the index locates it."""
         if symbol.path is None or symbol.line is None:
             return ""
-        lines = self._files.get(symbol.path)
-        if lines is None:
-            try:
-                with open(os.path.join(self.root, symbol.path), encoding="utf-8", errors="replace") as handle:
-                    lines = self._files[symbol.path] = handle.read().splitlines()
-            except OSError:
-                return ""
+        lines = self._source_lines(symbol.path)
         return "\n".join(lines[symbol.line - 1:symbol.end_line or symbol.line]) + "\n"
 
 
