@@ -533,3 +533,24 @@ def test_decorators_are_called_with_the_function_they_decorate(tmp_path: Path):
         ("deco.register", "call", ("deco.py", 12)),
         ("deco.helper", "call", ("deco.py", 14)),
     ]
+
+
+def test_cpp_plain_names_through_using_declarations_and_directives(tmp_path: Path):
+    files = {"aten/src/ATen/native/Use.cpp": (
+        "using namespace at::native::detail;\n"
+        "using at::cuda::blas::gemm;\n"
+        "namespace other {\n"
+        "void caller() {\n"
+        "  helper();\n"
+        "  gemm(1);\n"
+        "  blas_util::norm();\n"
+        "}\n"
+        "}\n"
+        "namespace at::native::detail { void helper() {} namespace blas_util { void norm() {} } }\n"
+        "namespace at::cuda::blas { void gemm(int) {} }\n"
+    )}
+    assert children(traced(tmp_path, files, "other::caller", max_depth=1)) == [
+        ("at::native::detail::helper", "call", "exact"),
+        ("at::cuda::blas::gemm", "call", "exact"),
+        ("at::native::detail::blas_util::norm", "call", "exact"),
+    ]

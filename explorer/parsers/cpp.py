@@ -15,7 +15,7 @@ import dataclasses
 import re
 
 from explorer import treesitter as tsx
-from explorer.model import CallKind, CallSite, FileFacts, Language, Symbol, SymbolKind
+from explorer.model import CallKind, CallSite, FileFacts, ImportBinding, Language, Symbol, SymbolKind
 from explorer.parsers.common import ScopeMap, collapse, source_order
 from explorer.parsers.cpp_macros import Macro, expandable, find_invocations, read_defines
 from explorer.parsers.cpp_namespaces import NamespaceExtent, matching_brace, namespace_extents, namespace_map
@@ -61,6 +61,7 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     _recovered_definitions(found, lang, facts, scopes, namespaces, source)
     _namespace_symbols(found, lang, facts, source, namespaces)
     _calls(found, facts, scopes, source)
+    _using(found, facts)
     # Function-like macros are read from the text: a comment inside a macro body derails the
     # grammar's reading of the directive.
     defines = read_defines(source) if b"define" in source else []
@@ -386,6 +387,19 @@ def _macro_definitions(
         for call in expanded.calls:
             caller = facts.path if call.caller == facts.path else _qualify(scope, call.caller)
             facts.calls.append(call._replace(caller=caller, line=invocation.line, column=0))
+
+
+def _using(found: dict[str, list[tsx.Node]], facts: FileFacts) -> None:
+    """Using-directives and using-declarations, as import bindings of the file: `*` for a
+    whole namespace, else the last name of what is brought in."""
+    for node in found.get("using", []):
+        named = [child for child in node.named_children if child.type in ("identifier", "qualified_identifier")]
+        if not named:
+            continue
+        target = tsx.text(named[0]).replace(" ", "").removeprefix("::")
+        is_namespace = any(child.type == "namespace" for child in node.children)
+        name = "*" if is_namespace else target.rsplit("::", 1)[-1]
+        facts.imports.append(ImportBinding(facts.path, name, target, tsx.line(node)))
 
 
 def _looks_like_member(name: str) -> bool:

@@ -174,12 +174,29 @@ class NativeEdges:
 
     def _named(self, caller: Symbol, written: str) -> list[Symbol]:
         """Definitions a name written in `caller` may mean: as written when qualified and
-        known, else in the caller's class and enclosing namespaces, innermost first."""
+        known, else in the caller's class and enclosing namespaces, innermost first, then
+        through the file's using-declarations and using-directives, then at global scope."""
         if "::" in written:
             exact = self.store.symbols_with_qname(written)
             if exact:
                 return exact
-        return self._in_scopes(_scopes(caller.qname), written)
+        scopes = _scopes(caller.qname)
+        return self._in_scopes(scopes[:-1], written) or self._through_using(caller, written) or self._in_scopes([""], written)
+
+    def _through_using(self, caller: Symbol, written: str) -> list[Symbol]:
+        if caller.path is None:
+            return []
+        head = written.split("::", 1)[0]
+        for binding in self.store.import_bindings(caller.path):
+            if binding.name == "*":
+                found = self.store.symbols_with_qname(f"{binding.target}::{written}")
+            elif binding.name == head:
+                found = self.store.symbols_with_qname(binding.target + written[len(head):])
+            else:
+                continue
+            if found:
+                return found
+        return []
 
     def _in_scopes(self, scopes: list[str], name: str) -> list[Symbol]:
         for scope in scopes:

@@ -21,3 +21,7 @@
 ; in the ERROR node, followed by the `{` of its body. The parser finds the body's end by
 ; counting braces.
 (ERROR (function_declarator) @definition.recovered)
+
+; `using namespace at::native;` and `using at::cuda::blas::gemm;`: names a file's plain calls
+; may be found through.
+(using_declaration) @using
