@@ -26,7 +26,6 @@ from collections.abc import Iterator
 from explorer.index.store import IndexStore
 from explorer.model import CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.python import expand, module_name
-from explorer.parsers.python_precise import UnreadableSource, function_locals, passed_names
 from explorer.query.bindings import binding_operators, binding_symbol, operators_for
 from explorer.query.lookup import PythonPaths
 from explorer.query.nodes import definition_lines, fan_out, layer_of
@@ -182,6 +181,8 @@ class PythonEdges:
             yield CallEdge(edge.target, "method", resolution, edge.candidates)
 
     def _passed_functions(self, symbol: Symbol) -> Iterator[CallEdge]:
+        from explorer.parsers.python_precise import UnreadableSource, passed_names  # libcst: slow to import
+
         try:
             names = passed_names(self._lines_of(symbol))
         except UnreadableSource:
@@ -244,6 +245,9 @@ class PythonEdges:
         return classes
 
     def _local_values(self, symbol: Symbol, name: str) -> tuple[str, ...]:
+        # libcst takes a fifth of a second to import: only a query that reads locals pays it
+        from explorer.parsers.python_precise import UnreadableSource, function_locals
+
         key = (symbol.path, symbol.line)
         if key not in self._locals:
             source = self._lines_of(symbol)
