@@ -554,3 +554,37 @@ def test_cpp_plain_names_through_using_declarations_and_directives(tmp_path: Pat
         ("at::cuda::blas::gemm", "call", "exact"),
         ("at::native::detail::blas_util::norm", "call", "exact"),
     ]
+
+
+def test_cpp_overloads_are_told_apart_by_their_number_of_arguments(tmp_path: Path):
+    files = {"aten/src/ATen/native/Over.cpp": (
+        "namespace at::native {\n"
+        "static int pick(int a) { return a; }\n"
+        "static int pick(int a, int b, int c = 0) { return b; }\n"
+        "static int pick(const char* s, ...) { return 0; }\n"
+        "int one() { return pick(f(1, 2)); }\n"
+        "int two() { return pick(1,\n"
+        "                        std::max<int>(2, 3)); }\n"
+        "int none() { return pick(); }\n"
+        "static int span(int a) { return a; }\n"
+        "static int span(int a, int b) { return b; }\n"
+        "int both() { return span(1, 2) + span(3); }\n"
+        "}\n"
+    )}
+    root = write_tree(tmp_path / "tree", files)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        def lines_called(caller: str) -> list[tuple[int, str]]:
+            report = trace_symbol(store, str(root), caller, max_depth=1)
+            return [(c.node.symbol.line, c.edge.resolution.value) for c in report.trace.tree.children if c.node.symbol.name == "pick"]
+
+        assert lines_called("at::native::one") == [(2, "ambiguous"), (4, "ambiguous")]  # one argument: (int) or (s, ...)
+        assert lines_called("at::native::two") == [(3, "ambiguous"), (4, "ambiguous")]
+        assert lines_called("at::native::none") == [(2, "ambiguous"), (3, "ambiguous"), (4, "ambiguous")]  # none fits: all kept
+        report = trace_symbol(store, str(root), "at::native::both", max_depth=1)
+        assert [(c.node.symbol.line, c.edge.resolution.value, c.edge.site) for c in report.trace.tree.children] == [
+            (10, "exact", ("aten/src/ATen/native/Over.cpp", 11)), (9, "exact", ("aten/src/ATen/native/Over.cpp", 11)),
+        ]
+    finally:
+        store.close()

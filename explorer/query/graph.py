@@ -22,7 +22,7 @@ class CallGraph:
         self.store = store
         self.backend = backend
         self.python = PythonEdges(store, root)
-        self.native = NativeEdges(store, backend)
+        self.native = NativeEdges(store, backend, root)
         self._edges: dict[tuple, list[CallEdge]] = {}
 
     def node(self, symbol: Symbol) -> CallNode:

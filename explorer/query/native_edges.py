@@ -10,7 +10,9 @@ C++ calls, in the order they are tried:
 - `t.foo(...)` on a tensor: the operator with a Tensor method `foo` (resolution `name`);
 - a qualified name `ns::f`: that definition, else one in an enclosing namespace of the caller
   (`cpublas::gemm` from at::native is `at::native::cpublas::gemm`);
-- a plain name `f`: the caller's class, then its enclosing namespaces, innermost first;
+- a plain name `f`: the caller's class, then its enclosing namespaces, innermost first, then
+  the file's using-declarations and using-directives; among overloads, those that take as
+  many arguments as the call passes (arity.py);
 - a DispatchStub (`relu_stub(device, ...)`): the stub, which leads to every kernel registered
   for it with REGISTER_DISPATCH (`stub`);
 - a plain name passed as an argument that names a function: called by the callee it is
@@ -28,6 +30,7 @@ from collections.abc import Iterator
 from explorer.index.store import IndexStore, last_name
 from explorer.model import CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.vendors import vendor_library
+from explorer.query.arity import argument_count, fitting
 from explorer.query.backends import dispatch_key_allowed
 from explorer.query.bindings import operators_for
 from explorer.query.nodes import definition_lines, defining_stub, fan_out, layer_of
@@ -40,9 +43,11 @@ _FUNCTION_KINDS = {
 
 
 class NativeEdges:
-    def __init__(self, store: IndexStore, backend: str) -> None:
+    def __init__(self, store: IndexStore, backend: str, root: str | None = None) -> None:
         self.store = store
         self.backend = backend
+        self.root = root  # where to read a call's arguments from, to tell overloads apart
+        self._sources: dict[str, list[str]] = {}
         self._parameter_names: dict[str, set[str]] = {}
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
@@ -105,7 +110,7 @@ class NativeEdges:
             kernels = [s for s in self._named(caller, callee) if s.kind is SymbolKind.KERNEL]
             targets = list(fan_out(kernels, "launch", None, where))
         else:
-            targets = list(self._callee(caller, callee, where))
+            targets = list(self._callee(caller, callee, where, site))
         native_targets = {id(edge) for edge in targets if edge.target.layer in (Layer.CPP, Layer.CUDA)}
         if passed and not native_targets:
             # The callee is not in the tree (a template from a library, a macro): the
@@ -118,7 +123,7 @@ class NativeEdges:
                 edge = dataclasses.replace(edge, target=dataclasses.replace(edge.target, passed=passed, passed_at=where))
             yield edge
 
-    def _callee(self, caller: Symbol, callee: str, where: tuple[str, int]) -> Iterator[CallEdge]:
+    def _callee(self, caller: Symbol, callee: str, where: tuple[str, int], site: CallSite) -> Iterator[CallEdge]:
         operators = self._operator_api(callee)
         if operators:
             yield from fan_out(operators, "call", Layer.YAML, where)
@@ -139,7 +144,12 @@ class NativeEdges:
             stub = defining_stub(stubs)
             yield CallEdge(CallNode(stub, layer_of(stub)), "call", site=where)
             return
-        yield from fan_out([s for s in found if s.kind in _FUNCTION_KINDS], "call", None, where)
+        functions = [s for s in found if s.kind in _FUNCTION_KINDS]
+        if len(functions) > 1 and self.root is not None and caller.path is not None:
+            # overloads: the number of arguments may decide
+            count = argument_count(self.root, caller.path, site.line, site.column, self._sources)
+            functions = fitting(functions, count)
+        yield from fan_out(functions, "call", None, where)
 
     def _parameters(self, caller: Symbol) -> set[str]:
         found = self._parameter_names.get(caller.signature)
