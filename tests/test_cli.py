@@ -269,7 +269,7 @@ def test_callers_and_callees_print_one_line_per_definition():
     assert rows(lines[1])[0][:5] == ["called", "by", "cpp", "at::native::_convolution", "aten/src/ATen/native/Convolution.cpp:228"]
     assert len(lines) == 3
     callees = json.loads(run("callees", "aten::cudnn_convolution", "--json").stdout)
-    assert [(n["depth"], n["symbol"], n["file"], n["line"], n["edge"]) for n in callees["nodes"]] == [
+    assert [(n["depth"], n["symbol"], n["file"], n["line"], n["edge"]) for n in callees] == [
         (1, "at::native::cudnn_convolution", "aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 13, "dispatch:CUDA"),
         (1, "at::native::cudnn_convolution", "aten/src/ATen/native/cudnn/ConvShared.cpp", 65, "dispatch:CUDA"),
     ]

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stdout
+from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stderr, stdout
 from explorer.query.neighbours import neighbours
 from explorer.render.json_out import dumps, neighbours_json
 from explorer.render.text import neighbours_text
@@ -19,6 +19,8 @@ def _run(direction: str, symbol: str, root: str | None, index: str | None, depth
         report = neighbours(store, tree, symbol, direction, depth)
     if json:
         stdout.print_json(dumps(neighbours_json(report)))
+        if report.truncated:
+            stderr.print("note: truncated: more definitions than listed; narrow with --depth")
     else:
         neighbours_text(stdout, report)
 

@@ -132,15 +132,10 @@ def trace_json(report: TraceReport, root: str, to: str | None) -> dict[str, obje
     return out
 
 
-def neighbours_json(report: NeighbourReport) -> dict[str, object]:
-    """`callers` / `callees`: each definition found, with its depth and the one it connects to."""
-    return {
-        "query": report.query,
-        "direction": report.direction,
-        "start": node_json(report.start, None),
-        "truncated": report.truncated,
-        "nodes": [
-            {"depth": found.depth, **node_json(found.node, found.edge), "via": found.via.symbol.qname}
-            for found in report.found
-        ],
-    }
+def neighbours_json(report: NeighbourReport) -> list[dict[str, object]]:
+    """`callers` / `callees`: a list of the definitions found, each with its depth and the
+    definition it connects to (`via`)."""
+    return [
+        {"depth": found.depth, **node_json(found.node, found.edge), "via": found.via.symbol.qname}
+        for found in report.found
+    ]
