@@ -588,3 +588,23 @@ def test_cpp_overloads_are_told_apart_by_their_number_of_arguments(tmp_path: Pat
         ]
     finally:
         store.close()
+
+
+def test_overload_declarations_are_not_what_runs(tmp_path: Path):
+    files = {"ov.py": (
+        "from typing import overload\n"
+        "\n"
+        "class Net:\n"
+        "    @overload\n"
+        "    def forward(self, x: int) -> int: ...\n"
+        "    @overload\n"
+        "    def forward(self, x: str) -> str: ...\n"
+        "    def forward(self, x):\n"
+        "        return x\n"
+        "    def run(self):\n"
+        "        return self.forward(1)\n"
+    )}
+    report = traced(tmp_path, files, "ov.Net.run", max_depth=1)
+    assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.resolution.value) for c in report.trace.tree.children] == [
+        ("ov.Net.forward", 8, "exact"),
+    ]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Iterator
 
 from explorer.index.store import IndexStore
@@ -31,6 +32,7 @@ from explorer.query.lookup import PythonPaths
 from explorer.query.nodes import definition_lines, fan_out, layer_of
 
 _MAX_MRO = 32
+_OVERLOAD_DECORATOR = re.compile(r"@([\w.]*\.)?_?overload(_method)?\b")
 _CALLABLE_KINDS = {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.ALIAS, SymbolKind.VARIABLE}
 
 
@@ -124,6 +126,24 @@ class PythonEdges:
             if site.kind is CallKind.DECORATOR or self._line(symbol.path, site.line).lstrip().startswith(f"@{site.callee}"):
                 yield from self.call_targets(outer, site._replace(kind=CallKind.CALL))
 
+    def _implementations(self, definitions: list[Symbol]) -> list[Symbol]:
+        """Of several definitions of one name, those that are not `@overload` declarations
+        (typing's, or TorchScript's `_overload_method`): only the last definition runs."""
+        if len(definitions) < 2:
+            return definitions
+        bodies = [d for d in definitions if not self._is_overload_declaration(d)]
+        return bodies or definitions
+
+    def _is_overload_declaration(self, symbol: Symbol) -> bool:
+        if symbol.path is None or symbol.line is None:
+            return False
+        number = symbol.line - 1
+        while number > 0 and (line := self._line(symbol.path, number).strip()).startswith("@"):
+            if _OVERLOAD_DECORATOR.match(line):
+                return True
+            number -= 1
+        return False
+
     def _line(self, path: str, number: int) -> str:
         lines = self._source_lines(path)
         return lines[number - 1] if 0 < number <= len(lines) else ""
@@ -145,7 +165,7 @@ class PythonEdges:
         for owner in mro:
             found = [s for s in self.store.symbols_with_qname(f"{owner}.{name}") if s.kind in _CALLABLE_KINDS]
             if found:
-                for edge in fan_out(found, "method", Layer.PYTHON, site):
+                for edge in fan_out(self._implementations(found), "method", Layer.PYTHON, site):
                     yield CallEdge(
                         CallNode(edge.target.symbol, layer_of(edge.target.symbol), context),
                         edge.kind, edge.resolution, edge.candidates, site,
@@ -172,7 +192,7 @@ class PythonEdges:
             if init:
                 yield from (CallEdge(edge.target, "call", edge.resolution, edge.candidates) for edge in init)
                 return
-        yield from fan_out([s for s in symbols if s.kind is not SymbolKind.MODULE], "call", None, None)
+        yield from fan_out(self._implementations([s for s in symbols if s.kind is not SymbolKind.MODULE]), "call", None, None)
 
     def _tensor_method(self, name: str) -> Iterator[CallEdge]:
         operators = operators_for(self.store, name, variant="method")
