@@ -100,7 +100,7 @@ def test_parallel_and_serial_builds_store_the_same_rows(tmp_path: Path):
     store = IndexStore.open(parallel)
     try:
         for i in (0, 31, 59):
-            assert [(c.callee, c.line) for c in store.calls_from(f"pkg.m{i}.f{i}")] == [(f"g{i}", 2)]
+            assert [(c.callee, c.line) for c in store.calls_in(f"pkg.m{i}.f{i}", f"pkg/m{i}.py")] == [(f"g{i}", 2)]
             assert [(path, c.caller, c.line) for path, c in store.call_sites_of(f"g{i}")] == [(f"pkg/m{i}.py", f"pkg.m{i}.f{i}", 2)]
     finally:
         store.close()
@@ -132,8 +132,8 @@ def test_call_lookups_follow_edits(tmp_path: Path):
     assert sites() == [("b.py", "b.two", "helper", 2), ("c.cpp", "at::three", "at::native::helper", 2)]
     store = IndexStore.open(index_path)
     try:
-        assert [(c.callee, c.line) for c in store.calls_from("b.two")] == [("helper", 2), ("helper_too", 3)]
-        assert [(c.callee, c.line) for c in store.calls_from("at::three")] == [("at::native::helper", 2)]
+        assert [(c.callee, c.line) for c in store.calls_in("b.two", "b.py")] == [("helper", 2), ("helper_too", 3)]
+        assert [(c.callee, c.line) for c in store.calls_in("at::three", "c.cpp")] == [("at::native::helper", 2)]
         # no file is still listed as calling a name it no longer calls
         assert sorted(store.db.execute("SELECT n.name, f.path FROM call_names n JOIN files f ON f.id = n.file_id")) == [
             ("helper", "b.py"), ("helper", "c.cpp"), ("helper_too", "b.py")]

@@ -111,7 +111,7 @@ def test_nothing_matches_nonsense(sample_store):
 
 def test_call_sites_are_stored_for_tracing(sample_store):
     calls = [(c.callee, c.qualified, c.line, c.kind.value, c.name_args)
-             for c in sample_store.calls_from("torch.nn.modules.conv.Conv2d._conv_forward")]
+             for c in sample_store.calls_in("torch.nn.modules.conv.Conv2d._conv_forward", "torch/nn/modules/conv.py")]
     assert calls == [
         ("F.conv2d", "torch.nn.functional.conv2d", 230, "call", ()),
         ("F.pad", "torch.nn.functional.pad", 231, "call", ()),
@@ -119,8 +119,8 @@ def test_call_sites_are_stored_for_tracing(sample_store):
         ("F.conv2d", "torch.nn.functional.conv2d", 239, "call", ()),
     ]
     # the function pointer handed to the splitting helper is kept with the call
-    [split] = [c for c in sample_store.calls_from("at::native::raw_cudnn_convolution_forward_out")
+    [split] = [c for c in sample_store.calls_in("at::native::raw_cudnn_convolution_forward_out", "aten/src/ATen/native/cudnn/Conv_v7.cpp")
                if c.callee == "split_batch_dim_to_32bit_out"]
     assert (split.line, split.name_args[-1]) == (124, "raw_cudnn_convolution_forward_out_32bit")
-    launches = [(c.callee, c.line) for c in sample_store.calls_from("at::native::relu_kernel_cuda") if c.kind.value == "launch"]
+    launches = [(c.callee, c.line) for c in sample_store.calls_in("at::native::relu_kernel_cuda", "aten/src/ATen/native/cuda/Activation.cu") if c.kind.value == "launch"]
     assert launches == [("relu_cuda_kernel", 27)]

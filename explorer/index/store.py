@@ -44,7 +44,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 
 @functools.cache
@@ -133,6 +133,7 @@ _INDEXES = """
 CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qname);
 CREATE INDEX IF NOT EXISTS symbols_lname ON symbols(lname);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
+CREATE INDEX IF NOT EXISTS symbols_target ON symbols(target) WHERE target IS NOT NULL;
 CREATE INDEX IF NOT EXISTS calls_vendor ON calls(callee, vendor) WHERE vendor IS NOT NULL;
 CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 CREATE INDEX IF NOT EXISTS imports_module ON imports(module);
@@ -579,22 +580,6 @@ class IndexStore:
             found = self._by_qname[key] = self._symbols("s.kind = ? AND s.lname = ?", (SymbolKind.OPERATOR.value, base.lower()))
         return list(found)
 
-    def calls_from(self, caller: str) -> list[CallSite]:
-        """The calls made by a definition (or, for a file's path, by its top-level code)."""
-        files = self.db.execute(
-            "SELECT calls_first, calls_count FROM files WHERE calls_first IS NOT NULL AND"
-            " (id IN (SELECT file_id FROM symbols WHERE qname = ?1) OR path = ?1) ORDER BY id",
-            (caller,),
-        ).fetchall()
-        found: list[CallSite] = []
-        for first, count in files:
-            rows = self.db.execute(
-                f"SELECT {_CALL_COLUMNS} FROM calls c WHERE c.rowid BETWEEN ? AND ? AND c.caller = ? ORDER BY c.line, c.col, c.rowid",
-                (first, first + count - 1, caller),
-            )
-            found.extend(_call_site(row) for row in rows)
-        return found
-
     def call_sites_of(self, name: str) -> list[tuple[str, CallSite]]:
         """Every call whose callee's last name is `name`, or which passes `name` as an
         argument, with its file, in file order. call_names says which files; in each, the
@@ -629,15 +614,8 @@ class IndexStore:
         return [_call_site(row) for row in rows]
 
     def symbols_targeting(self, target: str) -> list[Symbol]:
-        """Aliases and registrations whose target is `target` (a scan: rare, and cheap)."""
+        """Aliases and registrations whose target is `target`."""
         return self._symbols("s.target = ?", (target,))
-
-    def first_call_site(self, name: str) -> tuple[str, int] | None:
-        sites = [(path, site.line) for path, site in self.call_sites_of(name) if last_name(site.callee) == name]
-        return min(sites) if sites else None
-
-    def call_site_count(self, name: str) -> int:
-        return sum(1 for _path, site in self.call_sites_of(name) if last_name(site.callee) == name)
 
 
 def _call_site(row: tuple) -> CallSite:

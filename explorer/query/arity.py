@@ -10,23 +10,16 @@ dropped; where it rules out all, or none, every definition is kept.
 from __future__ import annotations
 
 import math
-import os
 
 from explorer.model import Symbol
+from explorer.query.sources import SourceLines
 
 _OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 
 
-def argument_count(root: str, path: str, line: int, column: int, cache: dict[str, list[str]]) -> int | None:
+def argument_count(sources: SourceLines, path: str, line: int, column: int) -> int | None:
     """Arguments of the call whose callee starts at (line, column), or None if unreadable."""
-    lines = cache.get(path)
-    if lines is None:
-        try:
-            with open(os.path.join(root, path), encoding="utf-8", errors="replace") as handle:
-                lines = cache[path] = handle.read().splitlines()
-        except OSError:
-            lines = cache[path] = []
-    text = "\n".join(lines[line - 1:line + 40])
+    text = "\n".join(sources.of_file(path)[line - 1:line + 40])
     start = text.find("(", column)
     return _count(text, start) if start >= 0 else None
 

@@ -16,15 +16,16 @@ from __future__ import annotations
 import builtins
 
 from explorer.index.store import IndexStore
-from explorer.model import CallKind, CallNode, Layer, SymbolKind
+from explorer.model import CallNode, Layer, SymbolKind
 from explorer.parsers.python import module_name
 from explorer.query.python_edges import PythonEdges
+from explorer.query.sources import SourceLines
 
 _BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_"))
 
 
 def python_call_graph(store: IndexStore, root: str) -> dict[str, list[str]]:
-    resolver = PythonEdges(store, root, tensor_methods=False)
+    resolver = PythonEdges(store, SourceLines(root), tensor_methods=False)
     scopes = store.python_scopes()
     tree_packages = {symbol.qname.split(".")[0] for symbol in scopes if symbol.kind is SymbolKind.MODULE}
     graph: dict[str, set[str]] = {}
@@ -37,9 +38,8 @@ def python_call_graph(store: IndexStore, root: str) -> dict[str, list[str]]:
         module = module_name(scope.path)
         if module not in imported:
             imported[module] = {binding.name for binding in store.import_bindings(module)}
+        # decorators too: one is called where its `def` runs, by the module or class around it
         for site in store.calls_in(scope.qname, scope.path):
-            # a decorator is called where the `def` runs: by the module or class around it
-            site = site._replace(kind=CallKind.CALL)
             targets = [edge.target.symbol.qname for edge in resolver.call_targets(node, site)]
             if targets:
                 callees.update(targets)

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 
 from explorer.errors import UnknownSymbolError
-from explorer.index.store import IndexStore
+from explorer.index.store import IndexStore, last_name
 from explorer.model import DerivativeEntry, OperatorInfo, Symbol, SymbolKind
 from explorer.query.bindings import binding_operators
 from explorer.query.lookup import resolve
@@ -51,9 +51,8 @@ def describe(store: IndexStore, root: str, symbol: Symbol, snippet_lines: int = 
             kernels = _kernel_rows(store, info.structured_delegate, via=info.structured_delegate)
         return SymbolDetails(symbol, snippet, operator=info, kernels=kernels, derivatives=store.derivatives_of(symbol.qname))
     if symbol.kind is SymbolKind.EXTERNAL:
-        return SymbolDetails(
-            symbol, None, call_sites=store.call_site_count(symbol.name), first_call_site=store.first_call_site(symbol.name)
-        )
+        calls = sorted((path, site.line) for path, site in store.call_sites_of(symbol.name) if last_name(site.callee) == symbol.name)
+        return SymbolDetails(symbol, None, call_sites=len(calls), first_call_site=calls[0] if calls else None)
     if symbol.target is not None:
         return SymbolDetails(symbol, snippet, resolves_to=_targets(store, symbol.target))
     return SymbolDetails(symbol, snippet)

@@ -15,14 +15,16 @@ from explorer.query.backends import node_allowed
 from explorer.query.native_edges import NativeEdges
 from explorer.query.nodes import layer_of
 from explorer.query.python_edges import PythonEdges
+from explorer.query.sources import SourceLines
 
 
 class CallGraph:
     def __init__(self, store: IndexStore, root: str, backend: str = "cuda") -> None:
         self.store = store
         self.backend = backend
-        self.python = PythonEdges(store, root)
-        self.native = NativeEdges(store, backend, root)
+        sources = SourceLines(root)
+        self.python = PythonEdges(store, sources)
+        self.native = NativeEdges(store, backend, sources)
         self._edges: dict[tuple, list[CallEdge]] = {}
 
     def node(self, symbol: Symbol) -> CallNode:

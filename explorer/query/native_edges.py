@@ -34,6 +34,7 @@ from explorer.query.arity import argument_count, fitting
 from explorer.query.backends import dispatch_key_allowed
 from explorer.query.bindings import operators_for
 from explorer.query.nodes import definition_lines, defining_stub, fan_out, layer_of
+from explorer.query.sources import SourceLines
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _OPERATOR_API = re.compile(r"(?:at|torch)::(?:_ops::(\w+)::(?:call|redispatch)|(\w+))")
@@ -43,11 +44,10 @@ _FUNCTION_KINDS = {
 
 
 class NativeEdges:
-    def __init__(self, store: IndexStore, backend: str, root: str | None = None) -> None:
+    def __init__(self, store: IndexStore, backend: str, sources: SourceLines) -> None:
         self.store = store
         self.backend = backend
-        self.root = root  # where to read a call's arguments from, to tell overloads apart
-        self._sources: dict[str, list[str]] = {}
+        self.sources = sources  # a call's arguments are read there, to tell overloads apart
         self._parameter_names: dict[str, set[str]] = {}
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
@@ -145,9 +145,9 @@ class NativeEdges:
             yield CallEdge(CallNode(stub, layer_of(stub)), "call", site=where)
             return
         functions = [s for s in found if s.kind in _FUNCTION_KINDS]
-        if len(functions) > 1 and self.root is not None and caller.path is not None:
+        if len(functions) > 1 and caller.path is not None:
             # overloads: the number of arguments may decide
-            count = argument_count(self.root, caller.path, site.line, site.column, self._sources)
+            count = argument_count(self.sources, caller.path, site.line, site.column)
             functions = fitting(functions, count)
         yield from fan_out(functions, "call", None, where)
 

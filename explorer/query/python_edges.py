@@ -20,7 +20,6 @@ their targets, and a module-level name assigned from a call to the functions pas
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from collections.abc import Iterator
 
@@ -30,6 +29,7 @@ from explorer.parsers.python import expand, module_name
 from explorer.query.bindings import binding_operators, binding_symbol, operators_for
 from explorer.query.lookup import PythonPaths
 from explorer.query.nodes import definition_lines, fan_out, layer_of
+from explorer.query.sources import SourceLines
 
 _MAX_MRO = 32
 _OVERLOAD_DECORATOR = re.compile(r"@([\w.]*\.)?_?overload(_method)?\b")
@@ -37,14 +37,13 @@ _CALLABLE_KINDS = {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, Sym
 
 
 class PythonEdges:
-    def __init__(self, store: IndexStore, root: str, tensor_methods: bool = True) -> None:
+    def __init__(self, store: IndexStore, sources: SourceLines, tensor_methods: bool = True) -> None:
         self.store = store
-        self.root = root
+        self.sources = sources
         # `x.softmax()` on an unknown `x` taken for the Tensor method (PyTorch trees); off
         # for a plain Python call graph
         self.tensor_methods = tensor_methods
         self._mro: dict[str, list[str]] = {}
-        self._files: dict[str, list[str]] = {}
         self._locals: dict[tuple[str | None, int | None], dict[str, tuple[str, ...]]] = {}
 
     # -- entry points ----------------------------------------------------------------------
@@ -85,11 +84,10 @@ class PythonEdges:
             if own_class is not None and "." not in name:
                 context = node.self_class or own_class
                 yield from self._member_edges(context, name, where, context, after=own_class)
-        elif rest and site.qualified == written and self._instances(symbol, head):
+        elif rest and "." not in rest and site.qualified == written and (made_from := self._instances(symbol, head)):
             # `a = A(); a.m()`: a method of the class the local was made from
-            for class_qname in self._instances(symbol, head):
-                if "." not in rest:
-                    yield from self._member_edges(class_qname, rest, where, class_qname)
+            for class_qname in made_from:
+                yield from self._member_edges(class_qname, rest, where, class_qname)
         elif not rest and site.qualified == written and not self._module_defines(symbol, written):
             for value in self._local_values(symbol, written):
                 if not value.endswith("()") and value not in following:  # a call's result: unknown
@@ -113,40 +111,23 @@ class PythonEdges:
         """A decorated function is called through what its decorators made of it: `@d` and
         `@d(...)` on the lines above its `def` are calls made when it is called."""
         symbol = node.symbol
-        if symbol.path is None or symbol.line is None:
+        decorators = self.sources.decorators(symbol)
+        if not decorators or symbol.path is None or symbol.line is None:
             return
-        first = symbol.line
-        while first > 1 and self._line(symbol.path, first - 1).lstrip().startswith("@"):
-            first -= 1
-        if first == symbol.line:
-            return
-        scope = symbol.qname.rsplit(".", 1)[0]
+        scope = symbol.qname.rsplit(".", 1)[0]  # the fast pass gives decorators to the scope around the def
         outer = CallNode(dataclasses.replace(symbol, qname=scope, kind=SymbolKind.MODULE), Layer.PYTHON)
-        for site in self.store.calls_in(scope, symbol.path, (first, symbol.line - 1)):
-            if site.kind is CallKind.DECORATOR or self._line(symbol.path, site.line).lstrip().startswith(f"@{site.callee}"):
-                yield from self.call_targets(outer, site._replace(kind=CallKind.CALL))
+        written = dict(decorators)
+        for site in self.store.calls_in(scope, symbol.path, (decorators[-1][0], symbol.line - 1)):
+            if site.kind is CallKind.DECORATOR or written.get(site.line, "").startswith(f"@{site.callee}"):
+                yield from self.call_targets(outer, site)
 
     def _implementations(self, definitions: list[Symbol]) -> list[Symbol]:
         """Of several definitions of one name, those that are not `@overload` declarations
         (typing's, or TorchScript's `_overload_method`): only the last definition runs."""
         if len(definitions) < 2:
             return definitions
-        bodies = [d for d in definitions if not self._is_overload_declaration(d)]
+        bodies = [d for d in definitions if not any(_OVERLOAD_DECORATOR.match(text) for _, text in self.sources.decorators(d))]
         return bodies or definitions
-
-    def _is_overload_declaration(self, symbol: Symbol) -> bool:
-        if symbol.path is None or symbol.line is None:
-            return False
-        number = symbol.line - 1
-        while number > 0 and (line := self._line(symbol.path, number).strip()).startswith("@"):
-            if _OVERLOAD_DECORATOR.match(line):
-                return True
-            number -= 1
-        return False
-
-    def _line(self, path: str, number: int) -> str:
-        lines = self._source_lines(path)
-        return lines[number - 1] if 0 < number <= len(lines) else ""
 
     def _instance_call(self, class_qname: str) -> Iterator[CallEdge]:
         """Calling an instance runs `__call__`; a class without one is being constructed."""
@@ -204,7 +185,7 @@ class PythonEdges:
         from explorer.parsers.python_precise import UnreadableSource, passed_names  # libcst: slow to import
 
         try:
-            names = passed_names(self._lines_of(symbol))
+            names = passed_names(self.sources.of_definition(symbol))
         except UnreadableSource:
             return
         module = module_name(symbol.path or "")
@@ -270,30 +251,12 @@ class PythonEdges:
 
         key = (symbol.path, symbol.line)
         if key not in self._locals:
-            source = self._lines_of(symbol)
+            source = self.sources.of_definition(symbol)
             try:
                 self._locals[key] = function_locals(source) if source else {}
             except UnreadableSource:
                 self._locals[key] = {}
         return tuple(value for value in self._locals[key].get(name, ()) if value != name)
-
-    def _source_lines(self, path: str) -> list[str]:
-        lines = self._files.get(path)
-        if lines is None:
-            try:
-                with open(os.path.join(self.root, path), encoding="utf-8", errors="replace") as handle:
-                    lines = handle.read().splitlines()
-            except OSError:
-                lines = []
-            self._files[path] = lines
-        return lines
-
-    def _lines_of(self, symbol: Symbol) -> str:
-        """The source lines of a definition, as the index locates it."""
-        if symbol.path is None or symbol.line is None:
-            return ""
-        lines = self._source_lines(symbol.path)
-        return "\n".join(lines[symbol.line - 1:symbol.end_line or symbol.line]) + "\n"
 
 
 def _base_names(signature: str) -> list[str]:
