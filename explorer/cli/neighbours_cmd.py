@@ -7,6 +7,18 @@ from typing import Annotated
 import typer
 
 from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stderr, stdout
+from explorer.cli.diagram_options import (
+    DEFAULT_MAX_NODES,
+    CollapseOption,
+    DiagramRequest,
+    FormatOption,
+    LinkTemplateOption,
+    MaxNodesOption,
+    OutputOption,
+    diagram_request,
+    write_diagram,
+)
+from explorer.diagram.build import neighbours_diagram
 from explorer.query.neighbours import neighbours
 from explorer.render.json_out import dumps, neighbours_json
 from explorer.render.text import neighbours_text
@@ -14,15 +26,17 @@ from explorer.render.text import neighbours_text
 DepthOption = Annotated[int, typer.Option("--depth", "-d", help="Steps to follow.")]
 
 
-def _run(direction: str, symbol: str, root: str | None, index: str | None, depth: int, json: bool) -> None:
+def _run(direction: str, symbol: str, root: str | None, index: str | None, depth: int, json: bool, request: DiagramRequest) -> None:
     with open_index(root, index) as (tree, store):
         report = neighbours(store, tree, symbol, direction, depth)
-    if json:
+    if request.wanted:
+        write_diagram(neighbours_diagram(report), request, tree, symbol, direction)
+    elif json:
         stdout.print_json(dumps(neighbours_json(report)))
-        if report.truncated:
-            stderr.print("note: truncated: more definitions than listed; narrow with --depth")
     else:
         neighbours_text(stdout, report)
+    if report.truncated and (json or request.wanted):
+        stderr.print("note: truncated: more definitions than listed; narrow with --depth")
 
 
 @reports_errors
@@ -32,9 +46,15 @@ def callers(
     index: IndexOption = None,
     depth: DepthOption = 1,
     json: JsonOption = False,
+    output_format: FormatOption = "tree",
+    output: OutputOption = None,
+    max_nodes: MaxNodesOption = DEFAULT_MAX_NODES,
+    collapse: CollapseOption = None,
+    link_template: LinkTemplateOption = None,
 ) -> None:
     """Who calls SYMBOL, across every layer (a kernel's operator, an operator's C++ and Python callers...)."""
-    _run("callers", symbol, root, index, depth, json)
+    request = diagram_request(output_format, output, max_nodes, collapse, link_template, json=json)
+    _run("callers", symbol, root, index, depth, json, request)
 
 
 @reports_errors
@@ -44,6 +64,12 @@ def callees(
     index: IndexOption = None,
     depth: DepthOption = 1,
     json: JsonOption = False,
+    output_format: FormatOption = "tree",
+    output: OutputOption = None,
+    max_nodes: MaxNodesOption = DEFAULT_MAX_NODES,
+    collapse: CollapseOption = None,
+    link_template: LinkTemplateOption = None,
 ) -> None:
     """What SYMBOL calls, across every layer and every backend."""
-    _run("callees", symbol, root, index, depth, json)
+    request = diagram_request(output_format, output, max_nodes, collapse, link_template, json=json)
+    _run("callees", symbol, root, index, depth, json, request)

@@ -7,6 +7,18 @@ from typing import Annotated, Optional
 import typer
 
 from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stdout
+from explorer.cli.diagram_options import (
+    DEFAULT_MAX_NODES,
+    CollapseOption,
+    FormatOption,
+    LinkTemplateOption,
+    MaxNodesOption,
+    OutputOption,
+    diagram_request,
+    write_diagram,
+)
+from explorer.diagram.build import trace_diagram
+from explorer.errors import ExplorerError
 from explorer.query.trace import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, trace_symbol
 from explorer.render.json_out import dumps, trace_json
 from explorer.render.text import trace_text
@@ -24,10 +36,24 @@ def trace(
         typer.Option("--max-depth", help=f"Hops to follow (default {DEFAULT_DEPTH}, or {DEFAULT_DEPTH_TO} with --to).", show_default=False),
     ] = None,
     json: JsonOption = False,
+    output_format: FormatOption = "tree",
+    output: OutputOption = None,
+    max_nodes: MaxNodesOption = DEFAULT_MAX_NODES,
+    collapse: CollapseOption = None,
+    link_template: LinkTemplateOption = None,
+    only_paths: Annotated[bool, typer.Option("--only-paths", help="Diagram: leave out what is off the --to paths.")] = False,
 ) -> None:
     """Trace what calling SYMBOL runs, across Python, the torch._C binding, YAML, C++ and vendor APIs."""
+    request = diagram_request(
+        output_format, output, max_nodes, collapse, link_template, json=json, only_paths=only_paths, to=to
+    )
     with open_index(root, index) as (tree, store):
         report = trace_symbol(store, tree, symbol, backend=backend, max_depth=max_depth, to=to)
+    if request.wanted:
+        if to is not None and not report.trace.paths:
+            raise ExplorerError(f"no path from {report.start.symbol.qname} to /{to}/ (backend {backend}); nothing drawn")
+        write_diagram(trace_diagram(report), request, tree, symbol)
+        return
     if json:
         stdout.print_json(dumps(trace_json(report, tree, to)))
     else:

@@ -10,7 +10,7 @@ and every path from the start to a match is listed in order.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from explorer.errors import UsageError
 from explorer.index.store import IndexStore
@@ -39,6 +39,9 @@ class Trace:
     deepest: list[TraceNode]  # with a target and no path: the farthest nodes reached
     paths_found: int = 0  # how many paths there are (up to _PATHS_CONSIDERED); `paths` has the shortest
     paths_capped: bool = False  # there may be more than paths_found
+    # With a target: every edge out of each node on the listed paths, by node key, so that a
+    # diagram can show what else a hop calls (the branch not taken) beside the path.
+    branches: dict[tuple, tuple[CallEdge, ...]] = field(default_factory=dict)
 
 
 def trace(graph: CallGraph, start: CallNode, *, max_depth: int, target: re.Pattern[str] | None = None) -> Trace:
@@ -49,7 +52,10 @@ def trace(graph: CallGraph, start: CallNode, *, max_depth: int, target: re.Patte
     if found is None:
         return Trace(TraceNode(start, None), [], searcher.deepest())
     paths = _paths(found)
-    return Trace(found, paths[:_MAX_PATHS], [], len(paths), len(paths) >= _PATHS_CONSIDERED)
+    shown = paths[:_MAX_PATHS]
+    # The searcher asked for these edges already: the graph answers from its memo.
+    branches = {hop.node.key: tuple(graph.edges(hop.node)) for path in shown for hop in path if not hop.matched}
+    return Trace(found, shown, [], len(paths), len(paths) >= _PATHS_CONSIDERED, branches)
 
 
 class _Explorer:
@@ -157,6 +163,7 @@ class TraceReport:
     start: CallNode
     trace: Trace
     other_matches: list[Symbol]  # further definitions the query named, not traced
+    to: str | None = None  # the --to regex, as given
 
 
 def trace_symbol(
@@ -178,7 +185,7 @@ def trace_symbol(
     symbols = sorted(resolve(store, query).symbols, key=_start_preference)
     graph = CallGraph(store, root, backend)
     start = graph.node(symbols[0])
-    return TraceReport(query, backend, start, trace(graph, start, max_depth=depth, target=target), symbols[1:])
+    return TraceReport(query, backend, start, trace(graph, start, max_depth=depth, target=target), symbols[1:], to)
 
 
 DEFAULT_DEPTH = 6  # a whole tree this deep is already long on a real tree

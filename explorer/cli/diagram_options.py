@@ -1,0 +1,117 @@
+"""The diagram options that trace, callers and callees share, and writing the result."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from dataclasses import dataclass
+from typing import Annotated, Optional
+
+import typer
+
+from explorer.cli.common import stdout
+from explorer.diagram.fold import collapse_layers, fold_widest, only_paths
+from explorer.diagram.model import Diagram
+from explorer.errors import ExplorerError, UsageError
+from explorer.model import Layer
+from explorer.query.sources import SourceLines
+from explorer.render.diagram import FORMATS, default_file_name, render_diagram
+from explorer.render.links import LinkTemplate
+
+DEFAULT_MAX_NODES = 60
+
+FormatOption = Annotated[
+    str, typer.Option("--format", "-f", help="tree (text), or a diagram: dot, svg, png, html.", show_default=True)
+]
+OutputOption = Annotated[
+    Optional[str],
+    typer.Option("--output", "-o", help="Diagram file (default: dot to stdout, others to SYMBOL.FORMAT here).", show_default=False),
+]
+MaxNodesOption = Annotated[
+    int, typer.Option("--max-nodes", help="Fold the widest subtrees into '+N more' nodes beyond this many nodes.")
+]
+CollapseOption = Annotated[
+    Optional[list[str]],
+    typer.Option("--collapse", help="Fold a layer into one node per file: python, binding, yaml, cpp, cuda, vendor (repeatable).", show_default=False),
+]
+LinkTemplateOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--link-template",
+        help="Node links, with {file} {line} {path} {symbol}, e.g. https://github.com/pytorch/pytorch/blob/v2.4.0/{file}#L{line} (default: file:// to the source).",
+        show_default=False,
+    ),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class DiagramRequest:
+    output_format: str
+    output: str | None
+    max_nodes: int
+    collapse: tuple[Layer, ...]
+    link_template: str | None
+    only_paths: bool = False
+
+    @property
+    def wanted(self) -> bool:
+        return self.output_format != "tree"
+
+
+def diagram_request(
+    output_format: str,
+    output: str | None,
+    max_nodes: int,
+    collapse: list[str] | None,
+    link_template: str | None,
+    *,
+    json: bool = False,
+    only_paths: bool = False,
+    to: str | None = None,
+) -> DiagramRequest:
+    """Check the options together before any work is done."""
+    if output_format not in ("tree", *FORMATS):
+        raise UsageError(f"unknown --format {output_format!r}; one of: tree, {', '.join(FORMATS)}")
+    drawing = output_format != "tree"
+    if json and drawing:
+        raise UsageError("--json prints the trace as JSON; it does not combine with --format " + output_format)
+    if output is not None and not drawing:
+        raise UsageError("-o writes a diagram: add --format dot, svg, png or html")
+    if only_paths and to is None:
+        raise UsageError("--only-paths keeps the paths to a --to match: add --to")
+    if max_nodes < 2:
+        raise UsageError("--max-nodes must be at least 2")
+    layers = []
+    for name in collapse or []:
+        try:
+            layers.append(Layer(name))
+        except ValueError:
+            raise UsageError(f"unknown layer {name!r} for --collapse; one of: {', '.join(layer.value for layer in Layer)}") from None
+    return DiagramRequest(output_format, output, max_nodes, tuple(layers), link_template, only_paths)
+
+
+def write_diagram(diagram: Diagram, request: DiagramRequest, root: str, query: str, direction: str | None = None) -> None:
+    """Shape the diagram as asked, render it, and write it (DOT without -o: to stdout)."""
+    links = LinkTemplate.parse(request.link_template, root)
+    if request.only_paths:
+        diagram = only_paths(diagram)
+    if request.collapse:
+        diagram = collapse_layers(diagram, set(request.collapse))
+    diagram = fold_widest(diagram, request.max_nodes)
+    content = render_diagram(diagram, request.output_format, links, SourceLines(root))
+    if request.output is None and request.output_format == "dot":
+        sys.stdout.write(content.decode("utf-8"))
+        return
+    path = request.output or default_file_name(query, request.output_format, direction)
+    # Written beside the target and renamed, so a failed write leaves no half a file.
+    partial = f"{path}.partial"
+    try:
+        with open(partial, "wb") as handle:
+            handle.write(content)
+        os.replace(partial, path)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.remove(partial)
+        raise ExplorerError(f"cannot write {path}: {error.strerror or error}") from None
+    stdout.print(f"wrote {path} ({len(diagram.nodes)} nodes, {len(diagram.edges)} edges)", markup=False)

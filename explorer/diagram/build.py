@@ -1,0 +1,125 @@
+"""Diagrams from what `trace`, `callers` and `callees` found.
+
+- A trace without --to is drawn as its tree, with repeated definitions ("shown above", cycles)
+  merged into one node, so the drawing is the call graph the tree unrolled.
+- A trace with --to draws its listed paths highlighted, and beside them, faint, whatever else
+  each hop on a path calls: the branch that was not taken is where a reader looks next.
+- callers and callees draw each definition found, with the edge that connects it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from explorer.diagram.model import Diagram, DiagramEdge, DiagramNode, Emphasis
+from explorer.model import CallEdge, CallNode, Layer, Resolution, SymbolKind
+from explorer.query.neighbours import NeighbourReport
+from explorer.query.trace import TraceNode, TraceReport
+
+
+def trace_diagram(report: TraceReport) -> Diagram:
+    trace = report.trace
+    builder = _Builder()
+    builder.add(report.start, Emphasis.PATH if trace.paths else Emphasis.NORMAL, start=True)
+    if trace.paths:
+        for path in trace.paths:
+            for before, hop in zip(path, path[1:]):
+                builder.add(hop.node, Emphasis.PATH, matched=hop.matched)
+                builder.link(before.node, hop.node, hop.edge, Emphasis.PATH)
+        for path in trace.paths:
+            for hop in path:
+                for edge in trace.branches.get(hop.node.key, ()):
+                    builder.add(edge.target, Emphasis.CONTEXT)
+                    builder.link(hop.node, edge.target, edge, Emphasis.CONTEXT)
+        title = f"{report.start.symbol.qname} to /{report.to}/ (backend {report.backend})"
+    else:
+        _add_tree(builder, trace.tree)
+        title = f"{report.start.symbol.qname} (backend {report.backend})"
+    return builder.diagram(title, report.start)
+
+
+def _add_tree(builder: _Builder, hop: TraceNode) -> None:
+    for child in hop.children:
+        note = "not expanded: depth limit" if child.stop == "depth limit" else None
+        builder.add(child.node, Emphasis.NORMAL, note=note)
+        builder.link(hop.node, child.node, child.edge, Emphasis.NORMAL)
+        _add_tree(builder, child)
+
+
+def neighbours_diagram(report: NeighbourReport) -> Diagram:
+    builder = _Builder()
+    builder.add(report.start, Emphasis.NORMAL, start=True)
+    upward = report.direction == "callers"
+    for found in report.found:
+        builder.add(found.node, Emphasis.NORMAL)
+        caller, callee = (found.node, found.via) if upward else (found.via, found.node)
+        builder.link(caller, callee, found.edge, Emphasis.NORMAL)
+    title = f"{report.direction} of {report.start.symbol.qname}"
+    return builder.diagram(title, report.start, upward=upward)
+
+
+def short_name(node: CallNode) -> str:
+    """What a reader calls the definition: `Conv2d._conv_forward`, `aten::conv2d`,
+    `cudnn_convolution`, `ConvolutionArgs::describe`."""
+    symbol = node.symbol
+    qname = symbol.qname
+    if node.layer in (Layer.YAML, Layer.VENDOR):
+        return qname
+    if node.layer in (Layer.PYTHON, Layer.BINDING):
+        parts = qname.split(".")
+        in_class = len(parts) >= 2 and parts[-2][:1].isupper()  # classes are CamelCase, modules not
+        return ".".join(parts[-2:]) if in_class or node.layer is Layer.BINDING else parts[-1]
+    parts = qname.split("::")
+    if len(parts) >= 2 and parts[-2][:1].isupper():  # a method: keep its class
+        return "::".join(parts[-2:])
+    return parts[-1]
+
+
+class _Builder:
+    """Nodes and edges in first-seen order; a node met again is the same node, and an edge
+    keeps the strongest emphasis it was added with."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[tuple, DiagramNode] = {}
+        self.edges: dict[tuple[str, str, str], DiagramEdge] = {}
+
+    def add(self, node: CallNode, emphasis: Emphasis, *, start: bool = False, matched: bool = False, note: str | None = None) -> None:
+        key = node.key
+        known = self.nodes.get(key)
+        if known is not None:
+            if matched and not known.matched:
+                self.nodes[key] = dataclasses.replace(known, matched=True)
+            return
+        symbol = node.symbol
+        self.nodes[key] = DiagramNode(
+            id=f"n{len(self.nodes)}",
+            name=short_name(node),
+            qname=symbol.qname,
+            layer=node.layer,
+            kind=symbol.kind.value,
+            path=symbol.path,
+            line=symbol.line,
+            end_line=symbol.end_line,
+            emphasis=emphasis,
+            start=start,
+            matched=matched,
+            note=note,
+        )
+
+    def link(self, caller: CallNode, callee: CallNode, edge: CallEdge | None, emphasis: Emphasis) -> None:
+        source, target = self.nodes[caller.key].id, self.nodes[callee.key].id
+        kind = edge.kind if edge is not None else "call"
+        key = (source, target, kind)
+        if key in self.edges:
+            return
+        self.edges[key] = DiagramEdge(
+            source=source,
+            target=target,
+            kind=kind,
+            emphasis=emphasis,
+            site=edge.site if edge is not None else None,
+            uncertain=edge is not None and edge.resolution is not Resolution.EXACT,
+        )
+
+    def diagram(self, title: str, root: CallNode, *, upward: bool = False) -> Diagram:
+        return Diagram(title, tuple(self.nodes.values()), tuple(self.edges.values()), self.nodes[root.key].id, upward)
