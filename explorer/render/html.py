@@ -34,12 +34,11 @@ def to_html(diagram: Diagram, svg: bytes, links: LinkTemplate, sources: SourceLi
 
 def _details(node: DiagramNode, links: LinkTemplate, sources: SourceLines) -> dict[str, object]:
     snippet: list[str] = []
+    more_lines = 0
     if node.path is not None and node.line is not None and not node.members:
-        lines = sources.of_file(node.path)
         last = node.end_line or node.line
-        snippet = lines[node.line - 1:min(last, node.line - 1 + SNIPPET_LINES)]
-        if last - node.line + 1 > SNIPPET_LINES:
-            snippet.append(f"... ({last - node.line + 1 - SNIPPET_LINES} more lines)")
+        snippet = sources.of_file(node.path)[node.line - 1:min(last, node.line - 1 + SNIPPET_LINES)]
+        more_lines = max(0, last - node.line + 1 - SNIPPET_LINES)
     return {
         "name": node.name,
         "qname": node.qname,
@@ -51,6 +50,7 @@ def _details(node: DiagramNode, links: LinkTemplate, sources: SourceLines) -> di
         "members": list(node.members),
         "first_line": node.line,
         "snippet": snippet,
+        "more_lines": more_lines,
     }
 
 

@@ -126,6 +126,7 @@
         code.appendChild(number);
         code.appendChild(document.createTextNode(text + "\n"));
       });
+      if (node.more_lines) code.appendChild(document.createTextNode("... (" + node.more_lines + " more lines)"));
       panel.appendChild(code);
     }
   }
