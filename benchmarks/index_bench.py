@@ -14,7 +14,6 @@ Targets from the issue are printed beside each figure; this script asserts nothi
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
@@ -25,6 +24,7 @@ import threading
 import time
 from pathlib import Path
 
+from common import arguments
 from explorer.index.store import IndexStore
 from explorer.query.search import search
 
@@ -84,12 +84,7 @@ def timed_with_peak_memory(command: list[str], env: dict[str, str]) -> tuple[flo
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", default=os.environ.get("EXPLORER_REAL_TORCH"), help="a PyTorch source tree")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
-    args = parser.parse_args()
-    if not args.root or not Path(args.root).is_dir():
-        raise SystemExit("give --root (or EXPLORER_REAL_TORCH): a PyTorch source tree")
+    args = arguments(__doc__, repeat=3)
     ctags = shutil.which("ctags")
     if ctags is None:
         raise SystemExit("universal-ctags is needed for the reference figure (apt-get install universal-ctags)")

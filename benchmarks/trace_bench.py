@@ -14,36 +14,21 @@ The index of the tree is brought up to date before timing. This script asserts n
 
 from __future__ import annotations
 
-import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from common import arguments, median_seconds
 
 
 _PARSE_ALL = "import ast, pathlib, sys; [ast.parse(p.read_bytes()) for p in pathlib.Path(sys.argv[1]).rglob('*.py')]"
 
 
-def median_seconds(command: list[str], repeat: int, env: dict[str, str]) -> float:
-    samples = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        subprocess.run(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", default=os.environ.get("EXPLORER_REAL_TORCH"), help="a PyTorch source tree")
-    parser.add_argument("--repeat", type=int, default=5, help="runs per figure (median)")
-    args = parser.parse_args()
-    if not args.root or not Path(args.root).is_dir():
-        raise SystemExit("give --root (or EXPLORER_REAL_TORCH): a PyTorch source tree")
-    root = str(Path(args.root).resolve())
+    args = arguments(__doc__, repeat=5)
+    root = args.root
     package = str(Path(root) / "torch" / "optim")
     explorer = [sys.executable, "-m", "explorer.cli"]
     with tempfile.TemporaryDirectory(prefix="explorer-trace-bench-") as cache:
@@ -61,7 +46,7 @@ def main() -> None:
             ("ast.parse of torch/optim (reference)", [sys.executable, "-c", _PARSE_ALL, package], None),
             (f"callgraph torch/optim ({lines:,} lines)", [*explorer, "callgraph", "--root", package], 5.0),
         ]
-        results = [(name, median_seconds(command, args.repeat, env), target) for name, command, target in figures]
+        results = [(name, median_seconds(command, args.repeat, env, check=False), target) for name, command, target in figures]
     grep_tree, grep_package = results[0][1], results[3][1]
     width = max(len(name) for name, _, _ in results)
     print(f"\nruns: {args.repeat} each (median); cores: {os.cpu_count()}\n")

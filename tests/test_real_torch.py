@@ -195,3 +195,32 @@ def test_other_modules_reach_their_vendor_or_kernel(indexed, query, target, last
     names = [hop.node.symbol.qname for hop in report.trace.paths[0]]
     for name in last_hops:
         assert name in names
+
+
+def test_conv2d_diagram_keeps_every_path_and_folds_the_rest_to_the_budget(indexed):
+    from explorer.diagram.build import trace_diagram
+    from explorer.diagram.fold import fold_widest
+    from explorer.diagram.model import MORE, Emphasis
+
+    _, store = indexed
+    report = trace_symbol_real(store, "torch.nn.Conv2d", "cudnnConvolutionForward")
+    diagram = trace_diagram(report)
+    folded = fold_widest(diagram, 60)
+    on_paths = [n for n in folded.nodes if n.emphasis is Emphasis.PATH]
+    assert (len(diagram.nodes), len(folded.nodes), len(on_paths)) == (148, 60, 32)
+    assert sorted(len(n.members) for n in folded.nodes if n.kind == MORE) == [5, 9, 9, 10, 20, 41]
+    placed = {(n.name, n.path, n.line) for n in on_paths}
+    assert {
+        ("Conv2d._conv_forward", "torch/nn/modules/conv.py", 449),
+        ("aten::conv2d", "aten/src/ATen/native/native_functions.yaml", 1707),
+        ("_convolution", "aten/src/ATen/native/Convolution.cpp", 1521),
+        ("cudnn_convolution", "aten/src/ATen/native/cudnn/ConvShared.cpp", 240),
+        ("raw_cudnn_convolution_forward_out_32bit", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 697),
+        ("cudnnConvolutionForward", None, None),
+    } <= placed
+
+
+def trace_symbol_real(store, query, target):
+    from explorer.query.trace import trace_symbol
+
+    return trace_symbol(store, str(Path(REAL_TREE).resolve()), query, to=target)

@@ -1,0 +1,32 @@
+"""What the benchmark scripts share: the command line, and timing a command."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+
+def arguments(doc: str | None, repeat: int) -> argparse.Namespace:
+    """--root (default $EXPLORER_REAL_TORCH, resolved) and --repeat; exits when the tree is missing."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", default=os.environ.get("EXPLORER_REAL_TORCH"), help="a PyTorch source tree")
+    parser.add_argument("--repeat", type=int, default=repeat, help="runs per figure (median)")
+    args = parser.parse_args()
+    if not args.root or not Path(args.root).is_dir():
+        raise SystemExit("give --root (or EXPLORER_REAL_TORCH): a PyTorch source tree")
+    args.root = str(Path(args.root).resolve())
+    return args
+
+
+def median_seconds(command: list[str], repeat: int, env: dict[str, str], stdin: bytes | None = None, check: bool = True) -> float:
+    """The median wall time of `repeat` runs of a command, start-up included."""
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        subprocess.run(command, check=check, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
