@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from explorer.diagram.model import Diagram, DiagramEdge, DiagramNode, Emphasis
-from explorer.model import CallEdge, CallNode, Layer, Resolution, SymbolKind
+from explorer.model import CallEdge, CallNode, Layer, Resolution
 from explorer.query.neighbours import NeighbourReport
 from explorer.query.trace import TraceNode, TraceReport
 
