@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from explorer.cli.common import stdout
-from explorer.diagram.fold import collapse_layers, fold_widest, only_paths
+from explorer.diagram.fold import shape
 from explorer.diagram.model import Diagram
 from explorer.errors import ExplorerError, UsageError
 from explorer.model import Layer
@@ -94,11 +94,7 @@ def diagram_request(
 def write_diagram(diagram: Diagram, request: DiagramRequest, root: str, query: str, direction: str | None = None) -> None:
     """Shape the diagram as asked, render it, and write it (DOT without -o: to stdout)."""
     links = LinkTemplate.parse(request.link_template, root)
-    if request.only_paths:
-        diagram = only_paths(diagram)
-    if request.collapse:
-        diagram = collapse_layers(diagram, set(request.collapse))
-    diagram = fold_widest(diagram, request.max_nodes)
+    diagram = shape(diagram, max_nodes=request.max_nodes, collapse=set(request.collapse), paths_only=request.only_paths)
     content = render_diagram(diagram, request.output_format, links, SourceLines(root))
     if request.output is None and request.output_format == "dot":
         sys.stdout.write(content.decode("utf-8"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -39,37 +40,33 @@ def _run(direction: str, symbol: str, root: str | None, index: str | None, depth
         stderr.print("note: truncated: more definitions than listed; narrow with --depth")
 
 
-@reports_errors
-def callers(
-    symbol: Annotated[str, typer.Argument(help="cudnnConvolutionForward, aten::cudnn_convolution, F.conv2d...")],
-    root: RootOption = None,
-    index: IndexOption = None,
-    depth: DepthOption = 1,
-    json: JsonOption = False,
-    output_format: FormatOption = "tree",
-    output: OutputOption = None,
-    max_nodes: MaxNodesOption = DEFAULT_MAX_NODES,
-    collapse: CollapseOption = None,
-    link_template: LinkTemplateOption = None,
-) -> None:
-    """Who calls SYMBOL, across every layer (a kernel's operator, an operator's C++ and Python callers...)."""
-    request = diagram_request(output_format, output, max_nodes, collapse, link_template, json=json)
-    _run("callers", symbol, root, index, depth, json, request)
+SymbolArgument = Annotated[
+    str, typer.Argument(help="A definition: torch.nn.Conv2d, F.conv2d, aten::conv2d, at::native::_convolution, cudnnConvolutionForward...")
+]
 
 
-@reports_errors
-def callees(
-    symbol: Annotated[str, typer.Argument(help="torch.nn.Conv2d, aten::conv2d, at::native::_convolution...")],
-    root: RootOption = None,
-    index: IndexOption = None,
-    depth: DepthOption = 1,
-    json: JsonOption = False,
-    output_format: FormatOption = "tree",
-    output: OutputOption = None,
-    max_nodes: MaxNodesOption = DEFAULT_MAX_NODES,
-    collapse: CollapseOption = None,
-    link_template: LinkTemplateOption = None,
-) -> None:
-    """What SYMBOL calls, across every layer and every backend."""
-    request = diagram_request(output_format, output, max_nodes, collapse, link_template, json=json)
-    _run("callees", symbol, root, index, depth, json, request)
+def _command(direction: str, summary: str) -> Callable[..., None]:
+    """`callers` and `callees` take the same options and differ only in direction."""
+
+    def command(
+        symbol: SymbolArgument,
+        root: RootOption = None,
+        index: IndexOption = None,
+        depth: DepthOption = 1,
+        json: JsonOption = False,
+        output_format: FormatOption = "tree",
+        output: OutputOption = None,
+        max_nodes: MaxNodesOption = DEFAULT_MAX_NODES,
+        collapse: CollapseOption = None,
+        link_template: LinkTemplateOption = None,
+    ) -> None:
+        request = diagram_request(output_format, output, max_nodes, collapse, link_template, json=json)
+        _run(direction, symbol, root, index, depth, json, request)
+
+    command.__name__ = command.__qualname__ = direction  # the command's name on the command line
+    command.__doc__ = summary
+    return reports_errors(command)
+
+
+callers = _command("callers", "Who calls SYMBOL, across every layer (a kernel's operator, an operator's C++ and Python callers...).")
+callees = _command("callees", "What SYMBOL calls, across every layer and every backend.")

@@ -2,9 +2,11 @@
 
 - `collapse_layers` (--collapse python|cpp|...): a layer's definitions become one node per
   file (a vendor library's functions, one node per library), and the edges between them merge.
+- `only_paths` (--only-paths): the --to paths without what is beside them.
 - `fold_widest` (--max-nodes N): while the diagram is over N nodes, the definition with the
   most children has them folded into one "+N more" node, so wide fan-outs go first and the
   spine of the trace stays. The start and the nodes on a --to path are never folded.
+`shape` applies them in that order.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ def fold_widest(diagram: Diagram, max_nodes: int) -> Diagram:
     order = {node_id: position for position, node_id in enumerate(nodes)}
     depth = _depths(diagram.root, children)
     done: set[str] = set()  # parents folded already, or whose fold would save nothing
-    folds = 0
+    more_parent: dict[str, str] = {}  # each "+N more" node -> the node it hangs under
     while len(nodes) > max_nodes:
         foldable = {
             parent: [child for child in kids if nodes[child].emphasis is not Emphasis.PATH]
@@ -122,17 +124,16 @@ def fold_widest(diagram: Diagram, max_nodes: int) -> Diagram:
         parent = max(candidates, key=preference)
         done.add(parent)
         folded = folds_of[parent]
-        more = _more_node(f"m{folds}", [nodes.pop(node_id) for node_id in folded], nodes[parent])
-        folds += 1
+        more = _more_node(f"m{len(more_parent)}", [nodes.pop(node_id) for node_id in folded], nodes[parent])
+        more_parent[more.id] = parent
         nodes[more.id] = more
         order[more.id] = len(order)
         children[parent] = [child for child in children[parent] if child in nodes] + [more.id]
     edges = [edge for edge in diagram.edges if edge.source in nodes and edge.target in nodes]
-    for node in nodes.values():
-        if node.kind == MORE:
-            parent = next(p for p, kids in children.items() if node.id in kids)
-            caller, callee = (node.id, parent) if diagram.upward else (parent, node.id)
-            edges.append(DiagramEdge(caller, callee, "call", node.emphasis))
+    for more_id, parent in more_parent.items():
+        if more_id in nodes:  # not itself folded into a later one
+            caller, callee = (more_id, parent) if diagram.upward else (parent, more_id)
+            edges.append(DiagramEdge(caller, callee, "call", nodes[more_id].emphasis))
     return dataclasses.replace(diagram, nodes=tuple(nodes.values()), edges=tuple(edges))
 
 
@@ -210,6 +211,15 @@ def _depths(root: str, children: dict[str, list[str]]) -> dict[str, int]:
                 depth[child] = depth[current] + 1
                 queue.append(child)
     return depth
+
+
+def shape(diagram: Diagram, *, max_nodes: int, collapse: set[Layer] | None = None, paths_only: bool = False) -> Diagram:
+    """The diagram as the options ask: paths only, layers collapsed, then folded to size."""
+    if paths_only:
+        diagram = only_paths(diagram)
+    if collapse:
+        diagram = collapse_layers(diagram, collapse)
+    return fold_widest(diagram, max_nodes)
 
 
 def only_paths(diagram: Diagram) -> Diagram:

@@ -97,8 +97,9 @@ def to_dot(diagram: Diagram, links: LinkTemplate) -> str:
             )
             for node in members:
                 cluster.node(node.id, **_node_attributes(node, style, links))
+    qnames = {node.id: node.qname for node in diagram.nodes}
     for edge in diagram.edges:
-        graph.edge(edge.source, edge.target, **_edge_attributes(edge, diagram))
+        graph.edge(edge.source, edge.target, **_edge_attributes(edge, qnames))
     _legend(graph, diagram)
     return graph.source
 
@@ -141,8 +142,8 @@ def _label(node: DiagramNode, faint: bool) -> str:
     return "<" + "<br/>".join(rows) + ">"
 
 
-def _edge_attributes(edge: DiagramEdge, diagram: Diagram) -> dict[str, str]:
-    attributes = {"id": f"{edge.source}-{edge.target}-{edge.kind}", "edgetooltip": _edge_tooltip(edge, diagram)}
+def _edge_attributes(edge: DiagramEdge, qnames: dict[str, str]) -> dict[str, str]:
+    attributes = {"id": f"{edge.source}-{edge.target}-{edge.kind}", "edgetooltip": _edge_tooltip(edge, qnames)}
     label = edge_label(edge)
     if label:
         attributes["label"] = f" {label} "
@@ -157,9 +158,8 @@ def _edge_attributes(edge: DiagramEdge, diagram: Diagram) -> dict[str, str]:
     return attributes
 
 
-def _edge_tooltip(edge: DiagramEdge, diagram: Diagram) -> str:
-    caller, callee = diagram.node(edge.source).qname, diagram.node(edge.target).qname
-    text = f"{caller} -> {callee}: {edge.kind}"
+def _edge_tooltip(edge: DiagramEdge, qnames: dict[str, str]) -> str:
+    text = f"{qnames[edge.source]} -> {qnames[edge.target]}: {edge.kind}"
     if edge.uncertain:
         text += " (ambiguous: several definitions fit)"
     if edge.site is not None:
