@@ -22,9 +22,9 @@ if sys.version_info < (3, 8):
     raise RuntimeError("this torch requires Python 3.8 or later")
 
 ################################################################################
-# Load the extension module
+# Load the extension module (torch._extension builds it on first import)
 ################################################################################
-
+_C = __import__("torch._extension", fromlist=["install"]).install()
 from torch import _C as _C
 from torch._C import *  # noqa: F403
 from torch._C import (

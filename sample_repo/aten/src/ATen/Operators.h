@@ -1,9 +1,9 @@
 #pragma once
 
 // Hand-written stand-in for the generated ATen/Operators.h: one struct per
-// entry of native_functions.yaml. `call` goes through the dispatcher, which
-// picks the kernel named under `dispatch:` for the tensor's device. The
-// dispatcher itself (definitions of `call`) is not part of this sample.
+// entry of native_functions.yaml. `call` goes through c10::Dispatcher, which
+// picks the kernel named under `dispatch:` for the tensor's device; torchgen
+// generates the definitions of `call` (Operators.cpp) when the library is built.
 
 #include <ATen/core/TensorBody.h>
 #include <c10/core/Layout.h>

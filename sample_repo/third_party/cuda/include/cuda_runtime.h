@@ -12,11 +12,23 @@
 #include <stddef.h>
 
 // Plain host compilers never see the CUDA keywords; keep them harmless.
+// cuda_emulation.h defines them first (with meaning) when a .cu file is
+// compiled for the CPU emulation, so only fill in what is still missing.
+#ifndef __global__
 #define __global__
+#endif
+#ifndef __device__
 #define __device__
+#endif
+#ifndef __host__
 #define __host__
+#endif
+#ifndef __shared__
 #define __shared__
+#endif
+#ifndef __forceinline__
 #define __forceinline__ inline
+#endif
 
 typedef struct CUstream_st* cudaStream_t;
 typedef struct CUevent_st* cudaEvent_t;
@@ -27,9 +39,14 @@ typedef enum cudaError {
   cudaErrorMemoryAllocation = 2,
   cudaErrorInitializationError = 3,
   cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidDevicePointer = 17,
+  cudaErrorInvalidMemcpyDirection = 21,
   cudaErrorInvalidDevice = 101,
   cudaErrorNoDevice = 100,
-  cudaErrorLaunchFailure = 719
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorLaunchOutOfResources = 701,
+  cudaErrorLaunchFailure = 719,
+  cudaErrorNotSupported = 801
 } cudaError_t;
 
 typedef enum cudaMemcpyKind {
@@ -47,7 +64,8 @@ struct uint3 {
 struct dim3 {
   unsigned int x, y, z;
 #if defined(__cplusplus)
-  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+  __host__ __device__ constexpr dim3(unsigned int vx = 1, unsigned int vy = 1,
+                                     unsigned int vz = 1)
       : x(vx), y(vy), z(vz) {}
 #endif
 };
@@ -81,6 +99,7 @@ cudaError_t cudaFree(void* devPtr);
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count,
                             enum cudaMemcpyKind kind, cudaStream_t stream);
+cudaError_t cudaMemset(void* devPtr, int value, size_t count);
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream);
 
 cudaError_t cudaStreamCreate(cudaStream_t* pStream);

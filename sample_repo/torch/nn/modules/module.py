@@ -442,6 +442,16 @@ class Module:
                 main_str += "\n  " + "\n  ".join(lines) + "\n"
         return main_str + ")"
 
+    # ------------------------------------------------------------------ device shortcuts
+
+    def cuda(self, device: Optional[Union[int, device]] = None) -> "Module":
+        """Move all parameters and buffers to a CUDA device (the current one by default)."""
+        return self._apply(lambda t: t.cuda(device))
+
+    def cpu(self) -> "Module":
+        """Move all parameters and buffers to the CPU."""
+        return self._apply(lambda t: t.cpu())
+
 
 def _parse_to(*args: Any, **kwargs: Any) -> Tuple[Optional[device], Optional[dtype], bool]:
     """Split ``Module.to``'s flexible arguments into (device, dtype, non_blocking)."""

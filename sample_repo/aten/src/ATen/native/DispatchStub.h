@@ -89,7 +89,7 @@ struct StubRegisterer {
 #define REGISTER_CUDA_DISPATCH(name, fn) REGISTER_ARCH_DISPATCH(name, CUDA, fn)
 
 // Which slot REGISTER_DISPATCH fills depends on the compiler seeing the file.
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) || defined(CUDA_EMULATION)
 #define REGISTER_DISPATCH(name, fn) REGISTER_CUDA_DISPATCH(name, fn)
 #else
 #define REGISTER_DISPATCH(name, fn) REGISTER_CPU_DISPATCH(name, fn)

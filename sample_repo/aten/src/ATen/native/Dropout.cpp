@@ -1,8 +1,8 @@
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Functions.h>
 #include <ATen/NativeFunctions.h>
 #include <ATen/core/Tensor.h>
 
-#include <random>
 #include <tuple>
 #include <type_traits>
 
@@ -11,10 +11,10 @@ namespace native {
 
 namespace {
 
-// Stand-in for the default CPU generator.
+// The default CPU generator (torch.manual_seed reseeds it).
 std::mt19937& cpu_generator() {
-  thread_local std::mt19937 gen(0x5eed);
-  return gen;
+  CPUGeneratorImpl& gen = at::detail::getDefaultCPUGenerator();
+  return gen.engine();
 }
 
 bool is_fused_kernel_acceptable(const Tensor& input, double p) {

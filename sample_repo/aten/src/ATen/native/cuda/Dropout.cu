@@ -1,12 +1,12 @@
 #include <ATen/Functions.h>
 #include <ATen/NativeFunctions.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAStream.h>
 
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstdint>
 #include <tuple>
 
@@ -38,10 +38,10 @@ __global__ void fused_dropout_kernel(const scalar_t* a, scalar_t* b, scalar_t* m
   }
 }
 
-// Each launch reserves a disjoint range of counters.
+// Each launch reserves a disjoint range of counters of the default generator.
 uint64_t reserve_offsets(uint64_t count) {
-  static std::atomic<uint64_t> next{0};
-  return next.fetch_add(count);
+  CUDAGeneratorImpl& gen = at::cuda::detail::getDefaultCUDAGenerator();
+  return gen.philox_offset_increment(count);
 }
 
 } // namespace
@@ -61,7 +61,7 @@ std::tuple<Tensor, Tensor> native_dropout_cuda(const Tensor& self, double p,
   const int64_t wanted = (n + threads - 1) / threads;
   const unsigned int blocks = static_cast<unsigned int>(wanted < 4096 ? wanted : 4096);
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
-  const uint64_t seed = 0x5eed;
+  const uint64_t seed = at::cuda::detail::getDefaultCUDAGenerator().current_seed();
   const uint64_t offset = reserve_offsets(static_cast<uint64_t>(n));
   if (n <= INT32_MAX) {
     fused_dropout_kernel<float, float, uint32_t><<<blocks, threads, 0, stream>>>(

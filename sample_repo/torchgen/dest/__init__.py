@@ -1,0 +1,1 @@
+"""Generators of whole C++ files."""
