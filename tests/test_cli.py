@@ -28,15 +28,15 @@ def test_index_reports_counts_and_where_the_index_is(sample_root):
     result = run("index")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("Indexed 134 files (")
+    assert lines[0].startswith("Indexed 168 files (")
     assert lines[1] == "Skipped 0 files"
     assert lines[2].startswith("Index: ") and lines[2].endswith(".sqlite")
 
 
 def test_index_json_counts(sample_root):
     report = json.loads(run("index", "--json").stdout)
-    assert (report["files"], report["parsed_files"], report["skipped"]) == (134, 134, [])
-    assert (report["symbols"], report["calls"]) == (1213, 2863)
+    assert (report["files"], report["parsed_files"], report["skipped"]) == (168, 168, [])
+    assert (report["symbols"], report["calls"]) == (2082, 5118)
 
 
 def test_search_prints_kind_symbol_and_location():
@@ -46,7 +46,7 @@ def test_search_prints_kind_symbol_and_location():
         ["kind", "symbol", "location"],
         ["operator", "aten::conv2d", "aten/src/ATen/native/native_functions.yaml:74"],
         ["operator", "aten::conv2d.padding", "aten/src/ATen/native/native_functions.yaml:78"],
-        ["function", "at::conv2d", "aten/src/ATen/Functions.h:14"],
+        ["struct", "at::_ops::conv2d", "aten/src/ATen/Operators.h:19"],
     ]
 
 
@@ -190,6 +190,7 @@ def test_a_bare_name_shows_every_definition_across_languages():
     shown = json.loads(run("show", "relu", "--json").stdout)
     assert [(d["symbol"], d["kind"]) for d in shown["definitions"]] == [
         ("at::relu", "function"),
+        ("at::_ops::relu", "struct"),
         ("at::Tensor::relu", "method"),
         ("at::native::relu", "function"),
         ("aten::relu", "operator"),
@@ -239,8 +240,9 @@ def test_trace_with_no_path_says_how_far_it_got_and_exits_1():
     assert rows(result.stdout) == [
         ["no", "path", "from", "torch.nn.modules.dropout.Dropout", "to", "/cudnnConvolutionForward/", "(backend", "cuda)"],
         ["deepest", "definitions", "reached:"],
-        ["cpp", "c10::TensorImpl::contiguous_strides", "c10/core/TensorImpl.cpp:37"],
-        ["cpp", "at::Tensor", "aten/src/ATen/core/TensorBody.h:31"],
+        ["cpp", "c10::StorageImpl::device", "c10/core/Storage.h:27"],
+        ["cpp", "c10::TensorOptions::device", "c10/core/TensorOptions.h:18"],
+        ["cpp", "c10::cuda::CUDAStream::device", "c10/cuda/CUDAStream.h:18"],
     ]
 
 

@@ -580,6 +580,11 @@ class IndexStore:
             found = self._by_qname[key] = self._symbols("s.kind = ? AND s.lname = ?", (SymbolKind.OPERATOR.value, base.lower()))
         return list(found)
 
+    def operator_names(self) -> list[str]:
+        """Every operator's qualified name (`aten::conv2d.padding`), sorted."""
+        rows = self.db.execute("SELECT DISTINCT qname FROM symbols WHERE kind = ? ORDER BY qname", (SymbolKind.OPERATOR.value,))
+        return [qname for (qname,) in rows]
+
     def call_sites_of(self, name: str) -> list[tuple[str, CallSite]]:
         """Every call whose callee's last name is `name`, or which passes `name` as an
         argument, with its file, in file order. call_names says which files; in each, the
@@ -608,7 +613,7 @@ class IndexStore:
         low, high = lines if lines is not None else (0, 1 << 62)
         rows = self.db.execute(
             f"SELECT {_CALL_COLUMNS} FROM calls c WHERE c.rowid BETWEEN ? AND ? AND c.caller = ?"
-            " AND c.line BETWEEN ? AND ? ORDER BY c.line, c.col, c.rowid",
+            " AND c.line BETWEEN ? AND ? ORDER BY c.line, c.col, c.callee, c.rowid",
             (first, first + count - 1, caller, low, high),
         )
         return [_call_site(row) for row in rows]

@@ -39,6 +39,17 @@ def strip_template_args(name: str) -> str:
     return name
 
 
+# `class TORCH_API Tensor {`: the grammar takes the export macro for the class name and the
+# class for a function. The macro is blanked to spaces (offsets and lines stay as they were).
+_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)\s+([A-Z][A-Z0-9_]*_(?:API|EXPORT|IMPORT))\s+(?=[A-Za-z_])")
+
+
+def _without_export_macros(source: bytes) -> bytes:
+    if b"_API" not in source and b"_EXPORT" not in source and b"_IMPORT" not in source:
+        return source
+    return _EXPORT_MACRO.sub(lambda m: m[0][: m.start(1) - m.start(0)] + b" " * (m.end(1) - m.start(1)) + m[0][m.end(1) - m.start(0):], source)
+
+
 def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_macros: bool = True) -> FileFacts:
     """The steps, in order:
     1. parse, and run the queries of grammars/cpp (and grammars/cuda) once;
@@ -49,6 +60,7 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     5. function-like macros, read from the text and expanded where invoked at namespace level
        (not inside expansions).
     """
+    source = _without_export_macros(source)
     tree = tsx.parse(lang, source)
     root = tree.root_node
     facts = FileFacts(path=path, lang=lang)

@@ -72,3 +72,30 @@ def binding_symbol(store: IndexStore, dotted: str, operators: list[Symbol]) -> S
             return stubs[0]
     bound = ", ".join(s.qname for s in operators)
     return Symbol(qnames[0], name, SymbolKind.FUNCTION, Language.PYTHON, None, None, None, f"generated binding of {bound}")
+
+
+def stub_method(store: IndexStore, name: str) -> Symbol | None:
+    """The Tensor method `name` as the torch._C stub declares it (`size`, `to`, `uniform_`):
+    what `x.name()` on an object of unknown type may be, besides an operator."""
+    for owner in ("torch._C.TensorBase", "torch._C._TensorBase"):
+        stubs = [s for s in store.symbols_with_qname(f"{owner}.{name}") if s.path and s.path.endswith(".pyi")]
+        if stubs:
+            return min(stubs, key=lambda s: (s.path or "", s.line or 0))
+    return None
+
+
+def bound_stub(store: IndexStore, dotted: str) -> Symbol | None:
+    """A torch._C function or Tensor method that the stubs declare and no operator backs:
+    `torch.Tensor._make_subclass`, `torch._C._set_grad_enabled`."""
+    owner, _, name = dotted.rpartition(".")
+    if owner in _METHOD_OWNERS:
+        candidates = [f"torch._C.TensorBase.{name}", f"torch._C._TensorBase.{name}"]
+    elif owner == "torch._C" or owner.startswith("torch._C."):
+        candidates = [dotted]
+    else:
+        return None
+    for qname in candidates:
+        stubs = [s for s in store.symbols_with_qname(qname) if s.path and s.path.endswith(".pyi")]
+        if stubs:
+            return min(stubs, key=lambda s: (s.path or "", s.line or 0))
+    return None

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from explorer.index.store import IndexStore
 from explorer.model import CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.python import expand, module_name
-from explorer.query.bindings import binding_operators, binding_symbol, operators_for
+from explorer.query.bindings import binding_operators, binding_symbol, bound_stub, operators_for, stub_method
 from explorer.query.lookup import PythonPaths
 from explorer.query.nodes import definition_lines, fan_out, layer_of
 from explorer.query.sources import SourceLines
@@ -88,6 +88,9 @@ class PythonEdges:
             # `a = A(); a.m()`: a method of the class the local was made from
             for class_qname in made_from:
                 yield from self._member_edges(class_qname, rest, where, class_qname)
+        elif not rest and (nested := self._nested(symbol, written)):
+            # a function defined inside the caller (`def remove_from(...)` in __setattr__)
+            yield from fan_out(nested, "call", None, where)
         elif not rest and site.qualified == written and not self._module_defines(symbol, written):
             for value in self._local_values(symbol, written):
                 if not value.endswith("()") and value not in following:  # a call's result: unknown
@@ -160,6 +163,10 @@ class PythonEdges:
             stub = binding_symbol(self.store, dotted, operators)
             yield CallEdge(CallNode(stub, Layer.BINDING), "binding")
             return
+        bound = bound_stub(self.store, dotted)
+        if bound is not None:  # `torch.Tensor._make_subclass`, `torch._C._set_grad_enabled`
+            yield CallEdge(CallNode(bound, Layer.BINDING), "binding")
+            return
         paths = PythonPaths(self.store)
         target = paths.resolve(dotted)
         if target is None and module and "." not in dotted:
@@ -175,11 +182,20 @@ class PythonEdges:
                 return
         yield from fan_out(self._implementations([s for s in symbols if s.kind is not SymbolKind.MODULE]), "call", None, None)
 
+    def _nested(self, symbol: Symbol, name: str) -> list[Symbol]:
+        return [s for s in self.store.symbols_with_qname(f"{symbol.qname}.{name}") if s.kind is SymbolKind.FUNCTION and s.path == symbol.path]
+
     def _tensor_method(self, name: str) -> Iterator[CallEdge]:
         operators = operators_for(self.store, name, variant="method")
         for edge in fan_out(operators, "method", Layer.YAML, None):
             resolution = Resolution.NAME if edge.resolution is Resolution.EXACT else edge.resolution
             yield CallEdge(edge.target, "method", resolution, edge.candidates)
+        if not operators:
+            # A method the extension module binds directly (size, dim, to, uniform_): the
+            # stub declares it on TensorBase; no operator stands behind it.
+            stub = stub_method(self.store, name)
+            if stub is not None:
+                yield CallEdge(CallNode(stub, Layer.BINDING), "method", Resolution.NAME)
 
     def _passed_functions(self, symbol: Symbol) -> Iterator[CallEdge]:
         from explorer.parsers.python_precise import UnreadableSource, passed_names  # libcst: slow to import
@@ -190,6 +206,10 @@ class PythonEdges:
             return
         module = module_name(symbol.path or "")
         for name in names:
+            nested = self._nested(symbol, name)  # `self._apply(convert)`, convert defined inside
+            if nested:
+                yield from fan_out(nested, "call", None, (symbol.path or "", symbol.line or 0))
+                continue
             for edge in self._dotted_targets(self._expand(symbol, name), module):
                 if edge.target.symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) or edge.kind == "binding":
                     yield CallEdge(edge.target, "call", edge.resolution, edge.candidates, (symbol.path or "", symbol.line or 0))

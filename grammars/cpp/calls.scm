@@ -9,3 +9,16 @@
 (argument_list
   (pointer_expression
     argument: [(identifier) (qualified_identifier)] @name_argument))
+
+; `const Device placed(DeviceType::CUDA, c10::cuda::current_device());` inside a function:
+; the grammar reads the declaration as a function declarator (C++'s most vexing parse), and
+; a call among its arguments as a parameter of function type. Such a parameter with a
+; qualified or plain type name and an empty abstract declarator is a call in a constructor's
+; arguments.
+(compound_statement
+  (declaration
+    declarator: (function_declarator
+      parameters: (parameter_list
+        (parameter_declaration
+          type: [(qualified_identifier) (type_identifier)] @callee
+          declarator: (abstract_function_declarator))))))
