@@ -8,6 +8,7 @@ import typer
 from explorer.cli.callgraph_cmd import callgraph
 from explorer.cli.index_cmd import index
 from explorer.cli.neighbours_cmd import callees, callers
+from explorer.cli.run_cmd import run
 from explorer.cli.search_cmd import search
 from explorer.cli.show_cmd import show
 from explorer.cli.trace_cmd import trace
@@ -27,6 +28,7 @@ app.command()(trace)
 app.command()(callers)
 app.command()(callees)
 app.command()(callgraph)
+app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True})(run)
 
 
 def main() -> None:

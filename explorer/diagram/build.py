@@ -61,14 +61,16 @@ def neighbours_diagram(report: NeighbourReport) -> Diagram:
 def short_name(node: CallNode) -> str:
     """What a reader calls the definition: `Conv2d._conv_forward`, `aten::conv2d`,
     `cudnn_convolution`, `ConvolutionArgs::describe`."""
-    symbol = node.symbol
-    qname = symbol.qname
-    if node.layer in (Layer.YAML, Layer.VENDOR):
+    return short_qname(node.symbol.qname, node.layer)
+
+
+def short_qname(qname: str, layer: Layer) -> str:
+    if layer in (Layer.YAML, Layer.VENDOR):
         return qname
-    if node.layer in (Layer.PYTHON, Layer.BINDING):
+    if layer in (Layer.PYTHON, Layer.BINDING):
         parts = qname.split(".")
         in_class = len(parts) >= 2 and parts[-2][:1].isupper()  # classes are CamelCase, modules not
-        return ".".join(parts[-2:]) if in_class or node.layer is Layer.BINDING else parts[-1]
+        return ".".join(parts[-2:]) if in_class or layer is Layer.BINDING else parts[-1]
     parts = qname.split("::")
     if len(parts) >= 2 and parts[-2][:1].isupper():  # a method: keep its class
         return "::".join(parts[-2:])

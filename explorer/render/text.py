@@ -118,7 +118,7 @@ def _derivatives_text(console: Console, details: SymbolDetails) -> None:
             console.print(Text(f"    {gradients}: {formula}"))
 
 
-_LAYER_STYLES = {
+LAYER_STYLES = {
     Layer.PYTHON: "green", Layer.BINDING: "magenta", Layer.YAML: "yellow",
     Layer.CPP: "blue", Layer.CUDA: "bright_blue", Layer.VENDOR: "red",
 }
@@ -127,7 +127,7 @@ _LAYER_STYLES = {
 def hop_text(node: CallNode, edge: CallEdge | None) -> Text:
     """`cpp  at::native::cudnn_convolution  aten/.../ConvShared.cpp:240  ← dispatch:CUDA, ambiguous (2)`."""
     text = Text.assemble(
-        (f"{node.layer.value:<7}", _LAYER_STYLES[node.layer]), " ",
+        (f"{node.layer.value:<7}", LAYER_STYLES[node.layer]), " ",
         (node.symbol.qname, "bold"), "  ",
         (location(node.symbol), "cyan"),
     )

@@ -1,0 +1,85 @@
+"""Terminal view of a traced run: the merged call tree, one frame a line, as `trace` prints
+its hops (layer, name, file:line, then how the frame was reached and from where)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+from rich.tree import Tree
+
+from explorer.model import Layer
+from explorer.render.text import LAYER_STYLES
+from explorer.runtime.compare import Comparison, NotTaken
+from explorer.runtime.model import Reach, RunFrame, RunTrace
+
+
+def frame_text(frame: RunFrame) -> Text:
+    if frame.path and frame.line:
+        where = f"{frame.path}:{frame.line}"
+    else:
+        where = frame.path or ("(vendor library)" if frame.layer is Layer.VENDOR else "(no source)")
+    name = f"import {frame.name}" if frame.reach is Reach.IMPORT else frame.name
+    text = Text.assemble(
+        (f"{frame.layer.value:<7}", LAYER_STYLES[frame.layer]), " ", (name, "bold"), "  ", (where, "cyan"),
+    )
+    how = reach_label(frame)
+    if frame.site is not None:
+        how = f"{how}, at {frame.site[0]}:{frame.site[1]}" if how else f"at {frame.site[0]}:{frame.site[1]}"
+    if how:
+        text.append(f"  ← {how}", "dim")
+    if frame.calls > 1:
+        text.append(f"  ×{frame.calls}", "bold yellow")
+    return text
+
+
+def reach_label(frame: RunFrame) -> str:
+    if frame.reach is Reach.DISPATCH:
+        return f"dispatch:{frame.key}"
+    if frame.reach in (Reach.CALL, Reach.IMPORT):
+        return ""
+    return frame.reach.value
+
+
+def run_text(console: Console, trace: RunTrace, shown: RunFrame, cut: int = 0) -> None:
+    events = f"{trace.python_events:,} Python events"
+    if trace.runtime == "bundled":
+        events += f", {trace.native_events:,} native events"
+    console.print(Text(f"{trace.command}  ({trace.runtime} runtime, device {trace.device}; {events})", "bold"))
+    console.print(_tree(shown))
+    if cut:
+        console.print(Text(f"({cut:,} deeper frames not shown: --max-depth)", "italic yellow"))
+    for note in trace.notes:
+        console.print(Text(f"note: {note}", "yellow"))
+
+
+def _tree(frame: RunFrame) -> Tree:
+    tree = Tree(frame_text(frame))
+    for child in frame.children:
+        tree.add(_tree(child))
+    return tree
+
+
+def comparison_text(console: Console, comparison: Comparison) -> None:
+    """The three lists of a --compare, each edge with its call site."""
+    console.print()
+    console.print(Text(
+        f"compared with the static call graph (backend {comparison.backend}): {len(comparison.confirmed)} edges confirmed, "
+        f"{len(comparison.dynamic_only)} dynamic only, {len(comparison.not_taken)} static edges not taken", "bold"))
+    if comparison.dynamic_only:
+        console.print(Text("dynamic only (the static analysis missed these calls):", "bold red"))
+        for edge in comparison.dynamic_only:
+            console.print(Text(f"  {edge.caller.name} -> {edge.callee.name}{_at(edge.callee.site)}"))
+    if comparison.not_taken:
+        console.print(Text("static edges not taken in this run (and what the caller called instead):", "bold"))
+        by_caller: dict[str, list[NotTaken]] = {}
+        for item in comparison.not_taken:
+            by_caller.setdefault(item.caller.name, []).append(item)
+        for caller, items in by_caller.items():
+            console.print(Text(f"  {caller}"))
+            for item in items:
+                console.print(Text(f"    not taken: {item.edge.target.symbol.qname} ({item.edge.kind}){_at(item.edge.site)}", "dim"))
+            console.print(Text(f"    taken:     {', '.join(items[0].taken)}", "green"))
+
+
+def _at(site: tuple[str, int] | None) -> str:
+    return f"  at {site[0]}:{site[1]}" if site else ""

@@ -1,0 +1,228 @@
+"""Lays a run's call tree over the static call graph.
+
+Every caller -> callee pair of the run whose two ends are definitions of the index is looked
+up among the static edges of the caller (the same CallGraph that `trace` walks):
+- confirmed: a static edge leads there, directly or through aliases (`F.conv2d` is
+  `torch.conv2d`: the run goes straight to the binding the alias names);
+- dynamic only: no static edge does. Each is a call the static analysis missed;
+- not taken: static edges of a caller that ran but never made that call in this run, listed
+  with the calls it made instead (the branch taken).
+Frames entered implicitly (a property, __getattr__, an operator) and import frames are not
+compared: no call expression in the source stands for them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from explorer.index.store import IndexStore
+from explorer.model import CallEdge, CallNode, Language, Layer, Symbol, SymbolKind
+from explorer.query.graph import CallGraph
+from explorer.query.sources import SourceLines
+from explorer.runtime.model import Reach, RunFrame
+
+_UNCOMPARED = (Reach.IMPLICIT, Reach.IMPORT)
+_TRANSPARENT_KINDS = ("alias",)
+_ALIAS_DEPTH = 4
+_CONSTRUCTORS = ("__new__", "__init__")
+_FACTORY_VALUE = re.compile(r"=\s*([A-Za-z_]\w*)\(")
+
+
+@dataclass(frozen=True, slots=True)
+class RunEdge:
+    caller: RunFrame
+    callee: RunFrame
+    static_kind: str | None  # the static edge's kind when confirmed
+
+
+@dataclass(frozen=True, slots=True)
+class NotTaken:
+    caller: RunFrame
+    edge: CallEdge  # the static edge the run did not take
+    taken: tuple[str, ...]  # what the caller called instead, by name
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    backend: str
+    confirmed: tuple[RunEdge, ...]
+    dynamic_only: tuple[RunEdge, ...]
+    not_taken: tuple[NotTaken, ...]
+    unindexed: tuple[str, ...]  # frames of the run the index has no definition for
+
+
+def compare_run(store: IndexStore, root: str, tree: RunFrame, backend: str = "all") -> Comparison:
+    """Walk the run from the program down, each frame matched to a graph node in the context
+    its caller reached it with (the class of `self`, the functions passed to it), as a static
+    trace would have it."""
+    graph = CallGraph(store, root, backend)
+    matcher = _Matcher(store, graph, root)
+    confirmed: list[RunEdge] = []
+    dynamic_only: list[RunEdge] = []
+    not_taken: list[NotTaken] = []
+    seen: set[tuple[object, ...]] = set()
+    checked: set[tuple[object, ...]] = set()
+    # each frame, the node its caller's static edge reached it as, and its caller's node
+    stack: list[tuple[RunFrame, CallNode | None, CallNode | None]] = [(child, None, None) for child in reversed(tree.children)]
+    while stack:
+        frame, reached, caller_node = stack.pop()
+        if frame.reach is Reach.IMPORT:
+            continue
+        called = [c for c in frame.children if c.reach not in _UNCOMPARED and matcher.node(c) is not None]
+        node = reached or matcher.node(frame)
+        if node is None:
+            stack.extend((child, None, None) for child in reversed(frame.children))
+            continue
+        node = matcher.receiver_node(node, called)
+        if node.layer is Layer.BINDING:
+            # What a binding runs besides the operators it binds is the extension module's own
+            # code (a number made a tensor, Tensor.size, Tensor.to), which no edge links to.
+            method = node.symbol.qname.rpartition(".")[2]
+            called = [c for c in called if c.layer is Layer.YAML and c.name.removeprefix("aten::").split(".")[0] == method]
+        onward: dict[int, CallNode | None] = {}
+        for callee in called:
+            if not matcher.made_in_body(node, callee):
+                continue  # made by a destructor or a deleter run on the caller's behalf
+            static = matcher.static_edge(node, callee) or matcher.passed_in(caller_node, callee)
+            identity = (node.key, callee.name)
+            if identity not in seen:
+                seen.add(identity)
+                (confirmed if static is not None else dynamic_only).append(RunEdge(frame, callee, static.kind if static else None))
+            onward[id(callee)] = static.target if static is not None and static.target.symbol.qname == callee.name else None
+        if node.key not in checked:
+            checked.add(node.key)
+            names = {callee.name for callee in called}
+            for edge in graph.edges(node):
+                if not any(matcher.leads_to(edge, callee) for callee in called):
+                    not_taken.append(NotTaken(frame, edge, tuple(sorted(names))))
+        stack.extend((child, onward.get(id(child)), node) for child in reversed(frame.children))
+    return Comparison(backend, tuple(confirmed), tuple(dynamic_only), tuple(not_taken), tuple(sorted(matcher.unindexed)))
+
+
+class _Matcher:
+    def __init__(self, store: IndexStore, graph: CallGraph, root: str) -> None:
+        self.store = store
+        self.graph = graph
+        self.unindexed: set[str] = set()
+        self._nodes: dict[tuple[str, str | None, int | None], CallNode | None] = {}
+        self._macros: dict[str, str] = {}
+        self.sources = SourceLines(root)
+
+    def node(self, frame: RunFrame) -> CallNode | None:
+        identity = (frame.name, frame.path, frame.line)
+        if identity not in self._nodes:
+            symbol = self._symbol(frame)
+            if symbol is None:
+                self.unindexed.add(frame.name)
+            self._nodes[identity] = self.graph.node(symbol) if symbol else None
+        return self._nodes[identity]
+
+    def _symbol(self, frame: RunFrame) -> Symbol | None:
+        found = [s for s in self.store.symbols_with_qname(frame.name) if s.kind is not SymbolKind.CLASS]
+        if frame.layer is Layer.VENDOR:
+            return found[0] if found else Symbol(frame.name, frame.name, SymbolKind.EXTERNAL, Language.VENDOR, None, None, None)
+        exact = [s for s in found if s.path == frame.path and s.line == frame.line]
+        same_file = [s for s in found if s.path == frame.path]
+        chosen = exact or same_file or found
+        return chosen[0] if chosen else None
+
+    def receiver_node(self, plain: CallNode, called: list[RunFrame]) -> CallNode:
+        """The caller with the class its `self` was in this run, when that explains more of
+        its calls: `Module._call_impl` calling `Conv2d.forward` ran on a Conv2d, and the
+        static graph resolves `self.forward` for a known class."""
+        if plain.layer is not Layer.PYTHON:
+            return plain
+        best, best_count = plain, self._explained(plain, called)
+        if best_count == len(called):
+            return best
+        for owner in sorted({callee.name.rpartition(".")[0] for callee in called if callee.layer is Layer.PYTHON}):
+            if not any(s.kind is SymbolKind.CLASS for s in self.store.symbols_with_qname(owner)):
+                continue
+            candidate = CallNode(plain.symbol, plain.layer, owner)
+            count = self._explained(candidate, called)
+            if count > best_count:
+                best, best_count = candidate, count
+        return best
+
+    def _explained(self, node: CallNode, called: list[RunFrame]) -> int:
+        return sum(self.static_edge(node, callee) is not None for callee in called)
+
+    def made_in_body(self, caller: CallNode, callee: RunFrame) -> bool:
+        """Whether a native call was made by the caller's own code: its call site lies in the
+        caller's definition (calls from destructors and deleters the caller triggered, and
+        from code the compiler inlined into it, lie elsewhere)."""
+        symbol = caller.symbol
+        if callee.layer is Layer.PYTHON or callee.site is None or symbol.lang not in ("cpp", "cuda"):
+            return True
+        path, line = callee.site
+        if path.startswith("<generated>"):
+            # The caller was inlined into a generated wrapper: the site is the wrapper's, and
+            # what ran there may be the caller's epilogue (destructors) as well as its calls.
+            return False
+        if symbol.path is None or symbol.line is None or symbol.end_line is None:
+            return True
+        # The closing brace's line is where locals are destroyed: calls there are destructors'.
+        return path == symbol.path and symbol.line <= line < symbol.end_line
+
+    def macro_body(self, macro: Symbol) -> str:
+        if macro.qname not in self._macros:
+            self._macros[macro.qname] = self.sources.of_definition(macro) if macro.path else ""
+        return self._macros[macro.qname]
+
+    def static_edge(self, caller: CallNode, callee: RunFrame) -> CallEdge | None:
+        for edge in self.graph.edges(caller):
+            if self.leads_to(edge, callee):
+                return edge
+        return self._through_macro(caller, callee)
+
+    def passed_in(self, grandparent: CallNode | None, callee: RunFrame) -> CallEdge | None:
+        """`self._apply(convert)`: the function passed in is called by `_apply`, and the
+        static graph has that call as an edge of the one that passed it."""
+        if grandparent is None or callee.layer is not Layer.PYTHON:
+            return None
+        for edge in self.graph.edges(grandparent):
+            if edge.target.symbol.qname == callee.name and edge.target.symbol.kind is SymbolKind.FUNCTION:
+                return edge
+        if callee.name.rpartition(".")[0] == grandparent.symbol.qname:
+            # a function defined inside the grandparent and handed down (`_apply(convert)`)
+            nested = [s for s in self.store.symbols_with_qname(callee.name) if s.kind is SymbolKind.FUNCTION]
+            if nested:
+                return CallEdge(CallNode(nested[0], Layer.PYTHON), "passed", site=(grandparent.symbol.path or "", callee.line or 0))
+        return None
+
+    def _through_macro(self, caller: CallNode, callee: RunFrame) -> CallEdge | None:
+        """`C10_CUDA_KERNEL_LAUNCH_CHECK();` calls cudaGetLastError: a call site of the caller,
+        on the run's call line, names a function-like macro whose body makes the call."""
+        symbol = caller.symbol
+        if callee.site is None or symbol.path != callee.site[0] or symbol.lang not in ("cpp", "cuda"):
+            return None
+        for site in self.store.calls_in(symbol.qname, symbol.path, (callee.site[1], callee.site[1])):
+            for macro in self.store.symbols_with_qname(site.callee):
+                if macro.kind is SymbolKind.MACRO and re.search(rf"\b{re.escape(callee.name.rpartition(':')[2])}\s*\(", self.macro_body(macro)):
+                    return CallEdge(CallNode(macro, Layer.CPP), "macro", site=(symbol.path, site.line))
+        return None
+
+    def leads_to(self, edge: CallEdge, callee: RunFrame, budget: int = _ALIAS_DEPTH) -> bool:
+        target = edge.target.symbol
+        name = callee.name
+        if target.qname == name or name in edge.candidates or any(c.startswith(name + " (") for c in edge.candidates):
+            return True
+        if target.kind is SymbolKind.CLASS and name.rpartition(".")[0] == target.qname:
+            return name.rpartition(".")[2] in _CONSTRUCTORS  # calling a class runs its __new__/__init__
+        if callee.layer is Layer.BINDING and target.kind is SymbolKind.OPERATOR:
+            # `x.relu()`: the static side goes from the call straight to the operator the
+            # Tensor method binds; the run passes through the binding on the way.
+            method = name.rpartition(".")[2]
+            return target.qname.removeprefix("aten::").split(".")[0] == method
+        if target.kind is SymbolKind.MACRO:
+            # `C10_CUDA_KERNEL_LAUNCH_CHECK()`: the macro's body makes the call
+            return re.search(rf"\b{re.escape(name.rpartition(':')[2])}\s*\(", self.macro_body(target)) is not None
+        if target.kind is SymbolKind.VARIABLE and target.path:
+            factory = _FACTORY_VALUE.search(target.signature)
+            # `_pair = _ntuple(2)`: calling _pair runs the function _ntuple made (_ntuple.parse)
+            if factory and name.rpartition(".")[0].endswith(f".{factory[1]}"):
+                return True
+        if budget <= 0 or (edge.kind not in _TRANSPARENT_KINDS and target.kind is not SymbolKind.ALIAS):
+            return False
+        return any(self.leads_to(onward, callee, budget - 1) for onward in self.graph.edges(edge.target))

@@ -1,0 +1,37 @@
+"""What to run and how: the one record every way of running a program takes."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+from explorer.errors import UsageError
+
+DEVICES = ("cpu", "cuda")
+DEFAULT_MAX_EVENTS = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    code: str | None  # `-c CODE`
+    script: str | None  # a script path, run as `python SCRIPT ARGS...`
+    argv: tuple[str, ...]
+    root: str  # the source tree: the bundled runtime, or the PyTorch tree of --python
+    python: str | None = None  # an interpreter with real PyTorch; None: the bundled runtime
+    device: str | None = None  # --backend-device: every tensor device becomes this one
+    max_events: int = DEFAULT_MAX_EVENTS
+
+    def __post_init__(self) -> None:
+        if (self.code is None) == (self.script is None):
+            raise UsageError("give either -c CODE or a script to run (after --)")
+        if self.device is not None and self.device not in DEVICES:
+            raise UsageError(f"unknown --backend-device {self.device!r}; one of: {', '.join(DEVICES)}")
+        if self.max_events < 1:
+            raise UsageError("--max-events must be at least 1")
+
+    @property
+    def command(self) -> str:
+        """The run as a user would type it."""
+        if self.code is not None:  # on one line: the code's line breaks shown as \n
+            return shlex.join(["python", "-c", self.code.replace("\n", "\\n"), *self.argv])
+        return shlex.join(["python", str(self.script), *self.argv])

@@ -1,0 +1,52 @@
+"""`explorer run`: run a program under tracing and return its merged call tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from explorer.index.store import IndexStore
+from explorer.runtime.events import merge, read_native, read_python
+from explorer.runtime.launcher import new_workdir, run_bundled
+from explorer.runtime.model import RunTrace
+from explorer.runtime.naming import Namer, program_path, site_offsets
+from explorer.runtime.request import RunRequest
+from explorer.runtime.shaping import fold_repeats
+from explorer.runtime.symbols import SymbolTable
+
+
+def run_program(request: RunRequest, store: IndexStore | None) -> RunTrace:
+    """Run on the bundled reference runtime (request.python None) or on real PyTorch."""
+    if request.python is not None:
+        from explorer.runtime.profiler import run_profiled
+
+        return run_profiled(request, store)
+    assert store is not None, "the bundled runtime is always run with its tree's index"
+    with new_workdir() as folder:
+        recordings = run_bundled(request, Path(folder))
+        python = read_python(recordings.python_events)
+        native = read_native(recordings.native_events) if recordings.native_events else None
+    raw = merge(python, native)
+    names = SymbolTable(native.library).resolve(site_offsets(raw)) if native and native.events else {}
+    program = program_path(request.code, request.script)
+    tree = Namer(store, request.root, python.codes, program, names).tree(raw)
+    notes = list(recordings.notes)
+    if python.capped:
+        notes.append(f"Python events capped at {python.max_events:,} (--max-events): later Python calls are not shown")
+    if native is not None and native.dropped_calls:
+        notes.append(f"native events capped at {request.max_events:,} (--max-events): {native.dropped_calls:,} "
+                     "later native calls are not shown")
+    imported_torch = any(code.module == "torch" for code in python.codes)
+    if recordings.native_events is not None and native is None and imported_torch and python.error is None:
+        notes.append("the program never loaded the native library: no native frames")
+    if python.error:
+        notes.append(f"the program failed: {python.error}")
+    return RunTrace(
+        command=request.command,
+        runtime="bundled",
+        device=request.device or "as written",
+        root=fold_repeats(tree),
+        exit_code=python.exit_code,
+        python_events=len(python.events),
+        native_events=len(native.events) if native else 0,
+        notes=tuple(notes),
+    )
