@@ -38,6 +38,7 @@ class RawFrame:
     ident: int  # index into PythonRecording.codes, or the function's offset in the library
     site: int  # Python: the caller's line; native: the call site's offset in the library
     explicit: bool  # Python: entered by a call instruction of its caller
+    calls: int = 1  # native: consecutive identical calls of a leaf, counted by the recorder
     children: list[RawFrame] = field(default_factory=list)
 
 
@@ -55,7 +56,7 @@ class PythonRecording:
 @dataclass(frozen=True, slots=True)
 class NativeRecording:
     library: str
-    events: list[tuple[int, int, int, int, int]]  # time_ns, function, site, kind, unused
+    events: list[tuple[int, int, int, int, int]]  # time_ns, function, site, kind, calls
     dropped_calls: int
 
 
@@ -91,17 +92,17 @@ def read_native(path: Path) -> NativeRecording | None:
 
 def merge(python: PythonRecording, native: NativeRecording | None) -> RawFrame:
     """One tree under a synthetic root (ident -1) from both recordings, ordered by time."""
-    stream: list[tuple[int, int, bool, int, int, bool]] = [  # time, kind, native, ident, site, explicit
-        (t, kind, False, index, line, bool(explicit)) for kind, t, index, line, explicit in python.events
+    stream: list[tuple[int, int, bool, int, int, bool, int]] = [  # time, kind, native, ident, site, explicit, calls
+        (t, kind, False, index, line, bool(explicit), 1) for kind, t, index, line, explicit in python.events
     ]
     if native is not None:
-        stream.extend((t, kind, True, function, site, True) for t, function, site, kind, _ in native.events)
+        stream.extend((t, kind, True, function, site, True, calls) for t, function, site, kind, calls in native.events)
         stream.sort(key=lambda event: event[0])  # stable: equal times keep their recorded order
     root = RawFrame(False, -1, 0, True)
     stack = [root]
-    for _, kind, is_native, ident, site, explicit in stream:
+    for _, kind, is_native, ident, site, explicit, calls in stream:
         if kind == CALL:
-            frame = RawFrame(is_native, ident, site, explicit)
+            frame = RawFrame(is_native, ident, site, explicit, calls)
             stack[-1].children.append(frame)
             stack.append(frame)
             continue

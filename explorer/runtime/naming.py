@@ -98,7 +98,7 @@ class Namer:
                 continue
             if key is not None and frame.layer in (Layer.CPP, Layer.CUDA):
                 frame = replace(frame, reach=Reach.DISPATCH, key=key)
-            frame = replace(frame, site=self._site(child, raw, program_file))
+            frame = replace(frame, site=self._site(child, raw, program_file), calls=child.calls)
             own_file = self._file_of(child)
             # Below a binding, the runtime's Python is its plumbing (argument parsing, ctypes).
             below = self._children(child, own_file, None, None, in_runtime=frame.layer is Layer.BINDING)

@@ -8,8 +8,12 @@
 //   explorer-native-events 1
 //   library <path of the library this file is linked into>
 //   events <recorded> dropped <count of calls not recorded because the cap was reached>
-//   records: uint64 time_ns, uint64 function offset, uint64 call-site offset, uint32 kind, uint32 0
+//   records: uint64 time_ns, uint64 function offset, uint64 call-site offset, uint32 kind,
+//            uint32 calls (on a call record: how many consecutive identical calls it stands for)
 // Offsets are relative to the library's load address, so they match its symbol table.
+// A call of a function that calls nothing, made again right after it returned, from the same
+// site, is counted on the first call's record instead of recorded again: a helper called once
+// per element (a loop of 80,000 calls) costs two records, not 160,000.
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -26,7 +30,7 @@ struct Record {
   uint64_t function;
   uint64_t site;
   uint32_t kind;  // 1: call, 2: return
-  uint32_t unused;
+  uint32_t calls;
 };
 
 Record* records = nullptr;
@@ -66,8 +70,23 @@ NO_TRACE bool reserve() {
   return true;
 }
 
+NO_TRACE bool repeats_last_leaf(void* function, void* site) {
+  if (recorded < 2) return false;
+  const Record& call = records[recorded - 2];
+  const Record& ret = records[recorded - 1];
+  const uint64_t offset = reinterpret_cast<uintptr_t>(function) - base;
+  return call.kind == 1 && ret.kind == 2 && call.function == offset && ret.function == offset &&
+         call.site == reinterpret_cast<uintptr_t>(site) - base && call.calls < UINT32_MAX;
+}
+
 NO_TRACE void record(uint32_t kind, void* function, void* site) {
   if (limit == 0) start();
+  if (kind == 1 && open_after_cap == 0 && repeats_last_leaf(function, site)) {
+    --recorded;  // reopen the last call: its return is recorded again when this one returns
+    ++records[recorded - 1].calls;
+    ++open_recorded;
+    return;
+  }
   if (kind == 1 && (open_after_cap > 0 || recorded + open_recorded + 2 > limit)) {
     // Past the cap: count the call, and drop its return so the recording stays balanced.
     ++dropped_calls;
@@ -89,7 +108,7 @@ NO_TRACE void record(uint32_t kind, void* function, void* site) {
   r.function = reinterpret_cast<uintptr_t>(function) - base;
   r.site = reinterpret_cast<uintptr_t>(site) - base;
   r.kind = kind;
-  r.unused = 0;
+  r.calls = 1;
 }
 
 __attribute__((destructor)) NO_TRACE void write_records() {
