@@ -160,3 +160,15 @@ def test_the_text_tree_and_an_svg_diagram(tmp_path):
         drawn = runner.invoke(app, ["run", "--compare", "--format", "svg", "-o", str(svg), "-c", LINEAR])
         assert drawn.exit_code == 0 and drawn.stdout.startswith(f"wrote {svg} (")
         assert "aten::addmm" in svg.read_text()
+
+
+def test_trace_dynamic_compares_the_static_trace_with_a_run():
+    result = runner.invoke(app, ["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--dynamic", CONV2D])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    summary = next(line for line in lines if line.startswith("compared with the static call graph"))
+    assert ", 0 dynamic only, " in summary
+    at = lines.index("  at::native::_convolution")
+    assert lines[at + 1] == "    not taken: aten::mkldnn_convolution (call)  at aten/src/ATen/native/Convolution.cpp:268"
+    bad = runner.invoke(app, ["trace", "torch.nn.Conv2d", "--json", "--dynamic", CONV2D])
+    assert bad.exit_code == 2 and bad.output.strip().endswith("--dynamic prints the comparison as text; it does not combine with --json or --format")

@@ -18,10 +18,14 @@ from explorer.cli.diagram_options import (
     write_diagram,
 )
 from explorer.diagram.build import trace_diagram
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, UsageError
 from explorer.query.trace import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, trace_symbol
 from explorer.render.json_out import dumps, trace_json
+from explorer.render.run_text import comparison_text
 from explorer.render.text import trace_text
+from explorer.runtime.compare import compare_run, trace_nodes
+from explorer.runtime.request import RunRequest
+from explorer.runtime.run import run_program
 
 
 @reports_errors
@@ -42,13 +46,25 @@ def trace(
     collapse: CollapseOption = None,
     link_template: LinkTemplateOption = None,
     only_paths: Annotated[bool, typer.Option("--only-paths", help="Diagram: leave out what is off the --to paths.")] = False,
+    dynamic: Annotated[
+        Optional[str],
+        typer.Option("--dynamic", help="Also run this code on the bundled runtime and compare the run with the static graph (as run --compare).", show_default=False),
+    ] = None,
 ) -> None:
     """Trace what calling SYMBOL runs, across Python, the torch._C binding, YAML, C++ and vendor APIs."""
     request = diagram_request(
         output_format, output, max_nodes, collapse, link_template, json=json, only_paths=only_paths, to=to
     )
+    if dynamic is not None and (request.wanted or json):
+        raise UsageError("--dynamic prints the comparison as text; it does not combine with --json or --format")
     with open_index(root, index) as (tree, store):
         report = trace_symbol(store, tree, symbol, backend=backend, max_depth=max_depth, to=to)
+        if dynamic is not None:
+            run = run_program(RunRequest(dynamic, None, (), tree), store)
+            comparison = compare_run(store, tree, run.root)
+            trace_text(stdout, report, to)
+            comparison_text(stdout, comparison, within=trace_nodes(report))
+            return
     if request.wanted:
         if to is not None and not report.trace.paths:
             raise ExplorerError(f"no path from {report.start.symbol.qname} to /{to}/ (backend {backend}); nothing drawn")

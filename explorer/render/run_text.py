@@ -59,8 +59,17 @@ def _tree(frame: RunFrame) -> Tree:
     return tree
 
 
-def comparison_text(console: Console, comparison: Comparison) -> None:
-    """The three lists of a --compare, each edge with its call site."""
+def comparison_text(console: Console, comparison: Comparison, within: set[str] | None = None) -> None:
+    """The three lists of a --compare, each edge with its call site; `within`: only the
+    edges whose caller is one of these definitions (the nodes of a static trace)."""
+    if within is not None:
+        comparison = Comparison(
+            comparison.backend,
+            tuple(e for e in comparison.confirmed if e.caller.name in within),
+            tuple(e for e in comparison.dynamic_only if e.caller.name in within),
+            tuple(i for i in comparison.not_taken if i.caller.name in within),
+            comparison.unindexed,
+        )
     console.print()
     console.print(Text(
         f"compared with the static call graph (backend {comparison.backend}): {len(comparison.confirmed)} edges confirmed, "

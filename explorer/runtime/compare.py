@@ -20,6 +20,8 @@ from explorer.index.store import IndexStore
 from explorer.model import CallEdge, CallNode, Language, Layer, Symbol, SymbolKind
 from explorer.query.graph import CallGraph
 from explorer.query.sources import SourceLines
+from explorer.query.trace import TraceReport
+from explorer.runtime.launcher import UNTRACED_FILES
 from explorer.runtime.model import Reach, RunFrame
 
 _UNCOMPARED = (Reach.IMPLICIT, Reach.IMPORT)
@@ -94,6 +96,8 @@ def compare_run(store: IndexStore, root: str, tree: RunFrame, backend: str = "al
             checked.add(node.key)
             names = {callee.name for callee in called}
             for edge in graph.edges(node):
+                if _unobservable(edge.target.symbol):
+                    continue
                 if not any(matcher.leads_to(edge, callee) for callee in called):
                     not_taken.append(NotTaken(frame, edge, tuple(sorted(names))))
         stack.extend((child, onward.get(id(child)), node) for child in reversed(frame.children))
@@ -226,3 +230,20 @@ class _Matcher:
         if budget <= 0 or (edge.kind not in _TRANSPARENT_KINDS and target.kind is not SymbolKind.ALIAS):
             return False
         return any(self.leads_to(onward, callee, budget - 1) for onward in self.graph.edges(edge.target))
+
+
+def _unobservable(symbol: Symbol) -> bool:
+    """Defined where the instrumented build records no calls (accessors, the dispatcher):
+    whether the run made such a call cannot be told, so it is not listed as not taken."""
+    return symbol.path is not None and any(part in symbol.path for part in UNTRACED_FILES)
+
+
+def trace_nodes(report: TraceReport) -> set[str]:
+    """The qualified names a static trace shows (its tree, or its paths with --to)."""
+    names: set[str] = set()
+    stack = [report.trace.tree]
+    while stack:
+        hop = stack.pop()
+        names.add(hop.node.symbol.qname)
+        stack.extend(hop.children)
+    return names
