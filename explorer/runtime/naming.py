@@ -34,9 +34,12 @@ BINDING_MODULE = "torch._C"
 _FOLDED_PYTHON = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>")
 _WRAPPER = re.compile(r"wrapper_(?P<key>[A-Za-z]+)_(?P<op>\w+)$")
 _OBJECT_PLUMBING = ("__init__", "__del__", "__new__", "__init_subclass__")
-_GENERATED = re.compile(r"/torch_extensions/[^/]+/generated/(?P<name>.+)$")
+# The build folder of the bundled runtime's library: <cache>/<name>_<16 hex digits>/ (the
+# cache is $TORCH_EXTENSIONS_DIR, by default ~/.cache/torch_extensions).
+_BUILD_FOLDER = r"/[A-Za-z_]\w*_[0-9a-f]{16}/"
+_GENERATED = re.compile(_BUILD_FOLDER + r"generated/(?P<name>.+)$")
 _ENTRY_HEADERS = ("ATen/Functions.h", "ATen/core/Tensor.h", "ATen/core/TensorBody.h")
-_TRANSLATED = re.compile(r"/torch_extensions/[^/]+/cuda/(?P<name>.+\.cu)\.cpp$")
+_TRANSLATED = re.compile(_BUILD_FOLDER + r"cuda/(?P<name>.+\.cu)\.cpp$")
 _GLUE_NATIVE = (re.compile(r"THP\w+$"), re.compile(r"c10::Dispatcher\b"), re.compile(r"c10::impl::"))
 
 
