@@ -240,9 +240,9 @@ def test_trace_with_no_path_says_how_far_it_got_and_exits_1():
     assert rows(result.stdout) == [
         ["no", "path", "from", "torch.nn.modules.dropout.Dropout", "to", "/cudnnConvolutionForward/", "(backend", "cuda)"],
         ["deepest", "definitions", "reached:"],
-        ["cpp", "c10::StorageImpl::device", "c10/core/Storage.h:27"],
-        ["cpp", "c10::TensorOptions::device", "c10/core/TensorOptions.h:18"],
-        ["cpp", "c10::cuda::CUDAStream::device", "c10/cuda/CUDAStream.h:18"],
+        ["vendor", "cudaGetDevice", "(vendor", "library)"],
+        ["cpp", "c10::device", "c10/core/TensorOptions.h:49"],
+        ["cpp", "c10::TensorImpl::contiguous_strides", "c10/core/TensorImpl.cpp:37"],
     ]
 
 

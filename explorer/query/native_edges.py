@@ -37,7 +37,6 @@ from explorer.query.nodes import definition_lines, defining_stub, fan_out, layer
 from explorer.query.sources import SourceLines
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_MAX_MEMBER_CLASSES = 8  # a member name defined by more classes than this is not resolved by name
 _OPERATOR_API = re.compile(r"(?:at|torch)::(?:_ops::(\w+)::(?:call|redispatch)|(\w+))")
 _FUNCTION_KINDS = {
     SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.STRUCTURED_KERNEL, SymbolKind.KERNEL, SymbolKind.DISPATCH_STUB,
@@ -50,7 +49,7 @@ class NativeEdges:
         self.backend = backend
         self.sources = sources  # a call's arguments are read there, to tell overloads apart
         self._parameter_names: dict[str, set[str]] = {}
-        self._members: dict[str, list[Symbol]] = {}
+        self._tails: dict[str, list[Symbol]] = {}  # written name -> same-tail definitions
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
@@ -137,14 +136,11 @@ class NativeEdges:
                 yield from fan_out(self._in_scopes(_scopes(caller.qname), name), "method", None, where)
                 return
             operators = operators_for(self.store, name, variant="method")
-            members = [] if operators else self._members_named(name)
-            for edge in fan_out(operators or members, "method", Layer.YAML if operators else None, where):
+            for edge in fan_out(operators, "method", Layer.YAML, where):
                 resolution = Resolution.NAME if edge.resolution is Resolution.EXACT else edge.resolution
                 yield CallEdge(edge.target, edge.kind, resolution, edge.candidates, where)
             return
         found = self._named(caller, callee)
-        if not found and "::" not in callee and "::" in caller.qname:
-            callee = f"{caller.qname.rpartition('::')[0]}::{callee}"  # for the rule below
         if not found and "::" in callee:
             # `at::cuda::getCurrentCUDAStream`, brought into at::cuda from c10::cuda by a
             # using-declaration in a header: the function of that name in a namespace of
@@ -164,35 +160,16 @@ class NativeEdges:
             functions = fitting(functions, count)
         yield from fan_out(functions, "call", None, where)
 
-    def _members_named(self, name: str) -> list[Symbol]:
-        """`obj.name(...)` on an object of unknown type: the member functions of the tree's
-        classes with that name (`t.contiguous()` is at::Tensor::contiguous), by name only,
-        and only when few classes have one: a common name says nothing."""
-        found = self._members.get(name)
-        if found is None:
-            members = [
-                s for s in self.store.symbols_named(name.lower())
-                if s.name == name and s.kind in _FUNCTION_KINDS and s.lang in ("cpp", "cuda") and "::" in s.qname
-                and self._is_class(s.qname.rpartition("::")[0])
-            ]
-            # one symbol per member function: its out-of-line definition when it has one
-            by_qname: dict[str, Symbol] = {}
-            header = (".h", ".hpp", ".cuh")
-            for member in sorted(members, key=lambda s: ((s.path or "").endswith(header), s.qname, s.path or "", s.line or 0)):
-                by_qname.setdefault(member.qname, member)
-            found = self._members[name] = list(by_qname.values()) if len(by_qname) <= _MAX_MEMBER_CLASSES else []
-        return found
-
     def _same_namespace_tail(self, written: str) -> list[Symbol]:
-        tail = "::" + "::".join(written.split("::")[-2:])
-        name = written.rpartition("::")[2]
-        return [
-            s for s in self.store.symbols_named(name.lower())
-            if s.name == name and s.kind in _FUNCTION_KINDS and s.qname.endswith(tail) and s.qname != written
-        ]
-
-    def _is_class(self, qname: str) -> bool:
-        return any(s.kind in (SymbolKind.CLASS, SymbolKind.STRUCT) for s in self.store.symbols_with_qname(qname))
+        found = self._tails.get(written)
+        if found is None:
+            tail = "::" + "::".join(written.split("::")[-2:])
+            name = written.rpartition("::")[2]
+            found = self._tails[written] = [
+                s for s in self.store.symbols_named(name.lower())
+                if s.name == name and s.kind in _FUNCTION_KINDS and s.qname.endswith(tail) and s.qname != written
+            ]
+        return found
 
     def _parameters(self, caller: Symbol) -> set[str]:
         found = self._parameter_names.get(caller.signature)

@@ -178,7 +178,27 @@ class _Matcher:
         for edge in self.graph.edges(caller):
             if self.leads_to(edge, callee):
                 return edge
-        return self._through_macro(caller, callee)
+        return self._through_macro(caller, callee) or self._member_call(caller, callee)
+
+    def _member_call(self, caller: CallNode, callee: RunFrame) -> CallEdge | None:
+        """`args.idesc.set(...)` ran TensorDescriptor::set: the static index has that call
+        site, on the run's call line, naming the member; only the type of the object it is
+        called on is unknown statically, so the call graph (rightly) has no edge for it. The
+        same for a plain name the graph could not place (`getCurrentCUDAStream()` in
+        at::cuda, brought there from c10::cuda by a using-declaration in a header)."""
+        symbol = caller.symbol
+        member = callee.name.rpartition("::")[2]
+        if callee.site is None or symbol.path != callee.site[0] or symbol.lang not in ("cpp", "cuda") or "::" not in callee.name:
+            return None
+        lines = (symbol.line, symbol.end_line) if symbol.line and symbol.end_line else None
+        # the call's own line first; then anywhere in the caller, since a call inside a macro's
+        # argument (AT_DISPATCH_FLOATING_TYPES(..., [&] {...})) is placed on the macro's line
+        sites = sorted(self.store.calls_in(symbol.qname, symbol.path, lines), key=lambda s: s.line != callee.site[1])
+        for site in sites:
+            written = site.callee
+            if re.split(r"\.|->|::", written)[-1] == member:
+                return CallEdge(self.node(callee) or caller, "method (by name)", site=(symbol.path, site.line))
+        return None
 
     def passed_in(self, grandparent: CallNode | None, callee: RunFrame) -> CallEdge | None:
         """`self._apply(convert)`: the function passed in is called by `_apply`, and the
