@@ -190,10 +190,11 @@ class _Matcher:
         member = callee.name.rpartition("::")[2]
         if callee.site is None or symbol.path != callee.site[0] or symbol.lang not in ("cpp", "cuda") or "::" not in callee.name:
             return None
+        call_line = callee.site[1]
         lines = (symbol.line, symbol.end_line) if symbol.line and symbol.end_line else None
         # the call's own line first; then anywhere in the caller, since a call inside a macro's
         # argument (AT_DISPATCH_FLOATING_TYPES(..., [&] {...})) is placed on the macro's line
-        sites = sorted(self.store.calls_in(symbol.qname, symbol.path, lines), key=lambda s: s.line != callee.site[1])
+        sites = sorted(self.store.calls_in(symbol.qname, symbol.path, lines), key=lambda s: s.line != call_line)
         for site in sites:
             written = site.callee
             if re.split(r"\.|->|::", written)[-1] == member:
