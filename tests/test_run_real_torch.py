@@ -83,7 +83,7 @@ def install(cuda: bool = False) -> TorchInstall:
 
 
 def python_recording(codes: list[PythonCode], events: list[tuple[int, int, int, int, int]]) -> PythonRecording:
-    return PythonRecording(codes, events, exit_code=0, error=None, capped=False, max_events=1000, python_version="3.11")
+    return PythonRecording(codes, events, exit_code=0, error=None, capped=False, max_events=1000)
 
 
 def profile_recording(builtins: list[str], events: list[ProfilerEvent], end: int = 10_000) -> ProfileRecording:

@@ -144,7 +144,7 @@ def test_native_events_nest_under_the_python_frame_that_was_running_by_time():
     python = PythonRecording(
         codes=[PythonCode("/t/a.py", "f", 1, "a"), PythonCode("/t/a.py", "g", 5, "a")],
         events=[(1, 10, 0, 0, 1), (1, 20, 1, 2, 1), (2, 50, 1, 0, 0), (2, 90, 0, 0, 0)],
-        exit_code=0, error=None, capped=False, max_events=100, python_version="3.11",
+        exit_code=0, error=None, capped=False, max_events=100,
     )
     native = NativeRecording("/lib.so", [(30, 0x100, 0, 1, 0), (35, 0x200, 0x105, 1, 0), (40, 0x200, 0x105, 2, 0),
                                          (45, 0x100, 0, 2, 0), (60, 0x300, 0, 1, 0), (70, 0x300, 0, 2, 0)], 0)

@@ -27,7 +27,7 @@ from explorer.runtime.compare import compare_run
 from explorer.runtime.model import RunFrame
 from explorer.runtime.request import DEFAULT_MAX_EVENTS, RunRequest
 from explorer.runtime.run import run_program
-from explorer.runtime.shaping import filtered, limited
+from explorer.runtime.shaping import filtered, fold_repeats, limited
 
 PrefixesOption = Optional[list[str]]
 
@@ -98,5 +98,6 @@ class _Shape:
     max_depth: int | None
 
     def apply(self, tree: RunFrame) -> tuple[RunFrame, int]:
-        shown = filtered(tree, self.include, self.exclude)
+        # calls a filter left side by side may be the same call: fold them again
+        shown = fold_repeats(filtered(tree, self.include, self.exclude))
         return limited(shown, self.max_depth) if self.max_depth is not None else (shown, 0)

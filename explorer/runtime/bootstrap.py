@@ -106,7 +106,6 @@ class Recorder:
         events = [(kind, t, index, line, 1 if opcode in _EXPLICIT else 0) for kind, t, index, line, opcode in self.events]
         document = {
             "version": 1,
-            "python": sys.version.split()[0],
             "exit_code": exit_code,
             "error": error,
             "capped": self.capped,

@@ -50,7 +50,6 @@ class PythonRecording:
     error: str | None
     capped: bool
     max_events: int
-    python_version: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +67,20 @@ def read_python(path: Path) -> PythonRecording:
     codes = [PythonCode(c["file"], c["qualname"], c["line"], c["module"], c["body"]) for c in document["codes"]]
     return PythonRecording(
         codes, [tuple(e) for e in document["events"]], document["exit_code"], document["error"],
-        document["capped"], document["max_events"], document["python"],
+        document["capped"], document["max_events"],
     )
+
+
+def python_notes(python: PythonRecording) -> list[str]:
+    """What a reader of the tree must know about the Python recording."""
+    notes = []
+    if python.capped:
+        notes.append(f"Python events capped at {python.max_events:,} (--max-events): later Python calls are not shown")
+    if python.error:
+        notes.append(f"the program failed: {python.error}")
+    elif python.exit_code:
+        notes.append(f"the program exited with code {python.exit_code}")
+    return notes
 
 
 def read_native(path: Path) -> NativeRecording | None:

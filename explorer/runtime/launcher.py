@@ -40,6 +40,10 @@ UNTRACED_FILES = (
 )
 INSTRUMENT_CFLAGS = (
     "-finstrument-functions",
+    # addr2line (binutils 2.40) reads the file table of DWARF 5 one entry off where a
+    # `#line` names another file: the translated .cu sources and inline header functions
+    # then point at the wrong file. DWARF 4 has no such table entry 0.
+    "-gdwarf-4",
     "-finstrument-functions-exclude-file-list=" + ",".join(UNTRACED_FILES),
 )
 # Bind the library's references to its own definitions, so that instrumented code calls the
@@ -102,8 +106,7 @@ def run_bundled(request: RunRequest, workdir: Path) -> Recordings:
         "script": request.script,
         "argv": list(request.argv),
         "events": str(python_events),
-        # the script's own modules beside it are the program's too
-        "roots": [request.root, *([str(Path(request.script).resolve().parent)] if request.script else [])],
+        "roots": [request.root, *request.own_folders],
         "max_events": request.max_events,
     }
     exit_code = run_child(sys.executable, BOOTSTRAP, config, workdir, env)

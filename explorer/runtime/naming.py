@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from explorer.index.store import IndexStore
 from explorer.model import Layer, Symbol, SymbolKind
@@ -39,7 +38,6 @@ _OBJECT_PLUMBING = ("__init__", "__del__", "__new__", "__init_subclass__")
 _BUILD_FOLDER = r"/[A-Za-z_]\w*_[0-9a-f]{16}/"
 _GENERATED = re.compile(_BUILD_FOLDER + r"generated/(?P<name>.+)$")
 _ENTRY_HEADERS = ("ATen/Functions.h", "ATen/core/Tensor.h", "ATen/core/TensorBody.h")
-_TRANSLATED = re.compile(_BUILD_FOLDER + r"cuda/(?P<name>.+\.cu)\.cpp$")
 _GLUE_NATIVE = (re.compile(r"THP\w+$"), re.compile(r"c10::Dispatcher\b"), re.compile(r"c10::impl::"))
 
 
@@ -62,7 +60,6 @@ class Namer:
         self.native = native
         self._op_structs: dict[str, str] | None = None
         self._cache: dict[tuple[bool, int], _Named] = {}
-        self._translated: dict[str, str] | None = None
 
     def tree(self, raw: RawFrame) -> RunFrame:
         program = RunFrame(self._relative(self.program), Layer.PYTHON, self._relative(self.program), None)
@@ -119,14 +116,14 @@ class Namer:
     def _named(self, raw: RawFrame) -> _Named:
         cached = self._cache.get((raw.native, raw.ident))
         if cached is None:
-            cached = self._native(raw.ident) if raw.native else self._python(self.codes[raw.ident], raw.explicit)
+            cached = self._native(raw.ident) if raw.native else self._python(self.codes[raw.ident])
             self._cache[(raw.native, raw.ident)] = cached
         if not raw.native and cached.frame is not None and cached.frame.reach is Reach.CALL:
             if not raw.explicit or _protocol_method(self.codes[raw.ident].qualname):
                 return _Named(replace(cached.frame, reach=Reach.IMPLICIT))
         return cached
 
-    def _python(self, code: PythonCode, explicit: bool) -> _Named:
+    def _python(self, code: PythonCode) -> _Named:
         if code.qualname.rsplit(".", 1)[-1] in _FOLDED_PYTHON:
             return _Named(None)
         path = self._relative(code.file)
@@ -245,20 +242,8 @@ class Namer:
         generated = _GENERATED.search(file)
         if generated:  # the build's generated sources, in the runtime's cache folder
             return f"<generated>/{generated['name']}"
-        translated = _TRANSLATED.search(file)
-        if translated:  # a .cu file as the build translated it for the CPU, same lines
-            return self._cuda_sources().get(translated["name"], file)
         here = os.path.join(os.getcwd(), "")
         return file[len(here):] if file.startswith(here) else file
-
-    def _cuda_sources(self) -> dict[str, str]:
-        """The build's name of each translated .cu file (path with / as _) -> its path."""
-        if self._translated is None:
-            self._translated = {}
-            for source in Path(self.root).rglob("*.cu"):
-                relative = source.relative_to(self.root).as_posix()
-                self._translated[relative.replace("/", "_")] = relative
-        return self._translated
 
     def _first(self, qname: str) -> Symbol | None:
         found = self.store.symbols_with_qname(qname)
@@ -321,7 +306,3 @@ def qualified_name(demangled: str) -> str | None:
     plain = "".join(name).replace("(anonymous namespace)::", "")
     plain = plain.rsplit(" ", 1)[-1]
     return plain or None
-
-
-def program_path(code: str | None, script: str | None) -> str:
-    return "<string>" if code is not None else str(Path(script or "").resolve())

@@ -38,7 +38,7 @@ from explorer.errors import ExplorerError, UsageError
 from explorer.index.store import IndexStore
 from explorer.model import Layer, Symbol, SymbolKind
 from explorer.query.arity import fitting
-from explorer.runtime.events import CALL, RETURN, PythonCode, PythonRecording, read_python
+from explorer.runtime.events import CALL, RETURN, PythonCode, PythonRecording, read_python, python_notes
 from explorer.runtime.launcher import new_workdir
 from explorer.runtime.model import Reach, RunFrame, RunTrace
 from explorer.runtime.naming import qualified_name
@@ -192,9 +192,7 @@ def read_profile(path: Path) -> ProfileRecording:
 
 def _run_child(install: TorchInstall, request: RunRequest, workdir: Path) -> tuple[PythonRecording, ProfileRecording]:
     python_events, profile = workdir / "python-events.json", workdir / "profile.json"
-    roots = [install.package]
-    if request.script is not None:  # the script's own modules beside it are the program's too
-        roots.append(str(Path(request.script).resolve().parent))
+    roots = [install.package, *request.own_folders]
     config = {
         "code": request.code,
         "script": request.script,
@@ -783,7 +781,7 @@ def build_trace(request: RunRequest, install: TorchInstall, store: IndexStore | 
     report = MergeReport()
     calls = call_tree(python, profile.program_end)
     merge(calls, operator_forest(profile, report), report)
-    program = "<string>" if request.code is not None else str(Path(request.script or "").resolve())
+    program = request.program_file
     # The device of an operator that launched nothing (an operator that did, and what it
     # ran, are on CUDA): --backend-device's, else CPU where the run launched nothing at all.
     if request.device is not None:
@@ -822,8 +820,6 @@ def _notes(request: RunRequest, install: TorchInstall, store: IndexStore | None,
         yield f"the PyTorch profiler failed: {profile.error}"
     if profile.started and not profile.overload_names:
         yield "this torch's profiler does not report overloads: operators are named without them where several exist"
-    if python.capped:
-        yield f"Python events capped at {python.max_events:,} (--max-events): later Python calls are not shown"
     if report.other_thread_dropped:
         yield (f"{report.other_thread_dropped:,} operators ran on other threads while no torch call waited "
                "for them: not shown")
@@ -835,10 +831,7 @@ def _notes(request: RunRequest, install: TorchInstall, store: IndexStore | None,
     if naming.unknown_device:
         yield (f"{naming.unknown_device:,} operators launched no device work, so their device is unknown: no kernel is "
                "shown for them (--backend-device cpu or cuda says which)")
-    if python.error:
-        yield f"the program failed: {python.error}"
-    elif python.exit_code:
-        yield f"the program exited with code {python.exit_code}"
+    yield from python_notes(python)
 
 
 def _tree_version(root: str) -> str | None:

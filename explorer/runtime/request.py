@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
+from pathlib import Path
 
 from explorer.errors import UsageError
 
@@ -28,6 +29,17 @@ class RunRequest:
             raise UsageError(f"unknown --backend-device {self.device!r}; one of: {', '.join(DEVICES)}")
         if self.max_events < 1:
             raise UsageError("--max-events must be at least 1")
+
+    @property
+    def program_file(self) -> str:
+        """The file name the program's code carries: "<string>" for -c, else the script's
+        absolute path (as the interpreter's frames name it)."""
+        return "<string>" if self.code is not None else str(Path(self.script or "").resolve())
+
+    @property
+    def own_folders(self) -> list[str]:
+        """Where the program's own modules are, besides the tree: the script's folder."""
+        return [str(Path(self.script).resolve().parent)] if self.script is not None else []
 
     @property
     def command(self) -> str:

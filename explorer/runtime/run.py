@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from explorer.index.store import IndexStore
-from explorer.runtime.events import merge, read_native, read_python
+from explorer.runtime.events import merge, python_notes, read_native, read_python
 from explorer.runtime.launcher import new_workdir, run_bundled
 from explorer.runtime.model import RunTrace
-from explorer.runtime.naming import Namer, program_path, site_offsets
+from explorer.runtime.naming import Namer, site_offsets
 from explorer.runtime.request import RunRequest
 from explorer.runtime.shaping import fold_repeats
 from explorer.runtime.symbols import SymbolTable
@@ -27,19 +27,15 @@ def run_program(request: RunRequest, store: IndexStore | None) -> RunTrace:
         native = read_native(recordings.native_events) if recordings.native_events else None
     raw = merge(python, native)
     names = SymbolTable(native.library).resolve(site_offsets(raw)) if native and native.events else {}
-    program = program_path(request.code, request.script)
-    tree = Namer(store, request.root, python.codes, program, names).tree(raw)
+    tree = Namer(store, request.root, python.codes, request.program_file, names).tree(raw)
     notes = list(recordings.notes)
-    if python.capped:
-        notes.append(f"Python events capped at {python.max_events:,} (--max-events): later Python calls are not shown")
     if native is not None and native.dropped_calls:
         notes.append(f"native events capped at {request.max_events:,} (--max-events): {native.dropped_calls:,} "
                      "later native calls are not shown")
     imported_torch = any(code.module == "torch" for code in python.codes)
     if recordings.native_events is not None and native is None and imported_torch and python.error is None:
         notes.append("the program never loaded the native library: no native frames")
-    if python.error:
-        notes.append(f"the program failed: {python.error}")
+    notes.extend(python_notes(python))
     return RunTrace(
         command=request.command,
         runtime="bundled",
