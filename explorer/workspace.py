@@ -8,11 +8,20 @@ from pathlib import Path
 
 from explorer.errors import RootNotFoundError, UsageError
 
-_CHECKOUT = Path(__file__).resolve().parent.parent
-# The miniature PyTorch tree shipped beside the package: the default target.
-SAMPLE_ROOT = _CHECKOUT / "sample_repo"
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _data_folder(name: str) -> Path:
+    """A data folder of explorer's: inside the package when installed from a wheel
+    (pyproject.toml maps it to explorer/_data), beside the package in a checkout."""
+    installed = _PACKAGE / "_data" / name
+    return installed if installed.is_dir() else _PACKAGE.parent / name
+
+
+# The miniature PyTorch tree shipped with explorer: the default target.
+SAMPLE_ROOT = _data_folder("sample_repo")
 # Tree-sitter queries and other extraction data, kept as files.
-GRAMMARS_DIR = _CHECKOUT / "grammars"
+GRAMMARS_DIR = _data_folder("grammars")
 
 
 def resolve_root(root: str | None) -> str:

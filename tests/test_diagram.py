@@ -290,12 +290,13 @@ def test_no_path_draws_nothing_and_exits_1(tmp_path):
 
 
 def test_without_the_dot_program_svg_says_how_to_install_it_and_dot_still_works(tmp_path):
-    # A PATH with python and nothing else: no `dot` on it.
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "python").symlink_to(sys.executable)
-    env = {**os.environ, "PATH": str(bin_dir)}
-    command = [str(bin_dir / "python"), "-m", "explorer", "trace", "torch.nn.Conv2d", "--format"]
+    # A PATH with nothing on it, so no `dot`. The interpreter is named by its own path: a
+    # symlink to a virtual environment's interpreter would no longer find its pyvenv.cfg
+    # and would run as the base interpreter, without explorer's dependencies.
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    env = {**os.environ, "PATH": str(empty)}
+    command = [sys.executable, "-m", "explorer", "trace", "torch.nn.Conv2d", "--format"]
     svg = subprocess.run([*command, "svg", "-o", str(tmp_path / "x.svg")], env=env, capture_output=True, text=True)
     assert svg.returncode == 1
     assert svg.stderr.count("\n") == 1 and "Traceback" not in svg.stderr
