@@ -257,7 +257,7 @@ def test_a_corrupt_index_file_is_rebuilt(tmp_path: Path):
     index_path = tmp_path / "index.sqlite"
     index_path.write_bytes(b"this is not a database" * 100)
     report = refresh(str(root), index_path, jobs=1)
-    assert report.rebuilt_because is not None and report.rebuilt_because.startswith("index file unreadable")
+    assert report.rebuilt_because is not None and report.rebuilt_because == "index file corrupt (file is not a database)"
     assert report.stats.files == 4
 
 

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from explorer.errors import ExplorerError
 from explorer.index.build import RefreshReport, refresh
-from explorer.index.store import IndexStore
+from explorer.index.store import IndexStore, forget_verified, is_corruption
 from explorer.workspace import resolve_index_path, resolve_root
 
 # Piped output is read by programs and grep: no wrapping at 80 columns there.
@@ -96,9 +96,18 @@ def open_index(root_option: str | None, index_option: str | None) -> Iterator[tu
     index_path = resolve_index_path(root, index_option)
     report = refresh_index(root, index_path)
     if report.rebuilt_because:
-        stderr.print(f"note: index rebuilt ({report.rebuilt_because})")
-    store = IndexStore.open(index_path)
+        stderr.print(f"note: index rebuilt ({report.rebuilt_because})", soft_wrap=True)
     try:
-        yield root, store
-    finally:
-        store.close()
+        store = IndexStore.open(index_path)
+        try:
+            yield root, store
+        finally:
+            store.close()
+    except sqlite3.DatabaseError as error:
+        if not is_corruption(error):
+            raise
+        # It passed the checks on opening, so it was damaged since, or in a way they miss.
+        forget_verified(index_path)
+        raise ExplorerError(
+            f"the index at {index_path} is damaged ({error}); the next command checks and rebuilds it"
+        ) from None

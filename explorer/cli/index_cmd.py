@@ -44,7 +44,7 @@ def index(
         options=WalkOptions(include_third_party=include_third_party, max_file_size=max_file_size),
     )
     if report.rebuilt_because and not rebuild:
-        stderr.print(f"note: index rebuilt ({report.rebuilt_because})")
+        stderr.print(f"note: index rebuilt ({report.rebuilt_because})", soft_wrap=True)
     if json:
         stdout.print_json(dumps(report_json(report)))
     else:

@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.index.files import SourceFile, UnreadableFile, WalkOptions, read_source, walk
-from explorer.index.store import FileRows, IndexStats, IndexStore, StoredFile, encode_facts, move_database, writer_lock
+from explorer.index.store import (
+    FileRows, IndexStats, IndexStore, StoredFile, encode_facts, is_corruption, move_database, record_verified, writer_lock,
+)
 from explorer.model import Diagnostic
 from explorer.parsers import parse_file
 
@@ -82,11 +84,19 @@ def refresh(
     with writer_lock(index_path, on_wait):
         reason = "asked to rebuild" if rebuild else IndexStore.unusable_reason(index_path, root)
         if reason is None:
-            store = IndexStore.open(index_path)
             try:
-                return _refresh(store, root, jobs, options, progress, started)
-            finally:
-                store.close()
+                store = IndexStore.open(index_path)
+                try:
+                    report = _refresh(store, root, jobs, options, progress, started)
+                finally:
+                    store.close()
+                record_verified(index_path)
+                return report
+            except sqlite3.DatabaseError as error:
+                if not is_corruption(error):
+                    raise
+                reason = f"index file corrupt ({error})"
+                options = options or WalkOptions()  # the saved ones are in the corrupt file
         # A new index is built beside the old one and renamed into place when complete.
         building = Path(f"{index_path}.building")
         shards = Path(f"{index_path}.shards")
@@ -101,6 +111,7 @@ def refresh(
             store.close()
             shutil.rmtree(shards, ignore_errors=True)
         move_database(building, index_path)
+        record_verified(index_path)
         rebuilt = None if reason in ("no index yet", "asked to rebuild") else reason
         return dataclasses.replace(report, index_path=index_path, rebuilt_because=rebuilt)
 

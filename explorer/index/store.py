@@ -13,6 +13,12 @@ Durability rules:
   mark written in its first transaction and cleared by that rebuild makes an interrupted
   refresh finish it.
 - One refresh at a time: an exclusive lock file beside the index serialises writers.
+- Nothing is answered from a file that cannot be trusted. Every refresh that writes ends by
+  recording the closed file's stat and checksum in a `.verified` file beside it. When the
+  index's stat is not the one recorded, its checksum must be; otherwise it was changed by
+  something other than explorer and is rebuilt, as one of another version is (but for a
+  refresh that was interrupted, which the next refresh finishes if SQLite's `quick_check`
+  passes). SQLite's checks alone miss damage inside a row, which gives wrong answers.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -663,20 +670,107 @@ def _unusable_reason(path: Path, root: str) -> str | None:
             version = _user_version(connection)
             if version != SCHEMA_VERSION:
                 return f"index format {version} is not {SCHEMA_VERSION}"
-            meta = dict(connection.execute("SELECT key, value FROM meta WHERE key IN ('root', 'extraction')"))
+            meta = dict(connection.execute("SELECT key, value FROM meta WHERE key IN ('root', 'extraction', 'stale')"))
+            if meta.get("root") != root:
+                return "index belongs to another tree"
+            if meta.get("extraction") != extraction_fingerprint():
+                return "written by another version of explorer's parsers"
+            recorded = _recorded(path)
+            if recorded is not None and recorded.get("stamp") == _file_stamp(path):
+                return None
+            problem = _integrity_problem(connection, meta, path)
         finally:
             connection.close()
     except sqlite3.DatabaseError as error:
-        return f"index file unreadable ({error})"
-    if meta.get("root") != root:
-        return "index belongs to another tree"
-    if meta.get("extraction") != extraction_fingerprint():
-        return "written by another version of explorer's parsers"
+        return f"index file corrupt ({error})"
+    if problem is not None:
+        return f"index file corrupt ({problem})"
+    record_verified(path)
     return None
 
 
+def _integrity_problem(connection: sqlite3.Connection, meta: dict[str, str], path: Path) -> str | None:
+    """Why an index file whose stat is not the one explorer recorded cannot be trusted, or
+    None. Raises sqlite3.DatabaseError for a file SQLite cannot read at all."""
+    recorded = _recorded(path)
+    if recorded is not None and recorded.get("checksum") == _checksum(path):
+        return None  # the same bytes explorer wrote (copied, or touched)
+    verdict = connection.execute("PRAGMA quick_check(1)").fetchone()[0]
+    if verdict != "ok":
+        return " ".join(verdict.replace("***", "").split())
+    if "stale" in meta:
+        return None  # a refresh was interrupted; the next one finishes it
+    return "its content changed since explorer wrote it"
+
+
+def _file_stamp(path: Path) -> list[int]:
+    """What changes whenever anything writes the index: the stat of the file and of its WAL."""
+    stamp: list[int] = []
+    for name in (str(path), f"{path}-wal"):
+        try:
+            info = os.stat(name)
+        except FileNotFoundError:
+            stamp.append(-1)
+            continue
+        stamp += [info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+    return stamp
+
+
+def _checksum(path: Path) -> int:
+    """CRC-32 of the file and its WAL: about 0.1 s for the index of the whole PyTorch tree."""
+    crc = 0
+    for name in (str(path), f"{path}-wal"):
+        with contextlib.suppress(FileNotFoundError), open(name, "rb") as handle:
+            while chunk := handle.read(1 << 22):
+                crc = zlib.crc32(chunk, crc)
+    return crc
+
+
+def _record_path(path: Path) -> str:
+    return f"{path}.verified"
+
+
+def _recorded(path: Path) -> dict | None:
+    try:
+        with open(_record_path(path), encoding="utf-8") as handle:
+            record = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def record_verified(path: Path, checksum: int | None = None) -> None:
+    """Note that the index file, as it is now, was written (or checked) by explorer: its stat
+    and checksum. Call it with the file closed (closing can fold the WAL into the file)."""
+    stamp = _file_stamp(path)
+    recorded = _recorded(path)
+    if recorded is not None and recorded.get("stamp") == stamp:
+        return
+    record = {"stamp": stamp, "checksum": _checksum(path) if checksum is None else checksum}
+    with contextlib.suppress(OSError):  # a read-only cache only means checking again next time
+        temporary = f"{_record_path(path)}.{os.getpid()}"
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(record, handle)
+        os.replace(temporary, _record_path(path))
+
+
+def forget_verified(path: Path) -> None:
+    """The index gave an error a sound file would not: check it before it is used again."""
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(_record_path(path))
+
+
+def is_corruption(error: sqlite3.Error) -> bool:
+    """An error that a sound index file would not give."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        return True
+    message = str(error)
+    return message.startswith(("no such table", "no such column", "database disk image is malformed", "file is not a database"))
+
+
 def remove_database(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
+    for suffix in ("", "-wal", "-shm", ".verified"):
         with contextlib.suppress(FileNotFoundError):
             os.remove(f"{path}{suffix}")
 
