@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from conftest import write_tree
 from explorer.cli import app
+from explorer.index.store import SCHEMA_VERSION
 
 TREE = {
     "pkg/__init__.py": "",
@@ -87,7 +88,7 @@ DAMAGE = {
     "truncated": (_truncate, "index file corrupt (database disk image is malformed)"),
     "header overwritten": (_overwrite_header, "index file corrupt (file is not a database)"),
     "pages overwritten": (_overwrite_middle_pages, "index file corrupt ("),
-    "emptied": (_empty, "index format 0 is not 10"),
+    "emptied": (_empty, f"index format 0 is not {SCHEMA_VERSION}"),
     "table dropped": (_sql("DROP TABLE calls"), "index file corrupt (its content changed since explorer wrote it)"),
     "rows deleted": (_sql("DELETE FROM symbols WHERE name = 'scale'"),
                      "index file corrupt (its content changed since explorer wrote it)"),

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
+import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Optional, TypeVar
+from typing import Annotated, NoReturn, Optional, TypeVar
 
 import typer
 from rich.console import Console
@@ -20,9 +21,23 @@ from explorer.index.build import RefreshReport, refresh
 from explorer.index.store import IndexStore, forget_verified, is_corruption
 from explorer.workspace import resolve_index_path, resolve_root
 
+def _reader_went_away() -> NoReturn:
+    """Output piped into `head` or a pager that quit: the reader had all it wanted, which is
+    no error (exit 0, as `cat file | head` does). Later writes, and the interpreter's own
+    flush at exit, go to /dev/null instead of failing again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    raise SystemExit(0)
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:  # rich's own ends with exit status 1
+        _reader_went_away()
+
+
 # Piped output is read by programs and grep: no wrapping at 80 columns there.
-stdout = Console(highlight=False, width=None if sys.stdout.isatty() else 400)
-stderr = Console(stderr=True, highlight=False)
+stdout = _Console(highlight=False, width=None if sys.stdout.isatty() else 400)
+stderr = _Console(stderr=True, highlight=False)
 
 RootOption = Annotated[
     Optional[str],
@@ -51,8 +66,7 @@ def reports_errors(command: F) -> F:
             stderr.print("interrupted")
             raise typer.Exit(130) from None
         except BrokenPipeError:
-            sys.stderr.close()  # the reader went away (`| head`); nothing left to say
-            raise typer.Exit(0) from None
+            _reader_went_away()
 
     return wrapper  # type: ignore[return-value]
 

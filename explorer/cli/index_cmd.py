@@ -27,6 +27,9 @@ def index(
     max_file_size: Annotated[
         int, typer.Option("--max-file-size", help="Skip files larger than this many bytes.")
     ] = DEFAULT_MAX_FILE_SIZE,
+    follow_links_outside: Annotated[
+        bool, typer.Option("--follow-links-outside", help="Also read files that symlinks in the tree point to outside it.")
+    ] = False,
     json: JsonOption = False,
 ) -> None:
     """Build or refresh the on-disk index of a tree (unchanged files are not parsed again)."""
@@ -41,7 +44,7 @@ def index(
         index_path,
         jobs=jobs,
         rebuild=rebuild,
-        options=WalkOptions(include_third_party=include_third_party, max_file_size=max_file_size),
+        options=WalkOptions(include_third_party, max_file_size, follow_links_outside),
     )
     if report.rebuilt_because and not rebuild:
         stderr.print(f"note: index rebuilt ({report.rebuilt_because})", soft_wrap=True)

@@ -173,7 +173,8 @@ def _refresh(
             for record in gone:
                 store.remove_file(record.id)
         batch: list[_Parsed] = []
-        for done, result in enumerate(_parse_all(root, changed, stored, first_id, jobs, shards), start=1):
+        parsing = _parse_all(root, options.follow_links_outside, changed, stored, first_id, jobs, shards)
+        for done, result in enumerate(parsing, start=1):
             batch.append(result)
             if len(batch) >= _BATCH:
                 _write(store, stored, batch)
@@ -232,12 +233,14 @@ def _write(store: IndexStore, stored: dict[str, StoredFile], batch: list[_Parsed
 # -- parsing, in-process or in workers -----------------------------------------------------
 
 _worker_root = ""
+_worker_follows_links_outside = False
 _worker_shard: IndexStore | None = None
 
 
-def _init_worker(root: str, shards: Path | None = None) -> None:
-    global _worker_root, _worker_shard
+def _init_worker(root: str, follow_links_outside: bool, shards: Path | None = None) -> None:
+    global _worker_root, _worker_follows_links_outside, _worker_shard
     _worker_root = root
+    _worker_follows_links_outside = follow_links_outside
     if shards is not None:
         shards.mkdir(parents=True, exist_ok=True)
         _worker_shard = IndexStore.create(shards / f"{os.getpid()}.sqlite", root)
@@ -256,7 +259,7 @@ def _parse_one(task: tuple[SourceFile, int, str | None]) -> _Parsed:
 def _parse_task(task: tuple[SourceFile, int, str | None]) -> _Parsed:
     source, file_id, previous_hash = task
     try:
-        data, content_hash = read_source(_worker_root, source.path)
+        data, content_hash = read_source(_worker_root, source.path, _worker_follows_links_outside)
     except UnreadableFile as error:
         return _Parsed(source, file_id, None, unreadable=str(error))
     if content_hash == previous_hash:
@@ -275,6 +278,7 @@ def _parse_task(task: tuple[SourceFile, int, str | None]) -> _Parsed:
 
 def _parse_all(
     root: str,
+    follow_links_outside: bool,
     changed: list[SourceFile],
     stored: dict[str, StoredFile],
     first_id: int,
@@ -287,13 +291,13 @@ def _parse_all(
     ]
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     if workers <= 1 or len(tasks) < _PARALLEL_THRESHOLD:
-        _init_worker(root)
+        _init_worker(root, follow_links_outside)
         yield from map(_parse_task, tasks)
         return
     # Largest files first, so that no worker is left with a big one while the others idle.
     tasks.sort(key=lambda task: -task[0].size)
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    with context.Pool(workers, initializer=_init_worker, initargs=(root, shards)) as pool:
+    with context.Pool(workers, initializer=_init_worker, initargs=(root, follow_links_outside, shards)) as pool:
         yield from pool.imap_unordered(_parse_one, tasks, chunksize=4)
 
 

@@ -45,6 +45,16 @@ class SourceFile:
 class WalkOptions:
     include_third_party: bool = False
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    # A symlink to a file outside the tree is followed only when the user asks: indexing a
+    # tree must not read (and `show` must not print) whatever a link in it points at.
+    follow_links_outside: bool = False
+
+
+def outside_root(root: str, path: str) -> bool:
+    """Whether `path` (absolute, under `root` as written) really lies outside `root` once its
+    symlinks are resolved."""
+    real_root = os.path.realpath(root)
+    return os.path.commonpath([real_root, os.path.realpath(path)]) != real_root
 
 
 class _GitIgnoreFile:
@@ -190,8 +200,10 @@ class _IgnoreRules:
     def __init__(self) -> None:
         self._files: list[tuple[str, _GitIgnoreFile]] = []
 
-    def load(self, folder_abs: str, folder_rel: str) -> bool:
+    def load(self, root: str, folder_abs: str, folder_rel: str) -> bool:
         path = os.path.join(folder_abs, ".gitignore")
+        if os.path.islink(path) and outside_root(root, path):
+            return False
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 rules = _GitIgnoreFile(handle.read().splitlines())
@@ -220,7 +232,7 @@ def walk(root: str, options: WalkOptions) -> tuple[list[SourceFile], list[Diagno
     found: list[SourceFile] = []
     skipped: list[Diagnostic] = []
     rules = _IgnoreRules()
-    for item in _walk_folder(root, "", rules, options, skipped):
+    for item in _walk_folder(root, root, "", rules, options, skipped):
         found.append(item)
     found.sort(key=lambda source: source.path)
     skipped.sort(key=lambda diagnostic: diagnostic.path)
@@ -228,9 +240,9 @@ def walk(root: str, options: WalkOptions) -> tuple[list[SourceFile], list[Diagno
 
 
 def _walk_folder(
-    folder_abs: str, folder_rel: str, rules: _IgnoreRules, options: WalkOptions, skipped: list[Diagnostic]
+    root: str, folder_abs: str, folder_rel: str, rules: _IgnoreRules, options: WalkOptions, skipped: list[Diagnostic]
 ) -> Iterator[SourceFile]:
-    pushed = rules.load(folder_abs, folder_rel)
+    pushed = rules.load(root, folder_abs, folder_rel)
     try:
         entries = sorted(os.scandir(folder_abs), key=lambda entry: entry.name)
     except OSError as error:
@@ -250,7 +262,7 @@ def _walk_folder(
                 continue
             if rules.ignored(rel, is_dir=True):
                 continue
-            yield from _walk_folder(entry.path, rel, rules, options, skipped)
+            yield from _walk_folder(root, entry.path, rel, rules, options, skipped)
             continue
         lang = language_of(rel)
         if lang is None or rules.ignored(rel, is_dir=False):
@@ -266,6 +278,9 @@ def _walk_folder(
             continue
         if stat.S_ISDIR(info.st_mode):
             skipped.append(Diagnostic(rel, "symlink to a folder, not followed"))
+            continue
+        if is_link and not options.follow_links_outside and outside_root(root, entry.path):
+            skipped.append(Diagnostic(rel, "symlink to a file outside the tree, not followed (--follow-links-outside reads it)"))
             continue
         if not stat.S_ISREG(info.st_mode):
             skipped.append(Diagnostic(rel, "not a regular file"))
@@ -286,10 +301,13 @@ class UnreadableFile(Exception):
     """A file that is not parsed; the message is the reason a user sees."""
 
 
-def read_source(root: str, path: str) -> tuple[bytes, str]:
+def read_source(root: str, path: str, follow_links_outside: bool = False) -> tuple[bytes, str]:
     """The file's bytes and content hash, or UnreadableFile with the reason."""
+    full = os.path.join(root, path)
+    if not follow_links_outside and outside_root(root, full):  # a link made since the walk
+        raise UnreadableFile("symlink to a file outside the tree, not followed (--follow-links-outside reads it)")
     try:
-        with open(os.path.join(root, path), "rb") as handle:
+        with open(full, "rb") as handle:
             data = handle.read()
     except PermissionError:
         raise UnreadableFile("permission denied") from None

@@ -51,7 +51,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11  # 11: a checksum of the file beside it (.verified)
 
 
 @functools.cache
