@@ -7,9 +7,10 @@ from typing import Annotated
 
 import typer
 
-from explorer.cli.common import IndexOption, RootOption, open_index, reports_errors, stdout
+from explorer.cli.common import IndexOption, RootOption, open_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
-from explorer.query.callgraph import python_call_graph
+from explorer.query.callgraph import python_call_graph_report
+from explorer.render.text import unreadable_note
 
 
 @reports_errors
@@ -22,6 +23,9 @@ def callgraph(
     if format != "json":
         raise UsageError(f"unknown format {format!r}; one of: json")
     with open_index(root, index) as (tree, store):
-        graph = python_call_graph(store, tree)
+        graph = python_call_graph_report(store, tree)
     # plain print: an adjacency list of a large tree is too big for rich's highlighter
-    stdout.file.write(json_module.dumps(graph, indent=2) + "\n")
+    stdout.file.write(json_module.dumps(graph.calls, indent=2) + "\n")
+    note = unreadable_note(graph.unreadable)
+    if note is not None:
+        stderr.print(note, markup=False, highlight=False, soft_wrap=True)

@@ -21,8 +21,8 @@ from explorer.cli.diagram_options import (
 )
 from explorer.diagram.build import neighbours_diagram
 from explorer.query.neighbours import neighbours
-from explorer.render.json_out import dumps, neighbours_json
-from explorer.render.text import neighbours_text
+from explorer.render.json_out import dumps, neighbours_json, write_json
+from explorer.render.text import neighbours_text, unreadable_note
 
 DepthOption = Annotated[int, typer.Option("--depth", "-d", help="Steps to follow.")]
 
@@ -33,11 +33,14 @@ def _run(direction: str, symbol: str, root: str | None, index: str | None, depth
     if request.wanted:
         write_diagram(neighbours_diagram(report), request, tree, symbol, direction)
     elif json:
-        stdout.print_json(dumps(neighbours_json(report)))
+        write_json(stdout, dumps(neighbours_json(report)))
     else:
         neighbours_text(stdout, report)
     if report.truncated and (json or request.wanted):
         stderr.print("note: truncated: more definitions than listed; narrow with --depth")
+    note = unreadable_note(report.unreadable)
+    if note is not None:
+        stderr.print(note, markup=False, highlight=False, soft_wrap=True)
 
 
 SymbolArgument = Annotated[

@@ -10,7 +10,7 @@ from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index,
 from explorer.errors import UsageError
 from explorer.model import Language, SymbolKind
 from explorer.query.search import SearchFilter, search as run_search
-from explorer.render.json_out import dumps, search_json
+from explorer.render.json_out import dumps, search_json, write_json
 from explorer.render.text import search_text
 
 _LANGS = {"python": Language.PYTHON, "cpp": Language.CPP, "cuda": Language.CUDA, "yaml": Language.YAML, "vendor": Language.VENDOR}
@@ -18,7 +18,10 @@ _LANGS = {"python": Language.PYTHON, "cpp": Language.CPP, "cuda": Language.CUDA,
 
 @reports_errors
 def search(
-    query: Annotated[str, typer.Argument(help="Name, prefix, words or letters in order: conv2d, Conv2d, cudnnconvfwd.")],
+    query: Annotated[
+        str,
+        typer.Argument(help="Name, prefix, words or letters in order: conv2d, Conv2d, cudnnconvfwd. Plain text: * ? [ ] match themselves."),
+    ],
     root: RootOption = None,
     index: IndexOption = None,
     kind: Annotated[Optional[str], typer.Option("--kind", "-k", help="Only this kind (class, function, operator, ...).")] = None,
@@ -35,11 +38,13 @@ def search(
     with open_index(root, index) as (_, store):
         hits = run_search(store, query, limit=limit, where=where)
     if json:
-        stdout.print_json(dumps(search_json(hits)))
+        write_json(stdout, dumps(search_json(hits)))
     elif hits:
         search_text(stdout, hits)
     else:
-        stdout.print(f"no symbol matches {query!r}")
+        # the query as typed, quoted as Python would, never read as rich markup (`[a-z]`)
+        hint = " (the query is text, not a pattern)" if any(char in query for char in "*?[") else ""
+        stdout.print(f"no symbol matches {query!r}{hint}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _kind(value: str | None) -> SymbolKind | None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.text import Text
 
 from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stdout
 from explorer.query.details import describe
 from explorer.query.lookup import resolve
-from explorer.render.json_out import details_json, dumps
-from explorer.render.text import details_text
+from explorer.render.json_out import details_json, dumps, write_json
+from explorer.render.text import details_text, printable
 
 _MAX_SHOWN = 10
 
@@ -27,13 +28,14 @@ def show(
         resolution = resolve(store, symbol)
         details = [describe(store, tree, found) for found in resolution.symbols[:_MAX_SHOWN]]
     if json:
-        stdout.print_json(dumps({"query": symbol, "via": resolution.via, "definitions": [details_json(d) for d in details]}))
+        write_json(stdout, dumps({"query": symbol, "via": resolution.via, "definitions": [details_json(d) for d in details]}))
         return
-    for hop in resolution.via:
-        stdout.print(f"[dim]{hop}[/dim]", markup=True)
+    for hop in resolution.via:  # holds what the user typed: text, never rich markup
+        stdout.print(Text(printable(hop), "dim"), soft_wrap=True)
     if len(resolution.symbols) > 1:
         shown = min(len(resolution.symbols), _MAX_SHOWN)
-        stdout.print(f"{len(resolution.symbols)} definitions match {symbol!r}" + (f" (showing {shown})" if shown < len(resolution.symbols) else ""))
+        more = f" (showing {shown})" if shown < len(resolution.symbols) else ""
+        stdout.print(Text(f"{len(resolution.symbols)} definitions match {symbol!r}{more}"))
     for number, item in enumerate(details):
         if number:
             stdout.print()

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stdout
+from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stderr, stdout
 from explorer.cli.diagram_options import (
     DEFAULT_MAX_NODES,
     CollapseOption,
@@ -19,10 +19,10 @@ from explorer.cli.diagram_options import (
 )
 from explorer.diagram.build import trace_diagram
 from explorer.errors import ExplorerError, UsageError
-from explorer.query.trace import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, trace_symbol
-from explorer.render.json_out import dumps, trace_json
+from explorer.query.trace import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, TraceReport, trace_symbol
+from explorer.render.json_out import dumps, trace_json, write_json
 from explorer.render.run_text import comparison_text
-from explorer.render.text import trace_text
+from explorer.render.text import printable, trace_text, unreadable_note
 from explorer.runtime.compare import compare_run, trace_nodes
 from explorer.runtime.request import RunRequest
 from explorer.runtime.run import run_program
@@ -33,7 +33,15 @@ def trace(
     symbol: Annotated[str, typer.Argument(help="torch.nn.Conv2d, F.conv2d, aten::conv2d, at::native::_convolution...")],
     root: RootOption = None,
     index: IndexOption = None,
-    to: Annotated[Optional[str], typer.Option("--to", help="Keep only paths reaching a symbol matching this regex.")] = None,
+    to: Annotated[
+        Optional[str],
+        typer.Option(
+            "--to",
+            help="Keep only paths reaching this: a name (cudnnConvolutionForward, at::native::add) matches definitions of "
+            "exactly that name, or, if the tree has none, names containing it; anything else is a regular expression "
+            "(RE2 syntax: no lookaround or backreferences) searched in qualified names.",
+        ),
+    ] = None,
     backend: Annotated[str, typer.Option("--backend", help="cuda (with cuDNN/cuBLAS), cpu, or all.")] = "cuda",
     max_depth: Annotated[
         Optional[int],
@@ -64,15 +72,24 @@ def trace(
             comparison = compare_run(store, tree, run.root)
             trace_text(stdout, report, to)
             comparison_text(stdout, comparison, within=trace_nodes(report))
+            _note_unreadable(report)
             return
     if request.wanted:
         if to is not None and not report.trace.paths:
-            raise ExplorerError(f"no path from {report.start.symbol.qname} to /{to}/ (backend {backend}); nothing drawn")
+            raise ExplorerError(
+                f"no path from {printable(report.start.symbol.qname)} to /{printable(to)}/ (backend {backend}); nothing drawn"
+            )
         write_diagram(trace_diagram(report), request, tree, symbol)
-        return
-    if json:
-        stdout.print_json(dumps(trace_json(report, tree, to)))
+    elif json:
+        write_json(stdout, dumps(trace_json(report, tree, to)))
     else:
         trace_text(stdout, report, to)
+    _note_unreadable(report)
     if to is not None and not report.trace.paths:
         raise typer.Exit(1)
+
+
+def _note_unreadable(report: TraceReport) -> None:
+    note = unreadable_note(report.unreadable)
+    if note is not None:
+        stderr.print(note, markup=False, highlight=False, soft_wrap=True)

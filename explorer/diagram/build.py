@@ -38,12 +38,15 @@ def trace_diagram(report: TraceReport) -> Diagram:
     return builder.diagram(title, report.start)
 
 
-def _add_tree(builder: _Builder, hop: TraceNode) -> None:
-    for child in hop.children:
-        note = "not expanded: depth limit" if child.stop == "depth limit" else None
-        builder.add(child.node, Emphasis.NORMAL, note=note)
-        builder.link(hop.node, child.node, child.edge, Emphasis.NORMAL)
-        _add_tree(builder, child)
+def _add_tree(builder: _Builder, top: TraceNode) -> None:
+    """Each hop under `top`, depth first, with a stack: a tree may be thousands deep."""
+    pending = [(top, child) for child in reversed(top.children)]
+    while pending:
+        parent, hop = pending.pop()
+        note = "not expanded: depth limit" if hop.stop == "depth limit" else None
+        builder.add(hop.node, Emphasis.NORMAL, note=note)
+        builder.link(parent.node, hop.node, hop.edge, Emphasis.NORMAL)
+        pending += [(hop, child) for child in reversed(hop.children)]
 
 
 def neighbours_diagram(report: NeighbourReport) -> Diagram:

@@ -462,7 +462,7 @@ class IndexStore:
     def symbols_with_qname(self, qname: str) -> list[Symbol]:
         found = self._by_qname.get(qname)
         if found is None:
-            found = self._by_qname[qname] = self._symbols("s.qname = ?", (qname,))
+            found = self._by_qname[qname] = self._symbols("s.qname = ? ORDER BY f.path, s.line, s.kind, s.signature", (qname,))
         return list(found)
 
     def symbols_named_any(self, lnames: list[str]) -> list[Symbol]:
@@ -532,7 +532,8 @@ class IndexStore:
     def aliases_ending_in(self, name: str) -> list[Symbol]:
         """Python aliases whose target's last part is `name` (`conv2d = _add_docstr(torch.conv2d, ...)`
         for `conv2d`); a scan of the symbols, as rare as it is cheap."""
-        return [s for s in self._symbols("s.kind = ? AND s.target LIKE ?", (SymbolKind.ALIAS.value, f"%{name}"))
+        # substr, not LIKE: `_` in a name is no wildcard, and no name is a pattern too long
+        return [s for s in self._symbols("s.kind = ? AND substr(s.target, -?) = ?", (SymbolKind.ALIAS.value, len(name), name))
                 if s.target is not None and s.target.rsplit(".", 1)[-1] == name]
 
     def python_scopes(self) -> list[Symbol]:
@@ -624,6 +625,23 @@ class IndexStore:
             (first, first + count - 1, caller, low, high),
         )
         return [_call_site(row) for row in rows]
+
+    def calls_in_file(self, path: str) -> dict[str, list[CallSite]]:
+        """Every call of one file by caller, each caller's in the order `calls_in` gives: one
+        read for a walk over all of a file's definitions (the caller column has no index, so
+        asking `calls_in` once per definition reads the file's calls once per definition)."""
+        row = self.db.execute("SELECT calls_first, calls_count FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None or row[0] is None:
+            return {}
+        first, count = row
+        rows = self.db.execute(
+            f"SELECT {_CALL_COLUMNS} FROM calls c WHERE c.rowid BETWEEN ? AND ? ORDER BY c.line, c.col, c.callee, c.rowid",
+            (first, first + count - 1),
+        )
+        by_caller: dict[str, list[CallSite]] = {}
+        for site in map(_call_site, rows):
+            by_caller.setdefault(site.caller, []).append(site)
+        return by_caller
 
     def symbols_targeting(self, target: str) -> list[Symbol]:
         """Aliases and registrations whose target is `target`."""

@@ -9,91 +9,235 @@ Tracing needs a little more inside the definitions it walks through:
 libcst is about ten times slower than tree-sitter, so it reads only the lines of the one
 definition a query reaches (the index says where it starts and ends), never a whole tree,
 nor a whole module. It only parses: nothing is imported or executed.
+
+libcst is not trusted with every input. It rejects some valid Python (`else( 2 if d else 3)`
+fails its own validation), its native parser overflows the C stack on deeply nested code
+(a few thousand levels kill the process, which no `except` can catch), and its visitors
+recurse in Python. So: the nesting of a definition is measured first, from its tokens, and
+code nested deeper than MAX_NESTING is never handed to libcst; any exception libcst raises
+is UnreadableSource; and the walks here over what it returns are loops, not recursion.
 """
 
 from __future__ import annotations
 
-import textwrap
+import re
 
 import libcst as cst
 
+# Real code stays well below this: by nesting_depth's measure the deepest file of PyTorch 2.4
+# reaches 65 (a chain of `elif`s), most stay under 20. libcst's native parser crashes the
+# process at a few thousand levels (2,000 nested brackets, 9,000 `elif`s).
+MAX_NESTING = 200
+
 
 class UnreadableSource(Exception):
-    """libcst cannot read the definition (a syntax error, or syntax newer than it knows)."""
+    """libcst cannot read the definition (a syntax error, syntax newer than it knows, code
+    it rejects, or code nested too deeply to hand to it)."""
+
+    def __init__(self, reason: str, line: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.line = line  # where libcst's parser stopped, counted from the source's first line
 
 
 def function_locals(function_source: str) -> dict[str, tuple[str, ...]]:
     """Local name -> the dotted names assigned to it anywhere in the function (not in the
     functions and classes nested in it), in source order; `C()` for what a call returned."""
     module = _parse(function_source)
-    collector = _LocalAssignments()
-    for statement in module.body:
-        if isinstance(statement, cst.FunctionDef):
-            statement.body.visit(collector)
-    return {name: tuple(dict.fromkeys(values)) for name, values in collector.values.items()}
+    values: dict[str, list[str]] = {}
+    try:
+        for statement in module.body:
+            if isinstance(statement, cst.FunctionDef):
+                for small in _own_small_statements(statement.body):
+                    if isinstance(small, cst.Assign):
+                        for target in small.targets:
+                            if isinstance(target.target, cst.Name):
+                                values.setdefault(target.target.value, []).extend(_values(small.value))
+                    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                        values.setdefault(small.target.value, []).extend(_values(small.value))
+    except Exception as error:  # a libcst node that does not behave as documented
+        raise _unreadable(error) from None
+    return {name: tuple(dict.fromkeys(found)) for name, found in values.items()}
 
 
 def passed_names(statement_source: str) -> tuple[str, ...]:
     """The dotted names an assignment `x = f(a, b=c)` passes to the call on its right."""
     passed: list[str] = []
-    for statement in _parse(statement_source).body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
-            if isinstance(value, cst.Call):
-                passed += [name for argument in value.args if (name := dotted(argument.value)) is not None]
+    module = _parse(statement_source)
+    try:
+        for statement in module.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
+                if isinstance(value, cst.Call):
+                    passed += [name for argument in value.args if (name := dotted(argument.value)) is not None]
+    except Exception as error:
+        raise _unreadable(error) from None
     return tuple(dict.fromkeys(passed))
 
 
 def dotted(expression: cst.BaseExpression | None) -> str | None:
     """`a.b.c` as text; None for anything that is not a plain dotted name."""
-    if isinstance(expression, cst.Name):
-        return None if expression.value in ("True", "False", "None") else expression.value
-    if isinstance(expression, cst.Attribute):
-        owner = dotted(expression.value)
-        return f"{owner}.{expression.attr.value}" if owner is not None else None
-    return None
+    parts: list[str] = []
+    while isinstance(expression, cst.Attribute):  # a loop: `a.b.c...` may be thousands long
+        parts.append(expression.attr.value)
+        expression = expression.value
+    if not isinstance(expression, cst.Name) or expression.value in ("True", "False", "None"):
+        return None
+    parts.append(expression.value)
+    return ".".join(reversed(parts))
+
+
+def nesting_depth(source: str) -> int:
+    """How deeply the syntax of `source` nests, estimated from its tokens without parsing:
+    - in an expression, each open bracket is a level, and so is each operator, keyword
+      (`not`, `if`, `lambda`...), `.`, call or juxtaposed string since the last comma at
+      that bracket level or the end of the statement (`a + b + c` nests two operations;
+      `[-1, -1, -1]` nests only one under the list);
+    - in statements, each `elif` is a level: libcst nests it in the `if` before it.
+    Counting is linear in the length of the source, however deep it nests."""
+    deepest = 0
+    operators = [0]  # per open bracket level: operators since the last separator
+    running = 0  # len(operators) - 1 + sum(operators), kept up to date
+    previous = ""  # the kind of the previous token, to tell calls and adjacent strings
+    elifs: dict[int, int] = {}  # indentation -> the `elif`s so far of the `if` there
+    chained = 0  # sum(elifs.values()): the `elif`s the current statement is nested in
+    line_start = 0  # where the current line begins, while its first token is awaited; else -1
+    for match in _TOKEN.finditer(source):
+        kind = match.lastgroup
+        if line_start >= 0 and kind in ("word", "open", "string", "operator", "close", "separator"):
+            column = match.start() - line_start
+            line_start = -1
+            for indent in [indent for indent in elifs if indent > column]:  # blocks that ended
+                del elifs[indent]
+            if kind == "word" and match.group() in ("if", "elif"):
+                elifs[column] = elifs.get(column, 0) + 1 if match.group() == "elif" else 0
+            chained = sum(elifs.values())
+        if kind == "open":
+            if previous in ("word", "close", "string"):  # a call or subscript nests its callee
+                operators[-1] += 1
+                running += 1
+            operators.append(0)
+            running += 1
+        elif kind == "close":
+            if len(operators) > 1:
+                running -= operators.pop() + 1
+        elif kind == "separator" or (kind == "newline" and len(operators) == 1):
+            running -= operators[-1]
+            operators[-1] = 0
+            if kind == "newline":
+                line_start = match.end()
+        elif kind == "operator" or (kind == "word" and match.group() in _OPERATOR_WORDS) or (
+            kind == "string" and previous == "string"
+        ):
+            operators[-1] += 1
+            running += 1
+        deepest = max(deepest, running + chained)
+        if kind == "string" and "f" in match.group("prefix").lower():
+            # an f-string's fields are expressions libcst parses: measured the same way (an
+            # f-string inside one needs other quotes, so this recurses a few levels at most)
+            quoted = match.group("quoted")
+            width = 3 if quoted[:3] in ("'''", '"""') else 1
+            deepest = max(deepest, running + chained + nesting_depth(quoted[width:-width]))
+        previous = kind or ""
+    return deepest
+
+
+_OPERATOR_WORDS = frozenset({"not", "and", "or", "if", "else", "lambda", "await", "in", "is", "for", "yield"})
+_TOKEN = re.compile(
+    r"""(?P<string>(?P<prefix>[rRbBuUfF]{0,2})(?P<quoted>'''(?:\\[\s\S]|[^\\])*?'''|\"\"\"(?:\\[\s\S]|[^\\])*?\"\"\"|'(?:\\[\s\S]|[^'\\\n])*'|"(?:\\[\s\S]|[^"\\\n])*"))
+      |(?P<comment>\#[^\n]*)
+      |(?P<continuation>\\\n)
+      |(?P<open>[(\[{])
+      |(?P<close>[)\]}])
+      |(?P<separator>[,;])
+      |(?P<newline>\n)
+      |(?P<word>[^\W\d]\w*)
+      |(?P<operator>\*\*|//|<<|>>|[-+*/%@&|^~<>=!.]+)
+    """,
+    re.VERBOSE,
+)
 
 
 def _parse(source: str) -> cst.Module:
+    source = _dedented(source)
+    depth = nesting_depth(source)
+    if depth > MAX_NESTING:
+        raise UnreadableSource(f"nested about {depth} levels deep (libcst is given at most {MAX_NESTING})")
     try:
-        return cst.parse_module(textwrap.dedent(source))
-    except (cst.ParserSyntaxError, RecursionError) as error:
-        raise UnreadableSource(str(error).splitlines()[0] if str(error) else type(error).__name__) from None
+        return cst.parse_module(source)
+    except Exception as error:  # ParserSyntaxError, CSTValidationError, RecursionError, MemoryError...
+        raise _unreadable(error) from None
+
+
+_PARSER_STOP = re.compile(r"error at (\d+):\d+")
+
+
+def _dedented(source: str) -> str:
+    """A nested definition's lines without the indentation of its first line, so that it
+    parses as a module. Lines that do not begin with that indentation are left as they are:
+    inside a string or brackets they may start anywhere (textwrap.dedent would then
+    remove nothing, and the definition would not parse)."""
+    lines = source.splitlines(keepends=True)
+    first = next((line for line in lines if line.strip()), "")
+    indent = first[: len(first) - len(first.lstrip(" \t"))]
+    if not indent:
+        return source
+    return "".join(line[len(indent):] if line.startswith(indent) else line for line in lines)
+
+
+def _unreadable(error: Exception) -> UnreadableSource:
+    """libcst's complaint in a few words: its parser's stops as a line, other errors by the
+    first line of their message (CSTValidationError's says what it objects to)."""
+    if isinstance(error, cst.ParserSyntaxError):
+        # its message's "error at 3:13" names the line read last; raw_line can be the next one
+        stop = _PARSER_STOP.search(str(error))
+        return UnreadableSource("its parser stops", int(stop.group(1)) if stop else error.raw_line)
+    lines = str(error).strip().splitlines()
+    return UnreadableSource(lines[0].strip().rstrip(".") if lines else type(error).__name__)
+
+
+def _own_small_statements(body: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
+    """The simple statements of a function body, in source order, including those inside
+    its `if`, `for`, `with`, `try` and `match` blocks, but not those of the functions and
+    classes defined in it (their locals are their own). A loop over statements: the
+    expressions in them are never entered."""
+    found: list[cst.BaseSmallStatement] = []
+    pending: list[cst.CSTNode] = [body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            found.extend(node.body)
+            continue
+        if isinstance(node, _STATEMENT_HOLDERS):
+            pending.extend(reversed([child for child in node.children if isinstance(child, _STATEMENT_HOLDERS)]))
+    return found
+
+
+_STATEMENT_HOLDERS = (
+    cst.BaseSuite, cst.BaseStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.MatchCase,
+)
 
 
 def _values(expression: cst.BaseExpression) -> list[str]:
     """Every dotted name an expression may evaluate to: both sides of `x if c else y` and of
     `x or y`. The result of a call is written `f()`: an instance, when `f` is a class."""
-    name = dotted(expression)
-    if name is not None:
-        return [name]
-    if isinstance(expression, cst.Call):
-        called = dotted(expression.func)
-        return [f"{called}()"] if called is not None else []
-    if isinstance(expression, cst.IfExp):
-        return _values(expression.body) + _values(expression.orelse)
-    if isinstance(expression, cst.BooleanOperation):
-        return _values(expression.left) + _values(expression.right)
-    return []
-
-
-class _LocalAssignments(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.values: dict[str, list[str]] = {}
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False  # a nested function's locals are its own
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                self.values.setdefault(target.target.value, []).extend(_values(node.value))
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if isinstance(node.target, cst.Name) and node.value is not None:
-            self.values.setdefault(node.target.value, []).extend(_values(node.value))
+    found: list[str] = []
+    pending = [expression]
+    while pending:  # a stack, not recursion: `a or b or c ...` can be long
+        current = pending.pop()
+        name = dotted(current)
+        if name is not None:
+            found.append(name)
+        elif isinstance(current, cst.Call):
+            called = dotted(current.func)
+            if called is not None:
+                found.append(f"{called}()")
+        elif isinstance(current, cst.IfExp):
+            pending += [current.orelse, current.body]  # the body's names first
+        elif isinstance(current, cst.BooleanOperation):
+            pending += [current.right, current.left]
+    return found

@@ -23,6 +23,7 @@ from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.store import IndexStore
 from explorer.model import Symbol, SymbolKind
 from explorer.query.bindings import binding_operators
+from explorer.query.patterns import checked_query
 from explorer.query.search import search
 
 _MAX_HOPS = 12  # re-export chains are short; this only stops cycles
@@ -37,7 +38,7 @@ class Resolution:
 
 
 def resolve(store: IndexStore, query: str) -> Resolution:
-    query = query.strip()
+    query = checked_query(query.strip(), "symbol name")
     if not query:
         raise UsageError("give a symbol name")
     found = store.symbols_with_qname(query)

@@ -21,11 +21,13 @@ from explorer.query.bindings import binding_symbol
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import resolve
 from explorer.query.nodes import definition_lines, defining_stub, layer_of
+from explorer.query.notes import UnreadableDefinition
+from explorer.query.patterns import MAX_QUERY_LENGTH
 from explorer.query.search import PERIPHERAL_PATH
 
 _BUILTINS = frozenset(dir(builtins))  # bare names that are never a local holding a method
-_MAX_CANDIDATE_CALLERS = 400
-_MAX_RESULTS = 200  # definitions listed; a deep search from a popular name reaches much of a tree  # distinct calling definitions examined per node (a name like `add` has thousands)
+_MAX_CANDIDATE_CALLERS = 400  # distinct calling definitions examined per node (a name like `add` has thousands)
+_MAX_RESULTS = 200  # definitions listed; a deep search from a popular name reaches much of a tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +45,7 @@ class NeighbourReport:
     start: CallNode
     found: list[Neighbour]
     truncated: bool  # some name had more callers than were examined
+    unreadable: tuple[UnreadableDefinition, ...] = ()  # definitions whose locals libcst could not read
 
 
 def neighbours(store: IndexStore, root: str, query: str, direction: str, depth: int = 1) -> NeighbourReport:
@@ -58,6 +61,8 @@ def neighbours(store: IndexStore, root: str, query: str, direction: str, depth: 
     frontier = [start]
     truncated = False
     for level in range(1, depth + 1):
+        if not frontier:
+            break  # everything reachable is found: `--depth 1000000000` ends here
         next_frontier = []
         for node in frontier:
             if len(found) >= _MAX_RESULTS:
@@ -71,7 +76,8 @@ def neighbours(store: IndexStore, root: str, query: str, direction: str, depth: 
                 found.append(Neighbour(level, other, edge, node))
                 next_frontier.append(other)
         frontier = next_frontier
-    return NeighbourReport(query, direction, start, found, truncated or (reverse is not None and reverse.truncated))
+    truncated = truncated or (reverse is not None and reverse.truncated)
+    return NeighbourReport(query, direction, start, found, truncated, graph.python.unreadable.records())
 
 
 def _identity(node: CallNode) -> tuple[object, ...]:
@@ -123,7 +129,8 @@ class _Callers:
         symbol = node.symbol
         yield from ((candidate, None) for candidate in self._dispatching(symbol))
         yield from self._from_call_sites(node)
-        if symbol.lang == "python" or node.layer is Layer.BINDING:
+        if (symbol.lang == "python" or node.layer is Layer.BINDING) and len(symbol.name) <= MAX_QUERY_LENGTH:
+            # (a longer name, from generated code, would make too long a LIKE pattern for SQLite)
             for alias in self.store.aliases_ending_in(symbol.name):
                 yield CallNode(alias, layer_of(alias), node.self_class if "." in alias.qname else None), None
         if node.layer is Layer.YAML:

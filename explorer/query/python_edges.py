@@ -22,6 +22,8 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from explorer.index.store import IndexStore
 from explorer.model import CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
@@ -29,11 +31,28 @@ from explorer.parsers.python import expand, module_name
 from explorer.query.bindings import binding_operators, binding_symbol, bound_stub, operators_for, stub_method
 from explorer.query.lookup import PythonPaths
 from explorer.query.nodes import definition_lines, fan_out, layer_of
+from explorer.query.notes import UnreadableDefinition, UnreadableDefinitions
 from explorer.query.sources import SourceLines
+
+if TYPE_CHECKING:  # libcst takes a fifth of a second to import: only when it is needed
+    from explorer.parsers.python_precise import UnreadableSource
 
 _MAX_MRO = 32
 _OVERLOAD_DECORATOR = re.compile(r"@([\w.]*\.)?_?overload(_method)?\b")
 _CALLABLE_KINDS = {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.ALIAS, SymbolKind.VARIABLE}
+# The names a definition's text writes before `=` or `name: annotation =` (each of `a = b = c`):
+# more than libcst finds assigned (keyword arguments, defaults) but never fewer, so a called
+# name not among them is no local and the definition need not be parsed. On PyTorch most bare
+# calls are of builtins and globals: this spares libcst two definitions in three.
+_ASSIGNED = re.compile(r"(?<![\w.])([^\W\d]\w*)\)*[ \t\\\n]*(?::[^\n]*?)?=(?!=)")
+
+
+@dataclass(frozen=True, slots=True)
+class _ThroughLocal:
+    """A call of a local name (`fn = helper`, then `fn()`): each value it may hold is called."""
+
+    name: str
+    values: tuple[str, ...]
 
 
 class PythonEdges:
@@ -44,7 +63,9 @@ class PythonEdges:
         # for a plain Python call graph
         self.tensor_methods = tensor_methods
         self._mro: dict[str, list[str]] = {}
+        self.unreadable = UnreadableDefinitions()  # met while reading locals with libcst
         self._locals: dict[tuple[str | None, int | None], dict[str, tuple[str, ...]]] = {}
+        self._assigned: dict[tuple[str | None, int | None], frozenset[str]] = {}  # by _ASSIGNED, before libcst
 
     # -- entry points ----------------------------------------------------------------------
 
@@ -68,9 +89,29 @@ class PythonEdges:
                 if site.kind is not CallKind.DECORATOR:
                     yield from self.call_targets(node, site)
 
-    def call_targets(self, node: CallNode, site: CallSite, following: frozenset[str] = frozenset()) -> Iterator[CallEdge]:
-        """The definitions one call site may run. `following`: the locals already followed
-        to get here (`a = b; b = a` must not loop)."""
+    def call_targets(self, node: CallNode, site: CallSite) -> Iterator[CallEdge]:
+        """The definitions one call site may run. A call through a local name is resolved as
+        a call of each value the local may hold, in a loop rather than by recursion: each local
+        is followed once (`a = b; b = a` must not loop, and a chain of a thousand locals must
+        neither recurse that deep nor be followed along every branch of every `if`)."""
+        followed: set[str] = set()
+        pending = [site]
+        while pending:
+            current = pending.pop()
+            for found in self._site_targets(node, current):
+                if isinstance(found, CallEdge):
+                    yield found
+                elif found.name not in followed:
+                    followed.add(found.name)
+                    values = [value for value in found.values if not value.endswith("()") and value not in followed]
+                    # a stack: the first value's targets come first, as written
+                    pending += [
+                        current._replace(callee=value, qualified=self._expand(node.symbol, value)) for value in reversed(values)
+                    ]
+
+    def _site_targets(self, node: CallNode, site: CallSite) -> Iterator[CallEdge | _ThroughLocal]:
+        """The edges of one call site by the rules that do not look through locals; a call of
+        a local name is handed back to call_targets as the values the local may hold."""
         symbol = node.symbol
         where = (symbol.path or "", site.line)
         own_class = symbol.qname.rsplit(".", 1)[0] if symbol.kind is SymbolKind.METHOD else None
@@ -92,11 +133,7 @@ class PythonEdges:
             # a function defined inside the caller (`def remove_from(...)` in __setattr__)
             yield from fan_out(nested, "call", None, where)
         elif not rest and site.qualified == written and not self._module_defines(symbol, written):
-            for value in self._local_values(symbol, written):
-                if not value.endswith("()") and value not in following:  # a call's result: unknown
-                    yield from self.call_targets(
-                        node, site._replace(callee=value, qualified=self._expand(symbol, value)), following | {written}
-                    )
+            yield _ThroughLocal(written, self._local_values(symbol, written))
         else:
             found = list(self._dotted_targets(site.qualified, module_name(symbol.path or "")))
             if not found and rest and site.qualified == written and self.tensor_methods:
@@ -202,7 +239,8 @@ class PythonEdges:
 
         try:
             names = passed_names(self.sources.of_definition(symbol))
-        except UnreadableSource:
+        except UnreadableSource as error:
+            self._unreadable(symbol, error)
             return
         module = module_name(symbol.path or "")
         for name in names:
@@ -218,12 +256,28 @@ class PythonEdges:
 
     def mro(self, class_qname: str) -> list[str]:
         """The class and its bases in method resolution order (C3), as far as the index knows
-        them; a base the index cannot find ends its branch."""
-        cached = self._mro.get(class_qname)
-        if cached is None:
-            self._mro[class_qname] = [class_qname]  # a cycle in broken code stops here
-            cached = self._mro[class_qname] = _c3(class_qname, [self.mro(base) for base in self._bases(class_qname)])
-        return cached[:_MAX_MRO]
+        them; a base the index cannot find ends its branch. Each class's order is kept to its
+        first _MAX_MRO names, and is what its subclasses are linearised from."""
+        if class_qname not in self._mro:
+            self._linearise(class_qname)
+        return self._mro[class_qname][:_MAX_MRO]
+
+    def _linearise(self, class_qname: str) -> None:
+        """Every base before the class, depth first, with a stack of its own: a chain of a
+        thousand subclasses must not recurse a thousand deep."""
+        bases_of: dict[str, list[str]] = {}
+        pending = [(class_qname, False)]
+        while pending:
+            qname, bases_done = pending.pop()
+            if bases_done:
+                self._mro[qname] = _c3(qname, [self._mro[base][:_MAX_MRO] for base in bases_of.pop(qname)])
+                continue
+            if qname in self._mro:  # done, or under way: a cycle in broken code stops here
+                continue
+            self._mro[qname] = [qname]
+            bases_of[qname] = self._bases(qname)
+            pending.append((qname, True))
+            pending += [(base, False) for base in reversed(bases_of[qname])]
 
     def _bases(self, class_qname: str) -> list[str]:
         classes = [s for s in self.store.symbols_with_qname(class_qname) if s.kind is SymbolKind.CLASS]
@@ -266,17 +320,35 @@ class PythonEdges:
         return classes
 
     def _local_values(self, symbol: Symbol, name: str) -> tuple[str, ...]:
+        key = (symbol.path, symbol.line)
+        found = self._locals.get(key)
+        if found is None:
+            assigned = self._assigned.get(key)
+            if assigned is None:
+                assigned = self._assigned[key] = frozenset(_ASSIGNED.findall(self.sources.of_definition(symbol)))
+            if name not in assigned:
+                return ()  # never assigned: no need to parse the definition to know
+            found = self._locals[key] = self._read_locals(symbol)
+        return tuple(value for value in found.get(name, ()) if value != name)
+
+    def _read_locals(self, symbol: Symbol) -> dict[str, tuple[str, ...]]:
+        """What libcst says the definition assigns to its local names; nothing when libcst
+        cannot read it, which is noted once, as the answer is poorer for it."""
         # libcst takes a fifth of a second to import: only a query that reads locals pays it
         from explorer.parsers.python_precise import UnreadableSource, function_locals
 
-        key = (symbol.path, symbol.line)
-        if key not in self._locals:
-            source = self.sources.of_definition(symbol)
-            try:
-                self._locals[key] = function_locals(source) if source else {}
-            except UnreadableSource:
-                self._locals[key] = {}
-        return tuple(value for value in self._locals[key].get(name, ()) if value != name)
+        source = self.sources.of_definition(symbol)
+        try:
+            return function_locals(source) if source else {}
+        except UnreadableSource as error:
+            self._unreadable(symbol, error)
+            return {}
+
+    def _unreadable(self, symbol: Symbol, error: UnreadableSource) -> None:
+        reason = error.reason
+        if error.line is not None and symbol.line is not None:
+            reason += f" at line {symbol.line + error.line - 1}"
+        self.unreadable.add(UnreadableDefinition(symbol.qname, symbol.path or "", symbol.line or 0, reason))
 
 
 def _base_names(signature: str) -> list[str]:

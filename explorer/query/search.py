@@ -14,7 +14,8 @@ Words split at `_`, at lower-to-upper case changes, at digits, and at `.` / `::`
 
 A query with a path (`nn.Conv2d`, `at::native::conv`) matches its last part as a name, and
 each earlier part must begin a component of the qualified name, in order; within a tier,
-shallower qualified names come first.
+shallower qualified names come first. A query is text, not a pattern: `*`, `?` and `[`
+match themselves.
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ from enum import IntEnum
 
 from explorer.index.store import IndexStore
 from explorer.model import Language, Symbol, SymbolKind
+from explorer.query.patterns import checked_query
 
 _PREFIX_CAP = 2000
 _FUZZY_CAP = 1500
 _FETCH_GROUP = 50  # names whose symbols are fetched in one query
+_GLOB_LETTERS = 128  # of a query, used to narrow the fuzzy scan; few names are this long
 _WORD_START = re.compile(r"(?<=[_.:\-])[A-Za-z0-9]|(?<=[a-z])[A-Z]|(?<=[A-Za-z])[0-9]|(?<=[A-Z])[A-Z](?=[a-z])|^.")
 _PATH_SEPARATOR = re.compile(r"::|\.")
 _SEPARATORS = re.compile(r"[_.:\-]")
@@ -76,7 +79,7 @@ def search(store: IndexStore, query: str, limit: int = 20, where: SearchFilter =
     subsequence matches runs only when those cannot fill the result, since every match it
     finds ranks below them.
     """
-    query = query.strip()
+    query = checked_query(query.strip())
     parts = [part for part in _PATH_SEPARATOR.split(query) if part]
     if not parts:
         return []
@@ -87,7 +90,7 @@ def search(store: IndexStore, query: str, limit: int = 20, where: SearchFilter =
     seen_names: set[str] = set()
     phases = (
         lambda: store.names_with_prefix(lowered, _PREFIX_CAP),
-        lambda: store.names_matching_glob("*" + "*".join(_glob_literal(ch) for ch in lowered) + "*", _FUZZY_CAP),
+        lambda: store.names_matching_glob(_letters_in_order(lowered), _FUZZY_CAP),
     )
     for candidates in phases:
         graded = []
@@ -193,8 +196,12 @@ def _rank(hit: SearchHit, registered_kernel: bool) -> tuple:
     )
 
 
-def _glob_literal(char: str) -> str:
-    return f"[{char}]" if char in "*?[]" else char
+def _letters_in_order(lowered: str) -> str:
+    """A GLOB pattern for names holding the query's characters in order (`c*o*n*v`), each
+    taken literally: the query is text, never a pattern, so `*?[]` match themselves. Only
+    the first _GLOB_LETTERS characters narrow the scan (grade() checks the rest): a pattern
+    stays far below what SQLite accepts, however long the query."""
+    return "*" + "*".join(f"[{char}]" if char in "*?[]" else char for char in lowered[:_GLOB_LETTERS]) + "*"
 
 
 def word_starts(name: str) -> list[int]:
@@ -228,22 +235,28 @@ def grade(query: str, name: str) -> tuple[MatchTier, float] | None:
 def _matches_word_prefixes(query: str, name: str, starts: list[int]) -> bool:
     """Whether the query is a concatenation of prefixes of consecutive words of the name,
     starting at any word (`convfwd` fits `ConvolutionForward`? no: `fwd` is not a prefix of
-    `forward`; `convforw` fits)."""
+    `forward`; `convforw` fits). A search over (query position, next word) states, each
+    visited once: trying every split of a long query would take exponential time."""
     bounds = [*starts, len(name)]
     words = [name[bounds[i]:bounds[i + 1]].strip("_.:") for i in range(len(starts))]
-
-    def fits(query_at: int, word_at: int) -> bool:
+    pending = [(0, first) for first in range(len(words))]
+    seen = set(pending)
+    while pending:
+        query_at, word_at = pending.pop()
         if query_at == len(query):
             return True
         if word_at == len(words):
-            return False
+            continue
         word = words[word_at]
         longest = 0
         while longest < len(word) and query_at + longest < len(query) and word[longest] == query[query_at + longest]:
             longest += 1
-        return any(fits(query_at + taken, word_at + 1) for taken in range(longest, 0, -1))
-
-    return any(fits(0, first) for first in range(len(words)))
+        for taken in range(1, longest + 1):
+            state = (query_at + taken, word_at + 1)
+            if state not in seen:
+                seen.add(state)
+                pending.append(state)
+    return False
 
 
 def _subsequence_score(query: str, name: str, starts: set[int]) -> float | None:

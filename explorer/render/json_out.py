@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from json.encoder import encode_basestring
+
+from rich.console import Console
+from rich.highlighter import JSONHighlighter
+from rich.text import Text
 
 from explorer.index.build import RefreshReport
 from explorer.model import CallEdge, CallNode, Symbol
@@ -13,7 +20,63 @@ from explorer.query.search import SearchHit
 
 
 def dumps(value: object) -> str:
-    return json.dumps(value, indent=2, sort_keys=False, ensure_ascii=False)
+    """`json.dumps(value, indent=2, ensure_ascii=False)`, the same text, written with a stack
+    of its own: json's encoder recurses once per level and a trace tree may nest thousands."""
+    return "".join(_json_text(value))
+
+
+def write_json(console: Console, text: str) -> None:
+    """JSON text as it is, one document: coloured on a terminal, never wrapped or
+    re-parsed (rich's print_json parses it again, and recursion limits that)."""
+    if console.is_terminal:
+        console.print(JSONHighlighter()(Text(text)), soft_wrap=True)
+    else:
+        console.file.write(text + "\n")
+
+
+@dataclass(slots=True)
+class _Open:
+    """A list or dict being written: what is left of it, and how deep it is."""
+
+    items: Iterator[tuple[str | None, object]]  # (key, value); no key in a list
+    level: int
+    closing: str
+    first: bool = True
+
+
+def _json_text(value: object) -> Iterator[str]:
+    stack: list[_Open] = []
+    yield _open_or_scalar(value, 1, stack)
+    while stack:
+        container = stack[-1]
+        entry = next(container.items, None)
+        if entry is None:
+            stack.pop()
+            yield "\n" + "  " * (container.level - 1) + container.closing
+            continue
+        yield ("\n" if container.first else ",\n") + "  " * container.level
+        container.first = False
+        key, item = entry
+        if key is not None:
+            yield encode_basestring(key) + ": "
+        yield _open_or_scalar(item, container.level + 1, stack)
+
+
+def _open_or_scalar(value: object, level: int, stack: list[_Open]) -> str:
+    """A scalar's text, or the opening of a non-empty container (pushed to be written)."""
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        stack.append(_Open(((str(key), item) for key, item in value.items()), level, "}"))
+        return "{"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        stack.append(_Open(((None, item) for item in value), level, "]"))
+        return "["
+    if isinstance(value, str):
+        return encode_basestring(value)
+    return json.dumps(value)
 
 
 def symbol_json(symbol: Symbol) -> dict[str, object]:
@@ -106,10 +169,22 @@ def node_json(node: CallNode, edge: CallEdge | None) -> dict[str, object]:
 
 
 def trace_node_json(hop: TraceNode) -> dict[str, object]:
+    """The tree under `hop`, nested as it is, built with a stack: a tree may be thousands deep."""
+    top = _one_trace_node(hop)
+    pending = [(child, top) for child in reversed(hop.children)]
+    while pending:
+        child, parent = pending.pop()
+        out = _one_trace_node(child)
+        parent["children"].append(out)  # type: ignore[attr-defined]
+        pending += [(grandchild, out) for grandchild in reversed(child.children)]
+    return top
+
+
+def _one_trace_node(hop: TraceNode) -> dict[str, object]:
     out = node_json(hop.node, hop.edge)
     if hop.stop is not None:
         out["stop"] = hop.stop
-    out["children"] = [trace_node_json(child) for child in hop.children]
+    out["children"] = []
     return out
 
 

@@ -27,9 +27,13 @@ class LinkTemplate:
     def parse(cls, template: str | None, root: str) -> LinkTemplate:
         template = template or DEFAULT_TEMPLATE
         try:
-            names = [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+            fields = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(template) if name is not None]
         except ValueError as error:
             raise UsageError(f"--link-template {template!r}: {error}") from None
+        if any(spec or conversion for _, spec, conversion in fields):
+            # `{file:>999999999}` would ask for gigabytes: fields are filled in as they are
+            raise UsageError(f"--link-template {template!r}: fields take no format spec or conversion")
+        names = [name for name, _, _ in fields]
         unknown = [name for name in names if name not in FIELDS]
         if unknown:
             raise UsageError(

@@ -2,27 +2,59 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
-from rich.tree import Tree
 
 from explorer.index.build import RefreshReport
 from explorer.model import CallEdge, CallNode, Language, Layer, Resolution, Symbol
 from explorer.query.details import SymbolDetails
 from explorer.query.neighbours import NeighbourReport
+from explorer.query.notes import UnreadableDefinition
 from explorer.query.trace import TraceNode, TraceReport
 from explorer.query.search import SearchHit
 
 _LEXERS = {Language.PYTHON: "python", Language.CPP: "cpp", Language.CUDA: "cuda", Language.YAML: "yaml"}
+# Characters that would break a record's line or drive the terminal, when a file name (or a
+# name made from one) holds them: written as escapes in text output; JSON escapes its own.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_GUIDES = ("    ", "│   ", "├── ", "└── ")  # below a last child, below another, a child, the last child
+_NOTES_NAMED = 3  # unreadable definitions named in the note, before "and N more"
+
+
+def printable(text: str) -> str:
+    """`text` with control characters written as escapes (a newline as backslash-n, ESC as
+    backslash-x1b), so that one record stays on one line."""
+    return _CONTROL.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def location(symbol: Symbol) -> str:
     if symbol.path is None:
         return "(vendor library)" if symbol.lang == "vendor" else "(generated at build time: no source)"
-    return f"{symbol.path}:{symbol.line}"
+    return f"{printable(symbol.path)}:{symbol.line}"
+
+
+def site_text(site: tuple[str, int]) -> str:
+    return f"{printable(site[0])}:{site[1]}"
+
+
+def unreadable_note(unreadable: tuple[UnreadableDefinition, ...]) -> str | None:
+    """One line saying which definitions libcst could not read, and what that costs."""
+    if not unreadable:
+        return None
+    named = "; ".join(
+        f"{printable(d.path)}:{d.line} {printable(d.qname)}: {printable(d.reason)}" for d in unreadable[:_NOTES_NAMED]
+    )
+    if len(unreadable) > _NOTES_NAMED:
+        named += f"; and {len(unreadable) - _NOTES_NAMED:,} more"
+    count = f"{len(unreadable):,} definition{'s' if len(unreadable) != 1 else ''}"
+    whose = "its" if len(unreadable) == 1 else "their"
+    return f"note: libcst could not read {count} ({named}); calls through {whose} local names are not followed"
 
 
 def report_text(console: Console, report: RefreshReport, verbose: bool) -> None:
@@ -49,40 +81,41 @@ def report_text(console: Console, report: RefreshReport, verbose: bool) -> None:
 
 
 def search_text(console: Console, hits: list[SearchHit]) -> None:
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    table.add_column("kind")
-    table.add_column("symbol", overflow="fold")
-    table.add_column("location", overflow="fold")
-    for hit in hits:
-        table.add_row(hit.symbol.kind.value, Text(hit.symbol.qname), Text(location(hit.symbol), style="cyan"))
-    console.print(table)
+    """One line per symbol in aligned columns. Not a rich Table: that folds a cell wider than
+    the console onto several lines, and a generated name can be 100,000 characters long."""
+    rows = [(hit.symbol.kind.value, printable(hit.symbol.qname), location(hit.symbol)) for hit in hits]
+    kind_width = max([len("kind"), *(len(kind) for kind, _, _ in rows)])
+    symbol_width = max([len("symbol"), *(len(qname) for _, qname, _ in rows)])
+    console.print(Text(f"{'kind':<{kind_width}}  {'symbol':<{symbol_width}}  location", "bold"), soft_wrap=True)
+    for kind, qname, where in rows:
+        console.print(Text.assemble(f"{kind:<{kind_width}}  {qname:<{symbol_width}}  ", (where, "cyan")), soft_wrap=True)
 
 
 def details_text(console: Console, details: SymbolDetails) -> None:
     symbol = details.symbol
-    title = Text.assemble((symbol.kind.value, "bold magenta"), " ", (symbol.qname, "bold"))
+    title = Text.assemble((symbol.kind.value, "bold magenta"), " ", (printable(symbol.qname), "bold"))
     console.print(title)
     if symbol.path is not None:
         end = f"-{symbol.end_line}" if symbol.end_line and symbol.end_line != symbol.line else ""
-        console.print(Text(f"  defined at {symbol.path}:{symbol.line}{end} ({symbol.lang.value})", style="cyan"))
+        console.print(Text(f"  defined at {printable(symbol.path)}:{symbol.line}{end} ({symbol.lang.value})", style="cyan"))
     if symbol.signature and symbol.kind.value != "external":
-        console.print(Text(f"  {symbol.signature}"))
+        console.print(Text(f"  {printable(symbol.signature)}"))
     if details.operator is not None:
         _operator_text(console, details)
         _derivatives_text(console, details)
     if symbol.target is not None and details.operator is None:  # an operator's delegate is in its table
-        console.print(Text(f"  refers to {symbol.target}"))
+        console.print(Text(f"  refers to {printable(symbol.target)}"))
     for target in details.resolves_to:
-        console.print(Text(f"    -> {target.kind.value} {target.qname}  {location(target)}"))
+        console.print(Text(f"    -> {target.kind.value} {printable(target.qname)}  {location(target)}"))
     if details.first_call_site is not None:
-        path, line = details.first_call_site
-        console.print(Text(f"  {symbol.signature}; {details.call_sites} call site(s), first at {path}:{line}"))
+        first = site_text(details.first_call_site)
+        console.print(Text(f"  {printable(symbol.signature)}; {details.call_sites} call site(s), first at {first}"))
     if details.snippet is not None and details.snippet.text.strip():
         syntax = Syntax(
             details.snippet.text, _LEXERS.get(symbol.lang, "text"), line_numbers=True,
             start_line=details.snippet.first_line, word_wrap=False, theme="ansi_dark",
         )
-        console.print(Panel(syntax, title=details.snippet.path, title_align="left", expand=False))
+        console.print(Panel(syntax, title=Text(printable(details.snippet.path)), title_align="left", expand=False))
 
 
 def _operator_text(console: Console, details: SymbolDetails) -> None:
@@ -107,15 +140,15 @@ def _operator_text(console: Console, details: SymbolDetails) -> None:
     for row in details.kernels:
         where = ", ".join(location(s) for s in row.definitions) or "(not found in the tree)"
         key = row.key if row.via is None else f"{row.key} (via {row.via})"
-        table.add_row(key, Text(row.kernel), Text(where, style="cyan"))
+        table.add_row(printable(key), Text(printable(row.kernel)), Text(where, style="cyan"))
     console.print(Group(Text("  dispatch:"), table))
 
 
 def _derivatives_text(console: Console, details: SymbolDetails) -> None:
     for path, entry in details.derivatives:
-        console.print(Text(f"  autograd formulas at {path}:{entry.line}", style="cyan"))
+        console.print(Text(f"  autograd formulas at {printable(path)}:{entry.line}", style="cyan"))
         for gradients, formula in entry.formulas:
-            console.print(Text(f"    {gradients}: {formula}"))
+            console.print(Text(f"    {printable(gradients)}: {printable(formula)}"))
 
 
 LAYER_STYLES = {
@@ -128,7 +161,7 @@ def hop_text(node: CallNode, edge: CallEdge | None) -> Text:
     """`cpp  at::native::cudnn_convolution  aten/.../ConvShared.cpp:240  ← dispatch:CUDA, ambiguous (2)`."""
     text = Text.assemble(
         (f"{node.layer.value:<7}", LAYER_STYLES[node.layer]), " ",
-        (node.symbol.qname, "bold"), "  ",
+        (printable(node.symbol.qname), "bold"), "  ",
         (location(node.symbol), "cyan"),
     )
     if edge is not None:
@@ -138,50 +171,67 @@ def hop_text(node: CallNode, edge: CallEdge | None) -> Text:
             if edge.candidates:
                 how += f" ({len(edge.candidates)} candidates)"
         if edge.site is not None:
-            how += f", at {edge.site[0]}:{edge.site[1]}"
+            how += f", at {site_text(edge.site)}"
         text.append(f"  ← {how}", "dim")
     return text
 
 
 def trace_text(console: Console, report: TraceReport, to: str | None) -> None:
     trace = report.trace
+    start = printable(report.start.symbol.qname)
     if report.other_matches:
-        others = ", ".join(s.qname for s in report.other_matches[:5])
+        others = ", ".join(printable(s.qname) for s in report.other_matches[:5])
         console.print(Text(f"{len(report.other_matches) + 1} definitions match; tracing the first (also: {others})", "dim"))
     if to is None:
-        console.print(_tree(trace.tree))
+        for line in _tree_lines(trace.tree):
+            console.print(line, soft_wrap=True)
         return
+    target = f"/{printable(to)}/"
     if not trace.paths:
-        console.print(Text(f"no path from {report.start.symbol.qname} to /{to}/ (backend {report.backend})"))
+        console.print(Text(f"no path from {start} to {target} (backend {report.backend})"))
         if trace.deepest:
             console.print(Text("deepest definitions reached:"))
             for hop in trace.deepest:
-                console.print(Text("  ").append_text(hop_text(hop.node, None)))
+                console.print(Text("  ").append_text(hop_text(hop.node, None)), soft_wrap=True)
         return
     more = f" (the {len(trace.paths)} shortest shown)" if trace.paths_found > len(trace.paths) else ""
     count = f"at least {trace.paths_found}" if trace.paths_capped else str(trace.paths_found)
     console.print(Text(f"{count} path{'s' if trace.paths_found != 1 else ''} from "
-                       f"{report.start.symbol.qname} to /{to}/ (backend {report.backend}){more}", "bold"))
+                       f"{start} to {target} (backend {report.backend}){more}", "bold"))
     for number, path in enumerate(trace.paths, start=1):
         console.print()
         console.print(Text(f"path {number}: {len(path) - 1} hops", "bold"))
         for step, hop in enumerate(path):
-            console.print(Text(f"{step:>3}  ").append_text(hop_text(hop.node, hop.edge)))
+            console.print(Text(f"{step:>3}  ").append_text(hop_text(hop.node, hop.edge)), soft_wrap=True)
 
 
-def _tree(hop: TraceNode) -> Tree:
+def _tree_lines(root: TraceNode) -> Iterator[Text]:
+    """The tree as lines, each hop under its caller with guides drawn as rich's Tree draws
+    them. Unlike rich's Tree, a line is never wrapped or cut to the console's width: a hop
+    a thousand levels down still gets its one line."""
+    yield _tree_label(root)
+    pending = [(child, "", last) for child, last in reversed(_with_last(root.children))]
+    while pending:
+        hop, guides, last = pending.pop()
+        yield Text(guides + _GUIDES[3 if last else 2]).append_text(_tree_label(hop))
+        below = guides + _GUIDES[0 if last else 1]
+        pending += [(child, below, child_last) for child, child_last in reversed(_with_last(hop.children))]
+
+
+def _with_last(children: tuple[TraceNode, ...]) -> list[tuple[TraceNode, bool]]:
+    return [(child, number == len(children) - 1) for number, child in enumerate(children)]
+
+
+def _tree_label(hop: TraceNode) -> Text:
     label = hop_text(hop.node, hop.edge)
     if hop.stop is not None:
         label.append(f"  [{hop.stop}]", "italic yellow")
-    tree = Tree(label)
-    for child in hop.children:
-        tree.add(_tree(child))
-    return tree
+    return label
 
 
 def neighbours_text(console: Console, report: NeighbourReport) -> None:
     """One line per definition, indented by depth, saying how it connects to the one above."""
-    console.print(hop_text(report.start, None))
+    console.print(hop_text(report.start, None), soft_wrap=True)
     arrow = "called by" if report.direction == "callers" else "calls"
     for found in report.found:
         line = Text("  " * found.depth + f"{arrow} ", "dim")
@@ -189,9 +239,9 @@ def neighbours_text(console: Console, report: NeighbourReport) -> None:
         node_text = hop_text(found.node, None)
         how = edge.kind + (f", {edge.resolution.value}" if edge.resolution is not Resolution.EXACT else "")
         if edge.site is not None:
-            how += f", at {edge.site[0]}:{edge.site[1]}"
-        node_text.append(f"  ({how}; {found.via.symbol.qname})", "dim")
-        console.print(line.append_text(node_text))
+            how += f", at {site_text(edge.site)}"
+        node_text.append(f"  ({how}; {printable(found.via.symbol.qname)})", "dim")
+        console.print(line.append_text(node_text), soft_wrap=True)
     if not report.found:
         console.print(Text(f"no {report.direction} found", "dim"))
     if report.truncated:

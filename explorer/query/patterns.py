@@ -1,0 +1,81 @@
+"""What a user types, checked before it reaches the index or a regular expression engine.
+
+- Every query is at most MAX_QUERY_LENGTH characters: no name in a real tree comes close,
+  and SQLite refuses GLOB and LIKE patterns past 50,000 bytes.
+- `trace --to` takes a name or a regular expression. A name (`cudnnConvolutionForward`,
+  `at::native::add`) means the definitions with exactly that name, not every name that
+  contains it (`cudnnConvolutionForwardWorkspaceSize`); when the index has no definition of
+  that name, it means any qualified name that contains it (`mkldnn`, `cublas`). Anything
+  else is a regular expression, run by RE2, whose matching time is linear in the text: a
+  pattern such as `(a+)+$` cannot backtrack for minutes as it does with Python's `re`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+import re2
+
+from explorer.errors import UsageError
+from explorer.index.store import IndexStore
+from explorer.model import SymbolKind
+
+MAX_QUERY_LENGTH = 1000
+
+# identifiers joined by `.` or `::`: what --to treats as a name rather than a pattern
+_PLAIN_NAME = re.compile(r"[^\W\d]\w*(?:(?:\.|::)[^\W\d]\w*)*")
+_NAME_PARTS = re.compile(r"\.|::")
+_NOT_TRACED = (SymbolKind.NAMESPACE, SymbolKind.MODULE)  # never a hop of a trace
+_LOOKAROUND_OR_BACKREFERENCE = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")  # what Python's re has and RE2 not
+
+
+def checked_query(text: str, what: str = "query") -> str:
+    """The text, if it is short enough to be a name; else a usage error."""
+    if len(text) > MAX_QUERY_LENGTH:
+        raise UsageError(f"the {what} is {len(text):,} characters long; at most {MAX_QUERY_LENGTH:,} are accepted")
+    return text
+
+
+class TargetKind(StrEnum):
+    NAME = "name"  # the end of a qualified name, at a `.` or `::`
+    PART = "part of a name"  # a name no definition has: anywhere in a qualified name
+    REGEX = "regex"  # searched in the qualified name
+
+
+@dataclass(frozen=True, slots=True)
+class TargetPattern:
+    """`trace --to`, compiled: which qualified names end a path."""
+
+    written: str  # as the user gave it
+    kind: TargetKind
+    regex: re2._Regexp | None = None  # for NAME and REGEX
+
+    def matches(self, qname: str) -> bool:
+        if self.regex is None:
+            return self.written in qname
+        return self.regex.search(qname) is not None
+
+
+def target_pattern(store: IndexStore, written: str) -> TargetPattern:
+    checked_query(written, "--to pattern")
+    if _PLAIN_NAME.fullmatch(written):
+        name = _NAME_PARTS.split(written)[-1]
+        if any(s.name == name and s.kind not in _NOT_TRACED for s in store.symbols_named(name.lower())):
+            return TargetPattern(written, TargetKind.NAME, _compile(rf"(?:^|\.|::){re.escape(written)}$"))
+        return TargetPattern(written, TargetKind.PART)
+    try:
+        return TargetPattern(written, TargetKind.REGEX, _compile(written))
+    except re2.error as error:
+        reason = error.args[0].decode("utf-8", "replace") if error.args and isinstance(error.args[0], bytes) else str(error)
+        if _LOOKAROUND_OR_BACKREFERENCE.search(written):
+            reason += " (--to runs RE2, which has no lookaround or backreferences: it matches in linear time)"
+        raise UsageError(f"--to {written!r} is not a regular expression: {reason}") from None
+
+
+def _compile(pattern: str) -> re2._Regexp:
+    options = re2.Options()
+    options.log_errors = False  # RE2 would print its own message on stderr
+    return re2.compile(pattern, options)
+
