@@ -58,7 +58,15 @@ def query(lang: Language, *names: str) -> ts.Query:
 
 
 def captures(q: ts.Query, node: Node) -> dict[str, list[Node]]:
-    return ts.QueryCursor(q).captures(node)
+    """Each capture's nodes in document order (outer before inner). The binding's own order
+    varies with what the process queried before, and parsers that keep the first of several
+    nodes (a namespace reopened) would then depend on which files a worker read earlier."""
+    found = ts.QueryCursor(q).captures(node)
+    return {name: sorted(nodes, key=_document_order) for name, nodes in found.items()}
+
+
+def _document_order(node: Node) -> tuple[int, int]:
+    return node.start_byte, -node.end_byte
 
 
 def line(node: Node) -> int:
