@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 
 from explorer import treesitter as tsx
 from explorer.model import (
@@ -26,7 +27,6 @@ from explorer.model import (
 )
 from explorer.parsers.common import ScopeMap, collapse, source_order
 
-_SCOPE_TYPES = {"class_definition", "function_definition"}
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
 _SKIPPED_NAMES = {"__all__", "__slots__", "__doc__"}
 
@@ -46,9 +46,18 @@ def is_package_init(path: str) -> bool:
 
 def parse_python(path: str, source: bytes) -> FileFacts:
     module = module_name(path)
+    facts = FileFacts(path=path, lang=Language.PYTHON)
+    nul = source.find(b"\x00")
+    if nul >= 0:
+        # Python refuses a file with a NUL byte anywhere; tree-sitter's scanner takes one in a
+        # string for the end of the file. It reads a copy with spaces in their place: the same
+        # offsets and lines, and the rest of the file indexed.
+        nul_line = source.count(b"\n", 0, nul) + 1
+        reason = f"NUL byte at line {nul_line}: Python cannot read this file; indexed the rest"
+        facts.diagnostics.append(Diagnostic(path, reason, skipped=False))
+        source = source.replace(b"\x00", b" ")
     tree = tsx.parse(Language.PYTHON, source)
     root = tree.root_node
-    facts = FileFacts(path=path, lang=Language.PYTHON)
     facts.symbols.append(
         Symbol(
             qname=module,
@@ -61,27 +70,54 @@ def parse_python(path: str, source: bytes) -> FileFacts:
             signature=f"module {module}",
         )
     )
-    if root.has_error:
+    if nul < 0 and root.has_error:
         facts.diagnostics.append(Diagnostic(path, _syntax_problem(source, root), skipped=False))
 
-    found = tsx.captures(tsx.query(Language.PYTHON, "definitions", "imports", "calls"), root)
+    # The binding hands captures back in an order that changes from run to run; the facts
+    # (and which of two imports of one name wins) must not.
+    found = {
+        capture: sorted(nodes, key=_position)
+        for capture, nodes in tsx.captures(tsx.query(Language.PYTHON, "definitions", "imports", "calls"), root).items()
+    }
     facts.imports.extend(_imports(found, module, is_package_init(path)))
-    bindings = {b.name: b.target for b in facts.imports if b.name != "*"}
+    # Of two imports binding one name, the later in the file wins, as it does when it runs.
+    bindings = {b.name: b.target for b in sorted(facts.imports, key=lambda b: b.line) if b.name != "*"}
     scopes = ScopeMap(module)
-    _definitions(found, module, facts, bindings, scopes)
+    _definitions(found, module, facts, bindings, scopes, source)
     _calls(found, facts, bindings, scopes, source)
     facts.symbols.sort(key=source_order)
     return facts
 
 
+def _position(node: tsx.Node) -> tuple[int, int]:
+    return node.start_byte, node.end_byte
+
+
 def _syntax_problem(source: bytes, root: tsx.Node) -> str:
     """Say what tree-sitter could not read. Python's own parser (which compiles, never runs)
-    tells a real syntax error from newer syntax the grammar does not know yet."""
+    tells a real syntax error from newer syntax the grammar does not know yet.
+
+    Every answer names a line of the file: where Python's parser names none or counts past
+    the end (it also ends lines at a lone carriage return), or gives up on deep nesting with
+    RecursionError or MemoryError, tree-sitter's first error stands in."""
+    last_line = source.count(b"\n") + 1
     try:
-        ast.parse(source)
+        with warnings.catch_warnings():
+            # Only its verdict is wanted: an invalid escape in a string is no news here, and
+            # where warnings are errors it would be reported in place of the real problem.
+            warnings.simplefilter("ignore")
+            ast.parse(source)
     except SyntaxError as error:
-        return f"syntax error at line {error.lineno}: {error.msg}; indexed what parsed"
-    except (ValueError, RecursionError, MemoryError):
+        message = " ".join(str(error.msg).split())
+        if error.lineno is not None and 1 <= error.lineno <= last_line:
+            return f"syntax error at line {error.lineno}: {message}; indexed what parsed"
+        return f"syntax error near line {_first_error_line(root)}: {message}; indexed what parsed"
+    except (RecursionError, MemoryError):
+        return (
+            f"the Python grammar cannot read line {_first_error_line(root)}, and the file is nested too deeply"
+            " for Python's parser to check it; indexed what parsed"
+        )
+    except ValueError:
         pass
     else:
         return f"the Python grammar cannot read line {_first_error_line(root)} (valid Python); indexed the rest"
@@ -150,19 +186,31 @@ def _absolute_module(written: str, module: str, is_package: bool) -> str:
 
 
 def _definitions(
-    found: dict[str, list[tsx.Node]], module: str, facts: FileFacts, bindings: dict[str, str], scopes: ScopeMap
+    found: dict[str, list[tsx.Node]],
+    module: str,
+    facts: FileFacts,
+    bindings: dict[str, str],
+    scopes: ScopeMap,
+    source: bytes,
 ) -> None:
     class_members: dict[str, set[str]] = {}
     definitions = [(node, SymbolKind.CLASS) for node in found.get("definition.class", [])]
     definitions += [(node, SymbolKind.FUNCTION) for node in found.get("definition.function", [])]
     definitions.sort(key=lambda item: item[0].start_byte)
-    for node, kind in definitions:
-        name = tsx.text(node.child_by_field_name("name"))
-        enclosing = _enclosing_scopes(node)
+    nodes = [node for node, _ in definitions]
+    # None for a definition that error recovery left without a name: it is no symbol, and
+    # adds no segment to the names of what it holds.
+    names = [tsx.text(node.child_by_field_name("name")) or None for node in nodes]
+    for index, around in enumerate(_enclosing(nodes, nodes)):
+        node, kind = definitions[index]
+        name = names[index]
+        if name is None:
+            continue
+        enclosing = [outer_name for outer in around if (outer_name := names[outer]) is not None]
         qname = ".".join([module, *enclosing, name])
-        if kind is SymbolKind.FUNCTION and enclosing and _parent_scope_type(node) == "class_definition":
+        if kind is SymbolKind.FUNCTION and enclosing and nodes[around[-1]].type == "class_definition":
             kind = SymbolKind.METHOD
-        signature = collapse(tsx.head(node, _header_end(node)))
+        signature = collapse(source[node.start_byte : _header_end(node)].decode("utf-8", errors="replace"))
         facts.symbols.append(
             Symbol(qname, name, kind, Language.PYTHON, facts.path, tsx.line(node), tsx.end_line(node), signature)
         )
@@ -172,8 +220,12 @@ def _definitions(
         else:
             class_members.setdefault(".".join([module, *enclosing]), set()).add(name)
 
-    for node in found.get("definition.assignment", []):
-        _assignment(node, module, facts, bindings, class_members)
+    assignments = found.get("definition.assignment", [])
+    for node, around in zip(assignments, _enclosing(nodes, assignments)):
+        if around and nodes[around[-1]].type == "function_definition":
+            continue  # locals are not symbols
+        enclosing = [outer_name for outer in around if (outer_name := names[outer]) is not None]
+        _assignment(node, module, enclosing, facts, bindings, class_members)
 
 
 def _header_end(node: tsx.Node) -> int:
@@ -187,39 +239,37 @@ def _header_end(node: tsx.Node) -> int:
     return end
 
 
-def _enclosing_scopes(node: tsx.Node) -> list[str]:
-    names: list[str] = []
-    parent = node.parent
-    while parent is not None:
-        if parent.type in _SCOPE_TYPES:
-            name = parent.child_by_field_name("name")
-            if name is not None:
-                names.append(tsx.text(name))
-        parent = parent.parent
-    names.reverse()
-    return names
+def _enclosing(definitions: list[tsx.Node], nodes: list[tsx.Node]) -> list[tuple[int, ...]]:
+    """For each of `nodes`, the indexes in `definitions` of those that hold it, outermost first.
 
-
-def _parent_scope_type(node: tsx.Node) -> str | None:
-    parent = node.parent
-    while parent is not None:
-        if parent.type in _SCOPE_TYPES:
-            return parent.type
-        parent = parent.parent
-    return None
+    One sweep over byte ranges in source order, since ranges in a syntax tree either nest or
+    do not meet. Climbing `node.parent` instead costs the depth squared per node: tree-sitter
+    finds a parent by descending from the root, which made 500 nested definitions take 6 s."""
+    # At equal ranges a node comes before a definition, so that no definition holds itself.
+    order = sorted(
+        [(node.start_byte, -node.end_byte, 0, index) for index, node in enumerate(nodes)]
+        + [(node.start_byte, -node.end_byte, 1, index) for index, node in enumerate(definitions)]
+    )
+    around: list[tuple[int, ...]] = [()] * len(nodes)
+    open_definitions: list[int] = []
+    for _start, negative_end, is_definition, index in order:
+        while open_definitions and definitions[open_definitions[-1]].end_byte < -negative_end:
+            open_definitions.pop()
+        if is_definition:
+            open_definitions.append(index)
+        else:
+            around[index] = tuple(open_definitions)
+    return around
 
 
 def _assignment(
     node: tsx.Node,
     module: str,
+    enclosing: list[str],
     facts: FileFacts,
     bindings: dict[str, str],
     class_members: dict[str, set[str]],
 ) -> None:
-    scope_type = _parent_scope_type(node)
-    if scope_type == "function_definition":
-        return  # locals are not symbols
-    enclosing = _enclosing_scopes(node)
     owner = ".".join([module, *enclosing])
     targets = _target_names(node.child_by_field_name("left"))
     value = node.child_by_field_name("right")
@@ -292,17 +342,28 @@ def _aliased_name(value: tsx.Node) -> str | None:
 
 
 def _is_text(node: tsx.Node) -> bool:
-    """A string built from literals: `"a"`, `r"a" "b"`, `"a" + f"b"`, `"{}".format(x)`."""
-    if node.type in ("string", "concatenated_string"):
-        return True
-    if node.type == "binary_operator":
-        return _is_text(tsx.field(node, "left")) and _is_text(tsx.field(node, "right"))
-    if node.type == "parenthesized_expression" and node.named_child_count == 1:
-        return _is_text(node.named_children[0])
-    if node.type == "call":
-        function = node.child_by_field_name("function")
-        return function is not None and function.type == "attribute" and _is_text(tsx.field(function, "object"))
-    return False
+    """A string built from literals: `"a"`, `r"a" "b"`, `"a" + f"b"`, `"{}".format(x)`.
+
+    Read with a work list: a chain of 100,000 `+` is one level deeper per operand."""
+    pending: list[tsx.Node | None] = [node]
+    while pending:
+        part = pending.pop()
+        if part is None:
+            return False
+        if part.type in ("string", "concatenated_string"):
+            continue
+        if part.type == "binary_operator":
+            pending += [part.child_by_field_name("left"), part.child_by_field_name("right")]
+        elif part.type == "parenthesized_expression" and part.named_child_count == 1:
+            pending.append(part.named_children[0])
+        elif part.type == "call":
+            function = part.child_by_field_name("function")
+            if function is None or function.type != "attribute":
+                return False
+            pending.append(function.child_by_field_name("object"))
+        else:
+            return False
+    return True
 
 
 def expand(dotted: str, bindings: dict[str, str]) -> str:
