@@ -66,7 +66,7 @@ _MACRO_BOMB = (
         f"#define {outer}(x) " + " ".join(f"{inner}(x##{digit})" for digit in range(10)) + "\n"
         for outer, inner in (("B", "A"), ("C", "B"), ("D", "C"))
     )
-    + " ".join(f"D(f{letter})" for letter in "abcdefghij") + "\n"
+    + "".join(f"D(f{letter})\n" for letter in "abcdefghijklmnopqrst")
 )
 
 # Nine levels of nine aliases each: under a kilobyte that stands for 9^9 strings.
@@ -133,7 +133,7 @@ def cases() -> list[Case]:
         Case("YAML billion laughs: index", {"tools/autograd/derivatives.yaml": _LAUGHS, "m.py": "def f(): pass\n"},
              [["index"], ["search", "f"]], _says("m.f")),
         Case(f"macro bomb ({len(_MACRO_BOMB)} bytes): index", {"a.cpp": _MACRO_BOMB}, [["index", "--json"]],
-             lambda r: r.returncode == 0 and _indexed(r.stdout, "symbols") < 2_000 and _indexed(r.stdout, "calls") < 2_000),
+             lambda r: r.returncode == 0 and _indexed(r.stdout, "symbols") < 5_000 and _indexed(r.stdout, "calls") < 10_000),
         Case("8,000 definitions in one file: callgraph", {"m.py": _chain(8000)}, [["callgraph"]], _ok),
         Case("catastrophic --to regex", {"m.py": "def f():\n    " + "a" * 40 + "b()\n\ndef " + "a" * 40 + "b():\n    pass\n"},
              [["trace", "m.f", "--to", "(a+)+$"]]),

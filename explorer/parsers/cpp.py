@@ -12,12 +12,13 @@ tree-sitter builds, so both are indexed.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 
 from explorer import treesitter as tsx
-from explorer.model import CallKind, CallSite, FileFacts, ImportBinding, Language, Symbol, SymbolKind
+from explorer.model import CallKind, CallSite, Diagnostic, FileFacts, ImportBinding, Language, Symbol, SymbolKind
 from explorer.parsers.common import ScopeMap, collapse, source_order
-from explorer.parsers.cpp_macros import Macro, expandable, find_invocations, read_defines
+from explorer.parsers.cpp_macros import Macro, expandable, expansion_budget, find_invocations, read_defines
 from explorer.parsers.cpp_namespaces import NamespaceExtent, matching_brace, namespace_extents, namespace_map
 
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
@@ -60,6 +61,10 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     5. function-like macros, read from the text and expanded where invoked at namespace level
        (not inside expansions).
     """
+    too_deep = _nested_too_deep(source)
+    if too_deep is not None:
+        return FileFacts(path=path, lang=lang, diagnostics=[Diagnostic(
+            path, f"brackets nested more than {MAX_NESTING:,} deep at line {too_deep}; not indexed")])
     source = _without_export_macros(source)
     tree = tsx.parse(lang, source)
     root = tree.root_node
@@ -68,10 +73,11 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     # Where error recovery may have swallowed a namespace, braces say where it is.
     namespaces = _RecoveredNamespaces(source) if root.has_error else None
     found = tsx.captures(tsx.query(lang, *_QUERIES[lang]), root)
-    structured = _registrations(found, lang, facts, scopes, namespaces)
-    _definitions(found, lang, facts, scopes, structured, namespaces)
-    _recovered_definitions(found, lang, facts, scopes, namespaces, source)
-    _namespace_symbols(found, lang, facts, source, namespaces)
+    enclosures = _Enclosures()
+    structured = _registrations(found, lang, facts, scopes, namespaces, enclosures)
+    _definitions(found, lang, facts, scopes, structured, namespaces, enclosures)
+    _recovered_definitions(found, lang, facts, scopes, namespaces, enclosures, source)
+    _namespace_symbols(found, lang, facts, source, namespaces, enclosures)
     _calls(found, facts, scopes, source)
     _using(found, facts)
     # Function-like macros are read from the text: a comment inside a macro body derails the
@@ -80,9 +86,35 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     _macro_symbols(lang, facts, defines)
     macros = expandable(defines) if expand_macros else []
     if macros:
-        _macro_definitions(root, source, lang, facts, scopes, namespaces, macros, defines)
+        _macro_definitions(root, source, lang, facts, scopes, namespaces, enclosures, macros, defines)
+    if enclosures.too_deep_at is not None:
+        facts.diagnostics.append(Diagnostic(
+            path, f"namespaces and classes nested more than {MAX_SCOPE_DEPTH} deep at line {enclosures.too_deep_at}; "
+            "deeper ones add no name to what they define", skipped=False))
     facts.symbols.sort(key=source_order)
     return facts
+
+
+# Real code nests brackets a few dozen deep. tree-sitter's queries and node parents cost
+# time with the square of the nesting, so a file past this is a diagnostic, not a hang.
+MAX_NESTING = 1_000
+_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"{}()[]")
+_DEPTH_STEP = {ord(opening): 1 for opening in "{(["} | {ord(closing): -1 for closing in "})]"}
+
+
+def _nested_too_deep(source: bytes) -> int | None:
+    """The line where brackets first nest deeper than MAX_NESTING, or None. Linear: the
+    brackets are picked out in C, and only they are counted here (strings and comments
+    are not told apart, which can only overstate the depth)."""
+    brackets = source.translate(None, _NOT_BRACKETS)
+    if len(brackets) <= MAX_NESTING or max(itertools.accumulate(_DEPTH_STEP[b] for b in brackets)) <= MAX_NESTING:
+        return None
+    depth = 0
+    for offset, byte in enumerate(source):  # only for such a file: where is it?
+        depth += _DEPTH_STEP.get(byte, 0)
+        if depth > MAX_NESTING:
+            return source.count(b"\n", 0, offset) + 1
+    return None
 
 
 _CPP_QUERIES = ("cpp/registrations", "cpp/definitions", "cpp/calls")
@@ -120,41 +152,80 @@ class _RecoveredNamespaces:
         return self._map.innermost(offset)
 
 
-def _enclosing_names(node: tsx.Node, namespaces: _RecoveredNamespaces | None) -> tuple[list[str], bool]:
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Enclosure:
+    """What the children of a node are inside: the names of the namespaces and classes
+    around them, outermost first; which names are namespaces; whether any ancestor is an
+    ERROR node; whether the nearest named scope is a class (None: no scope yet)."""
+
+    names: tuple[str, ...] = ()
+    from_namespace: tuple[bool, ...] = ()
+    in_error: bool = False
+    in_class: bool | None = None
+
+    def inside(self, node: tsx.Node) -> _Enclosure:
+        kind = node.type
+        if len(self.names) >= MAX_SCOPE_DEPTH and kind != "ERROR":
+            return self  # deeper scopes add no name (parse_cpp says so in a diagnostic)
+        if kind == "ERROR":
+            return dataclasses.replace(self, in_error=True)
+        if kind == "namespace_definition":
+            name = node.child_by_field_name("name")
+            if name is None:  # anonymous: members are reached by their plain name
+                return dataclasses.replace(self, in_class=False)
+            return _Enclosure((*self.names, tsx.text(name).replace(" ", "")), (*self.from_namespace, True), self.in_error, False)
+        if kind in _CLASS_TYPES:
+            name = node.child_by_field_name("name")
+            if name is not None:
+                return _Enclosure((*self.names, strip_template_args(tsx.text(name))), (*self.from_namespace, False), self.in_error, True)
+        return self
+
+
+# No real code nests namespaces and classes this deep; past it, every deeper name would make
+# the qualified names (and the work) grow with the square of the depth.
+MAX_SCOPE_DEPTH = 256
+
+
+class _Enclosures:
+    """The enclosure of each node a parse asks about, remembered per ancestor. tree-sitter
+    finds a node's parent by walking down from the root, so climbing to the root from every
+    definition costs the cube of the nesting depth (1,000 nested namespaces: 18 s); with
+    each ancestor remembered, a climb stops at the first one already seen. One per parse:
+    node ids are addresses, reused by later trees."""
+
+    def __init__(self) -> None:
+        self._inside: dict[int, _Enclosure] = {}  # node id -> what its children are inside
+        self.too_deep_at: int | None = None  # the line where scopes reach MAX_SCOPE_DEPTH
+
+    def above(self, node: tsx.Node) -> _Enclosure:
+        climbed: list[tsx.Node] = []
+        parent = node.parent
+        while parent is not None and parent.id not in self._inside:
+            climbed.append(parent)
+            parent = parent.parent
+        enclosure = self._inside[parent.id] if parent is not None else _Enclosure()
+        for ancestor in reversed(climbed):  # outermost first
+            enclosure = self._inside[ancestor.id] = enclosure.inside(ancestor)
+            if len(enclosure.names) >= MAX_SCOPE_DEPTH and self.too_deep_at is None:
+                self.too_deep_at = tsx.line(ancestor)
+        return enclosure
+
+
+def _enclosing_names(
+    node: tsx.Node, namespaces: _RecoveredNamespaces | None, enclosures: _Enclosures
+) -> tuple[list[str], bool]:
     """Names of the namespaces and classes around `node`, outermost first, and whether the
     nearest one is a class. Anonymous namespaces add no name: their members are reached by
     their plain name from the rest of the file. In a file with errors, a node inside an ERROR
     node or outside any namespace node takes its namespaces from the brace scan (error
     recovery may have lost them), its classes from the tree."""
-    names: list[str] = []
-    tree_namespaces: list[int] = []  # positions in `names` that came from namespace nodes
-    in_error = False
-    in_class: bool | None = None
-    parent = node.parent
-    while parent is not None:
-        kind = parent.type
-        if kind == "ERROR":
-            in_error = True
-        if kind == "namespace_definition":
-            name = parent.child_by_field_name("name")
-            if name is not None:
-                tree_namespaces.append(len(names))
-                names.append(tsx.text(name).replace(" ", ""))
-            if in_class is None:
-                in_class = False
-        elif kind in _CLASS_TYPES:
-            name = parent.child_by_field_name("name")
-            if name is not None:
-                names.append(strip_template_args(tsx.text(name)))
-                if in_class is None:
-                    in_class = True
-        parent = parent.parent
-    if namespaces is not None and (in_error or not tree_namespaces):
-        classes = [name for index, name in enumerate(names) if index not in tree_namespaces]
-        enclosing = namespaces.at(node.start_byte)
-        names = [*reversed(classes), *(reversed(enclosing.split("::")) if enclosing else [])]
-    names.reverse()
-    return names, bool(in_class)
+    enclosure = enclosures.above(node)
+    names = list(enclosure.names)
+    if namespaces is not None and (enclosure.in_error or not any(enclosure.from_namespace)):
+        classes = [name for name, namespace in zip(enclosure.names, enclosure.from_namespace) if not namespace]
+        recovered = namespaces.at(node.start_byte)
+        names = [*(recovered.split("::") if recovered else []), *classes]
+    return names, bool(enclosure.in_class)
 
 
 def _declared_name(declarator: tsx.Node | None) -> str | None:
@@ -200,7 +271,8 @@ def _macro_arguments(arguments: tsx.Node) -> list[str]:
 
 
 def _registrations(
-    found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap, namespaces: _RecoveredNamespaces | None
+    found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap, namespaces: _RecoveredNamespaces | None,
+    enclosures: _Enclosures,
 ) -> set[int]:
     """Record macro registrations; return the ids of function nodes they account for."""
     accounted: set[int] = set()
@@ -210,7 +282,7 @@ def _registrations(
         args = _macro_arguments(tsx.field(macro_call, "parameters"))
         if not args:
             continue
-        scope, _ = _enclosing_names(node, namespaces)
+        scope, _ = _enclosing_names(node, namespaces, enclosures)
         # TORCH_META_FUNC2(add, Tensor) is the meta function of the overload add.Tensor,
         # named like the class the macro expands to.
         name = "_".join(args[:2]) if macro.endswith("FUNC2") else args[0]
@@ -227,7 +299,7 @@ def _registrations(
         args = _macro_arguments(tsx.field(node, "arguments"))
         if not args:
             continue
-        scope, _ = _enclosing_names(node, namespaces)
+        scope, _ = _enclosing_names(node, namespaces, enclosures)
         statement = collapse(tsx.text(node))
         if macro.startswith(("DECLARE", "DEFINE")):
             stub = args[-1]
@@ -255,6 +327,7 @@ def _definitions(
     scopes: ScopeMap,
     skip: set[int],
     namespaces: _RecoveredNamespaces | None,
+    enclosures: _Enclosures,
 ) -> None:
     for tag, kind in _CONTAINER_KINDS.items():
         for node in found.get(tag, []):
@@ -262,7 +335,7 @@ def _definitions(
             if name_node is None:
                 continue
             name = strip_template_args(tsx.text(name_node))
-            scope, _ = _enclosing_names(node, namespaces)
+            scope, _ = _enclosing_names(node, namespaces, enclosures)
             header = collapse(tsx.head(node, tsx.field(node, "body").start_byte))
             facts.symbols.append(
                 Symbol(_qualify(scope, name), name.rsplit("::", 1)[-1], kind, lang, facts.path,
@@ -276,7 +349,7 @@ def _definitions(
         declared = _declared_name(node.child_by_field_name("declarator"))
         if not declared:
             continue
-        scope, in_class = _enclosing_names(node, namespaces)
+        scope, in_class = _enclosing_names(node, namespaces, enclosures)
         qname = _qualify(scope, declared)
         if node.id in kernels:
             kind = SymbolKind.KERNEL
@@ -303,6 +376,7 @@ def _recovered_definitions(
     facts: FileFacts,
     scopes: ScopeMap,
     namespaces: _RecoveredNamespaces | None,
+    enclosures: _Enclosures,
     source: bytes,
 ) -> None:
     """Functions that error recovery took apart: a declarator in an ERROR node followed by
@@ -318,7 +392,7 @@ def _recovered_definitions(
         while first.prev_sibling is not None and first.prev_sibling.type in _RETURN_TYPE_PARTS:
             first = first.prev_sibling
         end = matching_brace(source, opening.start_byte)
-        scope, _ = _enclosing_names(declarator, namespaces)
+        scope, _ = _enclosing_names(declarator, namespaces, enclosures)
         qname = _qualify(scope, declared)
         kind = SymbolKind.METHOD if _looks_like_member(declared) else SymbolKind.FUNCTION
         end_line = tsx.line(first) + source.count(b"\n", first.start_byte, max(first.start_byte, end - 1))
@@ -333,6 +407,7 @@ def _namespace_symbols(
     facts: FileFacts,
     source: bytes,
     namespaces: _RecoveredNamespaces | None,
+    enclosures: _Enclosures,
 ) -> None:
     """One symbol per named namespace the file opens (a namespace reopened is one symbol):
     from the brace scan where definitions needed it (the tree lost namespaces there), else
@@ -343,7 +418,7 @@ def _namespace_symbols(
             name_node = node.child_by_field_name("name")
             if name_node is None:
                 continue  # anonymous
-            scope, _ = _enclosing_names(node, None)
+            scope, _ = _enclosing_names(node, None, enclosures)
             qname = _qualify(scope, tsx.text(name_node).replace(" ", ""))
             opened.setdefault(qname, (tsx.line(node), tsx.end_line(node)))
     else:
@@ -372,15 +447,21 @@ def _macro_definitions(
     facts: FileFacts,
     scopes: ScopeMap,
     namespaces: _RecoveredNamespaces | None,
+    enclosures: _Enclosures,
     macros: list[Macro],
     defines: list[Macro],
 ) -> None:
     """Index what the file's macros define where it invokes them at namespace level: the
     expansion is parsed on its own, then placed at the invocation (its line, its namespace)."""
     outside_functions = lambda offset: scopes.innermost(offset) == facts.path  # noqa: E731
-    for invocation in find_invocations(source, macros, outside_functions, defines):
+    invocations = find_invocations(source, macros, outside_functions, defines)
+    if invocations.over_budget_at is not None:
+        facts.diagnostics.append(Diagnostic(
+            facts.path, f"macro invocations expand past {expansion_budget(source):,} bytes (16 times the file, and 64 KiB) "
+            f"at line {invocations.over_budget_at}; the rest are not expanded", skipped=False))
+    for invocation in invocations.found:
         node = root.descendant_for_byte_range(invocation.start, invocation.start)
-        scope, _ = _enclosing_names(node, namespaces) if node is not None else ([], False)
+        scope, _ = _enclosing_names(node, namespaces, enclosures) if node is not None else ([], False)
         expanded = parse_cpp(facts.path, invocation.text, lang, expand_macros=False)
         origin = f"{invocation.macro.name}(...) at line {invocation.line}"
         for symbol in expanded.symbols:

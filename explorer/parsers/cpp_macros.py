@@ -89,17 +89,32 @@ def expandable(macros: list[Macro]) -> list[Macro]:
     return [macro for macro in macros if macro.name in chosen]
 
 
+def expansion_budget(source: bytes) -> int:
+    """How many bytes a file's macro invocations may expand to in all. Real files reach about
+    twelve times their size (PyTorch's embedding kernels); a few hundred bytes of nested
+    macros could otherwise stand for millions of definitions."""
+    return 16 * len(source) + 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Invocations:
+    found: list[Invocation]
+    over_budget_at: int | None  # the line of the first invocation past the budget, if any
+
+
 def find_invocations(
     source: bytes, macros: list[Macro], at_top_level: Callable[[int], bool], defines: list[Macro]
-) -> list[Invocation]:
+) -> Invocations:
     """Invocations of `macros` in `source` for which `at_top_level(offset)` holds, leaving out
-    those inside the text of a `#define` (any of `defines`)."""
+    those inside the text of a `#define` (any of `defines`), expanded until the file's
+    expansion budget is spent."""
     by_name = {macro.name.encode(): macro for macro in macros}
     if not by_name:
-        return []
+        return Invocations([], None)
+    budget = expansion_budget(source)
     inside_define = [(macro.start, macro.stop) for macro in defines]
     pattern = re.compile(rb"^[ \t]*(" + b"|".join(re.escape(name) for name in by_name) + rb")[ \t]*\(", re.MULTILINE)
-    invocations = []
+    invocations: list[Invocation] = []
     for match in pattern.finditer(source):
         start = match.start(1)
         if not at_top_level(start) or any(low <= start < high for low, high in inside_define):
@@ -112,8 +127,11 @@ def find_invocations(
         if expanded is None:
             continue
         line = source.count(b"\n", 0, start) + 1
+        budget -= len(expanded)
+        if budget < 0:
+            return Invocations(invocations, line)
         invocations.append(Invocation(macro, start, end, line, line + source.count(b"\n", start, end), expanded))
-    return invocations
+    return Invocations(invocations, None)
 
 
 def _arguments(source: bytes, open_paren: int) -> tuple[list[bytes] | None, int]:
