@@ -198,3 +198,17 @@ def test_an_index_damaged_after_its_check_says_what_happens_next(tree: Path, tmp
     assert result.stderr == f"error: the index at {index} is damaged (no such table: names); the next command checks and rebuilds it\n"
     healed = run(tree, index, "search")
     assert healed.exit_code == 0 and healed.stderr == "note: index rebuilt (index file corrupt (its content changed since explorer wrote it))\n"
+
+
+def test_an_index_touched_or_copied_with_its_record_is_used_as_it_is(tree: Path, tmp_path: Path, clean_output: dict[str, str]):
+    index = tmp_path / "index.sqlite"
+    run(tree, index, "index")
+    os.utime(index, ns=(0, 0))  # the stat changes, the bytes do not
+    result = run(tree, index, "search")
+    assert (result.exit_code, result.stderr, result.stdout) == (0, "", clean_output["search"])
+
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(index.read_bytes())
+    Path(f"{copy}.verified").write_bytes(Path(f"{index}.verified").read_bytes())
+    result = run(tree, copy, "search")
+    assert (result.exit_code, result.stderr, result.stdout) == (0, "", clean_output["search"])

@@ -696,23 +696,22 @@ def _unusable_reason(path: Path, root: str) -> str | None:
             recorded = _recorded(path)
             if recorded is not None and recorded.get("stamp") == _file_stamp(path):
                 return None
-            problem = _integrity_problem(connection, meta, path)
+            checksum = _checksum(path)
+            same_bytes = recorded is not None and recorded.get("checksum") == checksum  # copied, or touched
+            problem = None if same_bytes else _integrity_problem(connection, meta)
         finally:
             connection.close()
     except sqlite3.DatabaseError as error:
         return f"index file corrupt ({error})"
     if problem is not None:
         return f"index file corrupt ({problem})"
-    record_verified(path)
+    record_verified(path, checksum)
     return None
 
 
-def _integrity_problem(connection: sqlite3.Connection, meta: dict[str, str], path: Path) -> str | None:
-    """Why an index file whose stat is not the one explorer recorded cannot be trusted, or
-    None. Raises sqlite3.DatabaseError for a file SQLite cannot read at all."""
-    recorded = _recorded(path)
-    if recorded is not None and recorded.get("checksum") == _checksum(path):
-        return None  # the same bytes explorer wrote (copied, or touched)
+def _integrity_problem(connection: sqlite3.Connection, meta: dict[str, str]) -> str | None:
+    """Why an index file that is not as explorer wrote it cannot be trusted, or None. Raises
+    sqlite3.DatabaseError for a file SQLite cannot read at all."""
     verdict = connection.execute("PRAGMA quick_check(1)").fetchone()[0]
     if verdict != "ok":
         return " ".join(verdict.replace("***", "").split())
