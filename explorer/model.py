@@ -71,6 +71,9 @@ class Symbol:
     # (`torch.conv2d` for `conv2d = _add_docstr(torch.conv2d, ...)`, the kernel of a
     # REGISTER_DISPATCH, the `.out` op of a structured_delegate).
     target: str | None = None
+    # C++: visible only inside its own file (a `static` function, or one in an anonymous
+    # namespace). Calls from other files never reach it; REGISTER_DISPATCH sees it only there.
+    file_local: bool = False
 
 
 class CallSite(NamedTuple):

@@ -51,7 +51,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
 
-SCHEMA_VERSION = 11  # 11: a checksum of the file beside it (.verified)
+SCHEMA_VERSION = 12  # 12: symbols.file_local
 
 
 @functools.cache
@@ -93,7 +93,8 @@ CREATE TABLE symbols (
     line INTEGER,
     end_line INTEGER,
     signature TEXT NOT NULL,
-    target TEXT
+    target TEXT,
+    file_local INTEGER NOT NULL DEFAULT 0  -- C++ static or anonymous-namespace: seen only in its file
 );
 -- Every distinct symbol name, for search: scanning these is several times cheaper than
 -- scanning the symbols. Names of deleted symbols may linger; they only find nothing.
@@ -157,13 +158,13 @@ CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
 
 _PER_FILE_TABLES = ("symbols", "imports", "dispatch", "operators", "derivatives", "diagnostics")
 _CALL_COLUMNS = "c.caller, c.callee, COALESCE(c.qualified, c.callee), c.line, c.col, c.kind, c.name_args"
-_SYMBOL_COLUMNS = "s.qname, s.name, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.target"
+_SYMBOL_COLUMNS = "s.qname, s.name, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.target, s.file_local"
 
 
 _INSERT_CALL = "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _INSERT_SYMBOL = (
-    "INSERT INTO symbols (file_id, qname, name, lname, kind, lang, line, end_line, signature, target)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO symbols (file_id, qname, name, lname, kind, lang, line, end_line, signature, target, file_local)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
@@ -203,7 +204,7 @@ def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
         path=facts.path,
         lang=facts.lang.value,
         symbols=[
-            (file_id, s.qname, s.name, s.name.lower(), s.kind, s.lang, s.line, s.end_line, s.signature, s.target)
+            (file_id, s.qname, s.name, s.name.lower(), s.kind, s.lang, s.line, s.end_line, s.signature, s.target, int(s.file_local))
             for s in facts.symbols
         ],
         calls=[
@@ -293,7 +294,7 @@ class IndexStore:
         statement per table, inside SQLite, instead of a million rows through Python.
         A shard's call rowids are shifted past those already here, and its files' call
         ranges with them."""
-        columns = "file_id, qname, name, lname, kind, lang, line, end_line, signature, target"
+        columns = "file_id, qname, name, lname, kind, lang, line, end_line, signature, target, file_local"
         for shard in shards:
             self.db.execute("ATTACH DATABASE ? AS shard", (str(shard),))
             try:
@@ -654,8 +655,8 @@ def _call_site(row: tuple) -> CallSite:
 
 
 def _symbol(row: tuple) -> Symbol:
-    qname, name, kind, lang, path, line, end_line, signature, target = row
-    return Symbol(qname, name, SymbolKind(kind), Language(lang), path, line, end_line, signature, target)
+    qname, name, kind, lang, path, line, end_line, signature, target, file_local = row
+    return Symbol(qname, name, SymbolKind(kind), Language(lang), path, line, end_line, signature, target, bool(file_local))
 
 
 def last_name(callee: str) -> str:
