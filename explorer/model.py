@@ -180,6 +180,16 @@ class Resolution(StrEnum):
     NAME = "name"  # only a bare name matched (a method of an object of unknown type)
 
 
+class CallShape(NamedTuple):
+    """What a Python call passes: how many positional arguments, which keywords, and whether
+    `*args` or `**kwargs` leave it open. A binding reached by the call picks its operator
+    overloads by it, as PyTorch's Python argument parser does."""
+
+    positional: int
+    keywords: tuple[str, ...]
+    open: bool
+
+
 @dataclass(frozen=True, slots=True)
 class CallNode:
     """A definition as a node of the call graph."""
@@ -193,10 +203,12 @@ class CallNode:
     # (`split_batch_dim_to_32bit_out(..., raw_cudnn_convolution_forward_out_32bit)`).
     passed: tuple[Symbol, ...] = ()
     passed_at: tuple[str, int] | None = None  # the call that passed them
+    # A torch._C binding (or an alias of one): the arguments of the Python call that reached it.
+    shape: CallShape | None = None
 
     @property
     def key(self) -> tuple[object, ...]:
-        return (self.symbol.qname, self.symbol.path, self.symbol.line, self.self_class, tuple(p.qname for p in self.passed))
+        return (self.symbol.qname, self.symbol.path, self.symbol.line, self.self_class, tuple(p.qname for p in self.passed), self.shape)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,9 @@ dropped; where it rules out all, or none, every definition is kept.
 from __future__ import annotations
 
 import math
+import re
 
-from explorer.model import Symbol
+from explorer.model import CallShape, Symbol
 from explorer.query.sources import SourceLines
 
 _OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
@@ -36,6 +37,52 @@ def parameter_range(signature: str) -> tuple[int, float]:
     if any(p.strip().endswith("...") for p in parameters):
         return (sum("=" not in p for p in parameters[:-1]), math.inf)
     return (sum("=" not in p for p in parameters), len(parameters))
+
+
+_KEYWORD = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
+
+
+def python_call_shape(sources: SourceLines, path: str, line: int, column: int) -> CallShape | None:
+    """The shape of the Python call whose callee starts at (line, column), or None."""
+    text = "\n".join(sources.of_file(path)[line - 1:line + 40])
+    start = text.find("(", column)
+    parts = _split(text, start) if start >= 0 else None
+    if parts is None:
+        return None
+    parts = [part.strip() for part in parts if part.strip()]
+    keywords = tuple(match.group(1) for part in parts if (match := _KEYWORD.match(part)))
+    opened = any(part.startswith("*") for part in parts)
+    return CallShape(len([p for p in parts if not _KEYWORD.match(p) and not p.startswith("*")]), keywords, opened)
+
+
+def fits_schema(schema: str, shape: CallShape) -> bool:
+    """Whether an operator schema (`add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1)
+    -> Tensor`) accepts a call of this shape, as PyTorch's Python argument parser decides:
+    positional arguments fill the parameters before `*` in order, keywords name any
+    parameter, and every parameter without a default must be given."""
+    start = schema.find("(")
+    parameters = _split(schema, start) if start >= 0 else None
+    if parameters is None or shape.open:
+        return True
+    positional_names: list[str] = []
+    required: set[str] = set()
+    names: set[str] = set()
+    keyword_only = False
+    for parameter in (p.strip() for p in parameters if p.strip()):
+        if parameter == "*":
+            keyword_only = True
+            continue
+        declared, _, default = parameter.partition("=")
+        name = declared.split()[-1]
+        names.add(name)
+        if not default:
+            required.add(name)
+        if not keyword_only:
+            positional_names.append(name)
+    if shape.positional > len(positional_names):
+        return False
+    given = set(positional_names[:shape.positional]) | set(shape.keywords)
+    return set(shape.keywords) <= names and required <= given
 
 
 def fitting(definitions: list[Symbol], count: int | None) -> list[Symbol]:

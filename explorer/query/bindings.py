@@ -45,6 +45,21 @@ def binding_operators(store: IndexStore, dotted: str) -> list[Symbol]:
     return []
 
 
+def is_method_binding(qname: str) -> bool:
+    """`torch._C.TensorBase.add`: a Tensor method, whose object is the schema's `self`."""
+    return qname.rpartition(".")[0] in _METHOD_OWNERS
+
+
+def is_out_overload(operator: Symbol) -> bool:
+    """An operator that writes into tensors the caller passes as keyword-only arguments
+    (`add.out(..., *, Scalar alpha=1, Tensor(a!) out)`): Python takes it only for `out=`.
+    Told by the schema, not the overload's name (`topk.values`, `max.dim_max` are out forms)."""
+    schema = operator.signature
+    star = schema.find("*")
+    arrow = schema.find("->")
+    return star >= 0 and "!)" in schema[star:arrow if arrow > star else len(schema)]
+
+
 def operators_for(store: IndexStore, name: str, variant: str, python_module: str | None = None) -> list[Symbol]:
     found = []
     for symbol in store.operators_named(name):

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.index.store import IndexStore
-from explorer.model import CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallKind, CallNode, CallShape, CallSite, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.python import expand, module_name
-from explorer.query.bindings import binding_operators, binding_symbol, bound_stub, operators_for, stub_method
+from explorer.query.arity import fits_schema, python_call_shape
+from explorer.query.bindings import binding_operators, binding_symbol, bound_stub, is_method_binding, operators_for, stub_method
 from explorer.query.lookup import PythonPaths
 from explorer.query.nodes import definition_lines, fan_out, layer_of
 from explorer.query.notes import UnreadableDefinition, UnreadableDefinitions
@@ -72,7 +73,7 @@ class PythonEdges:
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
         if node.layer is Layer.BINDING:
-            yield from self._binding_edges(symbol)
+            yield from self._binding_edges(node)
         elif symbol.kind is SymbolKind.CLASS:
             yield from self._instance_call(symbol.qname)
         elif symbol.kind is SymbolKind.ALIAS and symbol.target:
@@ -80,6 +81,8 @@ class PythonEdges:
                 target = edge.target
                 if target.symbol.kind is SymbolKind.METHOD:  # `__call__ = _wrapped_call_impl`: same instance
                     target = CallNode(target.symbol, target.layer, node.self_class)
+                elif target.layer is Layer.BINDING and node.shape is not None:  # `gelu = _add_docstr(torch._C._nn.gelu)`
+                    target = dataclasses.replace(target, shape=node.shape)
                 yield CallEdge(target, "alias", edge.resolution, edge.candidates, (symbol.path or "", symbol.line or 0))
         elif symbol.kind is SymbolKind.VARIABLE:
             yield from self._passed_functions(symbol)
@@ -96,10 +99,16 @@ class PythonEdges:
         neither recurse that deep nor be followed along every branch of every `if`)."""
         followed: set[str] = set()
         pending = [site]
+        shape: list[CallShape | None] = []  # read from the source once, when a binding is reached
         while pending:
             current = pending.pop()
             for found in self._site_targets(node, current):
                 if isinstance(found, CallEdge):
+                    if found.target.layer is Layer.BINDING or found.target.symbol.kind is SymbolKind.ALIAS:
+                        if not shape:
+                            path = node.symbol.path
+                            shape.append(python_call_shape(self.sources, path, site.line, site.column) if path else None)
+                        found = dataclasses.replace(found, target=dataclasses.replace(found.target, shape=shape[0]))
                     yield found
                 elif found.name not in followed:
                     followed.add(found.name)
@@ -143,8 +152,17 @@ class PythonEdges:
 
     # -- rules -----------------------------------------------------------------------------
 
-    def _binding_edges(self, symbol: Symbol) -> Iterator[CallEdge]:
+    def _binding_edges(self, node: CallNode) -> Iterator[CallEdge]:
+        """The operators a binding may run. Reached from a call whose arguments are known, the
+        overloads those arguments fit, as PyTorch's argument parser picks them: `F.gelu(x)`
+        passes no `out=`, so `gelu.out` is not among them."""
+        symbol = node.symbol
         operators = binding_operators(self.store, symbol.qname)
+        if node.shape is not None and len(operators) > 1:
+            shape = node.shape
+            if is_method_binding(symbol.qname):  # `x.add(y)`: x is the schema's `self`
+                shape = shape._replace(positional=shape.positional + 1)
+            operators = [s for s in operators if fits_schema(s.signature, shape)] or operators
         yield from fan_out(operators, "binding", Layer.YAML, (symbol.path or "", symbol.line or 0) if symbol.path else None)
 
     def _decorators(self, node: CallNode) -> Iterator[CallEdge]:
