@@ -495,6 +495,17 @@ class IndexStore:
         rows = self.db.execute("SELECT module, name, target, line FROM imports WHERE module = ? ORDER BY line", (module,))
         return [ImportBinding(*row) for row in rows]
 
+    def namespace_includes(self) -> list[ImportBinding]:
+        """C++ `#include`s written inside a namespace block: name `#include`, target
+        `<namespace>|<the header as written>` (see parsers/cpp.py)."""
+        rows = self.db.execute("SELECT module, name, target, line FROM imports WHERE name = '#include' ORDER BY module, line")
+        return [ImportBinding(*row) for row in rows]
+
+    def files_ending_with(self, suffix: str) -> list[str]:
+        """Indexed files whose path ends with `suffix` (`/ATen/native/cuda/X.cuh`)."""
+        rows = self.db.execute("SELECT path FROM files WHERE substr(path, -length(?1)) = ?1 ORDER BY path", (suffix,))
+        return [path for (path,) in rows]
+
     def import_alias_targets(self, name: str) -> list[tuple[str, int]]:
         """What modules bind `name` to, with how often: `F` -> [(torch.nn.functional, 40)]."""
         rows = self.db.execute(

@@ -35,6 +35,8 @@ from explorer.query.backends import dispatch_key_allowed
 from explorer.query.bindings import operators_for
 from explorer.query.nodes import definition_lines, defining_stub, fan_out, layer_of
 from explorer.query.sources import SourceLines
+from explorer.query.templates import call_template_arguments, chosen_specialisations, template_parameters
+from explorer.query.visibility import NamespaceIncludes, visible_from
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _OPERATOR_API = re.compile(r"(?:at|torch)::(?:_ops::(\w+)::(?:call|redispatch)|(\w+))")
@@ -50,6 +52,8 @@ class NativeEdges:
         self.sources = sources  # a call's arguments are read there, to tell overloads apart
         self._parameter_names: dict[str, set[str]] = {}
         self._tails: dict[str, list[Symbol]] = {}  # written name -> same-tail definitions
+        self._template_parameters: dict[tuple, set[str]] = {}
+        self.namespace_includes = NamespaceIncludes(store)
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
@@ -88,14 +92,18 @@ class NativeEdges:
             if registration.kind is not SymbolKind.DISPATCH_REGISTRATION or not registration.target:
                 continue
             kernels = [s for s in self.store.symbols_with_qname(registration.target) if s.kind in _FUNCTION_KINDS]
+            # REGISTER_DISPATCH names the kernel its own file sees: one defined there, if any
+            own = [s for s in kernels if s.path == registration.path]
+            kernels = own or visible_from(registration.path, kernels)
             yield from fan_out(kernels, "stub", None, (registration.path or "", registration.line or 0))
 
     # -- calls -----------------------------------------------------------------------------
 
     def call_targets(self, caller: Symbol, site: CallSite) -> Iterator[CallEdge]:
         where = (caller.path or "", site.line)
-        callee = site.callee.removeprefix("::")
-        if vendor_library(callee) is not None:
+        callee = site.callee
+        if vendor_library(callee.removeprefix("::")) is not None:
+            callee = callee.removeprefix("::")
             yield from fan_out(self._vendor_symbols(callee), "call", Layer.VENDOR, where)
             return
         # A name that is one of the caller's parameters is a value, whatever else it names.
@@ -104,7 +112,7 @@ class NativeEdges:
             function
             for argument in site.name_args
             if argument not in parameters
-            for function in self._named(caller, argument.removeprefix("::"))
+            for function in self._named(caller, argument)
             if function.kind in _FUNCTION_KINDS and function.kind is not SymbolKind.DISPATCH_STUB
         )
         if site.kind is CallKind.LAUNCH:
@@ -155,6 +163,10 @@ class NativeEdges:
             return
         functions = [s for s in found if s.kind in _FUNCTION_KINDS]
         if len(functions) > 1 and caller.path is not None:
+            # specialisations: the template arguments written at the call may decide
+            arguments = call_template_arguments(self.sources, caller.path, site.line, site.column, last_name(callee))
+            functions = chosen_specialisations(functions, arguments, self._caller_template_parameters(caller))
+        if len(functions) > 1 and caller.path is not None:
             # overloads: the number of arguments may decide
             count = argument_count(self.sources, caller.path, site.line, site.column)
             functions = fitting(functions, count)
@@ -203,15 +215,56 @@ class NativeEdges:
         return []
 
     def _named(self, caller: Symbol, written: str) -> list[Symbol]:
-        """Definitions a name written in `caller` may mean: as written when qualified and
-        known, else in the caller's class and enclosing namespaces, innermost first, then
-        through the file's using-declarations and using-directives, then at global scope."""
+        """Definitions a name written in `caller` may mean, of those its file can see (see
+        visibility.py): `::f` at global scope only; as written when qualified and known, else
+        in the caller's class and enclosing namespaces, innermost first (a header included
+        inside a namespace block is in that namespace), then through the file's
+        using-declarations and using-directives, then at global scope."""
+        if written.startswith("::"):
+            return self._visible(caller, self._in_scopes([""], written.removeprefix("::")))
         if "::" in written:
-            exact = self.store.symbols_with_qname(written)
+            exact = self._visible(caller, self.store.symbols_with_qname(written))
             if exact:
                 return exact
-        scopes = _scopes(caller.qname)
-        return self._in_scopes(scopes[:-1], written) or self._through_using(caller, written) or self._in_scopes([""], written)
+        scopes = _scopes(caller.qname)[:-1]
+        for namespace in self.namespace_includes.namespaces_of(caller.path):
+            scopes += [scope for scope in _scopes(namespace + "::_")[:-1] if scope not in scopes]
+        return (
+            self._visible(caller, self._in_scopes(scopes, written))
+            or self._visible(caller, self._through_using(caller, written))
+            or self._visible(caller, self._in_scopes([""], written))
+            or self._included_into_namespace(caller, written)
+        )
+
+    def _visible(self, caller: Symbol, found: list[Symbol]) -> list[Symbol]:
+        return visible_from(caller.path, found) if found else found
+
+    def _included_into_namespace(self, caller: Symbol, written: str) -> list[Symbol]:
+        """`at::native::f` or `f` from at::native, where f is defined at the top of a header
+        that is included inside `namespace at::native {`: indexed as the global `f`."""
+        name = written.rsplit("::", 1)[-1]
+        namespace = written.rpartition("::")[0]
+        wanted = {namespace} if namespace else set(_scopes(caller.qname)[:-1])
+        found = [
+            s for s in self.store.symbols_with_qname(name)
+            if s.kind in _FUNCTION_KINDS and wanted & set(self.namespace_includes.namespaces_of(s.path))
+        ]
+        return self._visible(caller, found)
+
+    def _caller_template_parameters(self, caller: Symbol) -> set[str]:
+        """The template parameters of the caller, from its `template <...>` lines, which sit
+        above the line the index gives a definition."""
+        key = (caller.path, caller.line)
+        found = self._template_parameters.get(key)
+        if found is None:
+            above = ""
+            if caller.path is not None and caller.line is not None:
+                lines = self.sources.of_file(caller.path)[max(0, caller.line - 4):caller.line - 1]
+                above = " ".join(lines)
+                at = above.rfind("template")
+                above = above[at:] + " " if at >= 0 else ""
+            found = self._template_parameters[key] = template_parameters(above)
+        return found
 
     def _through_using(self, caller: Symbol, written: str) -> list[Symbol]:
         if caller.path is None:
