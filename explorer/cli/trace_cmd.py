@@ -19,7 +19,7 @@ from explorer.cli.diagram_options import (
 )
 from explorer.diagram.build import trace_diagram
 from explorer.errors import ExplorerError, UsageError
-from explorer.query.trace import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, TraceReport, trace_symbol
+from explorer.query.trace import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS, TraceReport, trace_symbol
 from explorer.render.json_out import dumps, trace_json, write_json
 from explorer.render.run_text import comparison_text
 from explorer.render.text import printable, trace_text, unreadable_note
@@ -47,6 +47,9 @@ def trace(
         Optional[int],
         typer.Option("--max-depth", help=f"Hops to follow (default {DEFAULT_DEPTH}, or {DEFAULT_DEPTH_TO} with --to).", show_default=False),
     ] = None,
+    paths: Annotated[
+        int, typer.Option("--paths", help=f"With --to: how many paths to list, best first (default {DEFAULT_PATHS}).", show_default=False),
+    ] = DEFAULT_PATHS,
     json: JsonOption = False,
     output_format: FormatOption = "tree",
     output: OutputOption = None,
@@ -66,7 +69,7 @@ def trace(
     if dynamic is not None and (request.wanted or json):
         raise UsageError("--dynamic prints the comparison as text; it does not combine with --json or --format")
     with open_index(root, index) as (tree, store):
-        report = trace_symbol(store, tree, symbol, backend=backend, max_depth=max_depth, to=to)
+        report = trace_symbol(store, tree, symbol, backend=backend, max_depth=max_depth, to=to, paths=paths)
         if dynamic is not None:
             run = run_program(RunRequest(dynamic, None, (), tree), store)
             comparison = compare_run(store, tree, run.root)

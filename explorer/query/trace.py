@@ -2,26 +2,33 @@
 
 Without a target the tree shows everything reachable within `max_depth`, each definition
 expanded once (later occurrences say "shown above"), cycles cut where they close.
-With a target (`--to NAME|REGEX`, see patterns.py) only the branches that reach a match are
-kept, each node is explored once (its result reused wherever it appears again, and shown
-once in the tree), and every path from the start to a match is listed in order.
+With a target (`--to NAME|REGEX`, see patterns.py) the paths from the start to a match are
+listed best first: the cheapest by hop_cost, where an uncertain hop costs more than an exact
+one and a name-only hop more than twenty, so the first path is the one a reader of the code
+would call the chain, not the shortest. Paths that differ only in which overload or
+specialisation one hop reaches fold into one.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
+import math
 from dataclasses import dataclass, field
 
 from explorer.errors import UsageError
 from explorer.index.store import IndexStore
-from explorer.model import CallEdge, CallNode, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, Resolution, Symbol, SymbolKind
 from explorer.query.backends import BACKENDS
+from explorer.query.bindings import is_out_overload
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import resolve
 from explorer.query.notes import UnreadableDefinition
 from explorer.query.patterns import TargetPattern, target_pattern
 
-_MAX_PATHS = 20  # shown, shortest first
-_PATHS_CONSIDERED = 2000  # enumerated before sorting; a DAG of shared subtrees can hold many
+DEFAULT_PATHS = 20  # listed with --to, best first; `--paths N` asks for more
+_PATHS_CONSIDERED = 1000  # enumerated best first, before paths that differ only in overloads fold
+_EXTENSIONS_ALLOWED = 500_000  # partial paths tried while enumerating: a bound on the work, not a limit met in practice
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,30 +42,34 @@ class TraceNode:
 
 @dataclass(frozen=True, slots=True)
 class Trace:
+    # Without a target: the call tree. With one: the listed paths merged into one tree.
     tree: TraceNode
-    paths: list[list[TraceNode]] | None  # with a target: paths from the start to a match
+    paths: list[list[TraceNode]] | None  # with a target: paths from the start to a match, best first
     deepest: list[TraceNode]  # with a target and no path: the farthest nodes reached
-    paths_found: int = 0  # how many paths there are (up to _PATHS_CONSIDERED); `paths` has the shortest
-    paths_capped: bool = False  # there may be more than paths_found
+    paths_found: int = 0  # how many distinct paths there are (after folding; up to what was enumerated)
+    paths_capped: bool = False  # enumeration stopped early: there may be more than paths_found
     # With a target: every edge out of each node on the listed paths, by node key, so that a
     # diagram can show what else a hop calls (the branch not taken) beside the path.
     branches: dict[tuple, tuple[CallEdge, ...]] = field(default_factory=dict)
+    # For each listed path, how many enumerated paths it stands for: paths that differ from it
+    # only in which overload, specialisation or same-named definition a hop reaches.
+    variants: list[int] = field(default_factory=list)
 
 
-def trace(graph: CallGraph, start: CallNode, *, max_depth: int, target: TargetPattern | None = None) -> Trace:
+def trace(
+    graph: CallGraph, start: CallNode, *, max_depth: int, target: TargetPattern | None = None, paths: int = DEFAULT_PATHS
+) -> Trace:
     if target is None:
         return Trace(_Explorer(graph, max_depth).tree(start), None, [])
-    searcher = _Searcher(graph, max_depth, target)
-    found = searcher.reach(start)
-    if found is None:
-        return Trace(TraceNode(start, None), [], searcher.deepest())
-    paths = _paths(found)
-    shown = paths[:_MAX_PATHS]
-    # The searcher asked for these edges already: the graph answers from its memo.
+    reachable = _Reachable(graph, start, max_depth, target)
+    if not reachable.matches:
+        return Trace(TraceNode(start, None), [], reachable.deepest())
+    ranked, capped = _ranked_paths(reachable, start, max_depth)
+    folded = _fold_variants(ranked)
+    shown = [path for path, _ in folded[:paths]]
+    # The search asked for these edges already: the graph answers from its memo.
     branches = {hop.node.key: tuple(graph.edges(hop.node)) for path in shown for hop in path if not hop.matched}
-    return Trace(_unshared(found), shown, [], len(paths), len(paths) >= _PATHS_CONSIDERED, branches)
-
-
+    return Trace(_merged(shown), shown, [], len(folded), capped, branches, [count for _, count in folded[:paths]])
 # Every walk below keeps its own stack: `--max-depth 5000` on a chain of 5,000 functions must
 # not need 5,000 Python frames.
 
@@ -123,148 +134,192 @@ class _Explorer:
         return None, edges
 
 
-class _Searcher:
-    """Depth first from the start, keeping only the branches that reach the target. What a
-    node reaches is worked out once and shared by every place it occurs, so the result is a
-    tree whose subtrees may be shared."""
 
-    def __init__(self, graph: CallGraph, max_depth: int, target: TargetPattern) -> None:
-        self.graph = graph
-        self.max_depth = max_depth
-        self.target = target
-        self.reaching: dict[tuple, tuple[TraceNode, ...] | None] = {}
-        self.farthest: tuple[int, list[CallNode]] = (0, [])
+class _Reachable:
+    """What a trace with a target can use: every node within `max_depth` hops of the start,
+    found breadth first (so each node is met at its least depth, whatever order the edges come
+    in), the edges among them, and the nodes matching the target (not expanded: a path ends at
+    the first match). Then, backwards from the matches, each node's cheapest cost and fewest
+    hops to a match: the nodes with none are off every path. Nothing here depends on the
+    order of a node's edges, so neither do the paths."""
 
-    def reach(self, start: CallNode) -> TraceNode | None:
-        above: set[tuple] = set()
-        known = self._known(start, None, 0, above)
-        if not isinstance(known, _Expand):
-            return known
-        stack = [_Frame(start, None, self.graph.edges(start))]
-        above.add(start.key)
-        while True:
-            frame = stack[-1]
-            if frame.next_edge < len(frame.edges):
-                edge = frame.edges[frame.next_edge]
-                frame.next_edge += 1
-                known = self._known(edge.target, edge, len(stack), above)
-                if isinstance(known, _Expand):
-                    above.add(edge.target.key)
-                    stack.append(_Frame(edge.target, edge, self.graph.edges(edge.target)))
-                elif known is not None:
-                    frame.children.append(known)
+    def __init__(self, graph: CallGraph, start: CallNode, max_depth: int, target: TargetPattern) -> None:
+        self.edges: dict[tuple, list[CallEdge]] = {}
+        self.depth: dict[tuple, int] = {start.key: 0}
+        self.nodes: dict[tuple, CallNode] = {start.key: start}
+        self.matches: set[tuple] = set()
+        frontier = [start]
+        for depth in range(1, max_depth + 1):
+            following: list[CallNode] = []
+            for node in frontier:
+                edges = self.edges[node.key] = graph.edges(node)
+                for edge in edges:
+                    key = edge.target.key
+                    if key in self.depth:
+                        continue
+                    self.depth[key] = depth
+                    self.nodes[key] = edge.target
+                    if target.matches(edge.target.symbol.qname):
+                        self.matches.add(key)
+                    else:
+                        following.append(edge.target)
+            frontier = following
+        self.cost_to_match, self.hops_to_match = self._backwards()
+
+    def _backwards(self) -> tuple[dict[tuple, float], dict[tuple, int]]:
+        callers: dict[tuple, list[tuple[tuple, float]]] = {}
+        for key, edges in self.edges.items():
+            for edge in edges:
+                callers.setdefault(edge.target.key, []).append((key, hop_cost(edge)))
+        cost = {key: 0.0 for key in self.matches}
+        queue = [(0.0, key) for key in sorted(self.matches, key=repr)]
+        while queue:  # Dijkstra from the matches, along edges reversed
+            reached, key = heapq.heappop(queue)
+            if reached > cost[key]:
                 continue
-            stack.pop()
-            above.discard(frame.node.key)
-            self.reaching[frame.node.key] = tuple(frame.children) or None
-            done = TraceNode(frame.node, frame.edge, tuple(frame.children)) if frame.children else None
-            if not stack:
-                return done
-            if done is not None:
-                stack[-1].children.append(done)
-
-    def _known(self, node: CallNode, edge: CallEdge | None, depth: int, above: set[tuple]) -> TraceNode | None | _Expand:
-        """What the node reaches, if that is known without expanding it; else _EXPAND."""
-        if edge is not None and self.target.matches(node.symbol.qname):
-            return TraceNode(node, edge, matched=True)
-        key = node.key
-        if key in above:
-            return None
-        self._note_depth(depth, node)
-        if key in self.reaching:
-            children = self.reaching[key]
-            return TraceNode(node, edge, children) if children else None
-        if depth >= self.max_depth:
-            return None
-        return _EXPAND
-
-    def _note_depth(self, depth: int, node: CallNode) -> None:
-        best, nodes = self.farthest
-        if depth > best:
-            self.farthest = (depth, [node])
-        elif depth == best and len(nodes) < 5 and node not in nodes:
-            nodes.append(node)
+            for caller, step in callers.get(key, ()):
+                if caller in self.matches:
+                    continue  # a match ends its path
+                if reached + step < cost.get(caller, math.inf):
+                    cost[caller] = reached + step
+                    heapq.heappush(queue, (reached + step, caller))
+        hops = {key: 0 for key in self.matches}
+        level = list(self.matches)
+        while level:
+            following = []
+            for key in level:
+                for caller, _ in callers.get(key, ()):
+                    if caller not in hops and caller not in self.matches:
+                        hops[caller] = hops[key] + 1
+                        following.append(caller)
+            level = following
+        return cost, hops
 
     def deepest(self) -> list[TraceNode]:
-        return [TraceNode(node, None) for node in self.farthest[1]]
+        """Up to five of the nodes farthest from the start, in name order."""
+        farthest = max(self.depth.values())
+        nodes = sorted((node for key, node in self.nodes.items() if self.depth[key] == farthest),
+                       key=lambda node: (node.symbol.qname, node.symbol.path or "", node.symbol.line or 0))
+        return [TraceNode(node, None) for node in nodes[:5]]
 
 
-class _Expand:
-    """_Searcher._known's answer when only expanding the node can tell what it reaches."""
+_UNLIKELY = 20.0  # as much as twenty exact hops: any path that avoids such a hop comes first
 
 
-_EXPAND = _Expand()
+def hop_cost(edge: CallEdge) -> float:
+    """What a hop costs a path: one, plus more the less certain it is. An ambiguous hop costs
+    more the more candidates it had (an #if with two sides, less than a name with twelve
+    definitions). A name-only hop (a method of an object of unknown type), and an `out=`
+    overload taken by a binding or method call that is not known to pass `out=`, cost
+    _UNLIKELY."""
+    if edge.resolution is Resolution.NAME:
+        return _UNLIKELY
+    if edge.kind in ("binding", "method") and edge.target.symbol.kind is SymbolKind.OPERATOR and is_out_overload(edge.target.symbol):
+        return _UNLIKELY
+    if edge.resolution is Resolution.AMBIGUOUS:
+        return 1.0 + math.log2(max(2, candidate_count(edge)))
+    return 1.0
 
 
-def _paths(tree: TraceNode) -> list[list[TraceNode]]:
-    """Paths to the matches, shortest first, then those with the fewest uncertain hops.
+def candidate_count(edge: CallEdge) -> int:
+    """How many definitions an ambiguous edge had (fan_out lists a dozen, then "... and N more")."""
+    count = len(edge.candidates)
+    if edge.candidates and edge.candidates[-1].startswith("... and "):
+        count += int(edge.candidates[-1].split()[2]) - 1
+    return count
 
-    Subtrees are shared, so a tree can hold far more paths than are worth listing. The walk
-    takes children nearest to a match first: the paths it meets first are the shortest, and
-    the ones kept when it stops early. Every branch of the tree ends in a match, so the walk
-    costs at most the length of the paths it keeps."""
-    distance = _distances_to_match(tree)
+
+@dataclass(frozen=True, slots=True)
+class _Partial:
+    """A path being extended, as a link to the path it extends: thousands share prefixes."""
+
+    node: CallNode
+    edge: CallEdge | None
+    before: _Partial | None
+    hops: int
+    cost: float
+
+    def visits(self, key: tuple) -> bool:
+        partial: _Partial | None = self
+        while partial is not None:
+            if partial.node.key == key:
+                return True
+            partial = partial.before
+        return False
+
+    def hops_list(self, reachable: _Reachable) -> list[TraceNode]:
+        found: list[TraceNode] = []
+        partial: _Partial | None = self
+        while partial is not None:
+            found.append(TraceNode(partial.node, partial.edge, matched=partial.node.key in reachable.matches))
+            partial = partial.before
+        return found[::-1]
+
+
+def _ranked_paths(reachable: _Reachable, start: CallNode, max_depth: int) -> tuple[list[list[TraceNode]], bool]:
+    """Paths from the start to a match, cheapest first (A*, with each node's exact cost to a
+    match as the estimate, so paths come out in order of cost and the first ones are found
+    first), no node twice on one path, none longer than `max_depth`. Ties go to the path
+    with fewer hops, then to the order of names, so the order is the same on every run.
+    Returns the paths and whether enumeration stopped before running out of them."""
+    cost_to_match, hops_to_match = reachable.cost_to_match, reachable.hops_to_match
+    if start.key not in cost_to_match:
+        return [], False
+    counter = itertools.count()
+    queue = [(cost_to_match[start.key], 0, "", next(counter), _Partial(start, None, None, 0, 0.0))]
     found: list[list[TraceNode]] = []
-    path: list[TraceNode] = []
-    stack = [(tree, 0)]
-    while stack and len(found) < _PATHS_CONSIDERED:
-        node, depth = stack.pop()
-        del path[depth:]
-        path.append(node)
-        if node.matched:
-            found.append(list(path))
+    extensions = 0
+    while queue and len(found) < _PATHS_CONSIDERED and extensions < _EXTENSIONS_ALLOWED:
+        _, _, _, _, partial = heapq.heappop(queue)
+        if partial.node.key in reachable.matches:
+            found.append(partial.hops_list(reachable))
             continue
-        nearest_first = sorted(node.children, key=lambda child: distance[id(child)])
-        stack += [(child, depth + 1) for child in reversed(nearest_first)]
-    return sorted(found, key=lambda path: (len(path), sum(_uncertain(hop) for hop in path)))
+        for edge in reachable.edges.get(partial.node.key, ()):
+            key = edge.target.key
+            if key not in cost_to_match or partial.hops + 1 + hops_to_match[key] > max_depth or partial.visits(key):
+                continue
+            extensions += 1
+            cost = partial.cost + hop_cost(edge)
+            order = (round(cost + cost_to_match[key], 6), partial.hops + 1 + hops_to_match[key], edge.target.symbol.qname)
+            heapq.heappush(queue, (*order, next(counter), _Partial(edge.target, edge, partial, partial.hops + 1, cost)))
+    return found, bool(queue)
 
 
-def _distances_to_match(tree: TraceNode) -> dict[int, int]:
-    """Hops from each node of the tree (by id: subtrees are shared) to its nearest match."""
-    distance: dict[int, int] = {}
-    stack = [tree]
-    while stack:
-        node = stack[-1]
-        if id(node) in distance:
-            stack.pop()
-            continue
-        unknown = [child for child in node.children if id(child) not in distance]
-        if unknown:
-            stack += unknown
-            continue
-        stack.pop()
-        distance[id(node)] = 0 if node.matched else 1 + min((distance[id(child)] for child in node.children), default=1 << 20)
-    return distance
+def _fold_variants(paths: list[list[TraceNode]]) -> list[tuple[list[TraceNode], int]]:
+    """Paths that name the same definitions by the same kinds of hop, differing only in which
+    overload, template specialisation or same-named definition a hop reaches, are one path
+    (the best of them) and a count."""
+    folded: dict[tuple, list] = {}
+    for path in paths:
+        shape = tuple((hop.node.symbol.qname, hop.edge.kind if hop.edge else None) for hop in path)
+        if shape in folded:
+            folded[shape][1] += 1
+        else:
+            folded[shape] = [path, 1]
+    return [(path, count) for path, count in folded.values()]
 
 
-def _unshared(tree: TraceNode) -> TraceNode:
-    """The searcher's tree with each shared subtree written out once, where a depth-first
-    walk meets it first, and marked "shown above" where it occurs again: written out in
-    full, a ladder of forty diamonds would hold 2**40 nodes."""
-    expanded: set[tuple] = set()
-    stack: list[tuple[TraceNode, list[TraceNode]]] = [(tree, [])]
-    expanded.add(tree.node.key)
-    while True:
-        hop, done = stack[-1]
-        if len(done) < len(hop.children):
-            child = hop.children[len(done)]
-            if not child.children:
-                done.append(child)
-            elif child.node.key in expanded:
-                done.append(TraceNode(child.node, child.edge, stop="shown above"))
-            else:
-                expanded.add(child.node.key)
-                stack.append((child, []))
-            continue
-        stack.pop()
-        rebuilt = TraceNode(hop.node, hop.edge, tuple(done), hop.stop, hop.matched)
-        if not stack:
-            return rebuilt
-        stack[-1][1].append(rebuilt)
-
-
-def _uncertain(hop: TraceNode) -> int:
-    return int(hop.edge is not None and hop.edge.resolution != "exact")
+def _merged(paths: list[list[TraceNode]]) -> TraceNode:
+    """The listed paths as one tree: shared prefixes once, each path a branch."""
+    children: dict[int, dict[tuple, int]] = {}  # node index -> child key -> node index
+    hops: list[TraceNode] = [paths[0][0]]
+    below: list[list[int]] = [[]]
+    for path in paths:
+        at = 0
+        for hop in path[1:]:
+            key = (hop.node.key, hop.edge.kind if hop.edge else None, hop.edge.site if hop.edge else None)
+            index = children.setdefault(at, {}).get(key)
+            if index is None:
+                index = children[at][key] = len(hops)
+                hops.append(hop)
+                below.append([])
+                below[at].append(index)
+            at = index
+    built: dict[int, TraceNode] = {}
+    for index in range(len(hops) - 1, -1, -1):  # children always come after their parent
+        hop = hops[index]
+        built[index] = TraceNode(hop.node, hop.edge, tuple(built[child] for child in below[index]), hop.stop, hop.matched)
+    return built[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,7 +334,8 @@ class TraceReport:
 
 
 def trace_symbol(
-    store: IndexStore, root: str, query: str, *, backend: str = "cuda", max_depth: int | None = None, to: str | None = None
+    store: IndexStore, root: str, query: str, *, backend: str = "cuda", max_depth: int | None = None, to: str | None = None,
+    paths: int = DEFAULT_PATHS,
 ) -> TraceReport:
     """`explorer trace`: resolve the query, then trace from the definition it names (an
     operator or a Python definition before a C++ one of the same name)."""
@@ -289,10 +345,12 @@ def trace_symbol(
     depth = max_depth if max_depth is not None else (DEFAULT_DEPTH_TO if target is not None else DEFAULT_DEPTH)
     if depth < 1:
         raise UsageError("--max-depth must be at least 1")
+    if paths < 1:
+        raise UsageError("--paths must be at least 1")
     symbols = sorted(resolve(store, query).symbols, key=_start_preference)
     graph = CallGraph(store, root, backend)
     start = graph.node(symbols[0])
-    found = trace(graph, start, max_depth=depth, target=target)
+    found = trace(graph, start, max_depth=depth, target=target, paths=paths)
     return TraceReport(query, backend, start, found, symbols[1:], to, graph.python.unreadable.records())
 
 

@@ -188,23 +188,69 @@ def _one_trace_node(hop: TraceNode) -> dict[str, object]:
     return out
 
 
+TRACE_SCHEMA = "explorer.trace/2"
+
+
 def trace_json(report: TraceReport, root: str, to: str | None) -> dict[str, object]:
+    """`trace --json`, schema explorer.trace/2 (README, "JSON output"). Its size is bounded by
+    what the text shows: with --to, the listed paths and the tree they make; without, the
+    tree, each definition expanded once. `graph` holds the same hops as nodes listed once, by
+    id, and edges between ids."""
     trace = report.trace
     out: dict[str, object] = {
+        "schema": TRACE_SCHEMA,
         "query": report.query,
         "root": root,
         "backend": report.backend,
         "start": node_json(report.start, None),
         "tree": trace_node_json(trace.tree),
+        "graph": _graph_json(trace.tree),
     }
     if to is not None:
         out["to"] = to
         out["paths"] = [[node_json(hop.node, hop.edge) for hop in path] for path in trace.paths or []]
         out["paths_found"] = trace.paths_found
         out["paths_capped"] = trace.paths_capped
+        out["path_variants"] = list(trace.variants)
         if not trace.paths:
             out["deepest"] = [node_json(hop.node, None) for hop in trace.deepest]
     return out
+
+
+def _graph_json(tree: TraceNode) -> dict[str, list[dict[str, object]]]:
+    """The tree's definitions once each (id: their order of first appearance) and its edges
+    once each, between ids."""
+    ids: dict[tuple, int] = {}
+    nodes: list[dict[str, object]] = []
+    edges: list[dict[str, object]] = []
+    seen_edges: set[tuple] = set()
+
+    def node_id(node: CallNode) -> int:
+        if node.key not in ids:
+            ids[node.key] = len(nodes)
+            symbol = node.symbol
+            nodes.append({"id": len(nodes), "symbol": symbol.qname, "layer": node.layer.value, "kind": symbol.kind.value,
+                          "file": symbol.path, "line": symbol.line})
+        return ids[node.key]
+
+    node_id(tree.node)
+    pending = [(tree, child) for child in reversed(tree.children)]
+    while pending:
+        parent, hop = pending.pop()
+        source, target = node_id(parent.node), node_id(hop.node)
+        edge = hop.edge
+        identity = (source, target, edge.kind if edge else None, edge.site if edge else None)
+        if edge is not None and identity not in seen_edges:
+            seen_edges.add(identity)
+            out: dict[str, object] = {
+                "from": source, "to": target, "kind": edge.kind, "resolution": edge.resolution.value,
+                "site": f"{edge.site[0]}:{edge.site[1]}" if edge.site is not None else None,
+            }
+            if edge.candidates:
+                out["candidates"] = list(edge.candidates)
+            edges.append(out)
+        pending += [(hop, child) for child in reversed(hop.children)]
+    return {"nodes": nodes, "edges": edges}
 
 
 def neighbours_json(report: NeighbourReport) -> list[dict[str, object]]:

@@ -194,13 +194,15 @@ def trace_text(console: Console, report: TraceReport, to: str | None) -> None:
             for hop in trace.deepest:
                 console.print(Text("  ").append_text(hop_text(hop.node, None)), soft_wrap=True)
         return
-    more = f" (the {len(trace.paths)} shortest shown)" if trace.paths_found > len(trace.paths) else ""
+    more = f" (the best {len(trace.paths)} shown; --paths N for more)" if trace.paths_found > len(trace.paths) else ""
     count = f"at least {trace.paths_found}" if trace.paths_capped else str(trace.paths_found)
     console.print(Text(f"{count} path{'s' if trace.paths_found != 1 else ''} from "
                        f"{start} to {target} (backend {report.backend}){more}", "bold"))
     for number, path in enumerate(trace.paths, start=1):
         console.print()
-        console.print(Text(f"path {number}: {len(path) - 1} hops", "bold"))
+        variants = trace.variants[number - 1] if number <= len(trace.variants) else 1
+        also = f" (and {variants - 1} more through other overloads or specialisations of its hops)" if variants > 1 else ""
+        console.print(Text(f"path {number}: {len(path) - 1} hops{also}", "bold"))
         for step, hop in enumerate(path):
             console.print(Text(f"{step:>3}  ").append_text(hop_text(hop.node, hop.edge)), soft_wrap=True)
 
