@@ -219,7 +219,7 @@ def test_trace_to_prints_each_path_with_a_location_per_hop():
     result = run("trace", "torch.nn.ReLU", "--to", "relu_cuda_kernel")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0] == "2 paths from torch.nn.modules.activation.ReLU to /relu_cuda_kernel/ (backend cuda)"
+    assert lines[0] == "2 paths from torch.nn.modules.activation.ReLU to relu_cuda_kernel (backend cuda)"
     assert lines[2] == "path 1: 11 hops"
     assert rows(lines[3])[0] == ["0", "python", "torch.nn.modules.activation.ReLU", "torch/nn/modules/activation.py:13"]
     assert rows(lines[14])[0][:4] == ["11", "cuda", "at::native::relu_cuda_kernel", "aten/src/ATen/native/cuda/Activation.cu:11"]

@@ -191,7 +191,17 @@ def test_trace_json_is_stable_and_complete(sample_store, sample_root):
     first = trace_json(trace_symbol(sample_store, sample_root, "torch.nn.ReLU", to="relu_cuda_kernel"), sample_root, "relu_cuda_kernel")
     again = trace_json(trace_symbol(sample_store, sample_root, "torch.nn.ReLU", to="relu_cuda_kernel"), sample_root, "relu_cuda_kernel")
     assert json.dumps(first) == json.dumps(again)
-    assert list(first) == ["query", "root", "backend", "start", "tree", "to", "paths", "paths_found", "paths_capped"]
+    assert list(first) == [
+        "schema", "query", "root", "backend", "start", "tree", "graph", "to", "paths", "paths_found", "paths_capped",
+        "path_variants",
+    ]
+    assert (first["schema"], first["paths_found"], first["path_variants"]) == ("explorer.trace/2", 2, [1, 1])
+    # the graph: the two paths' definitions once each, their edges by id
+    nodes = {node["id"]: node["symbol"] for node in first["graph"]["nodes"]}
+    assert len(nodes) == 15 and len(first["graph"]["edges"]) == 15
+    assert [(nodes[edge["from"]], edge["kind"]) for edge in first["graph"]["edges"] if nodes[edge["to"]] == "at::native::relu_stub"] == [
+        ("at::native::relu", "call"), ("at::native::relu_", "call"),
+    ]
     assert first["start"] == {
         "symbol": "torch.nn.modules.activation.ReLU", "layer": "python", "kind": "class",
         "file": "torch/nn/modules/activation.py", "line": 13, "edge": None, "resolution": "exact", "site": None,

@@ -19,6 +19,7 @@ from explorer.cli.diagram_options import (
 )
 from explorer.diagram.build import trace_diagram
 from explorer.errors import ExplorerError, UsageError
+from explorer.query.patterns import target_heading
 from explorer.query.trace import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS, TraceReport, trace_symbol
 from explorer.render.json_out import dumps, trace_json, write_json
 from explorer.render.run_text import comparison_text
@@ -80,7 +81,7 @@ def trace(
     if request.wanted:
         if to is not None and not report.trace.paths:
             raise ExplorerError(
-                f"no path from {printable(report.start.symbol.qname)} to /{printable(to)}/ (backend {backend}); nothing drawn"
+                f"no path from {printable(report.start.symbol.qname)} to {printable(target_heading(to))} (backend {backend}); nothing drawn"
             )
         write_diagram(trace_diagram(report), request, tree, symbol)
     elif json:

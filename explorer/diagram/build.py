@@ -14,6 +14,7 @@ import dataclasses
 from explorer.diagram.model import Diagram, DiagramEdge, DiagramNode, Emphasis
 from explorer.model import CallEdge, CallNode, Layer, Resolution
 from explorer.query.neighbours import NeighbourReport
+from explorer.query.patterns import target_heading
 from explorer.query.trace import TraceNode, TraceReport
 
 
@@ -31,7 +32,7 @@ def trace_diagram(report: TraceReport) -> Diagram:
                 for edge in trace.branches.get(hop.node.key, ()):
                     builder.add(edge.target, Emphasis.CONTEXT)
                     builder.link(hop.node, edge.target, edge, Emphasis.CONTEXT)
-        title = f"{report.start.symbol.qname} to /{report.to}/ (backend {report.backend})"
+        title = f"{report.start.symbol.qname} to {target_heading(report.to or '')} (backend {report.backend})"
     else:
         _add_tree(builder, trace.tree)
         title = f"{report.start.symbol.qname} (backend {report.backend})"

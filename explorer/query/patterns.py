@@ -58,6 +58,11 @@ class TargetPattern:
         return self.regex.search(qname) is not None
 
 
+def target_heading(written: str) -> str:
+    """How `--to` reads in a heading: a name as written, a regular expression /between slashes/."""
+    return written if _PLAIN_NAME.fullmatch(written) else f"/{written}/"
+
+
 def target_pattern(store: IndexStore, written: str) -> TargetPattern:
     checked_query(written, "--to pattern")
     if _PLAIN_NAME.fullmatch(written):

@@ -179,7 +179,7 @@ class PythonEdges:
             if site.kind is CallKind.DECORATOR or written.get(site.line, "").startswith(f"@{site.callee}"):
                 yield from self.call_targets(outer, site)
 
-    def _implementations(self, definitions: list[Symbol]) -> list[Symbol]:
+    def implementations(self, definitions: list[Symbol]) -> list[Symbol]:
         """Of several definitions of one name, those that are not `@overload` declarations
         (typing's, or TorchScript's `_overload_method`): only the last definition runs."""
         if len(definitions) < 2:
@@ -204,7 +204,7 @@ class PythonEdges:
         for owner in mro:
             found = [s for s in self.store.symbols_with_qname(f"{owner}.{name}") if s.kind in _CALLABLE_KINDS]
             if found:
-                for edge in fan_out(self._implementations(found), "method", Layer.PYTHON, site):
+                for edge in fan_out(self.implementations(found), "method", Layer.PYTHON, site):
                     yield CallEdge(
                         CallNode(edge.target.symbol, layer_of(edge.target.symbol), context),
                         edge.kind, edge.resolution, edge.candidates, site,
@@ -235,7 +235,7 @@ class PythonEdges:
             if init:
                 yield from (CallEdge(edge.target, "call", edge.resolution, edge.candidates) for edge in init)
                 return
-        yield from fan_out(self._implementations([s for s in symbols if s.kind is not SymbolKind.MODULE]), "call", None, None)
+        yield from fan_out(self.implementations([s for s in symbols if s.kind is not SymbolKind.MODULE]), "call", None, None)
 
     def _nested(self, symbol: Symbol, name: str) -> list[Symbol]:
         return [s for s in self.store.symbols_with_qname(f"{symbol.qname}.{name}") if s.kind is SymbolKind.FUNCTION and s.path == symbol.path]

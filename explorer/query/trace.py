@@ -347,8 +347,9 @@ def trace_symbol(
         raise UsageError("--max-depth must be at least 1")
     if paths < 1:
         raise UsageError("--paths must be at least 1")
-    symbols = sorted(resolve(store, query).symbols, key=_start_preference)
     graph = CallGraph(store, root, backend)
+    # an `@overload` declaration has no body to trace: the implementation beside it does
+    symbols = sorted(graph.python.implementations(resolve(store, query).symbols), key=_start_preference)
     start = graph.node(symbols[0])
     found = trace(graph, start, max_depth=depth, target=target, paths=paths)
     return TraceReport(query, backend, start, found, symbols[1:], to, graph.python.unreadable.records())
@@ -359,8 +360,12 @@ DEFAULT_DEPTH_TO = 40  # a path from nn.Conv2d to cuDNN is about 25 hops on PyTo
 
 
 def _start_preference(symbol: Symbol) -> int:
+    """Operators first, then Python, then C++ definitions that call something (a
+    REGISTER_DISPATCH line or a macro names a stub or a kernel; it runs nothing itself)."""
     if symbol.kind is SymbolKind.OPERATOR:
         return 0
     if symbol.lang == "python":
         return 1
-    return 2 if symbol.kind is not SymbolKind.EXTERNAL else 3
+    if symbol.kind in (SymbolKind.DISPATCH_REGISTRATION, SymbolKind.MACRO, SymbolKind.NAMESPACE):
+        return 3
+    return 2 if symbol.kind is not SymbolKind.EXTERNAL else 4

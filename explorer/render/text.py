@@ -16,6 +16,7 @@ from explorer.model import CallEdge, CallNode, Language, Layer, Resolution, Symb
 from explorer.query.details import SymbolDetails
 from explorer.query.neighbours import NeighbourReport
 from explorer.query.notes import UnreadableDefinition
+from explorer.query.patterns import target_heading
 from explorer.query.trace import TraceNode, TraceReport
 from explorer.query.search import SearchHit
 
@@ -186,7 +187,7 @@ def trace_text(console: Console, report: TraceReport, to: str | None) -> None:
         for line in _tree_lines(trace.tree):
             console.print(line, soft_wrap=True)
         return
-    target = f"/{printable(to)}/"
+    target = printable(target_heading(to))
     if not trace.paths:
         console.print(Text(f"no path from {start} to {target} (backend {report.backend})"))
         if trace.deepest:
