@@ -1,0 +1,95 @@
+"""The hand-verified operator chains (tests/real_chains.py) traced on a real PyTorch tree:
+how many come out right, where the true path ranks, and what each trace costs.
+
+    python benchmarks/chain_bench.py --root /path/to/pytorch [--repeat 3]
+
+Each chain is traced as a user types it, `explorer trace QUERY --to TARGET`, with a warm
+index; once with `--json --paths 200` to score it (the true path's rank among the listed
+paths, 1 being right), and `--repeat` times as text for the median time. Peak memory is the
+largest resident set of those runs. Beside each, in the same run, the reference: `grep -rn
+TARGET` over the tree, the first step of finding the chain by hand. Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import arguments
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from real_chains import CHAINS, Chain, Hop  # noqa: E402
+
+
+def main() -> None:
+    args = arguments(__doc__, repeat=3)
+    explorer = [sys.executable, "-m", "explorer.cli"]
+    with tempfile.TemporaryDirectory(prefix="explorer-chain-bench-") as cache:
+        env = {**os.environ, "EXPLORER_CACHE_DIR": cache}
+        print(f"indexing {args.root} ...", flush=True)
+        subprocess.run([*explorer, "index", "--root", args.root], check=True, stdout=subprocess.DEVNULL, env=env)
+        rows = [_measure(chain, explorer, args.root, args.repeat, env) for chain in CHAINS]
+    _report(rows, args.repeat)
+
+
+def _measure(chain: Chain, explorer: list[str], root: str, repeat: int, env: dict[str, str]) -> dict[str, object]:
+    command = [*explorer, "trace", chain.query, "--to", chain.to, "--root", root]
+    output, json_seconds, json_peak = _run([*command, "--json", "--paths", "200"], env)
+    rank = _rank(chain, json.loads(output) if output else {})
+    samples, peaks = [], [json_peak]
+    for _ in range(repeat):
+        _, seconds, peak = _run(command, env)
+        samples.append(seconds)
+        peaks.append(peak)
+    grep = statistics.median(_run(["grep", "-rn", chain.to, root], env)[1] for _ in range(repeat))
+    return {"chain": chain, "rank": rank, "seconds": statistics.median(samples), "json_seconds": json_seconds,
+            "peak_mb": max(peaks) / 1024, "grep": grep}
+
+
+def _run(command: list[str], env: dict[str, str]) -> tuple[str, float, int]:
+    """Output, wall time, and the peak resident set (KiB) of one run: waited for with wait4,
+    which gives that child's own resource use."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert process.stdout is not None
+    output = process.stdout.read()
+    process.stdout.close()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return output.decode("utf-8", "replace"), time.perf_counter() - started, usage.ru_maxrss
+
+
+def _rank(chain: Chain, found: dict) -> int | None:
+    accepted = chain.accepted()
+    for number, path in enumerate(found.get("paths", []), start=1):
+        hops: tuple[Hop, ...] = tuple((hop["symbol"], hop["file"], hop["line"]) for hop in path)
+        if hops in accepted:
+            return number
+    return None
+
+
+def _report(rows: list[dict[str, object]], repeat: int) -> None:
+    right = sum(row["rank"] == 1 for row in rows)
+    ranks = [row["rank"] for row in rows if row["rank"] is not None]
+    print(f"\nchains: {len(rows)}; runs per trace: {repeat} (median); cores: {os.cpu_count()}\n")
+    print(f"{'family':<22} {'query':<42} {'rank':>5} {'trace':>7} {'--json':>7} {'peak':>7} {'grep':>6} {'ratio':>6}")
+    for row in rows:
+        chain = row["chain"]
+        rank = "-" if row["rank"] is None else str(row["rank"])
+        print(f"{chain.family:<22} {chain.query:<42} {rank:>5} {row['seconds']:6.2f}s {row['json_seconds']:6.2f}s "
+              f"{row['peak_mb']:5.0f}MB {row['grep']:5.2f}s {row['seconds'] / row['grep']:5.1f}x")
+    print(f"\nright (true path first): {right}/{len(rows)}; true path listed: {len(ranks)}/{len(rows)}")
+    if ranks:
+        print(f"rank of the true path where listed: median {statistics.median(ranks):g}, worst {max(ranks)}")
+    print(f"trace time: median {statistics.median(r['seconds'] for r in rows):.2f} s, worst {max(r['seconds'] for r in rows):.2f} s; "
+          f"peak memory: worst {max(r['peak_mb'] for r in rows):.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
