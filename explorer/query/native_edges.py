@@ -53,6 +53,7 @@ class NativeEdges:
         self._parameter_names: dict[str, set[str]] = {}
         self._tails: dict[str, list[Symbol]] = {}  # written name -> same-tail definitions
         self._template_parameters: dict[tuple, set[str]] = {}
+        self._named_in_scope: dict[tuple[str | None, str, str], list[Symbol]] = {}
         self.namespace_includes = NamespaceIncludes(store)
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
@@ -219,7 +220,16 @@ class NativeEdges:
         visibility.py): `::f` at global scope only; as written when qualified and known, else
         in the caller's class and enclosing namespaces, innermost first (a header included
         inside a namespace block is in that namespace), then through the file's
-        using-declarations and using-directives, then at global scope."""
+        using-declarations and using-directives, then at global scope. The answer depends
+        only on the file and the scope the name is written in, so it is remembered by them:
+        a trace meets the same names (TORCH_CHECK, numel) in caller after caller."""
+        key = (caller.path, caller.qname.rpartition("::")[0], written)
+        found = self._named_in_scope.get(key)
+        if found is None:
+            found = self._named_in_scope[key] = self._look_up(caller, written)
+        return found
+
+    def _look_up(self, caller: Symbol, written: str) -> list[Symbol]:
         if written.startswith("::"):
             return self._visible(caller, self._in_scopes([""], written.removeprefix("::")))
         if "::" in written:
