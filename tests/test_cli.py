@@ -238,7 +238,7 @@ def test_trace_with_no_path_says_how_far_it_got_and_exits_1():
     result = run("trace", "torch.nn.Dropout", "--to", "cudnnConvolutionForward")
     assert result.exit_code == 1
     assert rows(result.stdout) == [
-        ["no", "path", "from", "torch.nn.modules.dropout.Dropout", "to", "/cudnnConvolutionForward/", "(backend", "cuda)"],
+        ["no", "path", "from", "torch.nn.modules.dropout.Dropout", "to", "cudnnConvolutionForward", "(backend", "cuda)"],
         ["deepest", "definitions", "reached:"],
         ["cpp", "c10::TensorImpl::contiguous_strides", "c10/core/TensorImpl.cpp:37"],
     ]

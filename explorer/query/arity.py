@@ -85,6 +85,21 @@ def fits_schema(schema: str, shape: CallShape) -> bool:
     return set(shape.keywords) <= names and required <= given
 
 
+def fitting_schemas(operators: list[Symbol], count: int) -> list[Symbol]:
+    """The operators whose schema takes `count` arguments passed in order (the C++ API's
+    way: keyword-only ones too); all of them when none does."""
+    kept = []
+    for operator in operators:
+        start = operator.signature.find("(")
+        parameters = _split(operator.signature, start) if start >= 0 else None
+        if parameters is None:
+            return operators
+        declared = [p.strip() for p in parameters if p.strip() and p.strip() != "*"]
+        if sum("=" not in p for p in declared) <= count <= len(declared):
+            kept.append(operator)
+    return kept or operators
+
+
 def fitting(definitions: list[Symbol], count: int | None) -> list[Symbol]:
     if count is None or len(definitions) < 2:
         return definitions

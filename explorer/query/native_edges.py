@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from explorer.index.store import IndexStore, last_name
 from explorer.model import CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.vendors import vendor_library
-from explorer.query.arity import argument_count, fitting
+from explorer.query.arity import argument_count, fitting, fitting_schemas
 from explorer.query.backends import dispatch_key_allowed
 from explorer.query.bindings import operators_for
 from explorer.query.nodes import definition_lines, defining_stub, fan_out, layer_of
@@ -136,7 +136,7 @@ class NativeEdges:
     def _callee(self, caller: Symbol, callee: str, where: tuple[str, int], site: CallSite) -> Iterator[CallEdge]:
         operators = self._operator_api(callee)
         if operators:
-            yield from fan_out(operators, "call", Layer.YAML, where)
+            yield from fan_out(self._fitting_schemas(operators, caller, site, 0), "call", Layer.YAML, where)
             return
         if "." in callee or "->" in callee:
             receiver = re.split(r"\.|->", callee)[0]
@@ -144,7 +144,7 @@ class NativeEdges:
             if receiver == "this":
                 yield from fan_out(self._in_scopes(_scopes(caller.qname), name), "method", None, where)
                 return
-            operators = operators_for(self.store, name, variant="method")
+            operators = self._fitting_schemas(operators_for(self.store, name, variant="method"), caller, site, 1)
             for edge in fan_out(operators, "method", Layer.YAML, where):
                 resolution = Resolution.NAME if edge.resolution is Resolution.EXACT else edge.resolution
                 yield CallEdge(edge.target, edge.kind, resolution, edge.candidates, where)
@@ -172,6 +172,17 @@ class NativeEdges:
             count = argument_count(self.sources, caller.path, site.line, site.column)
             functions = fitting(functions, count)
         yield from fan_out(functions, "call", None, where)
+
+    def _fitting_schemas(self, operators: list[Symbol], caller: Symbol, site: CallSite, receiver: int) -> list[Symbol]:
+        """Of several overloads of an operator, those whose schema takes as many arguments as
+        the C++ call passes (`at::add(a, b)`; `t.add(b)`, whose receiver is the schema's
+        self). C++ passes keyword-only arguments by position too."""
+        if len(operators) < 2 or caller.path is None:
+            return operators
+        count = argument_count(self.sources, caller.path, site.line, site.column)
+        if count is None:
+            return operators
+        return fitting_schemas(operators, count + receiver)
 
     def _same_namespace_tail(self, written: str) -> list[Symbol]:
         found = self._tails.get(written)
