@@ -51,6 +51,33 @@ def _without_export_macros(source: bytes) -> bytes:
     return _EXPORT_MACRO.sub(lambda m: m[0][: m.start(1) - m.start(0)] + b" " * (m.end(1) - m.start(1)) + m[0][m.end(1) - m.start(0):], source)
 
 
+# `C10_LAUNCH_BOUNDS_1(n) __global__ void k(...)`: the grammar reads the macro as the start of
+# a declaration and loses the kernel. What the macro adds is a compiler hint, so it is blanked.
+_LAUNCH_BOUNDS = re.compile(rb"\b(?:C10_LAUNCH_BOUNDS_\w+|__launch_bounds__)\s*(\()?")
+
+
+def _without_launch_bounds(source: bytes) -> bytes:
+    if b"LAUNCH_BOUNDS" not in source and b"__launch_bounds__" not in source:
+        return source
+    blanked = bytearray(source)
+    for match in _LAUNCH_BOUNDS.finditer(source):
+        line_start = source.rfind(b"\n", 0, match.start()) + 1
+        if source[line_start:match.start()].lstrip().startswith(b"#"):
+            continue  # the macro's own #define stays readable
+        end = match.end()
+        if match.group(1) is not None:
+            depth, end = 1, match.end()
+            while end < len(source) and depth and end - match.end() < 400:
+                depth += {40: 1, 41: -1}.get(source[end], 0)  # ( and )
+                end += 1
+            if depth:
+                continue  # unbalanced within reach: leave it to the grammar
+        for offset in range(match.start(), end):
+            if blanked[offset] not in b"\r\n":
+                blanked[offset] = 32
+    return bytes(blanked)
+
+
 def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_macros: bool = True) -> FileFacts:
     """The steps, in order:
     1. parse, and run the queries of grammars/cpp (and grammars/cuda) once;
@@ -65,7 +92,7 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     if too_deep is not None:
         return FileFacts(path=path, lang=lang, diagnostics=[Diagnostic(
             path, f"brackets nested more than {MAX_NESTING:,} deep at line {too_deep}; not indexed")])
-    source = _without_export_macros(source)
+    source = _without_launch_bounds(_without_export_macros(source))
     tree = tsx.parse(lang, source)
     root = tree.root_node
     facts = FileFacts(path=path, lang=lang)
@@ -78,7 +105,7 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     _definitions(found, lang, facts, scopes, structured, namespaces, enclosures)
     _recovered_definitions(found, lang, facts, scopes, namespaces, enclosures, source)
     _namespace_symbols(found, lang, facts, source, namespaces, enclosures)
-    _calls(found, facts, scopes, source)
+    _calls(found, facts, scopes, source, _values_in_scope(found, scopes, namespaces, enclosures))
     _using(found, facts)
     # Function-like macros are read from the text: a comment inside a macro body derails the
     # grammar's reading of the directive.
@@ -162,6 +189,7 @@ class _Enclosure:
     from_namespace: tuple[bool, ...] = ()
     in_error: bool = False
     in_class: bool | None = None
+    in_anonymous: bool = False  # inside an anonymous namespace: what it defines is file-local
 
     def inside(self, node: tsx.Node) -> _Enclosure:
         kind = node.type
@@ -172,12 +200,14 @@ class _Enclosure:
         if kind == "namespace_definition":
             name = node.child_by_field_name("name")
             if name is None:  # anonymous: members are reached by their plain name
-                return dataclasses.replace(self, in_class=False)
-            return _Enclosure((*self.names, tsx.text(name).replace(" ", "")), (*self.from_namespace, True), self.in_error, False)
+                return dataclasses.replace(self, in_class=False, in_anonymous=True)
+            return _Enclosure((*self.names, tsx.text(name).replace(" ", "")), (*self.from_namespace, True), self.in_error, False,
+                              self.in_anonymous)
         if kind in _CLASS_TYPES:
             name = node.child_by_field_name("name")
             if name is not None:
-                return _Enclosure((*self.names, strip_template_args(tsx.text(name))), (*self.from_namespace, False), self.in_error, True)
+                return _Enclosure((*self.names, strip_template_args(tsx.text(name))), (*self.from_namespace, False), self.in_error, True,
+                                  self.in_anonymous)
         return self
 
 
@@ -351,6 +381,7 @@ def _definitions(
             continue
         scope, in_class = _enclosing_names(node, namespaces, enclosures)
         qname = _qualify(scope, declared)
+        file_local = enclosures.above(node).in_anonymous or (not in_class and _declared_static(node))
         if node.id in kernels:
             kind = SymbolKind.KERNEL
         elif in_class or _looks_like_member(declared):
@@ -359,9 +390,15 @@ def _definitions(
             kind = SymbolKind.FUNCTION
         facts.symbols.append(
             Symbol(qname, qname.rsplit("::", 1)[-1], kind, lang, facts.path, tsx.line(node),
-                   tsx.end_line(node), _signature(node))
+                   tsx.end_line(node), _signature(node), file_local=file_local)
         )
         scopes.add(node.start_byte, node.end_byte, qname)
+
+
+def _declared_static(definition: tsx.Node) -> bool:
+    """`static void f()` at namespace scope (a static member function is not file-local, and
+    the caller knows whether the definition is in a class)."""
+    return any(child.type == "storage_class_specifier" and tsx.text(child) == "static" for child in definition.children)
 
 
 _RETURN_TYPE_PARTS = {
@@ -462,6 +499,7 @@ def _macro_definitions(
     for invocation in invocations.found:
         node = root.descendant_for_byte_range(invocation.start, invocation.start)
         scope, _ = _enclosing_names(node, namespaces, enclosures) if node is not None else ([], False)
+        anonymous = node is not None and enclosures.above(node).in_anonymous
         expanded = parse_cpp(facts.path, invocation.text, lang, expand_macros=False)
         origin = f"{invocation.macro.name}(...) at line {invocation.line}"
         for symbol in expanded.symbols:
@@ -475,6 +513,7 @@ def _macro_definitions(
                     end_line=invocation.end_line,
                     signature=f"{symbol.signature}  [from {origin}]",
                     target=_qualify(scope, symbol.target) if symbol.target and "::" not in symbol.target else symbol.target,
+                    file_local=symbol.file_local or anonymous,
                 )
             )
         for call in expanded.calls:
@@ -504,7 +543,24 @@ def _looks_like_member(name: str) -> bool:
 # -- calls ---------------------------------------------------------------------------------
 
 
-def _calls(found: dict[str, list[tsx.Node]], facts: FileFacts, scopes: ScopeMap, source: bytes) -> None:
+def _values_in_scope(
+    found: dict[str, list[tsx.Node]], scopes: ScopeMap, namespaces: _RecoveredNamespaces | None, enclosures: _Enclosures
+) -> dict[str, set[str]]:
+    """The names each definition declares as values (locals, parameters, loop variables,
+    those of its lambdas too), and each class its fields, by qualified name."""
+    values: dict[str, set[str]] = {}
+    for node in found.get("local", []):
+        values.setdefault(scopes.innermost(node.start_byte), set()).add(tsx.text(node))
+    for node in found.get("member", []):
+        names, _ = _enclosing_names(node, namespaces, enclosures)
+        if names:
+            values.setdefault("::".join(names), set()).add(tsx.text(node))
+    return values
+
+
+def _calls(
+    found: dict[str, list[tsx.Node]], facts: FileFacts, scopes: ScopeMap, source: bytes, values: dict[str, set[str]]
+) -> None:
     # The hot loop of indexing a large tree (a million call sites): kept to plain operations,
     # and a callee's spelling is cleaned once per distinct text.
     launches = {node.start_byte for node in found.get("launch_callee", [])}
@@ -520,21 +576,29 @@ def _calls(found: dict[str, list[tsx.Node]], facts: FileFacts, scopes: ScopeMap,
         callee = spelled.get(written)
         if callee is None:
             text = collapse(written.decode("utf-8", "replace"))
-            callee = spelled[written] = strip_template_args(text) if "<" in text else text
+            callee = strip_template_args(text) if "<" in text else text
+            temporary = _TEMPORARY.fullmatch(callee)
+            if temporary is not None:  # `Functor{}(x)`, `Functor()(x)`: the functor's call operator
+                callee = f"{temporary.group(1)}::operator()"
+            spelled[written] = callee
         if not callee:
             continue
         row, column = node.start_point
-        append(
-            CallSite(
-                innermost(start),
-                callee,
-                callee,
-                row + 1,
-                column,
-                CallKind.LAUNCH if start in launches else CallKind.CALL,
-                arguments.get(end, ()),  # the argument list begins where the callee ends
-            )
-        )
+        caller = innermost(start)
+        passed = arguments.get(end, ())  # the argument list begins where the callee ends
+        if passed:
+            passed = _not_values(passed, caller, values)
+        append(CallSite(caller, callee, callee, row + 1, column, CallKind.LAUNCH if start in launches else CallKind.CALL, passed))
+
+
+def _not_values(passed: tuple[str, ...], caller: str, values: dict[str, set[str]]) -> tuple[str, ...]:
+    """The passed names that are not values the caller (or, for a method, its class) declares:
+    only a name no local, parameter or field shadows may be a function pointer."""
+    declared = values.get(caller, set()) | values.get(caller.rpartition("::")[0], set())
+    return tuple(name for name in passed if name not in declared) if declared else passed
+
+
+_TEMPORARY = re.compile(r"((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*(?:\{[^{}]*\}|\(\s*\))")
 
 
 def _name_arguments_by_list(names: list[tsx.Node]) -> dict[int, tuple[str, ...]]:

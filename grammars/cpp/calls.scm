@@ -22,3 +22,37 @@
         (parameter_declaration
           type: [(qualified_identifier) (type_identifier)] @callee
           declarator: (abstract_function_declarator))))))
+
+; Names a function declares (locals, parameters, loop and structured-binding variables) and
+; fields a class declares: a name passed as an argument that is one of these is a value, not
+; a function pointer (`tanh(inner)` with `auto inner = ...` in scope).
+(init_declarator
+  declarator: [(identifier) @local
+               (reference_declarator (identifier) @local)
+               (pointer_declarator declarator: (identifier) @local)])
+
+(declaration
+  declarator: [(identifier) @local
+               (reference_declarator (identifier) @local)
+               (pointer_declarator declarator: (identifier) @local)])
+
+(parameter_declaration
+  declarator: [(identifier) @local
+               (reference_declarator (identifier) @local)
+               (pointer_declarator declarator: (identifier) @local)])
+
+(optional_parameter_declaration
+  declarator: [(identifier) @local
+               (reference_declarator (identifier) @local)])
+
+(for_range_loop
+  declarator: [(identifier) @local
+               (reference_declarator (identifier) @local)
+               (structured_binding_declarator (identifier) @local)])
+
+(structured_binding_declarator (identifier) @local)
+
+(field_declaration
+  declarator: [(field_identifier) @member
+               (reference_declarator (field_identifier) @member)
+               (pointer_declarator declarator: (field_identifier) @member)])

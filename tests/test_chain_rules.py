@@ -1,0 +1,371 @@
+"""The rules that make a traced chain right, each on a small tree of its own: what a C++
+call can see and which definition it means, which operator overload a Python call takes,
+and how the paths to a target are ranked and bounded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from explorer.index.build import refresh
+from explorer.index.store import IndexStore
+from explorer.query.trace import TraceReport, trace_symbol
+from explorer.render.json_out import trace_json
+from tests.conftest import write_tree
+
+YAML = "aten/src/ATen/native/native_functions.yaml"
+
+
+def traced(tmp_path: Path, files: dict[str, str], query: str, **options) -> TraceReport:
+    root = write_tree(tmp_path / "tree", files)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        return trace_symbol(store, str(root), query, **options)
+    finally:
+        store.close()
+
+
+def first_path(report: TraceReport) -> list[tuple[str, str | None, int | None, str | None]]:
+    assert report.trace.paths, "no path"
+    return [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None)
+            for h in report.trace.paths[0]]
+
+
+def callees(report: TraceReport) -> list[tuple[str, str | None, int | None]]:
+    return sorted((c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line) for c in report.trace.tree.children)
+
+
+# -- what a C++ call can see -----------------------------------------------------------------
+
+FILE_LOCAL = {
+    "src/a.cu": (
+        "namespace at::native {\n"                       # 1
+        "static void launch_helper(int n) {}\n"          # 2
+        "void entry_a(int n) { launch_helper(n); }\n"    # 3
+        "}\n"
+    ),
+    "src/b.cu": (
+        "namespace at::native {\n"                       # 1
+        "namespace {\n"                                  # 2
+        "void launch_helper(int n) {}\n"                 # 3
+        "void impl(int n) {}\n"                          # 4
+        "}\n"                                            # 5
+        "void entry_b(int n) { launch_helper(n); }\n"    # 6
+        "REGISTER_DISPATCH(fill_stub, &impl);\n"         # 7
+        "}\n"
+    ),
+    "src/c.cu": (
+        "namespace at::native {\n"                       # 1
+        "namespace { void impl(int n) {} }\n"            # 2
+        "REGISTER_DISPATCH(fill_stub, &impl);\n"         # 3
+        "}\n"
+    ),
+    "src/fill.cpp": (
+        "namespace at::native {\n"                       # 1
+        "DEFINE_DISPATCH(fill_stub);\n"                  # 2
+        "void fill(int n) { fill_stub(kCUDA, n); }\n"    # 3
+        "}\n"
+    ),
+}
+
+
+def test_a_static_or_anonymous_namespace_function_is_called_only_from_its_own_file(tmp_path):
+    assert callees(traced(tmp_path / "a", FILE_LOCAL, "at::native::entry_a")) == [
+        ("at::native::launch_helper", "src/a.cu", 2),
+    ]
+    assert callees(traced(tmp_path / "b", FILE_LOCAL, "at::native::entry_b")) == [
+        ("at::native::launch_helper", "src/b.cu", 3),
+    ]
+
+
+def test_register_dispatch_binds_the_kernel_its_own_file_defines(tmp_path):
+    stub = traced(tmp_path, FILE_LOCAL, "at::native::fill_stub").trace.tree
+    registered = sorted((c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.resolution.value, c.edge.site)
+                        for c in stub.children)
+    assert registered == [
+        ("at::native::impl", "src/b.cu", 4, "exact", ("src/b.cu", 7)),
+        ("at::native::impl", "src/c.cu", 2, "exact", ("src/c.cu", 3)),
+    ]
+
+
+GLOBAL_SCOPE = {
+    "src/math.h": "float erf(float x) { return x; }\n",
+    "src/ops.cpp": (
+        "#include \"math.h\"\n"                               # 1
+        "namespace at::native {\n"                            # 2
+        "float erf(float x) { return x; }\n"                  # 3
+        "float gelu(float x) { return ::erf(x) + erf(x); }\n"  # 4
+        "}\n"
+    ),
+}
+
+
+def test_a_leading_double_colon_means_the_global_namespace_only(tmp_path):
+    report = traced(tmp_path, GLOBAL_SCOPE, "at::native::gelu")
+    assert callees(report) == [("at::native::erf", "src/ops.cpp", 3), ("erf", "src/math.h", 1)]
+    sites = sorted((c.node.symbol.qname, c.edge.resolution.value) for c in report.trace.tree.children)
+    assert sites == [("at::native::erf", "exact"), ("erf", "exact")]
+
+
+SPECIALISATIONS = {
+    "blas/CUDABlas.h": (
+        "namespace at::cuda::blas {\n"                                          # 1
+        "template <typename Dtype>\n"                                            # 2
+        "inline void gemm(int m, Dtype alpha) {\n"                               # 3
+        "  static_assert(false && sizeof(Dtype), \"not implemented\");\n"        # 4
+        "}\n"                                                                    # 5
+        "}\n"
+    ),
+    "blas/CUDABlas.cpp": (
+        "namespace at::cuda::blas {\n"                                           # 1
+        "template <typename Dtype>\n"                                            # 2
+        "void gemm_internal(int m, Dtype alpha);\n"                              # 3
+        "template <>\n"                                                          # 4
+        "void gemm_internal<float>(int m, float alpha) { cublasSgemm(m); }\n"   # 5
+        "template <>\n"                                                          # 6
+        "void gemm_internal<double>(int m, double alpha) { cublasDgemm(m); }\n"  # 7
+        "template <>\n"                                                          # 8
+        "void gemm<float>(int m, float alpha) { gemm_internal<float>(m, alpha); }\n"     # 9
+        "template <>\n"                                                          # 10
+        "void gemm<double>(int m, double alpha) { gemm_internal<double>(m, alpha); }\n"  # 11
+        "}\n"
+    ),
+    "blas/Blas.cpp": (
+        "namespace at::native {\n"                                               # 1
+        "void mm_float(int m) { at::cuda::blas::gemm<float>(m, 1.0f); }\n"       # 2
+        "template <typename scalar_t>\n"                                         # 3
+        "void mm_any(int m) { at::cuda::blas::gemm<scalar_t>(m, 1); }\n"          # 4
+        "}\n"
+    ),
+}
+
+
+def test_template_arguments_at_the_call_pick_the_specialisation(tmp_path):
+    report = traced(tmp_path, SPECIALISATIONS, "at::native::mm_float", to="^cublas")
+    assert [first_path(report)] == [[
+        ("at::native::mm_float", "blas/Blas.cpp", 2, None),
+        ("at::cuda::blas::gemm", "blas/CUDABlas.cpp", 9, "call"),
+        ("at::cuda::blas::gemm_internal", "blas/CUDABlas.cpp", 5, "call"),
+        ("cublasSgemm", None, None, "call"),
+    ]]
+    assert report.trace.paths_found == 1  # never gemm<float> then cublasDgemm
+
+
+def test_arguments_naming_a_template_parameter_keep_every_specialisation(tmp_path):
+    report = traced(tmp_path, SPECIALISATIONS, "at::native::mm_any", to="^cublas")
+    ends = sorted((path[1].node.symbol.line, path[-1].node.symbol.qname) for path in report.trace.paths)
+    assert ends == [(9, "cublasSgemm"), (11, "cublasDgemm")]
+
+
+# -- which operator a Python call takes --------------------------------------------------------
+
+OVERLOADS = {
+    YAML: (
+        "- func: scale(Tensor self) -> Tensor\n"                              # 1
+        "  variants: function\n"                                              # 2
+        "  dispatch:\n"                                                       # 3
+        "    CUDA: scale_cuda\n"                                              # 4
+        "\n"
+        "- func: scale.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"  # 6
+        "  variants: function\n"                                              # 7
+        "  dispatch:\n"                                                       # 8
+        "    CUDA: scale_out_cuda\n"                                          # 9
+    ),
+    "aten/src/ATen/native/Scale.cpp": (
+        "namespace at::native {\n"                                            # 1
+        "Tensor scale_cuda(const Tensor& self) { return self; }\n"            # 2
+        "Tensor& scale_out_cuda(const Tensor& self, Tensor& out) { return out; }\n"  # 3
+        "}\n"
+    ),
+    "pkg/__init__.py": "",
+    "pkg/ops.py": (
+        "import torch\n"                          # 1
+        "\n"
+        "def functional(x):\n"                    # 3
+        "    return torch.scale(x)\n"             # 4
+        "\n"
+        "def into(x, y):\n"                       # 6
+        "    return torch.scale(x, out=y)\n"      # 7
+    ),
+}
+
+
+def test_a_call_without_out_takes_the_functional_overload_and_with_out_the_out_one(tmp_path):
+    functional = traced(tmp_path / "f", OVERLOADS, "pkg.ops.functional", max_depth=3).trace.tree
+    binding = functional.children[0]
+    assert [(c.node.symbol.qname, c.edge.resolution.value) for c in binding.children] == [("aten::scale", "exact")]
+    into = traced(tmp_path / "o", OVERLOADS, "pkg.ops.into", max_depth=3).trace.tree
+    assert [(c.node.symbol.qname, c.edge.resolution.value) for c in into.children[0].children] == [("aten::scale.out", "exact")]
+
+
+# -- ranking -------------------------------------------------------------------------------------
+
+RANKING = {
+    YAML: (
+        "- func: fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)\n"  # 1
+        "  variants: method\n"                                          # 2
+        "  dispatch:\n"                                                 # 3
+        "    CUDA: fill_cuda_\n"                                        # 4
+    ),
+    "src/ops.cu": (
+        "namespace at::native {\n"                                                  # 1
+        "__global__ void fill_kernel(float* p) {}\n"                                # 2
+        "Tensor& fill_cuda_(Tensor& self, const Scalar& v) { fill_kernel<<<1, 1>>>(nullptr); return self; }\n"  # 3
+        "void step3(float* p) { fill_kernel<<<1, 1>>>(p); }\n"                      # 4
+        "void step2(float* p) { step3(p); }\n"                                      # 5
+        "void step1(float* p) { step2(p); }\n"                                      # 6
+        "void entry(Tensor& t, float* p) { t.fill_(0); step1(p); }\n"               # 7
+        "}\n"
+    ),
+}
+
+
+def test_exact_hops_rank_before_a_shorter_name_only_hop(tmp_path):
+    report = traced(tmp_path, RANKING, "at::native::entry", to="fill_kernel")
+    assert first_path(report) == [
+        ("at::native::entry", "src/ops.cu", 7, None),
+        ("at::native::step1", "src/ops.cu", 6, "call"),
+        ("at::native::step2", "src/ops.cu", 5, "call"),
+        ("at::native::step3", "src/ops.cu", 4, "call"),
+        ("at::native::fill_kernel", "src/ops.cu", 2, "launch"),
+    ]
+    second = [h.node.symbol.qname for h in report.trace.paths[1]]
+    assert second == ["at::native::entry", "aten::fill_", "at::native::fill_cuda_", "at::native::fill_kernel"]
+    assert report.trace.paths[1][1].edge.resolution.value == "name"  # `t.fill_` on a Tensor of unknown type
+
+
+def cycle_tree(order: list[str]) -> dict[str, str]:
+    """start calls a and b in `order`; a and b call each other; only b reaches the kernel."""
+    calls = " ".join(f"{name}(p);" for name in order)
+    return {"src/k.cu": (
+        "void a(float* p);\n"
+        "void b(float* p);\n"
+        "__global__ void kernel(float* p) {}\n"
+        f"void start(float* p) {{ {calls} }}\n"
+        "void a(float* p) { b(p); }\n"
+        "void b(float* p) { a(p); kernel<<<1, 1>>>(p); }\n"
+    )}
+
+
+def test_paths_do_not_depend_on_the_order_calls_are_met_in_a_cycle(tmp_path):
+    found = []
+    for number, order in enumerate((["a", "b"], ["b", "a"])):
+        report = traced(tmp_path / str(number), cycle_tree(order), "start", to="kernel")
+        found.append(sorted(tuple(h.node.symbol.qname for h in path) for path in report.trace.paths))
+    assert found[0] == found[1] == [("start", "a", "b", "kernel"), ("start", "b", "kernel")]
+
+
+def test_paths_that_differ_only_in_an_overload_fold_into_one(tmp_path):
+    files = {"src/k.cu": (
+        "__global__ void kernel(float* p) {}\n"          # 1
+        "#if USE_A\n"                                    # 2
+        "void helper(float* p) { kernel<<<1, 1>>>(p); }\n"  # 3
+        "#else\n"                                        # 4
+        "void helper(float* p) { kernel<<<2, 1>>>(p); }\n"  # 5
+        "#endif\n"                                       # 6
+        "void start(float* p) { helper(p); }\n"          # 7
+    )}
+    report = traced(tmp_path, files, "start", to="kernel")
+    assert (report.trace.paths_found, report.trace.variants) == (1, [2])
+    assert [h.node.symbol.line for h in report.trace.paths[0]] == [7, 3, 1]
+
+
+def test_paths_lists_as_many_as_asked_and_json_holds_only_them(tmp_path):
+    body = "".join(f"void via{n}(float* p) {{ kernel<<<1, 1>>>(p); }}\n" for n in range(30))
+    calls = " ".join(f"via{n}(p);" for n in range(30))
+    files = {"src/k.cu": "__global__ void kernel(float* p) {}\n" + body + f"void start(float* p) {{ {calls} }}\n"}
+    report = traced(tmp_path, files, "start", to="kernel", paths=3)
+    assert (len(report.trace.paths), report.trace.paths_found, report.trace.paths_capped) == (3, 30, False)
+    out = json.loads(json.dumps(trace_json(report, str(tmp_path), "kernel")))
+    assert out["schema"] == "explorer.trace/2"
+    assert [len(path) for path in out["paths"]] == [3, 3, 3]
+    # equal costs and lengths: name order
+    assert [node["symbol"] for node in out["graph"]["nodes"]] == ["start", "via0", "kernel", "via1", "via10"]
+    assert len(out["graph"]["edges"]) == 6
+    assert {(edge["kind"], edge["resolution"]) for edge in out["graph"]["edges"]} == {("call", "exact"), ("launch", "exact")}
+
+
+def test_a_cpp_operator_call_takes_the_overloads_its_argument_count_fits(tmp_path):
+    files = {
+        YAML: (
+            "- func: mix(Tensor a, Tensor b, Tensor c, *, Scalar alpha=1) -> Tensor\n"  # 1
+            "  variants: function, method\n"                                             # 2
+            "\n"
+            "- func: mix.two(Tensor a, Tensor b) -> Tensor\n"                            # 4
+            "  variants: function, method\n"                                             # 5
+        ),
+        "src/user.cpp": (
+            "namespace at::native {\n"                                          # 1
+            "Tensor pair(const Tensor& a, const Tensor& b) { return at::mix(a, b); }\n"        # 2
+            "Tensor triple(const Tensor& a, const Tensor& b) { return a.mix(b, b, 2); }\n"     # 3
+            "}\n"
+        ),
+    }
+    pair = traced(tmp_path / "p", files, "at::native::pair", max_depth=1).trace.tree
+    assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.resolution.value) for c in pair.children] == [("aten::mix.two", 4, "exact")]
+    triple = traced(tmp_path / "t", files, "at::native::triple", max_depth=1).trace.tree
+    # `a.mix(b, b, 2)`: a is self, then b, c and alpha by position; a method of a value of unknown type
+    assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.resolution.value) for c in triple.children] == [("aten::mix", 1, "name")]
+
+
+# -- C++ idioms the parser must read -------------------------------------------------------------
+
+
+def parsed(source: str):
+    from explorer.model import Language
+    from explorer.parsers.cpp import parse_cpp
+
+    return parse_cpp("k.cu", source.encode(), Language.CUDA)
+
+
+def test_a_kernel_behind_a_launch_bounds_macro_is_a_kernel():
+    facts = parsed(
+        "#define C10_LAUNCH_BOUNDS_1(n) __launch_bounds__(n)\n"   # 1
+        "namespace at::native {\n"                                # 2
+        "template <typename T, int nt>\n"                         # 3
+        "C10_LAUNCH_BOUNDS_1(num_threads())\n"                    # 4
+        "__global__ void vectorized(T* p) {}\n"                   # 5
+        "C10_LAUNCH_BOUNDS_2(4, 2) __global__ void pair(float* p) {}\n"  # 6
+        "static __global__ void __launch_bounds__(128) plain(float* p) {}\n"  # 7
+        "}\n"
+    )
+    found = sorted((s.qname, s.kind.value, s.line, s.file_local) for s in facts.symbols if s.kind.value in ("kernel", "macro"))
+    assert found == [
+        ("C10_LAUNCH_BOUNDS_1", "macro", 1, False),
+        ("at::native::pair", "kernel", 6, False),
+        ("at::native::plain", "kernel", 7, True),
+        ("at::native::vectorized", "kernel", 5, False),
+    ]
+
+
+def test_a_temporary_functor_called_calls_its_call_operator():
+    facts = parsed(
+        "namespace at::native {\n"
+        "void run(TensorIterator& iter) { sum_functor<float>{}(iter); Ops()(iter); ns::Max<T>{1, 2}(iter); make(1)(iter); }\n"
+        "}\n"
+    )
+    assert [c.callee for c in facts.calls] == [
+        "sum_functor::operator()", "Ops::operator()", "Ops", "ns::Max::operator()", "make(1)", "make",
+    ]
+
+
+def test_only_a_name_no_local_parameter_or_field_shadows_is_passed_as_a_function():
+    facts = parsed(
+        "namespace at::native {\n"                                                   # 1
+        "void helper() {}\n"                                                         # 2
+        "struct R { int width; void m(); };\n"                                       # 3
+        "void R::m() { use(width, helper); }\n"                                      # 4
+        "void f(int x, float* out) {\n"                                              # 5
+        "  auto inner = x; tanh(inner);\n"                                           # 6
+        "  g(out, helper, x);\n"                                                     # 7
+        "  auto l = [](int y) { h(y, helper); };\n"                                  # 8
+        "  for (auto& t : items) k(t);\n"                                            # 9
+        "  auto [a, b] = pair(); k(a, b);\n"                                         # 10
+        "}\n"
+        "}\n"
+    )
+    assert [(c.callee, c.line, c.name_args) for c in facts.calls] == [
+        ("use", 4, ("helper",)), ("tanh", 6, ()), ("g", 7, ("helper",)), ("h", 8, ("helper",)),
+        ("k", 9, ()), ("pair", 10, ()), ("k", 10, ()),
+    ]
