@@ -136,6 +136,8 @@ SPECIALISATIONS = {
         "void mm_float(int m) { at::cuda::blas::gemm<float>(m, 1.0f); }\n"       # 2
         "template <typename scalar_t>\n"                                         # 3
         "void mm_any(int m) { at::cuda::blas::gemm<scalar_t>(m, 1); }\n"          # 4
+        "void mm_dispatch(int m) { AT_DISPATCH(t, [&] { at::cuda::blas::gemm<scalar_t>(m, 1); }); }\n"  # 5
+        "void mm_int(int m) { at::cuda::blas::gemm<int>(m, 1); }\n"              # 6
         "}\n"
     ),
 }
@@ -153,9 +155,15 @@ def test_template_arguments_at_the_call_pick_the_specialisation(tmp_path):
 
 
 def test_arguments_naming_a_template_parameter_keep_every_specialisation(tmp_path):
-    report = traced(tmp_path, SPECIALISATIONS, "at::native::mm_any", to="^cublas")
-    ends = sorted((path[1].node.symbol.line, path[-1].node.symbol.qname) for path in report.trace.paths)
-    assert ends == [(9, "cublasSgemm"), (11, "cublasDgemm")]
+    for query in ("at::native::mm_any", "at::native::mm_dispatch"):  # a parameter; a name only a macro defines
+        report = traced(tmp_path / query.rsplit("::")[-1], SPECIALISATIONS, query, to="^cublas")
+        ends = sorted((path[1].node.symbol.line, path[-1].node.symbol.qname) for path in report.trace.paths)
+        assert ends == [(9, "cublasSgemm"), (11, "cublasDgemm")]
+
+
+def test_a_type_no_specialisation_names_reaches_the_primary_template(tmp_path):
+    report = traced(tmp_path, SPECIALISATIONS, "at::native::mm_int", max_depth=1)
+    assert callees(report) == [("at::cuda::blas::gemm", "blas/CUDABlas.h", 3)]
 
 
 # -- which operator a Python call takes --------------------------------------------------------
@@ -368,4 +376,103 @@ def test_only_a_name_no_local_parameter_or_field_shadows_is_passed_as_a_function
     assert [(c.callee, c.line, c.name_args) for c in facts.calls] == [
         ("use", 4, ("helper",)), ("tanh", 6, ()), ("g", 7, ("helper",)), ("h", 8, ("helper",)),
         ("k", 9, ()), ("pair", 10, ()), ("k", 10, ()),
+    ]
+
+
+def test_a_template_call_the_grammar_reads_as_a_declaration_is_a_call():
+    facts = parsed(
+        "namespace at::cuda::blas {\n"                                        # 1
+        "template <> void gemm<float>(CUDABLAS_GEMM_ARGTYPES(float)) {\n"     # 2
+        "  gemm_internal_cublas<float>(CUDABLAS_GEMM_ARGS(float));\n"         # 3
+        "  at::cuda::blas::gemm_internal<double>(CUDABLAS_GEMM_ARGS(double));\n"  # 4
+        "  std::vector<int> sizes(3);\n"                                       # 5
+        "}\n"
+        "}\n"
+    )
+    assert [(c.caller, c.callee, c.line) for c in facts.calls] == [
+        ("at::cuda::blas::gemm", "gemm_internal_cublas", 3), ("at::cuda::blas::gemm", "at::cuda::blas::gemm_internal", 4),
+    ]
+    assert [s.signature for s in facts.symbols if s.name == "gemm"] == ["void gemm<float>(CUDABLAS_GEMM_ARGTYPES(float))"]
+
+
+def test_a_launch_in_a_macro_invoked_in_a_body_is_a_launch_by_that_body():
+    facts = parsed(
+        "namespace at::native {\n"                                     # 1
+        "template <int n> __global__ void cat_kernel(float* p) {}\n"   # 2
+        "void parallel_cat(float* p, int k) {\n"                       # 3
+        "#define HANDLE_CASE(n) \\\n"                                  # 4
+        "  cat_kernel<n><<<1, 2, 0, stream>>>(p);\n"                   # 5
+        "  switch (k) {\n"                                             # 6
+        "    case 1: HANDLE_CASE(1); break;\n"                         # 7
+        "    case 2:\n"                                                # 8
+        "      HANDLE_CASE(2);\n"                                      # 9
+        "  }\n"
+        "#undef HANDLE_CASE\n"
+        "}\n"
+        "}\n"
+    )
+    launches = [(c.caller, c.callee, c.line) for c in facts.calls if c.kind.value == "launch"]
+    # `case 1: HANDLE_CASE(1);` does not begin its line: only invocations that do are expanded
+    assert launches == [("at::native::parallel_cat", "cat_kernel", 9)]
+    assert [s.qname for s in facts.symbols if s.kind.value in ("function", "kernel")] == [
+        "at::native::cat_kernel", "at::native::parallel_cat",
+    ]
+
+
+def test_a_launch_through_a_local_launches_what_the_local_holds():
+    facts = parsed(
+        "namespace at::native {\n"
+        "template <typename T, int n> __global__ void k(T* p) {}\n"
+        "void run(float* p) { auto kernel = &k<float, 4>; kernel<<<1, 2>>>(p); }\n"
+        "}\n"
+    )
+    assert [(c.callee, c.kind.value) for c in facts.calls] == [("k", "launch")]
+
+
+def test_a_structured_kernel_error_recovery_took_apart_keeps_its_name():
+    # In a file whose earlier #if-split code derails the grammar (PyTorch 2.4's cuda/Shape.cu),
+    # `TORCH_IMPL_FUNC(cat_out_cuda)(...) {` comes back as a function whose name is the macro.
+    from explorer.model import SymbolKind
+    from explorer.parsers.cpp import _registered_by_macro
+
+    assert _registered_by_macro("TORCH_IMPL_FUNC(cat_out_cuda)") == ("cat_out_cuda", SymbolKind.STRUCTURED_KERNEL)
+    assert _registered_by_macro("TORCH_META_FUNC2(add, Tensor)") == ("add_Tensor", SymbolKind.META_FUNCTION)
+    assert _registered_by_macro("cat_out_cuda") is None
+
+
+INCLUDED_IN_NAMESPACE = {
+    "aten/src/ATen/native/cuda/Loops.cuh": (
+        "namespace at::native {\n"                                    # 1
+        "void launch_legacy(float* p) {}\n"                           # 2
+        "#include <ATen/native/cuda/maca/Arity1.cuh>\n"               # 3
+        "}\n"
+    ),
+    "aten/src/ATen/native/cuda/maca/Arity1.cuh": (
+        "__global__ void arity1_kernel(float* p) {}\n"               # 1
+        "void gpu_kernel_arity1(float* p) {\n"                       # 2
+        "  launch_legacy(p);\n"                                      # 3
+        "  arity1_kernel<<<1, 1>>>(p);\n"                            # 4
+        "}\n"
+    ),
+    "aten/src/ATen/native/cuda/Gelu.cu": (
+        "namespace at::native {\n"                                     # 1
+        "void gelu_kernel(float* p) { gpu_kernel_arity1(p); }\n"       # 2
+        "void gelu_qualified(float* p) { at::native::gpu_kernel_arity1(p); }\n"  # 3
+        "}\n"
+    ),
+}
+
+
+def test_a_header_included_inside_a_namespace_block_defines_its_functions_there(tmp_path):
+    for query in ("at::native::gelu_kernel", "at::native::gelu_qualified"):
+        report = traced(tmp_path / query.rsplit("::")[-1], INCLUDED_IN_NAMESPACE, query, to="arity1_kernel")
+        assert [hop[:3] for hop in first_path(report)][1:] == [
+            ("gpu_kernel_arity1", "aten/src/ATen/native/cuda/maca/Arity1.cuh", 2),
+            ("arity1_kernel", "aten/src/ATen/native/cuda/maca/Arity1.cuh", 1),
+        ]
+    # and its unqualified calls find the namespace's functions
+    callees_of = traced(tmp_path / "c", INCLUDED_IN_NAMESPACE, "gpu_kernel_arity1", max_depth=1)
+    assert callees(callees_of) == [
+        ("arity1_kernel", "aten/src/ATen/native/cuda/maca/Arity1.cuh", 1),
+        ("at::native::launch_legacy", "aten/src/ATen/native/cuda/Loops.cuh", 2),
     ]

@@ -105,8 +105,10 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     _definitions(found, lang, facts, scopes, structured, namespaces, enclosures)
     _recovered_definitions(found, lang, facts, scopes, namespaces, enclosures, source)
     _namespace_symbols(found, lang, facts, source, namespaces, enclosures)
-    _calls(found, facts, scopes, source, _values_in_scope(found, scopes, namespaces, enclosures))
+    values = _values_in_scope(found, scopes, namespaces, enclosures)
+    _calls(found, facts, scopes, source, values)
     _using(found, facts)
+    _includes_in_namespaces(found, facts, namespaces, enclosures)
     # Function-like macros are read from the text: a comment inside a macro body derails the
     # grammar's reading of the directive.
     defines = read_defines(source) if b"define" in source else []
@@ -114,6 +116,8 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     macros = expandable(defines) if expand_macros else []
     if macros:
         _macro_definitions(root, source, lang, facts, scopes, namespaces, enclosures, macros, defines)
+    if expand_macros and defines:
+        _macro_calls_in_bodies(source, lang, facts, scopes, defines, values)
     if enclosures.too_deep_at is not None:
         facts.diagnostics.append(Diagnostic(
             path, f"namespaces and classes nested more than {MAX_SCOPE_DEPTH} deep at line {enclosures.too_deep_at}; "
@@ -380,9 +384,14 @@ def _definitions(
         if not declared:
             continue
         scope, in_class = _enclosing_names(node, namespaces, enclosures)
+        registered = _registered_by_macro(declared)
+        if registered is not None:
+            declared = registered[0]
         qname = _qualify(scope, declared)
         file_local = enclosures.above(node).in_anonymous or (not in_class and _declared_static(node))
-        if node.id in kernels:
+        if registered is not None:
+            kind = registered[1]
+        elif node.id in kernels:
             kind = SymbolKind.KERNEL
         elif in_class or _looks_like_member(declared):
             kind = SymbolKind.METHOD
@@ -400,6 +409,19 @@ def _declared_static(definition: tsx.Node) -> bool:
     the caller knows whether the definition is in a class)."""
     return any(child.type == "storage_class_specifier" and tsx.text(child) == "static" for child in definition.children)
 
+
+_STRUCTURED_MACRO = re.compile(r"(TORCH_(?:IMPL|META|PRECOMPUTE_META)_FUNC2?)\(([\w ,]+)\)")
+
+
+def _registered_by_macro(declared: str) -> tuple[str, SymbolKind] | None:
+    """`TORCH_IMPL_FUNC(cat_out_cuda)` where error recovery took the macro for the name: the
+    structured kernel's name and kind, as _registrations gives them."""
+    match = _STRUCTURED_MACRO.fullmatch(declared)
+    if match is None:
+        return None
+    macro, arguments = match.group(1), [part.strip() for part in match.group(2).split(",")]
+    name = "_".join(arguments[:2]) if macro.endswith("FUNC2") else arguments[0]
+    return name, SymbolKind.STRUCTURED_KERNEL if "_IMPL_" in macro else SymbolKind.META_FUNCTION
 
 _RETURN_TYPE_PARTS = {
     "primitive_type", "type_identifier", "qualified_identifier", "template_type", "sized_type_specifier",
@@ -430,8 +452,12 @@ def _recovered_definitions(
             first = first.prev_sibling
         end = matching_brace(source, opening.start_byte)
         scope, _ = _enclosing_names(declarator, namespaces, enclosures)
+        registered = _registered_by_macro(declared)
+        if registered is not None:
+            declared, kind = registered
+        else:
+            kind = SymbolKind.METHOD if _looks_like_member(declared) else SymbolKind.FUNCTION
         qname = _qualify(scope, declared)
-        kind = SymbolKind.METHOD if _looks_like_member(declared) else SymbolKind.FUNCTION
         end_line = tsx.line(first) + source.count(b"\n", first.start_byte, max(first.start_byte, end - 1))
         signature = collapse(source[first.start_byte:opening.start_byte].decode("utf-8", "replace"))
         facts.symbols.append(Symbol(qname, declared.rsplit("::", 1)[-1], kind, lang, facts.path, tsx.line(first), end_line, signature))
@@ -521,6 +547,46 @@ def _macro_definitions(
             facts.calls.append(call._replace(caller=caller, line=invocation.line, column=0))
 
 
+_EXPANSION_HOLDER = "__explorer_expansion__"
+
+
+def _macro_calls_in_bodies(
+    source: bytes, lang: Language, facts: FileFacts, scopes: ScopeMap, defines: list[Macro], values: dict[str, set[str]]
+) -> None:
+    """Calls a function makes through a macro of its file: `#define LAUNCH(n) k<n><<<g, b>>>(...)`
+    then `LAUNCH(4);` in a function body is a launch by that function. The macros expanded
+    are those that launch a kernel and those defined inside a function body (a local helper
+    for that body). Each expansion is parsed as the body of a function of its own, and its
+    calls are given to the function around the invocation, at the invocation's line; it
+    defines nothing."""
+    in_function = lambda offset: scopes.innermost(offset) != facts.path  # noqa: E731
+    chosen = [macro for macro in defines if b"<<<" in macro.body or (in_function(macro.start) and b"(" in macro.body)]
+    if not chosen:
+        return
+    invocations = find_invocations(source, chosen, in_function, defines)
+    for invocation in invocations.found:
+        caller = scopes.innermost(invocation.start)
+        wrapped = b"void " + _EXPANSION_HOLDER.encode() + b"() {\n" + invocation.text + b";\n}\n"
+        for call in parse_cpp(facts.path, wrapped, lang, expand_macros=False).calls:
+            if call.caller == _EXPANSION_HOLDER:
+                passed = _not_values(call.name_args, caller, values) if call.name_args else ()
+                facts.calls.append(call._replace(caller=caller, line=invocation.line, column=0, name_args=passed))
+
+
+def _includes_in_namespaces(
+    found: dict[str, list[tsx.Node]], facts: FileFacts, namespaces: _RecoveredNamespaces | None, enclosures: _Enclosures
+) -> None:
+    """`namespace at::native { #include "X.cuh" }`: an import binding named `#include` whose
+    target is `at::native|X.cuh` (the query layer puts the header's definitions there)."""
+    for node in found.get("include", []):
+        written = node.child_by_field_name("path")
+        names, _ = _enclosing_names(node, namespaces, enclosures)
+        if written is None or not names:
+            continue
+        header = tsx.text(written).strip().strip('"<>')
+        facts.imports.append(ImportBinding(facts.path, "#include", f"{'::'.join(names)}|{header}", tsx.line(node)))
+
+
 def _using(found: dict[str, list[tsx.Node]], facts: FileFacts) -> None:
     """Using-directives and using-declarations, as import bindings of the file: `*` for a
     whole namespace, else the last name of what is brought in."""
@@ -564,6 +630,7 @@ def _calls(
     # The hot loop of indexing a large tree (a million call sites): kept to plain operations,
     # and a callee's spelling is cleaned once per distinct text.
     launches = {node.start_byte for node in found.get("launch_callee", [])}
+    kernel_aliases = _kernel_aliases(found.get("kernel_alias", []), scopes) if launches else {}
     arguments = _name_arguments_by_list(found.get("name_argument", []))
     append = facts.calls.append
     innermost = scopes.innermost
@@ -585,10 +652,29 @@ def _calls(
             continue
         row, column = node.start_point
         caller = innermost(start)
+        if kernel_aliases and start in launches:
+            callee = kernel_aliases.get((caller, callee), callee)
         passed = arguments.get(end, ())  # the argument list begins where the callee ends
         if passed:
             passed = _not_values(passed, caller, values)
         append(CallSite(caller, callee, callee, row + 1, column, CallKind.LAUNCH if start in launches else CallKind.CALL, passed))
+
+
+def _kernel_aliases(declarators: list[tsx.Node], scopes: ScopeMap) -> dict[tuple[str, str], str]:
+    """(function, local) -> the kernel the local was initialised with (`auto k = &kernel<T>;`)."""
+    aliases: dict[tuple[str, str], str] = {}
+    for node in declarators:
+        value = node.child_by_field_name("value")
+        declarator = node.child_by_field_name("declarator")
+        if value is None or declarator is None:
+            continue
+        if value.type == "pointer_expression":
+            value = value.child_by_field_name("argument")
+            if value is None:
+                continue
+        written = strip_template_args(collapse(tsx.text(value)))
+        aliases[(scopes.innermost(node.start_byte), tsx.text(declarator))] = written
+    return aliases
 
 
 def _not_values(passed: tuple[str, ...], caller: str, values: dict[str, set[str]]) -> tuple[str, ...]:

@@ -23,6 +23,17 @@
           type: [(qualified_identifier) (type_identifier)] @callee
           declarator: (abstract_function_declarator))))))
 
+; `gemm_internal<float>(CUDABLAS_GEMM_ARGS(float));` inside a function: the grammar reads a
+; template name followed by a parenthesised argument as a declaration of a variable of that
+; template type. A statement cannot usefully declare that, so it is a call.
+(compound_statement
+  (declaration
+    type: [(template_type)
+           (qualified_identifier name: (template_type))
+           (qualified_identifier name: (qualified_identifier name: (template_type)))
+           (qualified_identifier name: (qualified_identifier name: (qualified_identifier name: (template_type))))] @callee
+    declarator: (parenthesized_declarator)))
+
 ; Names a function declares (locals, parameters, loop and structured-binding variables) and
 ; fields a class declares: a name passed as an argument that is one of these is a value, not
 ; a function pointer (`tanh(inner)` with `auto inner = ...` in scope).

@@ -25,3 +25,7 @@
 ; `using namespace at::native;` and `using at::cuda::blas::gemm;`: names a file's plain calls
 ; may be found through.
 (using_declaration) @using
+
+; `#include "X.cuh"` written inside `namespace at::native { ... }`: the header's definitions
+; are in that namespace (the parser keeps the includes that are inside one).
+(preproc_include) @include

@@ -2,3 +2,9 @@
 (call_expression
   function: (_) @launch_callee
   (kernel_call_syntax))
+
+; `auto kernel = &k<T, n>;` then `kernel<<<...>>>(...)`: a launch through a local names the
+; kernel the local was initialised with.
+(init_declarator
+  declarator: (identifier)
+  value: [(pointer_expression) (identifier) (template_function) (qualified_identifier)]) @kernel_alias
