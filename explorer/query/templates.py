@@ -4,8 +4,9 @@
 `gemm<double>` one beside it, nor the primary template that only `static_assert`s. The index
 keeps a call's callee without template arguments and a definition's header as written, so
 the arguments are read back: the call's from the source at the call, the definition's from
-its signature. A call whose arguments are template parameters of its caller (`gemm<scalar_t>`)
-names no one specialisation: every definition stays a candidate.
+its signature. A call whose arguments are template parameters of its caller, or names that
+are neither built-in types nor named by any specialisation (`gemm<scalar_t>` inside an
+AT_DISPATCH lambda), names no one specialisation: every definition stays a candidate.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ from explorer.model import Symbol
 from explorer.query.sources import SourceLines
 
 _SPACE = re.compile(r"\s+")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_BUILTIN_TYPES = frozenset({
+    "bool", "char", "short", "int", "long", "unsigned", "signed", "float", "double", "void", "const",
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t",
+})
 
 
 def written_template_arguments(text: str, start: int) -> str | None:
@@ -65,12 +71,18 @@ def chosen_specialisations(candidates: list[Symbol], arguments: str | None, call
     mention a template parameter of the caller decide nothing."""
     if not arguments or len(candidates) < 2:
         return candidates
-    if any(token in caller_parameters for token in re.findall(r"[A-Za-z_]\w*", arguments)):
+    tokens = set(_NAME.findall(arguments))
+    if tokens & caller_parameters:
         return candidates
     specialised = {id(symbol): specialisation_arguments(symbol) for symbol in candidates}
     exact = [symbol for symbol in candidates if specialised[id(symbol)] == _normalised(arguments)]
     if exact:
         return exact
+    # A type no specialisation names: the primary template, if the arguments are types we
+    # know; a name we cannot tell (`scalar_t` from an AT_DISPATCH lambda) may be any of them.
+    known = _BUILTIN_TYPES.union(*(_NAME.findall(args) for args in specialised.values() if args))
+    if not tokens <= known:
+        return candidates
     general = [symbol for symbol in candidates if specialised[id(symbol)] is None]
     return general or candidates
 
