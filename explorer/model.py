@@ -221,3 +221,6 @@ class CallEdge:
     resolution: Resolution = Resolution.EXACT
     candidates: tuple[str, ...] = ()  # for an ambiguous edge: every definition that fits
     site: tuple[str, int] | None = None  # the file and line of the call that leads here
+    # An explicit template specialisation reached by a call whose template arguments did not
+    # choose it, beside a general definition that fits as well: ranked after the general one.
+    specialised: bool = False

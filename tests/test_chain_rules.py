@@ -476,3 +476,18 @@ def test_a_header_included_inside_a_namespace_block_defines_its_functions_there(
         ("arity1_kernel", "aten/src/ATen/native/cuda/maca/Arity1.cuh", 1),
         ("at::native::launch_legacy", "aten/src/ATen/native/cuda/Loops.cuh", 2),
     ]
+
+
+def test_a_call_misread_as_a_definition_inside_a_function_is_its_callers_call():
+    facts = parsed(
+        "namespace at::native {\n"                                         # 1
+        "template <typename scalar_t, typename out_t>\n"                   # 2
+        "void moments(TensorIterator& iter) {\n"                           # 3
+        "  using ops_t = Welford<scalar_t>;\n"                              # 4
+        "  ops_t ops(1, true);\n"                                           # 5
+        "  gpu_reduce_kernel<scalar_t, out_t, 2>(iter, ops, typename ops_t::acc_t{});\n"  # 6
+        "}\n"
+        "}\n"
+    )
+    assert [s.qname for s in facts.symbols if s.kind.value == "function"] == ["at::native::moments"]
+    assert ("at::native::moments", "gpu_reduce_kernel", 6) in [(c.caller, c.callee, c.line) for c in facts.calls]

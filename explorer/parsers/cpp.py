@@ -384,6 +384,12 @@ def _definitions(
         if not declared:
             continue
         scope, in_class = _enclosing_names(node, namespaces, enclosures)
+        if not in_class and scopes.innermost(node.start_byte) != facts.path:
+            # a function cannot be defined in a function: this is a call the grammar misread
+            # (`gpu_reduce_kernel<T, U, 2>(iter, ops, acc_t{});`): a call of its caller's
+            row, column = node.start_point
+            facts.calls.append(CallSite(scopes.innermost(node.start_byte), declared, declared, row + 1, column))
+            continue
         registered = _registered_by_macro(declared)
         if registered is not None:
             declared = registered[0]
@@ -444,6 +450,8 @@ def _recovered_definitions(
         opening = declarator.next_sibling
         if opening is None or opening.type != "{":
             continue
+        if scopes.innermost(declarator.start_byte) != facts.path:
+            continue  # inside a function: `g<T>(x, acc_t{})` is a call with a braced argument, not a definition
         declared = _declared_name(declarator)
         if not declared:
             continue

@@ -35,7 +35,7 @@ from explorer.query.backends import dispatch_key_allowed
 from explorer.query.bindings import operators_for
 from explorer.query.nodes import definition_lines, defining_stub, fan_out, layer_of
 from explorer.query.sources import SourceLines
-from explorer.query.templates import call_template_arguments, chosen_specialisations, template_parameters
+from explorer.query.templates import call_template_arguments, chosen_specialisations, specialisation_arguments, template_parameters
 from explorer.query.visibility import NamespaceIncludes, visible_from
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -171,7 +171,24 @@ class NativeEdges:
             # overloads: the number of arguments may decide
             count = argument_count(self.sources, caller.path, site.line, site.column)
             functions = fitting(functions, count)
-        yield from fan_out(functions, "call", None, where)
+        specialised = {id(s) for s in functions if self._is_specialisation(s)} if len(functions) > 1 else set()
+        if len(specialised) == len(functions):
+            specialised = set()
+        for edge in fan_out(functions, "call", None, where):
+            yield dataclasses.replace(edge, specialised=True) if id(edge.target.symbol) in specialised else edge
+
+    def _is_specialisation(self, symbol: Symbol) -> bool:
+        """`template <> void gemm<float>(...)`, or a method of `template <> struct F<Half>`."""
+        if specialisation_arguments(symbol) is not None:
+            return True
+        owner = symbol.qname.rpartition("::")[0]
+        if not owner or symbol.line is None:
+            return False
+        return any(
+            s.kind in (SymbolKind.STRUCT, SymbolKind.CLASS) and s.path == symbol.path
+            and (s.line or 0) <= symbol.line <= (s.end_line or 0) and specialisation_arguments(s) is not None
+            for s in self.store.symbols_with_qname(owner)
+        )
 
     def _fitting_schemas(self, operators: list[Symbol], caller: Symbol, site: CallSite, receiver: int) -> list[Symbol]:
         """Of several overloads of an operator, those whose schema takes as many arguments as

@@ -217,7 +217,8 @@ def hop_cost(edge: CallEdge) -> float:
     if edge.kind in ("binding", "method") and edge.target.symbol.kind is SymbolKind.OPERATOR and is_out_overload(edge.target.symbol):
         return _UNLIKELY
     if edge.resolution is Resolution.AMBIGUOUS:
-        return 1.0 + math.log2(max(2, candidate_count(edge)))
+        # a specialisation the call's types did not choose: after the general definition
+        return 1.0 + math.log2(max(2, candidate_count(edge))) + (0.5 if edge.specialised else 0.0)
     return 1.0
 
 
