@@ -407,15 +407,24 @@ def test_a_launch_in_a_macro_invoked_in_a_body_is_a_launch_by_that_body():
         "    case 2:\n"                                                # 8
         "      HANDLE_CASE(2);\n"                                      # 9
         "  }\n"
-        "#undef HANDLE_CASE\n"
+        "#undef HANDLE_CASE\n"                                         # 11
+        "}\n"                                                          # 12
+        "template <int n> __global__ void other_kernel(float* p) {}\n"  # 13
+        "void other_cat(float* p, int k) {\n"                         # 14
+        "#define HANDLE_CASE(n) \\\n"                                  # 15
+        "  other_kernel<n><<<1, 2>>>(p);\n"                            # 16
+        "  switch (k) {\n"                                             # 17
+        "    case 1:\n"                                                # 18
+        "      HANDLE_CASE(1);\n"                                      # 19
+        "  }\n"                                                        # 20
         "}\n"
         "}\n"
     )
     launches = [(c.caller, c.callee, c.line) for c in facts.calls if c.kind.value == "launch"]
     # `case 1: HANDLE_CASE(1);` does not begin its line: only invocations that do are expanded
-    assert launches == [("at::native::parallel_cat", "cat_kernel", 9)]
+    assert launches == [("at::native::parallel_cat", "cat_kernel", 9), ("at::native::other_cat", "other_kernel", 19)]
     assert [s.qname for s in facts.symbols if s.kind.value in ("function", "kernel")] == [
-        "at::native::cat_kernel", "at::native::parallel_cat",
+        "at::native::cat_kernel", "at::native::parallel_cat", "at::native::other_kernel", "at::native::other_cat",
     ]
 
 

@@ -18,7 +18,7 @@ import re
 from explorer import treesitter as tsx
 from explorer.model import CallKind, CallSite, Diagnostic, FileFacts, ImportBinding, Language, Symbol, SymbolKind
 from explorer.parsers.common import ScopeMap, collapse, source_order
-from explorer.parsers.cpp_macros import Macro, expandable, expansion_budget, find_invocations, read_defines
+from explorer.parsers.cpp_macros import Invocation, Macro, expandable, expansion_budget, find_invocations, read_defines
 from explorer.parsers.cpp_namespaces import NamespaceExtent, matching_brace, namespace_extents, namespace_map
 
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
@@ -569,10 +569,14 @@ def _macro_calls_in_bodies(
     defines nothing."""
     in_function = lambda offset: scopes.innermost(offset) != facts.path  # noqa: E731
     chosen = [macro for macro in defines if b"<<<" in macro.body or (in_function(macro.start) and b"(" in macro.body)]
-    if not chosen:
-        return
-    invocations = find_invocations(source, chosen, in_function, defines)
-    for invocation in invocations.found:
+    found: list[Invocation] = []
+    for macro in chosen:
+        # A body's helper macro is often #defined again, differently, in the next function
+        # (`HANDLE_CASE`): an invocation means the definition last written above it.
+        redefined = min((other.start for other in defines if other.name == macro.name and other.start > macro.start), default=len(source))
+        in_reach = lambda offset, low=macro.stop, high=redefined: low <= offset < high and in_function(offset)  # noqa: E731
+        found += find_invocations(source, [macro], in_reach, defines).found
+    for invocation in sorted(found, key=lambda invocation: invocation.start):
         caller = scopes.innermost(invocation.start)
         wrapped = b"void " + _EXPANSION_HOLDER.encode() + b"() {\n" + invocation.text + b";\n}\n"
         for call in parse_cpp(facts.path, wrapped, lang, expand_macros=False).calls:
