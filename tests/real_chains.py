@@ -78,4 +78,263 @@ def _hop_text(hop: Hop | None) -> str:
     return f"{name} ({path}:{line})" if path else name
 
 
-CHAINS: list[Chain] = []
+Y = "aten/src/ATen/native/native_functions.yaml"
+BLAS = "aten/src/ATen/native/cuda/Blas.cpp"
+CUBLAS = "aten/src/ATen/cuda/CUDABlas.cpp"
+CONV = "aten/src/ATen/native/Convolution.cpp"
+SHAPE = "aten/src/ATen/native/cuda/Shape.cu"
+INDEXING = "aten/src/ATen/native/cuda/Indexing.cu"
+REDUCE = "aten/src/ATen/native/cuda/Reduce.cuh"
+SOFTMAX = "aten/src/ATen/native/cuda/SoftMax.cu"
+
+CHAINS: list[Chain] = [
+    Chain(
+        "cuDNN convolution forward", "torch.nn.functional.conv2d", "cudnnConvolutionForward",
+        (
+            ("torch.nn.functional.conv2d", "torch/nn/functional.py", 87),
+            ("torch._C._VariableFunctions.conv2d", None, None),
+            ("aten::conv2d", Y, 1707),
+            ("at::native::conv2d_symint", CONV, 945),
+            ("aten::convolution", Y, 1668),
+            ("at::native::convolution", CONV, 1178),
+            ("aten::_convolution", Y, 1690),
+            ("at::native::_convolution", CONV, 1521),
+            ("aten::cudnn_convolution", Y, 1869),
+            ("at::native::cudnn_convolution", "aten/src/ATen/native/cudnn/ConvShared.cpp", 240),
+            ("at::native::cudnn_convolution_forward_out", "aten/src/ATen/native/cudnn/ConvShared.cpp", 205),
+            ("at::native::raw_cudnn_convolution_forward_out", "aten/src/ATen/native/cudnn/Conv_v8.cpp", 1172),
+            ("at::native::raw_cudnn_convolution_forward_out_v7", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 780),
+            ("at::native::split_batch_dim_to_32bit_out", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 606),
+            ("at::native::raw_cudnn_convolution_forward_out_32bit", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 697),
+            ("cudnnConvolutionForward", None, None),
+        ),
+        (
+            "torch/nn/functional.py:87 conv2d = _add_docstr(torch.conv2d, ...)",
+            "yaml:1707 conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, ...) (int padding: not conv2d.padding)",
+            "yaml:1709 CompositeImplicitAutograd: conv2d_symint",
+            "Convolution.cpp:965 at::convolution_symint(...)",
+            "yaml:1670 CompositeExplicitAutograd: convolution",
+            "Convolution.cpp:1189 at::_convolution(... 13 arguments)",
+            "yaml:1692 CompositeExplicitAutograd: _convolution",
+            "Convolution.cpp:1605 at::cudnn_convolution(...) for ConvBackend::Cudnn",
+            "yaml:1871 CUDA: cudnn_convolution",
+            "ConvShared.cpp:262 cudnn_convolution_forward_out(...)",
+            "ConvShared.cpp:227 raw_cudnn_convolution_forward_out(...)",
+            "Conv_v8.cpp:1200 raw_cudnn_convolution_forward_out_v7(...) (cuDNN v8 API off by default)",
+            "Conv_v7.cpp:791 split_batch_dim_to_32bit_out(..., raw_cudnn_convolution_forward_out_32bit)",
+            "Conv_v7.cpp:791 the function passed is called by split_batch_dim_to_32bit_out",
+            "Conv_v7.cpp:759 cudnnConvolutionForward(...)",
+        ),
+        "upstream; _convolution is taken apart by the fork's #if in Convolution.cpp and found again by braces",
+    ),
+    Chain(
+        "BLAS", "aten::mm", "cublasSgemm",
+        (
+            ("aten::mm", Y, 4099),
+            ("aten::mm.out", Y, 4107),
+            ("at::native::mm_out_cuda", BLAS, 527),
+            ("at::native::addmm_out_cuda_impl", BLAS, 199),
+            ("at::cuda::blas::gemm", CUBLAS, 1125),
+            ("at::cuda::blas::gemm_internal", CUBLAS, 1008),
+            ("at::cuda::blas::gemm_internal_cublas", CUBLAS, 808),
+            ("cublasSgemm", None, None),
+        ),
+        (
+            "yaml:4100 structured_delegate: mm.out",
+            "yaml:4111 CUDA: mm_out_cuda",
+            "Blas.cpp:528 addmm_out_cuda_impl(...)",
+            "Blas.cpp:393 at::cuda::blas::gemm<scalar_t>(...): for float, template <> gemm<float> at CUDABlas.cpp:1125",
+            "CUDABlas.cpp:1131 gemm_internal<float>(...) (tunable ops off by default)",
+            "CUDABlas.cpp:1014 gemm_internal_cublas<float>(...) (cuBLAS is the default backend, not cuBLASLt)",
+            "CUDABlas.cpp:816 cublasSgemm(...)",
+        ),
+        "float32; self 2-D so not the Lt interface (Blas.cpp:230 wants a 1-D bias)",
+    ),
+    Chain(
+        "BLAS", "aten::addmm", "cublasSgemm",
+        (
+            ("aten::addmm", Y, 6965),
+            ("aten::addmm.out", Y, 6954),
+            ("at::native::addmm_out_cuda", BLAS, 519),
+            ("at::native::addmm_out_cuda_impl", BLAS, 199),
+            ("at::cuda::blas::gemm", CUBLAS, 1125),
+            ("at::cuda::blas::gemm_internal", CUBLAS, 1008),
+            ("at::cuda::blas::gemm_internal_cublas", CUBLAS, 808),
+            ("cublasSgemm", None, None),
+        ),
+        (
+            "yaml:6966 structured_delegate: addmm.out",
+            "yaml:6958 CUDA: addmm_out_cuda",
+            "Blas.cpp:520 addmm_out_cuda_impl(...)",
+            "Blas.cpp:393 at::cuda::blas::gemm<scalar_t>(...)",
+            "CUDABlas.cpp:1131 gemm_internal<float>(...)",
+            "CUDABlas.cpp:1014 gemm_internal_cublas<float>(...)",
+            "CUDABlas.cpp:816 cublasSgemm(...)",
+        ),
+        "float32 with a 2-D self: useLtInterface stays false (Blas.cpp:230)",
+    ),
+    Chain(
+        "batched BLAS", "aten::bmm", "cublasSgemmStridedBatched",
+        (
+            ("aten::bmm", Y, 1339),
+            ("aten::bmm.out", Y, 1349),
+            ("at::native::bmm_out_cuda", BLAS, 538),
+            ("at::native::baddbmm_out_cuda_impl", BLAS, 435),
+            ("at::cuda::blas::bgemm", CUBLAS, 729),
+            ("at::cuda::blas::bgemm_internal", CUBLAS, 608),
+            ("at::cuda::blas::bgemm_internal_cublas", CUBLAS, 475),
+            ("cublasSgemmStridedBatched", None, None),
+        ),
+        (
+            "yaml:1340 structured_delegate: bmm.out",
+            "yaml:1354 CUDA: bmm_out_cuda",
+            "Blas.cpp:543 baddbmm_out_cuda_impl(result, result, ...)",
+            "Blas.cpp:499 at::cuda::blas::bgemm<scalar_t>(...) (batch > 1)",
+            "CUDABlas.cpp:735 bgemm_internal<float>(...)",
+            "CUDABlas.cpp:614 bgemm_internal_cublas<float>(...)",
+            "CUDABlas.cpp:483 cublasSgemmStridedBatched(...)",
+        ),
+        "float32, batch of more than one matrix",
+    ),
+    Chain(
+        "reduction", "aten::sum.dim_IntList", "reduce_kernel",
+        (
+            ("aten::sum.dim_IntList", Y, 5733),
+            ("aten::sum.IntList_out", Y, 5748),
+            ("at::native::sum_out", "aten/src/ATen/native/ReduceOps.cpp", 1194),
+            ("at::native::sum_stub", "aten/src/ATen/native/ReduceOps.cpp", 429),
+            ("at::native::sum_kernel_cuda", "aten/src/ATen/native/cuda/ReduceSumProdKernel.cu", 173),
+            ("at::native::sum_functor::operator()", "aten/src/ATen/native/cuda/ReduceSumProdKernel.cu", 15),
+            ("at::native::gpu_reduce_kernel", REDUCE, 1005),
+            ("at::native::launch_reduce_kernel", REDUCE, 778),
+            ("at::native::reduce_kernel", REDUCE, 188),
+        ),
+        (
+            "yaml:5735 structured_delegate: sum.IntList_out",
+            "yaml:5752 CPU, CUDA: sum_out",
+            "ReduceOps.cpp:1215 sum_stub(iter.device_type(), iter)",
+            "ReduceSumProdKernel.cu:211 REGISTER_DISPATCH(sum_stub, &sum_kernel_cuda)",
+            "ReduceSumProdKernel.cu:177 sum_functor<scalar_t>{}(iter) (float: the primary template)",
+            "ReduceSumProdKernel.cu:16 gpu_reduce_kernel<scalar_t, out_t>(...)",
+            "Reduce.cuh:1112 launch_reduce_kernel<...>(config, reduce)",
+            "Reduce.cuh:785 reduce_kernel<...><<<grid, block, shared_memory, stream>>>(reduction)",
+        ),
+        "float32 (not Half/BFloat16, which reduce_dispatch sends to OpFunctor specialisations)",
+    ),
+    Chain(
+        "concatenation", "aten::cat", "CatArrayBatchedCopy",
+        (
+            ("aten::cat", Y, 1374),
+            ("aten::cat.out", Y, 1382),
+            ("at::native::cat_out_cuda", SHAPE, 1679),
+            ("at::native::parallel_cat", SHAPE, 1569),
+            ("at::native::CatArrayBatchedCopy", SHAPE, 145),
+        ),
+        (
+            "yaml:1375 structured_delegate: cat.out",
+            "yaml:1388 CUDA: cat_out_cuda",
+            "Shape.cu:1825 parallel_cat<scalar_t, CAT_ARRAY_BATCH_SIZE, 1>(...) (contiguous, same dtype)",
+            "Shape.cu:1662 HANDLE_CASE(1): the macro at 1655 launches CatArrayBatchedCopy<...><<<...>>>",
+        ),
+        "upstream: the #else of `#ifdef USE_MACA` at Shape.cu:1736; the MACA branch calls maca_parallel_cat, which launches"
+        " MACA_CatArrayBatchedCopy, another kernel",
+    ),
+    Chain(
+        "indexing", "aten::index_select", "indexSelectSmallIndex",
+        (
+            ("aten::index_select", Y, 9143),
+            ("at::native::index_select_cuda", INDEXING, 2094),
+            ("at::native::index_select_out_cuda", INDEXING, 2054),
+            ("at::native::index_select_out_cuda_impl", INDEXING, 1801),
+            ("at::native::indexSelectSmallIndex", INDEXING, 1701),
+        ),
+        (
+            "yaml:9148 CUDA: index_select_cuda",
+            "Indexing.cu:2096 at::native::index_select_out_cuda(self, dim, index, out)",
+            "Indexing.cu:2076 index_select_out_cuda_impl<scalar_t>(out, self, dim, index)",
+            "Indexing.cu:1921 SMALL_INDEX(...): the body's macro at 1845 launches indexSelectSmallIndex<...><<<...>>>",
+        ),
+        "at most 16 indices (the small-index kernel); both #if sides of Indexing.cu:1915 launch it through SMALL_INDEX",
+    ),
+    Chain(
+        "softmax", "aten::_softmax", "cunn_SoftMaxForward",
+        (
+            ("aten::_softmax", Y, 5498),
+            ("aten::_softmax.out", Y, 5505),
+            ("at::native::softmax_cuda_out", SOFTMAX, 1188),
+            ("at::native::host_softmax", SOFTMAX, 678),
+            ("at::native::cunn_SoftMaxForward", SOFTMAX, 607),
+        ),
+        (
+            "yaml:5499 structured_delegate: _softmax.out",
+            "yaml:5509 CUDA: softmax_cuda_out",
+            "SoftMax.cu:1193 host_softmax<SoftMaxForwardEpilogue, false>(...)",
+            "SoftMax.cu:770 cunn_SoftMaxForward<...><<<grid, block, ...>>>(...)",
+        ),
+        "a softmax dimension over 1024 elements (shorter ones take dispatch_softmax_forward's persistent kernel)",
+    ),
+    Chain(
+        "pooling", "aten::max_pool2d_with_indices", "max_pool_forward_nchw",
+        (
+            ("aten::max_pool2d_with_indices", Y, 12249),
+            ("aten::max_pool2d_with_indices.out", Y, 12240),
+            ("at::native::max_pool2d_with_indices_out_cuda", "aten/src/ATen/native/cuda/DilatedMaxPool2d.cu", 299),
+            ("at::native::max_pool_forward_nchw", "aten/src/ATen/native/cuda/DilatedMaxPool2d.cu", 50),
+        ),
+        (
+            "yaml:12251 structured_delegate: max_pool2d_with_indices.out",
+            "yaml:12245 CUDA: max_pool2d_with_indices_out_cuda",
+            "DilatedMaxPool2d.cu:430 max_pool_forward_nchw<scalar_t, scalar_t><<<...>>>(...) for MemoryFormat::Contiguous",
+        ),
+        "NCHW contiguous input; the launch is outside the fork's #ifdef USE_MACA (which covers channels-last)",
+    ),
+    Chain(
+        "pooling", "aten::avg_pool2d", "avg_pool2d_out_cuda_frame",
+        (
+            ("aten::avg_pool2d", Y, 12132),
+            ("aten::avg_pool2d.out", Y, 12119),
+            ("at::native::avg_pool2d_out_cuda", "aten/src/ATen/native/cuda/AveragePool2d.cu", 249),
+            ("at::native::avg_pool2d_out_cuda_frame", "aten/src/ATen/native/cuda/AveragePool2d.cu", 33),
+        ),
+        (
+            "yaml:12134 structured_delegate: avg_pool2d.out",
+            "yaml:12128 CUDA: avg_pool2d_out_cuda",
+            "AveragePool2d.cu:331 avg_pool2d_out_cuda_frame<scalar_t, accscalar_t><<<...>>>(...) for MemoryFormat::Contiguous",
+        ),
+        "NCHW contiguous input",
+    ),
+    Chain(
+        "interpolation", "aten::upsample_bilinear2d", "upsample_bilinear2d_out_frame",
+        (
+            ("aten::upsample_bilinear2d", Y, 12576),
+            ("aten::upsample_bilinear2d.out", Y, 12568),
+            ("at::native::upsample_bilinear2d_out_cuda", "aten/src/ATen/native/cuda/UpSampleBilinear2d.cu", 847),
+            ("at::native::upsample_bilinear2d_out_cuda_template", "aten/src/ATen/native/cuda/UpSampleBilinear2d.cu", 262),
+            ("at::native::upsample_bilinear2d_out_frame", "aten/src/ATen/native/cuda/UpSampleBilinear2d.cu", 35),
+        ),
+        (
+            "yaml:12578 structured_delegate: upsample_bilinear2d.out",
+            "yaml:12573 CUDA: upsample_bilinear2d_out_cuda",
+            "UpSampleBilinear2d.cu:854 upsample_bilinear2d_out_cuda_template(...)",
+            "UpSampleBilinear2d.cu:348 upsample_bilinear2d_out_frame<scalar_t, accscalar_t><<<...>>>(...) (not channels-last)",
+        ),
+        "NCHW contiguous input; the kernel stands behind C10_LAUNCH_BOUNDS_1(1024)",
+    ),
+    Chain(
+        "losses", "aten::nll_loss_forward", "nll_loss_forward_reduce_cuda_kernel_2d",
+        (
+            ("aten::nll_loss_forward", Y, 11550),
+            ("aten::nll_loss_forward.output", Y, 11542),
+            ("at::native::nll_loss_forward_out_cuda", "aten/src/ATen/native/cuda/Loss.cu", 592),
+            ("at::native::nll_loss_forward_out_cuda_template", "aten/src/ATen/native/cuda/Loss.cu", 276),
+            ("at::native::nll_loss_forward_reduce_cuda_kernel_2d", "aten/src/ATen/native/cuda/Loss.cu", 230),
+        ),
+        (
+            "yaml:11552 structured_delegate: nll_loss_forward.output",
+            "yaml:11547 CUDA: nll_loss_forward_out_cuda",
+            "Loss.cu:601 nll_loss_forward_out_cuda_template(...)",
+            "Loss.cu:385 nll_loss_forward_reduce_cuda_kernel_2d<...><<<1, ...>>>(...) for 2-D input, mean reduction",
+        ),
+        "a batch of class scores (2-D input) with reduction='mean'",
+    ),
+]
