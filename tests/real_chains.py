@@ -86,6 +86,9 @@ SHAPE = "aten/src/ATen/native/cuda/Shape.cu"
 INDEXING = "aten/src/ATen/native/cuda/Indexing.cu"
 REDUCE = "aten/src/ATen/native/cuda/Reduce.cuh"
 SOFTMAX = "aten/src/ATen/native/cuda/SoftMax.cu"
+LOOPS = "aten/src/ATen/native/cuda/Loops.cuh"
+CUDA_LOOPS = "aten/src/ATen/native/cuda/CUDALoops.cuh"
+LAYER_NORM = "aten/src/ATen/native/cuda/layer_norm_kernel.cu"
 
 CHAINS: list[Chain] = [
     Chain(
@@ -336,5 +339,122 @@ CHAINS: list[Chain] = [
             "Loss.cu:385 nll_loss_forward_reduce_cuda_kernel_2d<...><<<1, ...>>>(...) for 2-D input, mean reduction",
         ),
         "a batch of class scores (2-D input) with reduction='mean'",
+    ),
+    Chain(
+        "elementwise unary", "aten::exp", "vectorized_elementwise_kernel",
+        (
+            ("aten::exp", Y, 2549),
+            ("aten::exp.out", Y, 2561),
+            ("at::native::exp_out", "aten/src/ATen/native/UnaryOps.cpp", 334),
+            ("at::native::exp_stub", "aten/src/ATen/native/UnaryOps.cpp", 999),
+            ("at::native::exp_kernel_cuda", "aten/src/ATen/native/cuda/UnaryOpsKernel.cu", 38),
+            ("at::native::gpu_kernel", LOOPS, 80),
+            ("at::native::gpu_kernel_impl", CUDA_LOOPS, 383),
+            ("at::native::launch_vectorized_kernel", CUDA_LOOPS, 247),
+            ("at::native::vectorized_elementwise_kernel", CUDA_LOOPS, 63),
+        ),
+        (
+            "yaml:2551 structured_delegate: exp.out",
+            "yaml:2566 CPU, CUDA: exp_out",
+            "UnaryOps.cpp:334 CREATE_UNARY_TORCH_IMPL_FUNC(exp_out, exp_stub): the macro at 301 writes exp_stub(device_type(), *this)",
+            "UnaryOpsKernel.cu:279 REGISTER_DISPATCH(exp_stub, &exp_kernel_cuda)",
+            "UnaryOpsKernel.cu:64 gpu_kernel(iter, []GPU_LAMBDA(scalar_t a) -> scalar_t {...}) for real types",
+            "Loops.cuh:99 gpu_kernel_impl(iter, f)",
+            "CUDALoops.cuh:404 launch_vectorized_kernel(numel, f, data) (contiguous)",
+            "CUDALoops.cuh:256 vectorized_elementwise_kernel<4, func_t, array_t><<<...>>>(N, f, data)",
+        ),
+        "upstream launch_vectorized_kernel (the #else of `#ifdef USE_MACA` at CUDALoops.cuh:172); the MACA side, at 174,"
+        " launches the same kernel",
+        (
+            (
+                ("aten::exp", Y, 2549),
+                ("aten::exp.out", Y, 2561),
+                ("at::native::exp_out", "aten/src/ATen/native/UnaryOps.cpp", 334),
+                ("at::native::exp_stub", "aten/src/ATen/native/UnaryOps.cpp", 999),
+                ("at::native::exp_kernel_cuda", "aten/src/ATen/native/cuda/UnaryOpsKernel.cu", 38),
+                ("at::native::gpu_kernel", LOOPS, 80),
+                ("at::native::gpu_kernel_impl", CUDA_LOOPS, 383),
+                ("at::native::launch_vectorized_kernel", CUDA_LOOPS, 174),
+                ("at::native::vectorized_elementwise_kernel", CUDA_LOOPS, 63),
+            ),
+        ),
+    ),
+    Chain(
+        "normalisation", "aten::native_layer_norm", "vectorized_layer_norm_kernel",
+        (
+            ("aten::native_layer_norm", Y, 3260),
+            ("at::native::layer_norm_cuda", LAYER_NORM, 1575),
+            ("at::native::LayerNormKernelImpl", LAYER_NORM, 901),
+            ("at::native::LayerNormKernelImplInternal", LAYER_NORM, 855),
+            ("at::native::launch_vectorized_layer_norm_kernel", LAYER_NORM, 759),
+            ("at::native::vectorized_layer_norm_kernel", LAYER_NORM, 316),
+        ),
+        (
+            "yaml:3263 CUDA: layer_norm_cuda",
+            "layer_norm_kernel.cu:1609 LayerNormKernelImpl(*X, *gamma, *beta, M, N, eps, &Y, &mean, &rstd)",
+            "layer_norm_kernel.cu:918 LayerNormKernelImplInternal<scalar_t, acc_t>(...)",
+            "layer_norm_kernel.cu:888 launch_vectorized_layer_norm_kernel(...) (float, aligned, N a multiple of the vector size)",
+            "layer_norm_kernel.cu:782 vectorized_layer_norm_kernel<<<blocks, threads, nshared, stream>>>(...)",
+        ),
+        "float32, aligned rows (the vectorised path; otherwise RowwiseMomentsCUDAKernel and LayerNormForwardCUDAKernel)",
+    ),
+    Chain(
+        "normalisation", "aten::cudnn_batch_norm", "cudnnBatchNormalizationForwardTrainingEx",
+        (
+            ("aten::cudnn_batch_norm", Y, 1858),
+            ("at::native::cudnn_batch_norm", "aten/src/ATen/native/cudnn/BatchNorm.cpp", 121),
+            ("cudnnBatchNormalizationForwardTrainingEx", None, None),
+        ),
+        (
+            "yaml:1860 CUDA: cudnn_batch_norm",
+            "cudnn/BatchNorm.cpp:213 cudnnBatchNormalizationForwardTrainingEx(...) when training",
+        ),
+        "cuDNN enabled (the definition at BatchNorm.cpp:19 is the #if !AT_CUDNN_ENABLED() stub); training",
+    ),
+    Chain(
+        "reduction", "aten::amax", "reduce_kernel",
+        (
+            ("aten::amax", Y, 3834),
+            ("aten::amax.out", Y, 3839),
+            ("at::native::amax_out", "aten/src/ATen/native/ReduceOps.cpp", 1695),
+            ("at::native::max_values_stub", "aten/src/ATen/native/ReduceOps.cpp", 438),
+            ("at::native::max_values_kernel_cuda", "aten/src/ATen/native/cuda/ReduceMaxValuesKernel.cu", 35),
+            ("at::native::max_values_kernel_cuda_impl", "aten/src/ATen/native/cuda/ReduceMaxValuesKernel.cu", 28),
+            ("at::native::gpu_reduce_kernel", REDUCE, 1005),
+            ("at::native::launch_reduce_kernel", REDUCE, 778),
+            ("at::native::reduce_kernel", REDUCE, 188),
+        ),
+        (
+            "yaml:3836 structured_delegate: amax.out",
+            "yaml:3842 CPU, CUDA: amax_out",
+            "ReduceOps.cpp:1699 max_values_stub(iter.device_type(), iter)",
+            "ReduceMaxValuesKernel.cu:59 REGISTER_DISPATCH(max_values_stub, &max_values_kernel_cuda)",
+            "ReduceMaxValuesKernel.cu:38 max_values_kernel_cuda_impl<scalar_t>(iter)",
+            "ReduceMaxValuesKernel.cu:29 gpu_reduce_kernel<scalar_t, scalar_t>(iter, func_wrapper<acc_t>(MaxNanFunctor<acc_t>()), ...)",
+            "Reduce.cuh:1112 launch_reduce_kernel<...>(config, reduce)",
+            "Reduce.cuh:785 reduce_kernel<...><<<...>>>(reduction)",
+        ),
+        "a non-empty input",
+    ),
+    Chain(
+        "embedding", "aten::embedding", "indexSelectSmallIndex",
+        (
+            ("aten::embedding", Y, 2280),
+            ("at::native::embedding_symint", "aten/src/ATen/native/Embedding.cpp", 37),
+            ("aten::index_select", Y, 9143),
+            ("at::native::index_select_cuda", INDEXING, 2094),
+            ("at::native::index_select_out_cuda", INDEXING, 2054),
+            ("at::native::index_select_out_cuda_impl", INDEXING, 1801),
+            ("at::native::indexSelectSmallIndex", INDEXING, 1701),
+        ),
+        (
+            "yaml:2282 CompositeExplicitAutograd: embedding_symint",
+            "Embedding.cpp:45 weight.index_select(0, indices) for 1-D indices (a Tensor method: the operator)",
+            "yaml:9148 CUDA: index_select_cuda",
+            "Indexing.cu:2096 at::native::index_select_out_cuda(self, dim, index, out)",
+            "Indexing.cu:2076 index_select_out_cuda_impl<scalar_t>(out, self, dim, index)",
+            "Indexing.cu:1921 SMALL_INDEX(...) launches indexSelectSmallIndex<...><<<...>>>",
+        ),
+        "1-D indices, at most 16 of them",
     ),
 ]
