@@ -89,6 +89,42 @@ SOFTMAX = "aten/src/ATen/native/cuda/SoftMax.cu"
 LOOPS = "aten/src/ATen/native/cuda/Loops.cuh"
 CUDA_LOOPS = "aten/src/ATen/native/cuda/CUDALoops.cuh"
 LAYER_NORM = "aten/src/ATen/native/cuda/layer_norm_kernel.cu"
+UNARY_OPS = "aten/src/ATen/native/UnaryOps.cpp"
+
+
+def unary_chain(operator: str, line: int, out_line: int, impl_line: int, stub_line: int, kernel_file: str, kernel_line: int,
+                gpu_kernel_call: int) -> Chain:
+    """An elementwise unary operator of UnaryOps.cpp: `- func: op` delegates to `op.out`, whose
+    CPU and CUDA kernel is `op_out`, written by CREATE_UNARY_TORCH_IMPL_FUNC(op_out, op_stub) at
+    `impl_line`; the stub (DEFINE_DISPATCH at `stub_line`) reaches `op_kernel_cuda`, which hands
+    a lambda to gpu_kernel at `gpu_kernel_call` for real types, and on as for exp."""
+    name = operator.removeprefix("aten::")
+    head = (
+        (operator, Y, line),
+        (f"{operator}.out", Y, out_line),
+        (f"at::native::{name}_out", UNARY_OPS, impl_line),
+        (f"at::native::{name}_stub", UNARY_OPS, stub_line),
+        (f"at::native::{name}_kernel_cuda", kernel_file, kernel_line),
+        ("at::native::gpu_kernel", LOOPS, 80),
+        ("at::native::gpu_kernel_impl", CUDA_LOOPS, 383),
+    )
+    return Chain(
+        "elementwise unary", operator, "vectorized_elementwise_kernel",
+        (*head, ("at::native::launch_vectorized_kernel", CUDA_LOOPS, 247), ("at::native::vectorized_elementwise_kernel", CUDA_LOOPS, 63)),
+        (
+            f"yaml:{line + 2 if name == 'sqrt' else line + 1} structured_delegate: {name}.out",
+            f"yaml: {name}.out lists CPU, CUDA: {name}_out",
+            f"UnaryOps.cpp:{impl_line} CREATE_UNARY_TORCH_IMPL_FUNC({name}_out, {name}_stub)",
+            f"{kernel_file.rsplit('/', 1)[-1]}: REGISTER_DISPATCH({name}_stub, &{name}_kernel_cuda)",
+            f"{kernel_file.rsplit('/', 1)[-1]}:{gpu_kernel_call} gpu_kernel(iter, []GPU_LAMBDA(scalar_t a) -> scalar_t {{...}})",
+            "Loops.cuh:99 gpu_kernel_impl(iter, f)",
+            "CUDALoops.cuh:404 launch_vectorized_kernel(numel, f, data)",
+            "CUDALoops.cuh:256 vectorized_elementwise_kernel<4, func_t, array_t><<<...>>>(N, f, data)",
+        ),
+        "float32, contiguous; upstream launch_vectorized_kernel (CUDALoops.cuh:247), the MACA one (174) is the alternative",
+        ((*head, ("at::native::launch_vectorized_kernel", CUDA_LOOPS, 174), ("at::native::vectorized_elementwise_kernel", CUDA_LOOPS, 63)),),
+    )
+
 
 CHAINS: list[Chain] = [
     Chain(
@@ -457,4 +493,33 @@ CHAINS: list[Chain] = [
         ),
         "1-D indices, at most 16 of them",
     ),
+    Chain(
+        "reduction", "aten::argmax", "reduce_kernel",
+        (
+            ("aten::argmax", Y, 810),
+            ("aten::argmax.out", Y, 816),
+            ("at::native::argmax_out", "aten/src/ATen/native/ReduceOps.cpp", 1738),
+            ("at::native::argmax_argmin_impl", "aten/src/ATen/native/ReduceOps.cpp", 1704),
+            ("at::native::argmax_stub", "aten/src/ATen/native/ReduceOps.cpp", 439),
+            ("at::native::argmax_kernel_cuda", "aten/src/ATen/native/cuda/ReduceArgMaxKernel.cu", 29),
+            ("at::native::argmax_kernel_cuda_impl", "aten/src/ATen/native/cuda/ReduceArgMaxKernel.cu", 21),
+            ("at::native::gpu_reduce_kernel", REDUCE, 1005),
+            ("at::native::launch_reduce_kernel", REDUCE, 778),
+            ("at::native::reduce_kernel", REDUCE, 188),
+        ),
+        (
+            "yaml:811 structured_delegate: argmax.out",
+            "yaml:819 CPU, CUDA: argmax_out",
+            "ReduceOps.cpp:1743 argmax_argmin_impl(self, dim, keepdim, result, argmax_stub)",
+            "ReduceOps.cpp:1734 stub(iter.device_type(), iter): the stub passed in",
+            "ReduceArgMaxKernel.cu:44 REGISTER_DISPATCH(argmax_stub, &argmax_kernel_cuda)",
+            "ReduceArgMaxKernel.cu:39 argmax_kernel_cuda_impl<scalar_t>(iter) (float)",
+            "ReduceArgMaxKernel.cu:22 gpu_reduce_kernel<scalar_t, int64_t>(...)",
+            "Reduce.cuh:1112 launch_reduce_kernel<...>(config, reduce)",
+            "Reduce.cuh:785 reduce_kernel<...><<<...>>>(reduction)",
+        ),
+        "float32 (Half and BFloat16 take argmax_kernel_cuda_impl<at::Half, float> at line 34, the same definition)",
+    ),
+    unary_chain("aten::sqrt", 5781, 5799, 359, 1031, "aten/src/ATen/native/cuda/UnaryOpsKernel.cu", 135, 161),
+    unary_chain("aten::log", 3448, 3460, 340, 1009, "aten/src/ATen/native/cuda/UnaryLogKernels.cu", 19, 43),
 ]

@@ -500,3 +500,29 @@ def test_a_call_misread_as_a_definition_inside_a_function_is_its_callers_call():
     )
     assert [s.qname for s in facts.symbols if s.kind.value == "function"] == ["at::native::moments"]
     assert ("at::native::moments", "gpu_reduce_kernel", 6) in [(c.caller, c.callee, c.line) for c in facts.calls]
+
+
+def test_a_dispatch_stub_passed_as_an_argument_is_called_by_the_callee(tmp_path):
+    files = {
+        "src/Reduce.cpp": (
+            "namespace at::native {\n"                                               # 1
+            "DEFINE_DISPATCH(argmax_stub);\n"                                        # 2
+            "template <class Stub>\n"                                                # 3
+            "void argmax_argmin_impl(const Tensor& self, Stub& stub) { stub(kCUDA, self); }\n"  # 4
+            "void argmax_out(const Tensor& self) { argmax_argmin_impl(self, argmax_stub); }\n"  # 5
+            "}\n"
+        ),
+        "src/cuda/ArgMax.cu": (
+            "namespace at::native {\n"                                               # 1
+            "void argmax_kernel_cuda(const Tensor& self) {}\n"                       # 2
+            "REGISTER_DISPATCH(argmax_stub, &argmax_kernel_cuda);\n"                 # 3
+            "}\n"
+        ),
+    }
+    report = traced(tmp_path, files, "at::native::argmax_out", to="argmax_kernel_cuda")
+    assert first_path(report) == [
+        ("at::native::argmax_out", "src/Reduce.cpp", 5, None),
+        ("at::native::argmax_argmin_impl", "src/Reduce.cpp", 4, "call"),
+        ("at::native::argmax_stub", "src/Reduce.cpp", 2, "fnptr"),
+        ("at::native::argmax_kernel_cuda", "src/cuda/ArgMax.cu", 2, "stub"),
+    ]

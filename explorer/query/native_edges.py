@@ -110,11 +110,7 @@ class NativeEdges:
         # A name that is one of the caller's parameters is a value, whatever else it names.
         parameters = self._parameters(caller)
         passed = tuple(
-            function
-            for argument in site.name_args
-            if argument not in parameters
-            for function in self._named(caller, argument)
-            if function.kind in _FUNCTION_KINDS and function.kind is not SymbolKind.DISPATCH_STUB
+            function for argument in site.name_args if argument not in parameters for function in self._passed(caller, argument)
         )
         if site.kind is CallKind.LAUNCH:
             kernels = [s for s in self._named(caller, callee) if s.kind is SymbolKind.KERNEL]
@@ -132,6 +128,13 @@ class NativeEdges:
             if passed and id(edge) in native_targets:
                 edge = dataclasses.replace(edge, target=dataclasses.replace(edge.target, passed=passed, passed_at=where))
             yield edge
+
+    def _passed(self, caller: Symbol, argument: str) -> list[Symbol]:
+        """The functions a name passed as an argument may be: those of that name, or the
+        DispatchStub of that name (`argmax_argmin_impl(..., argmax_stub)` calls the stub)."""
+        found = [s for s in self._named(caller, argument) if s.kind in _FUNCTION_KINDS]
+        stubs = [s for s in found if s.kind is SymbolKind.DISPATCH_STUB]
+        return [defining_stub(stubs)] if stubs else found
 
     def _callee(self, caller: Symbol, callee: str, where: tuple[str, int], site: CallSite) -> Iterator[CallEdge]:
         operators = self._operator_api(callee)
