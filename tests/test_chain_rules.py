@@ -526,3 +526,29 @@ def test_a_dispatch_stub_passed_as_an_argument_is_called_by_the_callee(tmp_path)
         ("at::native::argmax_stub", "src/Reduce.cpp", 2, "fnptr"),
         ("at::native::argmax_kernel_cuda", "src/cuda/ArgMax.cu", 2, "stub"),
     ]
+
+
+def test_a_lone_if_that_splits_a_brace_pair_is_read_as_the_build_without_it():
+    facts = parsed(
+        "namespace at::native {\n"                                      # 1
+        "template <typename T> __global__ void moments(T* p) {}\n"      # 2
+        "void group_norm_impl(float* p) {\n"                            # 3
+        "#ifdef USE_VENDOR\n"                                           # 4
+        "  if (fused(p)) {\n"                                           # 5
+        "    return;\n"                                                 # 6
+        "  } else {\n"                                                  # 7
+        "#endif\n"                                                      # 8
+        "    moments<float><<<1, 2>>>(p);\n"                            # 9
+        "#ifdef USE_VENDOR\n"                                           # 10
+        "  }\n"                                                         # 11
+        "#endif\n"                                                      # 12
+        "}\n"                                                           # 13
+        "void after(float* p) { moments<float><<<1, 1>>>(p); }\n"       # 14
+        "}\n"
+    )
+    assert [(s.qname, s.line, s.end_line) for s in facts.symbols if s.kind.value in ("function", "kernel")] == [
+        ("at::native::moments", 2, 2), ("at::native::group_norm_impl", 3, 13), ("at::native::after", 14, 14),
+    ]
+    assert [(c.caller, c.callee, c.line) for c in facts.calls if c.kind.value == "launch"] == [
+        ("at::native::group_norm_impl", "moments", 9), ("at::native::after", "moments", 14),
+    ]

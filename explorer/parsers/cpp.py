@@ -18,6 +18,7 @@ import re
 from explorer import treesitter as tsx
 from explorer.model import CallKind, CallSite, Diagnostic, FileFacts, ImportBinding, Language, Symbol, SymbolKind
 from explorer.parsers.common import ScopeMap, collapse, source_order
+from explorer.parsers.cpp_conditionals import without_split_conditionals
 from explorer.parsers.cpp_macros import Invocation, Macro, expandable, expansion_budget, find_invocations, read_defines
 from explorer.parsers.cpp_namespaces import NamespaceExtent, matching_brace, namespace_extents, namespace_map
 
@@ -92,7 +93,7 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     if too_deep is not None:
         return FileFacts(path=path, lang=lang, diagnostics=[Diagnostic(
             path, f"brackets nested more than {MAX_NESTING:,} deep at line {too_deep}; not indexed")])
-    source = _without_launch_bounds(_without_export_macros(source))
+    source = without_split_conditionals(_without_launch_bounds(_without_export_macros(source)))
     tree = tsx.parse(lang, source)
     root = tree.root_node
     facts = FileFacts(path=path, lang=lang)
