@@ -78,11 +78,11 @@ def _report(rows: list[dict[str, object]], repeat: int) -> None:
     right = sum(row["rank"] == 1 for row in rows)
     ranks = [row["rank"] for row in rows if row["rank"] is not None]
     print(f"\nchains: {len(rows)}; runs per trace: {repeat} (median); cores: {os.cpu_count()}\n")
-    print(f"{'family':<22} {'query':<42} {'rank':>5} {'trace':>7} {'--json':>7} {'peak':>7} {'grep':>6} {'ratio':>6}")
+XX {'rank':>5} {'trace':>7} {'--json':>7} {'peak':>7} {'grep':>6} {'ratio':>6}")
     for row in rows:
         chain = row["chain"]
         rank = "-" if row["rank"] is None else str(row["rank"])
-        print(f"{chain.family:<22} {chain.query:<42} {rank:>5} {row['seconds']:6.2f}s {row['json_seconds']:6.2f}s "
+        print(f"{chain.family:<26} {chain.query:<36} {rank:>5} {row['seconds']:6.2f}s {row['json_seconds']:6.2f}s "
               f"{row['peak_mb']:5.0f}MB {row['grep']:5.2f}s {row['seconds'] / row['grep']:5.1f}x")
     print(f"\nright (true path first): {right}/{len(rows)}; true path listed: {len(ranks)}/{len(rows)}")
     if ranks:

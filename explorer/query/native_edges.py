@@ -185,7 +185,7 @@ class NativeEdges:
         if specialisation_arguments(symbol) is not None:
             return True
         owner = symbol.qname.rpartition("::")[0]
-        if not owner or symbol.line is None:
+        if symbol.kind is not SymbolKind.METHOD or not owner or symbol.line is None:
             return False
         return any(
             s.kind in (SymbolKind.STRUCT, SymbolKind.CLASS) and s.path == symbol.path

@@ -28,7 +28,11 @@ from explorer.query.patterns import TargetPattern, target_pattern
 
 DEFAULT_PATHS = 20  # listed with --to, best first; `--paths N` asks for more
 _PATHS_CONSIDERED = 1000  # enumerated best first, before paths that differ only in overloads fold
-_EXTENSIONS_ALLOWED = 500_000  # partial paths tried while enumerating: a bound on the work, not a limit met in practice
+# Partial paths tried while enumerating. Costs to a match ignore that a path may not visit a
+# node twice, so around cycles the search can try many extensions that end nowhere: this
+# bounds that work (a few tenths of a second); the paths found by then are the cheapest, in
+# order, and the count says "at least".
+_EXTENSIONS_ALLOWED = 30_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +152,7 @@ class _Reachable:
         self.depth: dict[tuple, int] = {start.key: 0}
         self.nodes: dict[tuple, CallNode] = {start.key: start}
         self.matches: set[tuple] = set()
+        self._steps: dict[tuple, list[tuple[CallEdge, tuple, float]]] = {}
         frontier = [start]
         for depth in range(1, max_depth + 1):
             following: list[CallNode] = []
@@ -195,6 +200,13 @@ class _Reachable:
             level = following
         return cost, hops
 
+    def steps(self, key: tuple) -> list[tuple[CallEdge, tuple, float]]:
+        """The edges out of a node with their targets' keys and their costs, worked out once."""
+        found = self._steps.get(key)
+        if found is None:
+            found = self._steps[key] = [(edge, edge.target.key, hop_cost(edge)) for edge in self.edges.get(key, ())]
+        return found
+
     def deepest(self) -> list[TraceNode]:
         """Up to five of the nodes farthest from the start, in name order."""
         farthest = max(self.depth.values())
@@ -235,6 +247,7 @@ class _Partial:
     """A path being extended, as a link to the path it extends: thousands share prefixes."""
 
     node: CallNode
+    key: tuple  # node.key, computed once: the walk below compares it many times
     edge: CallEdge | None
     before: _Partial | None
     hops: int
@@ -243,7 +256,7 @@ class _Partial:
     def visits(self, key: tuple) -> bool:
         partial: _Partial | None = self
         while partial is not None:
-            if partial.node.key == key:
+            if partial.key == key:
                 return True
             partial = partial.before
         return False
@@ -267,22 +280,21 @@ def _ranked_paths(reachable: _Reachable, start: CallNode, max_depth: int) -> tup
     if start.key not in cost_to_match:
         return [], False
     counter = itertools.count()
-    queue = [(cost_to_match[start.key], 0, "", next(counter), _Partial(start, None, None, 0, 0.0))]
+    queue = [(cost_to_match[start.key], 0, "", next(counter), _Partial(start, start.key, None, None, 0, 0.0))]
     found: list[list[TraceNode]] = []
     extensions = 0
     while queue and len(found) < _PATHS_CONSIDERED and extensions < _EXTENSIONS_ALLOWED:
         _, _, _, _, partial = heapq.heappop(queue)
-        if partial.node.key in reachable.matches:
+        if partial.key in reachable.matches:
             found.append(partial.hops_list(reachable))
             continue
-        for edge in reachable.edges.get(partial.node.key, ()):
-            key = edge.target.key
+        for edge, key, step in reachable.steps(partial.key):
             if key not in cost_to_match or partial.hops + 1 + hops_to_match[key] > max_depth or partial.visits(key):
                 continue
             extensions += 1
-            cost = partial.cost + hop_cost(edge)
+            cost = partial.cost + step
             order = (round(cost + cost_to_match[key], 6), partial.hops + 1 + hops_to_match[key], edge.target.symbol.qname)
-            heapq.heappush(queue, (*order, next(counter), _Partial(edge.target, edge, partial, partial.hops + 1, cost)))
+            heapq.heappush(queue, (*order, next(counter), _Partial(edge.target, key, edge, partial, partial.hops + 1, cost)))
     return found, bool(queue)
 
 
