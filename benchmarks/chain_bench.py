@@ -78,7 +78,7 @@ def _report(rows: list[dict[str, object]], repeat: int) -> None:
     right = sum(row["rank"] == 1 for row in rows)
     ranks = [row["rank"] for row in rows if row["rank"] is not None]
     print(f"\nchains: {len(rows)}; runs per trace: {repeat} (median); cores: {os.cpu_count()}\n")
-XX {'rank':>5} {'trace':>7} {'--json':>7} {'peak':>7} {'grep':>6} {'ratio':>6}")
+    print(f"{'family':<26} {'query':<36} {'rank':>5} {'trace':>7} {'--json':>7} {'peak':>7} {'grep':>6} {'ratio':>6}")
     for row in rows:
         chain = row["chain"]
         rank = "-" if row["rank"] is None else str(row["rank"])
