@@ -11,7 +11,7 @@ from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.query.trace import TraceReport, trace_symbol
 from explorer.render.json_out import trace_json
-from tests.conftest import write_tree
+from tests.conftest import touch_later, write_tree
 
 YAML = "aten/src/ATen/native/native_functions.yaml"
 
@@ -476,15 +476,34 @@ def test_a_header_included_inside_a_namespace_block_defines_its_functions_there(
     for query in ("at::native::gelu_kernel", "at::native::gelu_qualified"):
         report = traced(tmp_path / query.rsplit("::")[-1], INCLUDED_IN_NAMESPACE, query, to="arity1_kernel")
         assert [hop[:3] for hop in first_path(report)][1:] == [
-            ("gpu_kernel_arity1", "aten/src/ATen/native/cuda/maca/Arity1.cuh", 2),
-            ("arity1_kernel", "aten/src/ATen/native/cuda/maca/Arity1.cuh", 1),
+            ("at::native::gpu_kernel_arity1", "aten/src/ATen/native/cuda/maca/Arity1.cuh", 2),
+            ("at::native::arity1_kernel", "aten/src/ATen/native/cuda/maca/Arity1.cuh", 1),
         ]
     # and its unqualified calls find the namespace's functions
-    callees_of = traced(tmp_path / "c", INCLUDED_IN_NAMESPACE, "gpu_kernel_arity1", max_depth=1)
+    callees_of = traced(tmp_path / "c", INCLUDED_IN_NAMESPACE, "at::native::gpu_kernel_arity1", max_depth=1)
     assert callees(callees_of) == [
-        ("arity1_kernel", "aten/src/ATen/native/cuda/maca/Arity1.cuh", 1),
+        ("at::native::arity1_kernel", "aten/src/ATen/native/cuda/maca/Arity1.cuh", 1),
         ("at::native::launch_legacy", "aten/src/ATen/native/cuda/Loops.cuh", 2),
     ]
+
+
+def test_a_header_loses_the_namespace_when_the_include_goes(tmp_path):
+    root = write_tree(tmp_path / "tree", INCLUDED_IN_NAMESPACE)
+    index = tmp_path / "index.sqlite"
+    refresh(str(root), index, jobs=1)
+    loops = root / "aten/src/ATen/native/cuda/Loops.cuh"
+    loops.write_text(loops.read_text().replace("#include <ATen/native/cuda/maca/Arity1.cuh>\n", ""))
+    touch_later(loops)
+    refresh(str(root), index, jobs=1)
+    store = IndexStore.open(index)
+    try:
+        assert [s.qname for s in store.symbols_named("gpu_kernel_arity1")] == ["gpu_kernel_arity1"]
+        calls = store.calls_in_file("aten/src/ATen/native/cuda/maca/Arity1.cuh")
+        assert {caller: [c.callee for c in sites] for caller, sites in calls.items()} == {
+            "gpu_kernel_arity1": ["launch_legacy", "arity1_kernel"],
+        }
+    finally:
+        store.close()
 
 
 def test_a_call_misread_as_a_definition_inside_a_function_is_its_callers_call():

@@ -29,6 +29,7 @@ import functools
 import hashlib
 import json
 import os
+import posixpath
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -51,7 +52,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
 
-SCHEMA_VERSION = 12  # 12: symbols.file_local
+SCHEMA_VERSION = 13  # 13: namespace_prefixes
 
 
 @functools.cache
@@ -126,6 +127,9 @@ CREATE TABLE derivatives (
     end_line INTEGER NOT NULL,
     formulas TEXT NOT NULL     -- JSON list of [gradients, formula] pairs
 );
+-- Headers included inside a namespace block (`namespace at::native { #include "X.cuh" }`):
+-- the namespace their definitions have been put in, so that it can be taken off again.
+CREATE TABLE namespace_prefixes (file_id INTEGER PRIMARY KEY, namespace TEXT NOT NULL);
 CREATE TABLE operators (
     file_id INTEGER NOT NULL,
     operator TEXT NOT NULL,
@@ -156,7 +160,7 @@ CREATE INDEX IF NOT EXISTS operators_operator ON operators(operator);
 CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
 """
 
-_PER_FILE_TABLES = ("symbols", "imports", "dispatch", "operators", "derivatives", "diagnostics")
+_PER_FILE_TABLES = ("symbols", "imports", "dispatch", "operators", "derivatives", "diagnostics", "namespace_prefixes")
 _CALL_COLUMNS = "c.caller, c.callee, COALESCE(c.qualified, c.callee), c.line, c.col, c.kind, c.name_args"
 _SYMBOL_COLUMNS = "s.qname, s.name, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.target, s.file_local"
 
@@ -415,6 +419,7 @@ class IndexStore:
         Vendor APIs are known only from call sites: one external symbol per distinct callee.
         Names are added for the symbols of files written since the stale mark."""
         with self.db:
+            self._requalify_included_headers()
             self.db.execute("DELETE FROM symbols WHERE file_id IS NULL")
             # `cudnn::Foo::bar` is its own symbol; a plain `cudnnConvolutionForward` and
             # `::cudnnConvolutionForward` are one, known by the last name.
@@ -436,6 +441,59 @@ class IndexStore:
             for where in ("file_id >= ?", "file_id IS NULL AND ? IS NOT NULL"):
                 self.db.execute(f"INSERT OR IGNORE INTO names SELECT DISTINCT lname, name FROM symbols WHERE {where}", (names_from,))
             self.db.execute("DELETE FROM meta WHERE key IN ('stale', 'names_from')")
+
+    def _requalify_included_headers(self) -> None:
+        """A header included inside `namespace N { ... }` defines its functions in N, though it
+        names no namespace itself: its definitions (and the callers of its call sites) get the
+        prefix `N::`. Done here, after every refresh, from the includes the parsers recorded,
+        and undone where an include went away; a header included into several namespaces
+        keeps the names it gives itself."""
+        wanted: dict[int, set[str]] = {}
+        for including, target in self.db.execute(
+            "SELECT f.path, i.target FROM imports i JOIN files f ON f.id = i.file_id WHERE i.name = '#include' ORDER BY f.path, i.line"
+        ).fetchall():
+            namespace, _, written = target.partition("|")
+            for file_id in self._included_file_ids(including, written):
+                wanted.setdefault(file_id, set()).add(namespace)
+        desired = {file_id: next(iter(spaces)) for file_id, spaces in wanted.items() if len(spaces) == 1}
+        applied = dict(self.db.execute("SELECT file_id, namespace FROM namespace_prefixes").fetchall())
+        for file_id in sorted(set(desired) | set(applied)):
+            before, after = applied.get(file_id), desired.get(file_id)
+            if before == after:
+                continue
+            if before is not None:
+                self._prefix_names(file_id, before, remove=True)
+            if after is not None:
+                self._prefix_names(file_id, after, remove=False)
+                self.db.execute("INSERT OR REPLACE INTO namespace_prefixes VALUES (?, ?)", (file_id, after))
+            else:
+                self.db.execute("DELETE FROM namespace_prefixes WHERE file_id = ?", (file_id,))
+
+    def _included_file_ids(self, including: str, written: str) -> list[int]:
+        """The indexed files an `#include` written in `including` may mean: the one beside it,
+        else those whose path ends with what is written (the include path's layout)."""
+        beside = posixpath.normpath(posixpath.join(posixpath.dirname(including), written))
+        row = self.db.execute("SELECT id FROM files WHERE path = ?", (beside,)).fetchone()
+        if row is not None:
+            return [row[0]]
+        suffix = "/" + written.lstrip("./")
+        return [file_id for (file_id,) in self.db.execute(
+            "SELECT id FROM files WHERE substr(path, -length(?1)) = ?1 ORDER BY path", (suffix,))]
+
+    def _prefix_names(self, file_id: int, namespace: str, *, remove: bool) -> None:
+        prefix = namespace + "::"
+        if remove:
+            self.db.execute("UPDATE symbols SET qname = substr(qname, ?) WHERE file_id = ? AND qname LIKE ? ESCAPE '\\'",
+                            (len(prefix) + 1, file_id, _like_prefix(prefix)))
+            self.db.execute("UPDATE calls SET caller = substr(caller, ?) WHERE file_id = ? AND caller LIKE ? ESCAPE '\\'",
+                            (len(prefix) + 1, file_id, _like_prefix(prefix)))
+            return
+        self.db.execute(
+            "UPDATE symbols SET qname = ? || qname WHERE file_id = ? AND kind NOT IN ('namespace', 'macro') AND qname NOT LIKE ? ESCAPE '\\'",
+            (prefix, file_id, _like_prefix(prefix)))
+        self.db.execute(
+            "UPDATE calls SET caller = ? || caller WHERE file_id = ? AND caller != (SELECT path FROM files WHERE id = ?)"
+            " AND caller NOT LIKE ? ESCAPE '\\'", (prefix, file_id, file_id, _like_prefix(prefix)))
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -494,17 +552,6 @@ class IndexStore:
     def import_bindings(self, module: str) -> list[ImportBinding]:
         rows = self.db.execute("SELECT module, name, target, line FROM imports WHERE module = ? ORDER BY line", (module,))
         return [ImportBinding(*row) for row in rows]
-
-    def namespace_includes(self) -> list[ImportBinding]:
-        """C++ `#include`s written inside a namespace block: name `#include`, target
-        `<namespace>|<the header as written>` (see parsers/cpp.py)."""
-        rows = self.db.execute("SELECT module, name, target, line FROM imports WHERE name = '#include' ORDER BY module, line")
-        return [ImportBinding(*row) for row in rows]
-
-    def files_ending_with(self, suffix: str) -> list[str]:
-        """Indexed files whose path ends with `suffix` (`/ATen/native/cuda/X.cuh`)."""
-        rows = self.db.execute("SELECT path FROM files WHERE substr(path, -length(?1)) = ?1 ORDER BY path", (suffix,))
-        return [path for (path,) in rows]
 
     def import_alias_targets(self, name: str) -> list[tuple[str, int]]:
         """What modules bind `name` to, with how often: `F` -> [(torch.nn.functional, 40)]."""
@@ -668,6 +715,11 @@ def _call_site(row: tuple) -> CallSite:
 def _symbol(row: tuple) -> Symbol:
     qname, name, kind, lang, path, line, end_line, signature, target, file_local = row
     return Symbol(qname, name, SymbolKind(kind), Language(lang), path, line, end_line, signature, target, bool(file_local))
+
+
+def _like_prefix(prefix: str) -> str:
+    """A LIKE pattern for strings that begin with `prefix` (with `\\` as its escape)."""
+    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
 def last_name(callee: str) -> str:

@@ -36,7 +36,7 @@ from explorer.query.bindings import operators_for
 from explorer.query.nodes import definition_lines, defining_stub, fan_out, layer_of
 from explorer.query.sources import SourceLines
 from explorer.query.templates import call_template_arguments, chosen_specialisations, specialisation_arguments, template_parameters
-from explorer.query.visibility import NamespaceIncludes, visible_from
+from explorer.query.visibility import visible_from
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _OPERATOR_API = re.compile(r"(?:at|torch)::(?:_ops::(\w+)::(?:call|redispatch)|(\w+))")
@@ -54,7 +54,6 @@ class NativeEdges:
         self._tails: dict[str, list[Symbol]] = {}  # written name -> same-tail definitions
         self._template_parameters: dict[tuple, set[str]] = {}
         self._named_in_scope: dict[tuple[str | None, str, str], list[Symbol]] = {}
-        self.namespace_includes = NamespaceIncludes(store)
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
@@ -249,9 +248,8 @@ class NativeEdges:
     def _named(self, caller: Symbol, written: str) -> list[Symbol]:
         """Definitions a name written in `caller` may mean, of those its file can see (see
         visibility.py): `::f` at global scope only; as written when qualified and known, else
-        in the caller's class and enclosing namespaces, innermost first (a header included
-        inside a namespace block is in that namespace), then through the file's
-        using-declarations and using-directives, then at global scope. The answer depends
+        in the caller's class and enclosing namespaces, innermost first, then through the
+        file's using-declarations and using-directives, then at global scope. The answer depends
         only on the file and the scope the name is written in, so it is remembered by them:
         a trace meets the same names (TORCH_CHECK, numel) in caller after caller."""
         key = (caller.path, caller.qname.rpartition("::")[0], written)
@@ -267,30 +265,14 @@ class NativeEdges:
             exact = self._visible(caller, self.store.symbols_with_qname(written))
             if exact:
                 return exact
-        scopes = _scopes(caller.qname)[:-1]
-        for namespace in self.namespace_includes.namespaces_of(caller.path):
-            scopes += [scope for scope in _scopes(namespace + "::_")[:-1] if scope not in scopes]
         return (
-            self._visible(caller, self._in_scopes(scopes, written))
+            self._visible(caller, self._in_scopes(_scopes(caller.qname)[:-1], written))
             or self._visible(caller, self._through_using(caller, written))
             or self._visible(caller, self._in_scopes([""], written))
-            or self._included_into_namespace(caller, written)
         )
 
     def _visible(self, caller: Symbol, found: list[Symbol]) -> list[Symbol]:
         return visible_from(caller.path, found) if found else found
-
-    def _included_into_namespace(self, caller: Symbol, written: str) -> list[Symbol]:
-        """`at::native::f` or `f` from at::native, where f is defined at the top of a header
-        that is included inside `namespace at::native {`: indexed as the global `f`."""
-        name = written.rsplit("::", 1)[-1]
-        namespace = written.rpartition("::")[0]
-        wanted = {namespace} if namespace else set(_scopes(caller.qname)[:-1])
-        found = [
-            s for s in self.store.symbols_with_qname(name)
-            if s.kind in _FUNCTION_KINDS and wanted & set(self.namespace_includes.namespaces_of(s.path))
-        ]
-        return self._visible(caller, found)
 
     def _caller_template_parameters(self, caller: Symbol) -> set[str]:
         """The template parameters of the caller, from its `template <...>` lines, which sit

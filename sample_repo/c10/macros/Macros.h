@@ -12,3 +12,8 @@
 #endif
 
 #define C10_WARP_SIZE 32
+
+// Launch bounds of a kernel: at most this many threads per block (and, with two arguments,
+// at least this many blocks per multiprocessor). The CPU emulation ignores them.
+#define C10_LAUNCH_BOUNDS_1(max_threads) __launch_bounds__(max_threads)
+#define C10_LAUNCH_BOUNDS_2(max_threads, min_blocks) __launch_bounds__(max_threads, min_blocks)

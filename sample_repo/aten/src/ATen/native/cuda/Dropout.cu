@@ -4,6 +4,7 @@
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAStream.h>
+#include <c10/macros/Macros.h>
 
 #include <cuda_runtime.h>
 
@@ -12,6 +13,8 @@
 
 namespace at {
 namespace native {
+
+#include <ATen/native/cuda/LaunchGeometry.cuh>
 
 namespace {
 
@@ -26,6 +29,7 @@ __device__ __forceinline__ float uniform_from_counter(uint64_t seed, uint64_t co
 }
 
 template <typename scalar_t, typename accscalar_t, typename IndexType>
+C10_LAUNCH_BOUNDS_1(256)
 __global__ void fused_dropout_kernel(const scalar_t* a, scalar_t* b, scalar_t* mask,
                                      IndexType total, accscalar_t p_keep, uint64_t seed,
                                      uint64_t offset) {
@@ -36,6 +40,19 @@ __global__ void fused_dropout_kernel(const scalar_t* a, scalar_t* b, scalar_t* m
     b[i] = keep ? static_cast<scalar_t>(static_cast<accscalar_t>(a[i]) * scale) : scalar_t(0);
     mask[i] = keep ? scalar_t(1) : scalar_t(0);
   }
+}
+
+// The probability of keeping an element: in eval mode everything is kept.
+struct KeepProbability {
+  float operator()(double p, std::optional<bool> train) const {
+    return (!train.has_value() || *train) ? static_cast<float>(1.0 - p) : 1.0f;
+  }
+};
+
+// Blocks for n elements, capped: Indexing.cu has a file-local helper of the same name.
+static unsigned int blocks_for(int64_t n, int threads) {
+  const int64_t wanted = (n + threads - 1) / threads;
+  return static_cast<unsigned int>(wanted < 4096 ? wanted : 4096);
 }
 
 // Each launch reserves a disjoint range of counters of the default generator.
@@ -56,22 +73,23 @@ std::tuple<Tensor, Tensor> native_dropout_cuda(const Tensor& self, double p,
   if (n == 0) return std::make_tuple(output, mask);
 
   // eval mode keeps everything (p_keep = 1, scale = 1)
-  const float p_keep = (!train.has_value() || *train) ? static_cast<float>(1.0 - p) : 1.0f;
-  const int threads = 256;
-  const int64_t wanted = (n + threads - 1) / threads;
-  const unsigned int blocks = static_cast<unsigned int>(wanted < 4096 ? wanted : 4096);
+  const float p_keep = KeepProbability{}(p, train);
+  const int threads = at::native::elementwise_threads();
+  const unsigned int blocks = blocks_for(n, threads);
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
   const uint64_t seed = at::cuda::detail::getDefaultCUDAGenerator().current_seed();
   const uint64_t offset = reserve_offsets(static_cast<uint64_t>(n));
+  // One launch, written once for both index widths.
+#define LAUNCH_FUSED_DROPOUT(INDEX_T)                                              \
+  fused_dropout_kernel<float, float, INDEX_T><<<blocks, threads, 0, stream>>>(     \
+      input.data_ptr<float>(), output.data_ptr<float>(), mask.data_ptr<float>(),   \
+      static_cast<INDEX_T>(n), p_keep, seed, offset)
   if (n <= INT32_MAX) {
-    fused_dropout_kernel<float, float, uint32_t><<<blocks, threads, 0, stream>>>(
-        input.data_ptr<float>(), output.data_ptr<float>(), mask.data_ptr<float>(),
-        static_cast<uint32_t>(n), p_keep, seed, offset);
+    LAUNCH_FUSED_DROPOUT(uint32_t);
   } else {
-    fused_dropout_kernel<float, float, uint64_t><<<blocks, threads, 0, stream>>>(
-        input.data_ptr<float>(), output.data_ptr<float>(), mask.data_ptr<float>(),
-        static_cast<uint64_t>(n), p_keep, seed, offset);
+    LAUNCH_FUSED_DROPOUT(uint64_t);
   }
+#undef LAUNCH_FUSED_DROPOUT
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   return std::make_tuple(output, mask);
 }

@@ -29,6 +29,12 @@ __global__ void index_select_kernel(scalar_t* out, const scalar_t* self, const s
   }
 }
 
+// Blocks for n elements, capped: Dropout.cu has a file-local helper of the same name.
+unsigned int blocks_for(int64_t n, int threads) {
+  const int64_t wanted = (n + threads - 1) / threads;
+  return static_cast<unsigned int>(wanted < 65535 ? wanted : 65535);
+}
+
 } // namespace
 
 Tensor index_select_cuda(const Tensor& self, int64_t dim, const Tensor& index) {
@@ -49,8 +55,7 @@ Tensor index_select_cuda(const Tensor& self, int64_t dim, const Tensor& index) {
   const int64_t dim_size = src.dim() == 0 ? 1 : src.size(dim);
 
   const int threads = 256;
-  const int64_t wanted = (total + threads - 1) / threads;
-  const dim3 grid(static_cast<unsigned int>(wanted < 65535 ? wanted : 65535));
+  const dim3 grid(blocks_for(total, threads));
   const dim3 block(threads);
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
   index_select_kernel<float, int64_t><<<grid, block, 0, stream>>>(
