@@ -11,6 +11,7 @@ tree-sitter builds, so both are indexed.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import re
@@ -19,10 +20,11 @@ from explorer import treesitter as tsx
 from explorer.model import CallKind, CallSite, Diagnostic, FileFacts, ImportBinding, Language, Symbol, SymbolKind
 from explorer.parsers.common import ScopeMap, collapse, source_order
 from explorer.parsers.cpp_conditionals import without_split_conditionals
-from explorer.parsers.cpp_macros import Invocation, Macro, expandable, expansion_budget, find_invocations, read_defines
-from explorer.parsers.cpp_namespaces import NamespaceExtent, matching_brace, namespace_extents, namespace_map
+from explorer.parsers.cpp_macros import Invocation, Macro, call_end, expandable, expansion_budget, find_invocations, read_defines
+from explorer.parsers.cpp_namespaces import NamespaceExtent, anonymous_map, matching_brace, namespace_extents, namespace_map
 
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
+_SPACED_SCOPE = re.compile(r"\s*::\s*")
 _CLASS_TYPES = {"class_specifier", "struct_specifier"}
 _CONTAINER_KINDS = {
     "definition.class": SymbolKind.CLASS,
@@ -38,23 +40,47 @@ def strip_template_args(name: str) -> str:
     previous = None
     while previous != name:
         previous, name = name, _TEMPLATE_ARGS.sub("", name)
-    return name
+    # `zabs <float> (...)`, `Policy< N>:: prepack`: the spaces the arguments stood between
+    return _SPACED_SCOPE.sub("::", name).strip() if " " in name else name
 
 
-# `class TORCH_API Tensor {`: the grammar takes the export macro for the class name and the
-# class for a function. The macro is blanked to spaces (offsets and lines stay as they were).
-_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)\s+([A-Z][A-Z0-9_]*_(?:API|EXPORT|IMPORT))\s+(?=[A-Za-z_])")
+# Attribute macros: `class TORCH_API Tensor {`, `C10_HOST_DEVICE inline double exp<double>(...)`,
+# `Vectorized<T> C10_ALWAYS_INLINE ceil() const`. The grammar takes the macro for a type or a
+# name, and the class for a function or the return type for part of the function's name
+# (`at::double exp`). An upper-case name with an underscore followed by another name (never
+# valid C++ once the macro is gone) is blanked to spaces, so offsets and lines stay as they
+# were; directives are left alone, since a macro's own parameters may look the same.
+_ATTRIBUTE_MACRO = re.compile(rb"(?<![\w:.])[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t\r\n]+[A-Za-z_])")
+# CUDA's function qualifiers, which only the CUDA grammar knows: in a C++ header
+# (`__forceinline__ __device__ uint32_t relu2<half_t>(...)`) they would join the name.
+_CUDA_QUALIFIER = re.compile(rb"(?<![\w:.])__(?:device|host|forceinline|inline|noinline)__(?=[ \t\r\n])")
+_DIRECTIVE = re.compile(rb"^[ \t]*#(?:\\\r?\n|[^\n])*", re.MULTILINE)
 
 
-def _without_export_macros(source: bytes) -> bytes:
-    if b"_API" not in source and b"_EXPORT" not in source and b"_IMPORT" not in source:
+def _without_attribute_macros(source: bytes, lang: Language) -> bytes:
+    patterns = [_ATTRIBUTE_MACRO] if lang == Language.CUDA or b"__" not in source else [_ATTRIBUTE_MACRO, _CUDA_QUALIFIER]
+    matches = [match.span() for pattern in patterns for match in pattern.finditer(source)]
+    if not matches:
         return source
-    return _EXPORT_MACRO.sub(lambda m: m[0][: m.start(1) - m.start(0)] + b" " * (m.end(1) - m.start(1)) + m[0][m.end(1) - m.start(0):], source)
+    directives = [match.span() for match in _DIRECTIVE.finditer(source)] if b"#" in source else []
+    directive_starts = [start for start, _ in directives]
+    blanked = bytearray(source)
+    for start, end in matches:
+        index = bisect.bisect_right(directive_starts, start) - 1
+        if index >= 0 and start < directives[index][1]:
+            continue
+        blanked[start:end] = b" " * (end - start)
+    return bytes(blanked)
 
 
 # `C10_LAUNCH_BOUNDS_1(n) __global__ void k(...)`: the grammar reads the macro as the start of
 # a declaration and loses the kernel. What the macro adds is a compiler hint, so it is blanked.
 _LAUNCH_BOUNDS = re.compile(rb"\b(?:C10_LAUNCH_BOUNDS_\w+|__launch_bounds__)\s*(\()?")
+# `__global__ void\n#if !defined(USE_ROCM)\nC10_LAUNCH_BOUNDS_1(n)\n#endif\nk(...)`: once the hint
+# is blanked, the directives around it are left splitting the declaration, and the grammar
+# loses the kernel again. A conditional that held nothing but the hint goes with it.
+_OPENS_CONDITIONAL = re.compile(rb"[ \t]*#[ \t]*if(?:n?def)?\b[^\n]*\n[ \t\r\n]*\Z")
+_CLOSES_CONDITIONAL = re.compile(rb"[ \t\r\n]*#[ \t]*endif\b[^\n]*")
 
 
 def _without_launch_bounds(source: bytes) -> bytes:
@@ -65,18 +91,36 @@ def _without_launch_bounds(source: bytes) -> bytes:
         line_start = source.rfind(b"\n", 0, match.start()) + 1
         if source[line_start:match.start()].lstrip().startswith(b"#"):
             continue  # the macro's own #define stays readable
-        end = match.end()
-        if match.group(1) is not None:
-            depth, end = 1, match.end()
-            while end < len(source) and depth and end - match.end() < 400:
-                depth += {40: 1, 41: -1}.get(source[end], 0)  # ( and )
-                end += 1
-            if depth:
-                continue  # unbalanced within reach: leave it to the grammar
-        for offset in range(match.start(), end):
+        end = _hint_end(source, match)
+        if end is None:
+            continue  # unbalanced within reach: leave it to the grammar
+        start, end = _with_conditional_around(source, match.start(), end)
+        for offset in range(start, end):
             if blanked[offset] not in b"\r\n":
                 blanked[offset] = 32
     return bytes(blanked)
+
+
+def _hint_end(source: bytes, match: re.Match[bytes]) -> int | None:
+    """Where the launch-bounds hint ends: after its balanced arguments (None: not within reach)."""
+    if match.group(1) is None:
+        return match.end()
+    depth, end = 1, match.end()
+    while end < len(source) and depth and end - match.end() < 400:
+        depth += {40: 1, 41: -1}.get(source[end], 0)  # ( and )
+        end += 1
+    return None if depth else end
+
+
+def _with_conditional_around(source: bytes, start: int, end: int) -> tuple[int, int]:
+    """The hint's span, widened to an `#if ... #endif` that holds nothing else."""
+    line_start = source.rfind(b"\n", 0, start) + 1
+    opening_start = source.rfind(b"\n", 0, max(line_start - 1, 0)) + 1
+    opening = _OPENS_CONDITIONAL.match(source[opening_start:start]) if line_start else None
+    closing = _CLOSES_CONDITIONAL.match(source, end)
+    if opening is None or closing is None:
+        return start, end
+    return opening_start, closing.end()
 
 
 def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_macros: bool = True) -> FileFacts:
@@ -93,7 +137,7 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     if too_deep is not None:
         return FileFacts(path=path, lang=lang, diagnostics=[Diagnostic(
             path, f"brackets nested more than {MAX_NESTING:,} deep at line {too_deep}; not indexed")])
-    source = without_split_conditionals(_without_launch_bounds(_without_export_macros(source)))
+    source = without_split_conditionals(_without_launch_bounds(_without_attribute_macros(source, lang)))
     tree = tsx.parse(lang, source)
     root = tree.root_node
     facts = FileFacts(path=path, lang=lang)
@@ -105,6 +149,8 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     structured = _registrations(found, lang, facts, scopes, namespaces, enclosures)
     _definitions(found, lang, facts, scopes, structured, namespaces, enclosures)
     _recovered_definitions(found, lang, facts, scopes, namespaces, enclosures, source)
+    if namespaces is not None and b"_FUNC" in source:
+        _recovered_structured(source, lang, facts, scopes, namespaces)
     _namespace_symbols(found, lang, facts, source, namespaces, enclosures)
     values = _values_in_scope(found, scopes, namespaces, enclosures)
     _calls(found, facts, scopes, source, values)
@@ -167,6 +213,7 @@ class _RecoveredNamespaces:
         self.source = source
         self._extents: list[NamespaceExtent] | None = None
         self._map: ScopeMap | None = None
+        self._anonymous: ScopeMap | None = None
 
     @property
     def scanned(self) -> bool:
@@ -182,6 +229,11 @@ class _RecoveredNamespaces:
         if self._map is None:
             self._map = namespace_map(self.extents)
         return self._map.innermost(offset)
+
+    def in_anonymous(self, offset: int) -> bool:
+        if self._anonymous is None:
+            self._anonymous = anonymous_map(self.extents)
+        return bool(self._anonymous.innermost(offset))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -263,6 +315,16 @@ def _enclosing_names(
     return names, bool(enclosure.in_class)
 
 
+def _in_anonymous_namespace(node: tsx.Node, namespaces: _RecoveredNamespaces | None, enclosures: _Enclosures) -> bool:
+    """Whether an anonymous namespace encloses `node`: from the tree, or from the brace scan
+    where _enclosing_names takes namespaces from it (error recovery may have lost them)."""
+    enclosure = enclosures.above(node)
+    if enclosure.in_anonymous:
+        return True
+    recovered = namespaces is not None and (enclosure.in_error or not any(enclosure.from_namespace))
+    return recovered and namespaces is not None and namespaces.in_anonymous(node.start_byte)
+
+
 def _declared_name(declarator: tsx.Node | None) -> str | None:
     """The name a function declarator introduces, looking through pointers and references
     (`Tensor& add_out(...)`: the grammar gives a reference declarator no field name)."""
@@ -287,10 +349,27 @@ def _qualify(scope: list[str], name: str) -> str:
 
 
 def _signature(node: tsx.Node) -> str:
+    """The header, cut to 300 characters, but never before the name and its template
+    arguments: `gemm<float>(` says which specialisation a definition is."""
     body = node.child_by_field_name("body")
     end = body.start_byte if body is not None else node.end_byte
     header = collapse(tsx.head(node, end))
-    return header if len(header) <= 300 else header[:297] + "..."
+    if len(header) <= 300:
+        return header
+    parameters = _parameters(node.child_by_field_name("declarator"))
+    named = collapse(tsx.head(node, parameters.start_byte + 1)) if parameters is not None else ""
+    return (named if len(named) > 297 else header[:297]) + "..."
+
+
+def _parameters(declarator: tsx.Node | None) -> tsx.Node | None:
+    """The parameter list of the function a declarator declares (through pointers and
+    references, as _declared_name looks)."""
+    while declarator is not None and declarator.type != "function_declarator":
+        if declarator.type in ("reference_declarator", "parenthesized_declarator"):
+            declarator = declarator.named_children[-1] if declarator.named_child_count else None
+        else:
+            declarator = declarator.child_by_field_name("declarator")
+    return declarator.child_by_field_name("parameters") if declarator is not None else None
 
 
 # -- registrations -------------------------------------------------------------------------
@@ -395,7 +474,7 @@ def _definitions(
         if registered is not None:
             declared = registered[0]
         qname = _qualify(scope, declared)
-        file_local = enclosures.above(node).in_anonymous or (not in_class and _declared_static(node))
+        file_local = (not in_class and _declared_static(node)) or _in_anonymous_namespace(node, namespaces, enclosures)
         if registered is not None:
             kind = registered[1]
         elif node.id in kernels:
@@ -469,8 +548,44 @@ def _recovered_definitions(
         qname = _qualify(scope, declared)
         end_line = tsx.line(first) + source.count(b"\n", first.start_byte, max(first.start_byte, end - 1))
         signature = collapse(source[first.start_byte:opening.start_byte].decode("utf-8", "replace"))
-        facts.symbols.append(Symbol(qname, declared.rsplit("::", 1)[-1], kind, lang, facts.path, tsx.line(first), end_line, signature))
+        # `static` is not read here: error recovery may have lost the class around a static
+        # member function, which is not file-local.
+        file_local = _in_anonymous_namespace(declarator, namespaces, enclosures)
+        facts.symbols.append(Symbol(qname, declared.rsplit("::", 1)[-1], kind, lang, facts.path, tsx.line(first), end_line, signature,
+                                    file_local=file_local))
         scopes.add(first.start_byte, end, qname)
+
+
+_BODY_OPENS = re.compile(rb"\s*\{")
+_STRUCTURED_HEADER = re.compile(rb"^[ \t]*(TORCH_(?:IMPL|META|PRECOMPUTE_META)_FUNC2?[ \t]*\([\w ,]+\))\s*\(", re.MULTILINE)
+
+
+def _recovered_structured(source: bytes, lang: Language, facts: FileFacts, scopes: ScopeMap, namespaces: _RecoveredNamespaces) -> None:
+    """`TORCH_IMPL_FUNC(sum_out_mps)(...) {...}` where error recovery flattened the code into
+    loose tokens (an Objective-C++ file read with the C++ grammar leaves no function nodes):
+    read from the text, outside any function, not in a #define, body found by braces."""
+    known = {symbol.line for symbol in facts.symbols if symbol.kind in (SymbolKind.STRUCTURED_KERNEL, SymbolKind.META_FUNCTION)}
+    for match in _STRUCTURED_HEADER.finditer(source):
+        start = match.start(1)
+        line = source.count(b"\n", 0, start) + 1
+        continued = source[max(0, match.start() - 3):max(0, match.start() - 1)].rstrip(b"\r").endswith(b"\\")
+        if line in known or continued or scopes.innermost(start) != facts.path:
+            continue  # already read from the tree, a line of a #define, or inside a function
+        parameters_end = call_end(source, match.end() - 1)
+        if parameters_end is None:
+            continue
+        body = _BODY_OPENS.match(source, parameters_end)
+        registered = _registered_by_macro(collapse(match.group(1).decode("ascii")).replace(" (", "("))
+        if registered is None or body is None:
+            continue
+        opening = body.end() - 1
+        end = matching_brace(source, opening)
+        name, kind = registered
+        qname = _qualify([part for part in namespaces.at(start).split("::") if part], name)
+        end_line = line + source.count(b"\n", start, max(start, end - 1))
+        signature = collapse(source[start:opening].decode("utf-8", "replace"))[:300]
+        facts.symbols.append(Symbol(qname, name, kind, lang, facts.path, line, end_line, signature))
+        scopes.add(start, end, qname)
 
 
 def _namespace_symbols(
@@ -495,6 +610,8 @@ def _namespace_symbols(
             opened.setdefault(qname, (tsx.line(node), tsx.end_line(node)))
     else:
         for extent in namespaces.extents:
+            if extent.anonymous:
+                continue
             first = source.count(b"\n", 0, extent.start) + 1
             opened.setdefault(extent.qname, (first, first + source.count(b"\n", extent.start, max(extent.start, extent.end - 1))))
     for qname, (line, end_line) in opened.items():
@@ -534,7 +651,7 @@ def _macro_definitions(
     for invocation in invocations.found:
         node = root.descendant_for_byte_range(invocation.start, invocation.start)
         scope, _ = _enclosing_names(node, namespaces, enclosures) if node is not None else ([], False)
-        anonymous = node is not None and enclosures.above(node).in_anonymous
+        anonymous = node is not None and _in_anonymous_namespace(node, namespaces, enclosures)
         expanded = parse_cpp(facts.path, invocation.text, lang, expand_macros=False)
         origin = f"{invocation.macro.name}(...) at line {invocation.line}"
         for symbol in expanded.symbols:
@@ -648,19 +765,15 @@ def _calls(
     append = facts.calls.append
     innermost = scopes.innermost
     spelled: dict[bytes, str] = {}
-    for node in found.get("callee", []):
+    statements = [node for node in found.get("statement_callee", []) if innermost(node.start_byte) != facts.path]
+    for node in itertools.chain(found.get("callee", []), statements):
         start, end = node.start_byte, node.end_byte
-        if end - start > 200:
-            continue  # a lambda or a macro soup, not a callee name
         written = source[start:end]
+        if end - start > 200 and b"{" in written:
+            continue  # a lambda or a macro soup, not a callee name
         callee = spelled.get(written)
         if callee is None:
-            text = collapse(written.decode("utf-8", "replace"))
-            callee = strip_template_args(text) if "<" in text else text
-            temporary = _TEMPORARY.fullmatch(callee)
-            if temporary is not None:  # `Functor{}(x)`, `Functor()(x)`: the functor's call operator
-                callee = f"{temporary.group(1)}::operator()"
-            spelled[written] = callee
+            spelled[written] = callee = _spelled_callee(written)
         if not callee:
             continue
         row, column = node.start_point
@@ -671,6 +784,19 @@ def _calls(
         if passed:
             passed = _not_values(passed, caller, values)
         append(CallSite(caller, callee, callee, row + 1, column, CallKind.LAUNCH if start in launches else CallKind.CALL, passed))
+
+
+def _spelled_callee(written: bytes) -> str:
+    """A callee as stored: whitespace collapsed, template arguments dropped, a temporary
+    functor called (`Functor{}(x)`, `Functor()(x)`) as its call operator. Empty for one too
+    long to be a name (a macro's template arguments padded to its line continuations are
+    long only until collapsed)."""
+    text = collapse(written.decode("utf-8", "replace"))
+    callee = strip_template_args(text) if "<" in text else text
+    temporary = _TEMPORARY.fullmatch(callee)
+    if temporary is not None:
+        callee = f"{temporary.group(1)}::operator()"
+    return callee if len(callee) <= 200 else ""
 
 
 def _kernel_aliases(declarators: list[tsx.Node], scopes: ScopeMap) -> dict[tuple[str, str], str]:
@@ -686,8 +812,17 @@ def _kernel_aliases(declarators: list[tsx.Node], scopes: ScopeMap) -> dict[tuple
             if value is None:
                 continue
         written = strip_template_args(collapse(tsx.text(value)))
-        aliases[(scopes.innermost(node.start_byte), tsx.text(declarator))] = written
+        aliases[(scopes.innermost(node.start_byte), _alias_name(declarator))] = written
     return aliases
+
+
+def _alias_name(declarator: tsx.Node) -> str:
+    """The local a kernel alias declares: `kernel` of `kernel` or of `(*kernel)(float*)` (the
+    only shapes grammars/cuda/calls.scm lets through)."""
+    if declarator.type == "function_declarator":
+        pointer = next(child for child in tsx.field(declarator, "declarator").named_children if child.type == "pointer_declarator")
+        declarator = tsx.field(pointer, "declarator")
+    return tsx.text(declarator)
 
 
 def _not_values(passed: tuple[str, ...], caller: str, values: dict[str, set[str]]) -> tuple[str, ...]:

@@ -134,6 +134,12 @@ def find_invocations(
     return Invocations(invocations, None)
 
 
+def call_end(source: bytes, open_paren: int) -> int | None:
+    """Where the parenthesised list whose `(` is at `open_paren` ends (None: it never closes)."""
+    arguments, end = _arguments(source, open_paren)
+    return None if arguments is None else end
+
+
 def _arguments(source: bytes, open_paren: int) -> tuple[list[bytes] | None, int]:
     """The comma-separated arguments of the call whose `(` is at `open_paren`, and where the
     call ends. Nested parentheses, brackets, braces and string literals are respected."""

@@ -62,22 +62,24 @@ class _Conditionals:
 
 @dataclass(frozen=True, slots=True)
 class NamespaceExtent:
-    qname: str  # at::native
+    qname: str  # at::native; for an anonymous namespace, the named one around it ("" if none)
     start: int  # byte offset of the `namespace` keyword
     end: int  # byte offset just past its closing brace (the end of the file if unclosed)
+    anonymous: bool = False  # `namespace {`: what it defines is visible only in its file
 
 
 def namespace_extents(source: bytes) -> list[NamespaceExtent]:
     extents: list[NamespaceExtent] = []
-    # One entry per open brace: (namespace path it opens or None, where, names it added).
-    braces: list[tuple[str | None, int, int]] = []
+    # One entry per open brace: (namespace path it opens or None, where, names it added,
+    # whether it opens an anonymous namespace).
+    braces: list[tuple[str | None, int, int, bool]] = []
     path: list[str] = []
     conditionals = _Conditionals()
 
     def close(end: int) -> None:
-        qname, start, added = braces.pop()
+        qname, start, added, anonymous = braces.pop()
         if qname is not None:
-            extents.append(NamespaceExtent(qname, start, end))
+            extents.append(NamespaceExtent(qname, start, end, anonymous))
         if added:
             del path[-added:]
 
@@ -93,9 +95,9 @@ def namespace_extents(source: bytes) -> list[NamespaceExtent]:
                 part.replace(b"inline", b"").strip().decode("ascii", "replace") for part in written.split(b"::")
             ]
             path.extend(parts)
-            braces.append(("::".join(path) if parts else None, token.start(), len(parts)))
+            braces.append(("::".join(path), token.start(), len(parts), not parts))
         elif kind == "open":
-            braces.append((None, token.start(), 0))
+            braces.append((None, token.start(), 0, False))
         elif braces:  # a closing brace
             close(token.end())
     while braces:  # left open at the end of the file
@@ -105,10 +107,20 @@ def namespace_extents(source: bytes) -> list[NamespaceExtent]:
 
 
 def namespace_map(extents: list[NamespaceExtent]) -> ScopeMap:
-    """Byte offset -> the innermost enclosing named namespace ("" outside any)."""
+    """Byte offset -> the innermost enclosing named namespace ("" outside any; an anonymous
+    one adds no name)."""
     scopes = ScopeMap("")
     for extent in extents:
         scopes.add(extent.start, extent.end, extent.qname)
+    return scopes
+
+
+def anonymous_map(extents: list[NamespaceExtent]) -> ScopeMap:
+    """Byte offset -> "anonymous" inside an anonymous namespace (at any depth), else ""."""
+    scopes = ScopeMap("")
+    for extent in extents:
+        if extent.anonymous:
+            scopes.add(extent.start, extent.end, "anonymous")
     return scopes
 
 

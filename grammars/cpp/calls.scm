@@ -25,14 +25,15 @@
 
 ; `gemm_internal<float>(CUDABLAS_GEMM_ARGS(float));` inside a function: the grammar reads a
 ; template name followed by a parenthesised argument as a declaration of a variable of that
-; template type. A statement cannot usefully declare that, so it is a call.
-(compound_statement
-  (declaration
-    type: [(template_type)
-           (qualified_identifier name: (template_type))
-           (qualified_identifier name: (qualified_identifier name: (template_type)))
-           (qualified_identifier name: (qualified_identifier name: (qualified_identifier name: (template_type))))] @callee
-    declarator: (parenthesized_declarator)))
+; template type. A statement cannot usefully declare that, so it is a call. The declaration
+; may sit in a function body or in a branch of a preprocessor conditional there, so any parent
+; is matched: @statement_callee is kept only inside a function (the parser checks).
+(declaration
+  type: [(template_type)
+         (qualified_identifier name: (template_type))
+         (qualified_identifier name: (qualified_identifier name: (template_type)))
+         (qualified_identifier name: (qualified_identifier name: (qualified_identifier name: (template_type))))] @statement_callee
+  declarator: (parenthesized_declarator))
 
 ; Names a function declares (locals, parameters, loop and structured-binding variables) and
 ; fields a class declares: a name passed as an argument that is one of these is a value, not
