@@ -91,7 +91,12 @@ class CallSite(NamedTuple):
     # C++: plain names passed as arguments, since a function handed to another function
     # counts as called by it (`split_batch_dim_to_32bit_out(..., raw_..._32bit)`). Python
     # arguments are read by the precise per-file analysis instead.
+    # A functor made in place in the arguments (`gpu_reduce_kernel(iter, SumOps<float>{})`) is
+    # its type's name followed by FUNCTOR_MARK: the callee calls its members.
     name_args: tuple[str, ...] = ()
+
+
+FUNCTOR_MARK = "{}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -571,3 +571,81 @@ def test_a_lone_if_that_splits_a_brace_pair_is_read_as_the_build_without_it():
     assert [(c.caller, c.callee, c.line) for c in facts.calls if c.kind.value == "launch"] == [
         ("at::native::group_norm_impl", "moments", 9), ("at::native::after", "moments", 14),
     ]
+
+
+FUNCTORS = {
+    "src/ops.h": (
+        "namespace at::native {\n"                                               # 1
+        "struct SumOps {\n"                                                      # 2
+        "  float combine(float a, float b) const { return a + b; }\n"            # 3
+        "  float project(float a) const { return a; }\n"                         # 4
+        "};\n"                                                                   # 5
+        "struct MaxOps {\n"                                                      # 6
+        "  float combine(float a, float b) const { return a > b ? a : b; }\n"    # 7
+        "};\n"                                                                   # 8
+        "struct Square {\n"                                                      # 9
+        "  float operator()(float x) const { return x * x; }\n"                  # 10
+        "};\n"                                                                   # 11
+        "}\n"
+    ),
+    "src/reduce.cu": (
+        "#include \"ops.h\"\n"                                                   # 1
+        "namespace at::native {\n"                                               # 2
+        "template <typename ops_t>\n"                                            # 3
+        "__global__ void reduce_kernel(const float* in, float* out, ops_t ops) {\n"  # 4
+        "  out[0] = ops.project(ops.combine(in[0], in[1]));\n"                   # 5
+        "}\n"                                                                    # 6
+        "template <typename ops_t>\n"                                            # 7
+        "void log_sizes(int n, ops_t unused) {}\n"                               # 8
+        "template <typename ops_t>\n"                                            # 9
+        "void gpu_reduce(const float* in, float* out, const ops_t& ops) {\n"     # 10
+        "  reduce_kernel<ops_t><<<1, 1>>>(in, out, ops);\n"                      # 11
+        "  log_sizes(2, 0);\n"                                                   # 12
+        "}\n"                                                                    # 13
+        "template <typename func_t>\n"                                           # 14
+        "void apply(float* p, const func_t& f) { p[0] = f(p[0]); }\n"            # 15
+        "void sum_kernel(const float* in, float* out) { gpu_reduce(in, out, SumOps{}); }\n"  # 16
+        "void max_kernel(const float* in, float* out) { gpu_reduce(in, out, MaxOps{}); }\n"  # 17
+        "void square_kernel(float* p) { apply(p, Square{}); }\n"                 # 18
+        "}\n"
+    ),
+}
+
+
+def test_a_functor_handed_to_a_helper_reaches_the_kernel_that_calls_its_members(tmp_path):
+    report = traced(tmp_path, FUNCTORS, "at::native::sum_kernel", max_depth=4)
+    (helper,) = report.trace.tree.children
+    assert (helper.node.symbol.qname, helper.edge.kind) == ("at::native::gpu_reduce", "call")
+    by_name = {c.node.symbol.qname: c for c in helper.children}
+    # the launch passes `ops` on; log_sizes(2, 0) is handed no functor, though it is a template
+    assert sorted(by_name) == ["at::native::log_sizes", "at::native::reduce_kernel"]
+    assert by_name["at::native::log_sizes"].children == ()
+    kernel = by_name["at::native::reduce_kernel"]
+    assert sorted((c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.kind, c.edge.resolution.value, c.edge.site)
+                  for c in kernel.children) == [
+        ("at::native::SumOps::combine", "src/ops.h", 3, "functor", "exact", ("src/reduce.cu", 5)),
+        ("at::native::SumOps::project", "src/ops.h", 4, "functor", "exact", ("src/reduce.cu", 5)),
+    ]
+
+
+def test_each_caller_hands_its_own_functor(tmp_path):
+    report = traced(tmp_path, FUNCTORS, "at::native::max_kernel", max_depth=4, to="combine")
+    assert first_path(report) == [
+        ("at::native::max_kernel", "src/reduce.cu", 17, None),
+        ("at::native::gpu_reduce", "src/reduce.cu", 10, "call"),
+        ("at::native::reduce_kernel", "src/reduce.cu", 4, "launch"),
+        ("at::native::MaxOps::combine", "src/ops.h", 7, "functor"),
+    ]
+    assert len(report.trace.paths) == 1  # never SumOps::combine
+
+
+def test_a_kernel_traced_alone_does_not_guess_the_functor(tmp_path):
+    assert callees(traced(tmp_path, FUNCTORS, "at::native::reduce_kernel", max_depth=1)) == []
+
+
+def test_a_functor_with_a_call_operator_is_called_by_the_helper(tmp_path):
+    report = traced(tmp_path, FUNCTORS, "at::native::square_kernel", max_depth=2)
+    (helper,) = report.trace.tree.children
+    assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.kind, c.edge.site) for c in helper.children] == [
+        ("at::native::Square::operator()", 10, "functor", ("src/reduce.cu", 15)),
+    ]

@@ -321,3 +321,20 @@ def test_10_a_header_included_inside_a_namespace_block_is_recorded():
         ImportBinding("a.cpp", "#include", "at::native|ATen/native/cuda/X.cuh", 2),
         ImportBinding("a.cpp", "#include", "at::native|ATen/native/cuda/Y.cuh", 5),
     ]
+
+
+def test_11_a_functor_made_in_the_arguments_is_passed_by_its_type():
+    facts = cuda(
+        "namespace at::native {\n"                                                    # 1
+        "void sum(float* p) {\n"                                                      # 2
+        "  gpu_reduce(p, SumOps<float>{}, at::native::MeanOps<float, float>{0.5f});\n"  # 3
+        "  other(p, Ops());\n"                                                        # 4
+        "}\n"
+        "}\n"
+    )
+    assert [(c.callee, c.line, c.name_args) for c in facts.calls] == [
+        # (p is a parameter: a value, not a function)
+        ("gpu_reduce", 3, ("SumOps{}", "at::native::MeanOps{}")),
+        ("other", 4, ()),
+        ("Ops", 4, ()),
+    ]

@@ -17,7 +17,7 @@ import itertools
 import re
 
 from explorer import treesitter as tsx
-from explorer.model import CallKind, CallSite, Diagnostic, FileFacts, ImportBinding, Language, Symbol, SymbolKind
+from explorer.model import FUNCTOR_MARK, CallKind, CallSite, Diagnostic, FileFacts, ImportBinding, Language, Symbol, SymbolKind
 from explorer.parsers.common import ScopeMap, collapse, source_order
 from explorer.parsers.cpp_conditionals import without_split_conditionals
 from explorer.parsers.cpp_macros import Invocation, Macro, call_end, expandable, expansion_budget, find_invocations, read_defines
@@ -761,7 +761,7 @@ def _calls(
     # and a callee's spelling is cleaned once per distinct text.
     launches = {node.start_byte for node in found.get("launch_callee", [])}
     kernel_aliases = _kernel_aliases(found.get("kernel_alias", []), scopes) if launches else {}
-    arguments = _name_arguments_by_list(found.get("name_argument", []))
+    arguments = _name_arguments_by_list(found.get("name_argument", []), found.get("functor_argument", []))
     append = facts.calls.append
     innermost = scopes.innermost
     spelled: dict[bytes, str] = {}
@@ -835,16 +835,20 @@ def _not_values(passed: tuple[str, ...], caller: str, values: dict[str, set[str]
 _TEMPORARY = re.compile(r"((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*(?:\{[^{}]*\}|\(\s*\))")
 
 
-def _name_arguments_by_list(names: list[tsx.Node]) -> dict[int, tuple[str, ...]]:
-    """Plain names passed as arguments, keyed by the start of their argument list."""
+def _name_arguments_by_list(names: list[tsx.Node], functors: list[tsx.Node]) -> dict[int, tuple[str, ...]]:
+    """Plain names passed as arguments, keyed by the start of their argument list; a functor
+    made in place (`SumOps<float>{}`) is its type's name followed by FUNCTOR_MARK."""
     by_list: dict[int, list[str]] = {}
-    for node in sorted(names, key=lambda name: name.start_byte):
+    for node in sorted(itertools.chain(names, functors), key=lambda name: name.start_byte):
         holder = node.parent
+        mark = ""
         if holder is not None and holder.type == "pointer_expression":
             holder = holder.parent  # &kernel
+        elif holder is not None and holder.type == "compound_literal_expression":
+            holder, mark = holder.parent, FUNCTOR_MARK
         if holder is None:
             continue
         written = (node.text or b"").decode("utf-8", "replace")  # hot: no helper call
         if len(written) <= 120:
-            by_list.setdefault(holder.start_byte, []).append(strip_template_args(written.replace(" ", "")))
+            by_list.setdefault(holder.start_byte, []).append(strip_template_args(written.replace(" ", "")) + mark)
     return {start: tuple(names) for start, names in by_list.items()}

@@ -25,6 +25,24 @@ def argument_count(sources: SourceLines, path: str, line: int, column: int) -> i
     return _count(text, start) if start >= 0 else None
 
 
+def call_arguments(sources: SourceLines, path: str, line: int, column: int, written: str) -> list[str] | None:
+    """The arguments, as written, of the call or launch of `written` whose callee starts at
+    (line, column); None when the source there is not that call (a call made in a macro's
+    expansion is placed at the macro's invocation) or cannot be read."""
+    text = "\n".join(sources.of_file(path)[line - 1:line + 40])
+    head = _FIRST_NAME.search(written)
+    if head is None or not text.startswith(head.group(), column):
+        return None
+    statement_end = text.find(";", column)
+    launch = text.find(">>>", column, statement_end if statement_end >= 0 else len(text))
+    start = text.find("(", launch + 3 if launch >= 0 else column)
+    parts = _split(text, start) if start >= 0 else None
+    return [part.strip() for part in parts if part.strip()] if parts is not None else None
+
+
+_FIRST_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
 def parameter_range(signature: str) -> tuple[int, float]:
     """(fewest, most) arguments a definition accepts, from its signature."""
     start = signature.find("(")

@@ -16,7 +16,12 @@ C++ calls, in the order they are tried:
 - a DispatchStub (`relu_stub(device, ...)`): the stub, which leads to every kernel registered
   for it with REGISTER_DISPATCH (`stub`);
 - a plain name passed as an argument that names a function: called by the callee it is
-  passed to (`fnptr`), as `split_batch_dim_to_32bit_out(..., raw_..._32bit)` calls it.
+  passed to (`fnptr`), as `split_batch_dim_to_32bit_out(..., raw_..._32bit)` calls it;
+- a functor made in the arguments (`gpu_reduce_kernel(iter, SumOps<float>{})`): the callee
+  holds it, and calls its `operator()` and, on a parameter of template type (`ops.combine`),
+  its members (`functor`). A callee that takes such a parameter, called with the holder's
+  (or from a macro's expansion, whose arguments cannot be read), holds it too: the functor
+  reaches the kernel the helper launches.
 Several definitions of one name (overloads, both sides of an `#if`) are all kept, marked
 ambiguous; nothing is picked at random.
 """
@@ -28,14 +33,16 @@ import re
 from collections.abc import Iterator
 
 from explorer.index.store import IndexStore, last_name
-from explorer.model import CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.vendors import vendor_library
-from explorer.query.arity import argument_count, fitting, fitting_schemas
+from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.query.backends import dispatch_key_allowed
 from explorer.query.bindings import operators_for
 from explorer.query.nodes import definition_lines, defining_stub, fan_out, layer_of
 from explorer.query.sources import SourceLines
-from explorer.query.templates import call_template_arguments, chosen_specialisations, specialisation_arguments, template_parameters
+from explorer.query.templates import (
+    call_template_arguments, chosen_specialisations, generic_parameters, specialisation_arguments, template_parameters,
+)
 from explorer.query.visibility import visible_from
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -43,6 +50,7 @@ _OPERATOR_API = re.compile(r"(?:at|torch)::(?:_ops::(\w+)::(?:call|redispatch)|(
 _FUNCTION_KINDS = {
     SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.STRUCTURED_KERNEL, SymbolKind.KERNEL, SymbolKind.DISPATCH_STUB,
 }
+_FUNCTOR_KINDS = {SymbolKind.STRUCT, SymbolKind.CLASS}
 
 
 class NativeEdges:
@@ -54,6 +62,7 @@ class NativeEdges:
         self._tails: dict[str, list[Symbol]] = {}  # written name -> same-tail definitions
         self._template_parameters: dict[tuple, set[str]] = {}
         self._named_in_scope: dict[tuple[str | None, str, str], list[Symbol]] = {}
+        self._generic: dict[tuple[str | None, int | None], set[str]] = {}
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
@@ -63,9 +72,18 @@ class NativeEdges:
             yield from self._registered_kernels(symbol)
         elif symbol.kind in _FUNCTION_KINDS and symbol.path is not None:
             for site in self.store.calls_in(symbol.qname, symbol.path, definition_lines(symbol)):
-                yield from self.call_targets(symbol, site)
+                yield from self.call_targets(symbol, site, _functors(node.passed))
         if node.passed:
-            yield from fan_out(list(node.passed), "fnptr", None, node.passed_at)
+            yield from self._handed(node.passed, node.passed_at)
+
+    def _handed(self, passed: tuple[Symbol, ...], where: tuple[str, int] | None) -> Iterator[CallEdge]:
+        """What a function handed another calls: the function itself, a functor's operator()."""
+        yield from fan_out([s for s in passed if s.kind in _FUNCTION_KINDS], "fnptr", None, where)
+        for functor in _functors(passed):
+            yield from fan_out(self._members(functor, "operator()"), "functor", None, where)
+
+    def _members(self, owner: Symbol, name: str) -> list[Symbol]:
+        return [s for s in self.store.symbols_with_qname(f"{owner.qname}::{name}") if s.kind in _FUNCTION_KINDS]
 
     # -- operators -------------------------------------------------------------------------
 
@@ -99,7 +117,9 @@ class NativeEdges:
 
     # -- calls -----------------------------------------------------------------------------
 
-    def call_targets(self, caller: Symbol, site: CallSite) -> Iterator[CallEdge]:
+    def call_targets(self, caller: Symbol, site: CallSite, held: tuple[Symbol, ...] = ()) -> Iterator[CallEdge]:
+        """The edges of one call site of `caller`, which holds the functors `held` (handed to
+        it by the call that reached it)."""
         where = (caller.path or "", site.line)
         callee = site.callee
         if vendor_library(callee.removeprefix("::")) is not None:
@@ -111,6 +131,9 @@ class NativeEdges:
         passed = tuple(
             function for argument in site.name_args if argument not in parameters for function in self._passed(caller, argument)
         )
+        if held and (functor_calls := self._functor_member_calls(caller, callee, held, where)):
+            yield from functor_calls
+            return
         if site.kind is CallKind.LAUNCH:
             kernels = [s for s in self._named(caller, callee) if s.kind is SymbolKind.KERNEL]
             targets = list(fan_out(kernels, "launch", None, where))
@@ -121,16 +144,56 @@ class NativeEdges:
             # The callee is not in the tree (a template from a library, a macro): the
             # functions passed to it are still reached, from the caller.
             yield from targets
-            yield from fan_out(list(passed), "fnptr", None, where)
+            yield from self._handed(passed, where)
             return
+        handed_on = held if held and native_targets and self._hands_on(caller, site) else ()
         for edge in targets:
-            if passed and id(edge) in native_targets:
-                edge = dataclasses.replace(edge, target=dataclasses.replace(edge.target, passed=passed, passed_at=where))
+            if id(edge) not in native_targets:
+                yield edge
+                continue
+            onward = passed + tuple(f for f in handed_on if self._generic_parameters(edge.target.symbol))
+            if onward:
+                edge = dataclasses.replace(edge, target=dataclasses.replace(edge.target, passed=onward, passed_at=where))
             yield edge
+
+    def _functor_member_calls(
+        self, caller: Symbol, callee: str, held: tuple[Symbol, ...], where: tuple[str, int]
+    ) -> list[CallEdge]:
+        """`ops.combine(a, b)` on a parameter of template type, in a function holding functors:
+        their `combine`. `ops(a)`: their operator()."""
+        receiver, _, member = callee.replace("->", ".").rpartition(".")
+        generic = self._generic_parameters(caller)
+        if receiver and receiver in generic:
+            found = [m for functor in held for m in self._members(functor, member)]
+        elif not receiver and callee in generic:
+            found = [m for functor in held for m in self._members(functor, "operator()")]
+        else:
+            return []
+        return list(fan_out(found, "functor", None, where))
+
+    def _hands_on(self, caller: Symbol, site: CallSite) -> bool:
+        """Whether the call passes on a parameter of the caller's that holds a functor: one of
+        its parameters of template type is among the arguments (when they can be read)."""
+        arguments = call_arguments(self.sources, caller.path, site.line, site.column, site.callee) if caller.path else None
+        if arguments is None:
+            return True
+        generic = self._generic_parameters(caller)
+        return any(name in generic for argument in arguments for name in _IDENTIFIER.findall(argument))
+
+    def _generic_parameters(self, symbol: Symbol) -> set[str]:
+        key = (symbol.path, symbol.line)
+        found = self._generic.get(key)
+        if found is None:
+            found = self._generic[key] = generic_parameters(symbol.signature, self._caller_template_parameters(symbol))
+        return found
 
     def _passed(self, caller: Symbol, argument: str) -> list[Symbol]:
         """The functions a name passed as an argument may be: those of that name, or the
-        DispatchStub of that name (`argmax_argmin_impl(..., argmax_stub)` calls the stub)."""
+        DispatchStub of that name (`argmax_argmin_impl(..., argmax_stub)` calls the stub); for
+        a functor made in place, its class (one definition per name)."""
+        if argument.endswith(FUNCTOR_MARK):
+            classes = [s for s in self._named(caller, argument.removesuffix(FUNCTOR_MARK)) if s.kind in _FUNCTOR_KINDS]
+            return list({s.qname: s for s in sorted(classes, key=lambda s: (s.path or "", s.line or 0), reverse=True)}.values())
         found = [s for s in self._named(caller, argument) if s.kind in _FUNCTION_KINDS]
         stubs = [s for s in found if s.kind is SymbolKind.DISPATCH_STUB]
         return [defining_stub(stubs)] if stubs else found
@@ -317,6 +380,10 @@ class NativeEdges:
             if found:
                 return found
         return []
+
+
+def _functors(passed: tuple[Symbol, ...]) -> tuple[Symbol, ...]:
+    return tuple(s for s in passed if s.kind in _FUNCTOR_KINDS)
 
 
 def _is_out_overload(operator: str) -> bool:

@@ -97,3 +97,20 @@ def template_parameters(signature: str) -> set[str]:
     if match is None:
         return set()
     return {words[-1] for part in match.group(1).split(",") if (words := re.findall(r"[A-Za-z_]\w*", part.split("=")[0]))}
+
+
+def generic_parameters(signature: str, template_names: set[str]) -> set[str]:
+    """The parameters whose type is one of the template's parameters: `ops` of
+    `void gpu_reduce_kernel(TensorIteratorBase& iter, const ops_t& ops)` with ops_t. A functor
+    handed to the template is one of these."""
+    if not template_names:
+        return set()
+    start = signature.find("(")
+    if start < 0:
+        return set()
+    found: set[str] = set()
+    for parameter in signature[start + 1:signature.rfind(")")].split(","):
+        words = _NAME.findall(parameter.split("=")[0])
+        if len(words) >= 2 and template_names.intersection(words[:-1]):
+            found.add(words[-1])
+    return found

@@ -10,6 +10,12 @@
   (pointer_expression
     argument: [(identifier) (qualified_identifier)] @name_argument))
 
+; `gpu_reduce_kernel(iter, SumOps<float>{})`: a functor made in place and handed over; the
+; callee calls its members (`ops.combine(a, b)`).
+(argument_list
+  (compound_literal_expression
+    type: [(type_identifier) (template_type) (qualified_identifier)] @functor_argument))
+
 ; `const Device placed(DeviceType::CUDA, c10::cuda::current_device());` inside a function:
 ; the grammar reads the declaration as a function declarator (C++'s most vexing parse), and
 ; a call among its arguments as a parameter of function type. Such a parameter with a
