@@ -168,6 +168,16 @@ def test_native_events_nest_under_the_python_frame_that_was_running_by_time():
         ("cudnnConvolutionForward", "cudnnConvolutionForward"),
         ("std::vector<long, std::allocator<long> >::operator[](unsigned long)", "std::vector::operator[]"),
         ("at::native::f(int)::{lambda(long)#1}::operator()(long) const", None),
+        # a template instantiated with a lambda is the template, not the lambda's body
+        (
+            "void at::native::gpu_kernel<at::native::(anonymous namespace)::exp_kernel(at::TensorIteratorBase&)::{lambda(float)#1}>"
+            "(at::TensorIteratorBase&, at::native::(anonymous namespace)::exp_kernel(at::TensorIteratorBase&)::{lambda(float)#1} const&)",
+            "at::native::gpu_kernel",
+        ),
+        (
+            "void at::native::elementwise_kernel<at::native::f(int)::{lambda(float)#1}>(long, at::native::f(int)::{lambda(float)#1}, float*)",
+            "at::native::elementwise_kernel",
+        ),
     ],
 )
 def test_demangled_names_become_the_qualified_names_the_index_uses(demangled, name):

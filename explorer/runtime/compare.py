@@ -23,6 +23,7 @@ from explorer.query.sources import SourceLines
 from explorer.query.trace import TraceReport
 from explorer.runtime.launcher import UNTRACED_FILES
 from explorer.runtime.model import Reach, RunFrame
+from explorer.runtime.naming import special_member
 
 _UNCOMPARED = (Reach.IMPLICIT, Reach.IMPORT)
 _TRANSPARENT_KINDS = ("alias",)
@@ -92,7 +93,9 @@ def compare_run(store: IndexStore, root: str, tree: RunFrame, backend: str = "al
                 seen.add(identity)
                 (confirmed if static is not None else dynamic_only).append(RunEdge(frame, callee, static.kind if static else None))
             onward[id(callee)] = static.target if static is not None and static.target.symbol.qname == callee.name else None
-        if node.key not in checked:
+        # A kernel's body runs once per emulated thread and is not recorded (the launcher
+        # reports the launch alone): what it calls cannot be told from the run.
+        if node.key not in checked and node.symbol.kind is not SymbolKind.KERNEL:
             checked.add(node.key)
             names = {callee.name for callee in called}
             for edge in graph.edges(node):
@@ -175,7 +178,12 @@ class _Matcher:
         return self._macros[macro.qname]
 
     def static_edge(self, caller: CallNode, callee: RunFrame) -> CallEdge | None:
-        for edge in self.graph.edges(caller):
+        edges = self.graph.edges(caller)
+        if callee.key is not None:
+            # `CPU, CUDA: sum` is one edge per key to the same kernel: the run names its key
+            wanted = f"dispatch:{callee.key}"
+            edges = sorted(edges, key=lambda edge: edge.kind != wanted)
+        for edge in edges:
             if self.leads_to(edge, callee):
                 return edge
         return self._through_macro(caller, callee) or self._member_call(caller, callee)
@@ -248,14 +256,19 @@ class _Matcher:
             # `_pair = _ntuple(2)`: calling _pair runs the function _ntuple made (_ntuple.parse)
             if factory and name.rpartition(".")[0].endswith(f".{factory[1]}"):
                 return True
-        if budget <= 0 or (edge.kind not in _TRANSPARENT_KINDS and target.kind is not SymbolKind.ALIAS):
+        # A DispatchStub is an object whose call the run records as its `choose`, then the
+        # kernel: the static hop through the stub is looked through.
+        if budget <= 0 or (edge.kind not in _TRANSPARENT_KINDS and target.kind not in (SymbolKind.ALIAS, SymbolKind.DISPATCH_STUB)):
             return False
         return any(self.leads_to(onward, callee, budget - 1) for onward in self.graph.edges(edge.target))
 
 
 def _unobservable(symbol: Symbol) -> bool:
-    """Defined where the instrumented build records no calls (accessors, the dispatcher):
-    whether the run made such a call cannot be told, so it is not listed as not taken."""
+    """Defined where the instrumented build records no calls (accessors, the dispatcher), or
+    a member the run's naming folds away (a functor's operator(), a constructor): whether
+    the run made such a call cannot be told, so it is not listed as not taken."""
+    if symbol.lang in ("cpp", "cuda") and special_member(symbol.qname):
+        return True
     return symbol.path is not None and any(part in symbol.path for part in UNTRACED_FILES)
 
 

@@ -168,7 +168,7 @@ class Namer:
         symbol = self.native.get(offset)
         demangled = symbol.demangled if symbol else f"0x{offset:x}"
         name = qualified_name(demangled)
-        if name is None or any(p.match(name) for p in _GLUE_NATIVE) or _special_member(name):
+        if name is None or any(p.match(name) for p in _GLUE_NATIVE) or special_member(name):
             return _Named(None)
         wrapper = _WRAPPER.search(name)
         if wrapper:
@@ -257,7 +257,7 @@ def _protocol_method(qualname: str) -> bool:
     return name.startswith("__") and name.endswith("__") and name not in ("__init__", "__new__", "__call__")
 
 
-def _special_member(name: str) -> bool:
+def special_member(name: str) -> bool:
     """Constructors, destructors and operator overloads: object plumbing, not hops of a
     call chain (the static graph has no edges to them either)."""
     owner, _, member = name.rpartition("::")
@@ -281,9 +281,9 @@ def site_offsets(raw: RawFrame) -> set[int]:
 
 def qualified_name(demangled: str) -> str | None:
     """`void at::native::f<float>(at::Tensor const&) const` -> `at::native::f`; None for a
-    lambda's body, which belongs to the function that defines it."""
-    if "{lambda(" in demangled:
-        return None
+    lambda's body, which belongs to the function that defines it. A lambda among a function's
+    template or parameter types (`gpu_kernel<exp_kernel(...)::{lambda(float)#1}>`) is not
+    the function's own name: that function is kept."""
     text = demangled.strip()
     for suffix in (" const", " &&", " &", " volatile"):
         text = text.removesuffix(suffix)
@@ -304,5 +304,7 @@ def qualified_name(demangled: str) -> str | None:
         elif depth == 0:
             name.append(char)
     plain = "".join(name).replace("(anonymous namespace)::", "")
+    if "{lambda(" in plain:
+        return None
     plain = plain.rsplit(" ", 1)[-1]
     return plain or None
