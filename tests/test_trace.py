@@ -94,6 +94,7 @@ def test_linear_reaches_cublas_through_a_structured_kernel(sample_store, sample_
         ("cpp", "at::native::addmm_out_cuda", "aten/src/ATen/native/cuda/Blas.cpp:65", "dispatch:CUDA"),
         ("cpp", "at::native::addmm_out_cuda_impl", "aten/src/ATen/native/cuda/Blas.cpp:34", "call"),
         ("cpp", "at::cuda::blas::gemm", "aten/src/ATen/cuda/CUDABlas.cpp:37", "call"),
+        ("cpp", "at::cuda::blas::gemm_internal", "aten/src/ATen/cuda/CUDABlas.cpp:52", "call"),
         ("vendor", "cublasSgemm", "None:None", "call"),
     ]
 

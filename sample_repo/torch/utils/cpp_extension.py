@@ -359,6 +359,8 @@ def _build(spec: BuildSpec, settings: _Settings, build_dir: Path, objects_dir: P
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(compile_one, item) for item in todo]
         for future in concurrent.futures.as_completed(futures):
+            if future.cancelled():  # after a failure: the first one is reported below
+                continue
             unit, result = future.result()
             if result.stderr.strip():
                 log.append(f"--- {unit.shown}\n{result.stderr}")

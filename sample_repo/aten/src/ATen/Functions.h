@@ -277,4 +277,19 @@ inline Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype,
                                              device, pin_memory, memory_format);
 }
 
+
+// ---- element-wise, reductions, products ----
+inline Tensor exp(const Tensor& self) {
+  return at::_ops::exp::call(self);
+}
+inline Tensor& exp_out(Tensor& out, const Tensor& self) {
+  return at::_ops::exp_out::call(self, out);
+}
+inline Tensor sum(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt) {
+  return at::_ops::sum::call(self, dtype);
+}
+inline Tensor mm(const Tensor& self, const Tensor& mat2) {
+  return at::_ops::mm::call(self, mat2);
+}
+
 } // namespace at

@@ -162,5 +162,12 @@ TORCH_API Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype,
                             std::optional<bool> pin_memory,
                             std::optional<MemoryFormat> memory_format);
 
+
+// element-wise, reductions, products
+TORCH_API Tensor exp(const Tensor& self);
+TORCH_API Tensor& exp_out(const Tensor& self, Tensor& out);
+TORCH_API Tensor sum(const Tensor& self, std::optional<ScalarType> dtype);
+TORCH_API Tensor mm_cuda(const Tensor& self, const Tensor& mat2);
+
 } // namespace native
 } // namespace at

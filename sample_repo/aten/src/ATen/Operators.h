@@ -281,5 +281,29 @@ struct TORCH_API empty_memory_format {
                      std::optional<bool> pin_memory, std::optional<MemoryFormat> memory_format);
 };
 
+struct TORCH_API mm {
+  static constexpr const char* name = "aten::mm";
+  static constexpr const char* overload_name = "";
+  static Tensor call(const Tensor& self, const Tensor& mat2);
+};
+
+struct TORCH_API exp {
+  static constexpr const char* name = "aten::exp";
+  static constexpr const char* overload_name = "";
+  static Tensor call(const Tensor& self);
+};
+
+struct TORCH_API exp_out {
+  static constexpr const char* name = "aten::exp";
+  static constexpr const char* overload_name = "out";
+  static Tensor& call(const Tensor& self, Tensor& out);
+};
+
+struct TORCH_API sum {
+  static constexpr const char* name = "aten::sum";
+  static constexpr const char* overload_name = "";
+  static Tensor call(const Tensor& self, std::optional<ScalarType> dtype);
+};
+
 } // namespace _ops
 } // namespace at

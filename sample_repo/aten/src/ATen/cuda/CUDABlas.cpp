@@ -37,6 +37,21 @@ template <>
 void gemm<float>(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
                  const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                  int64_t ldc) {
+  // cuBLAS is the only backend here (the real one may pick cuBLASLt or a tuned kernel)
+  gemm_internal<float>(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+template <>
+void gemm<double>(char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
+                  const double* a, int64_t lda, const double* b, int64_t ldb, double beta,
+                  double* c, int64_t ldc) {
+  gemm_internal<double>(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+template <>
+void gemm_internal<float>(char transa, char transb, int64_t m, int64_t n, int64_t k,
+                          float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+                          float beta, float* c, int64_t ldc) {
   check_gemm_sizes(m, n, k, lda, ldb, ldc);
   cublasHandle_t handle = at::cuda::getCurrentCUDABlasHandle();
   TORCH_CUDABLAS_CHECK(cublasSgemm(handle, to_cublas_op(transa), to_cublas_op(transb),
@@ -46,9 +61,9 @@ void gemm<float>(char transa, char transb, int64_t m, int64_t n, int64_t k, floa
 }
 
 template <>
-void gemm<double>(char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
-                  const double* a, int64_t lda, const double* b, int64_t ldb, double beta,
-                  double* c, int64_t ldc) {
+void gemm_internal<double>(char transa, char transb, int64_t m, int64_t n, int64_t k,
+                           double alpha, const double* a, int64_t lda, const double* b,
+                           int64_t ldb, double beta, double* c, int64_t ldc) {
   check_gemm_sizes(m, n, k, lda, ldb, ldc);
   cublasHandle_t handle = at::cuda::getCurrentCUDABlasHandle();
   TORCH_CUDABLAS_CHECK(cublasDgemm(handle, to_cublas_op(transa), to_cublas_op(transb),

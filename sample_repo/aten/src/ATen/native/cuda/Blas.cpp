@@ -67,4 +67,31 @@ TORCH_IMPL_FUNC(addmm_out_cuda)(const Tensor& self, const Tensor& mat1, const Te
   addmm_out_cuda_impl(const_cast<Tensor&>(result), self, mat1, mat2, beta, alpha);
 }
 
+// mm on the device, float tensors only: the float specialisation of at::cuda::blas::gemm,
+// named by its explicit template argument (addmm above picks it through AT_DISPATCH).
+Tensor mm_cuda(const Tensor& self, const Tensor& mat2) {
+  TORCH_CHECK(self.dim() == 2 && mat2.dim() == 2, "mm: expected 2-D tensors, got ", self.dim(),
+              "-D and ", mat2.dim(), "-D");
+  TORCH_CHECK(self.size(1) == mat2.size(0), "mm: shapes cannot be multiplied (", self.size(0),
+              "x", self.size(1), " and ", mat2.size(0), "x", mat2.size(1), ")");
+  TORCH_CHECK(self.scalar_type() == kFloat && mat2.scalar_type() == kFloat,
+              "mm_cuda: the bundled runtime supports float tensors only");
+  const int64_t m = self.size(0);
+  const int64_t k = self.size(1);
+  const int64_t n = mat2.size(1);
+  Tensor result = at::empty({m, n}, self.options());
+  if (result.numel() == 0) return result;
+  if (k == 0) {
+    result.zero_();  // an empty sum
+    return result;
+  }
+
+  // row-major result = self @ mat2  <=>  column-major result^T = mat2^T @ self^T
+  const CublasMatrix a = prepare_matrix_for_cublas(mat2);
+  const CublasMatrix b = prepare_matrix_for_cublas(self);
+  at::cuda::blas::gemm<float>(a.trans, b.trans, n, m, k, 1.0f, a.tensor.data_ptr<float>(), a.ld,
+                              b.tensor.data_ptr<float>(), b.ld, 0.0f, result.data_ptr<float>(), n);
+  return result;
+}
+
 } // namespace at::native

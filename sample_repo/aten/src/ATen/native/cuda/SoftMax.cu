@@ -54,12 +54,12 @@ __global__ void cunn_SoftMaxForward(scalar_t* output, const scalar_t* input, int
 
   accscalar_t local_sum = 0;
   for (int64_t i = threadIdx.x; i < dim_size; i += blockDim.x) {
-    local_sum += exp(static_cast<accscalar_t>(in_row[i]) - row_max);
+    local_sum += std::exp(static_cast<accscalar_t>(in_row[i]) - row_max);
   }
   const accscalar_t row_sum = block_reduce(local_sum, smem, SumOp());
 
   for (int64_t i = threadIdx.x; i < dim_size; i += blockDim.x) {
-    out_row[i] = static_cast<scalar_t>(exp(static_cast<accscalar_t>(in_row[i]) - row_max) /
+    out_row[i] = static_cast<scalar_t>(std::exp(static_cast<accscalar_t>(in_row[i]) - row_max) /
                                        row_sum);
   }
 }
@@ -74,10 +74,10 @@ __global__ void softmax_spatial_kernel(scalar_t* output, const scalar_t* input, 
   accscalar_t m = -INFINITY;
   for (int64_t d = 0; d < dim_size; ++d) m = max(m, static_cast<accscalar_t>(input[base + d * inner]));
   accscalar_t sum = 0;
-  for (int64_t d = 0; d < dim_size; ++d) sum += exp(static_cast<accscalar_t>(input[base + d * inner]) - m);
+  for (int64_t d = 0; d < dim_size; ++d) sum += std::exp(static_cast<accscalar_t>(input[base + d * inner]) - m);
   for (int64_t d = 0; d < dim_size; ++d) {
     output[base + d * inner] =
-        static_cast<scalar_t>(exp(static_cast<accscalar_t>(input[base + d * inner]) - m) / sum);
+        static_cast<scalar_t>(std::exp(static_cast<accscalar_t>(input[base + d * inner]) - m) / sum);
   }
 }
 
