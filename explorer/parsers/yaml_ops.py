@@ -187,6 +187,9 @@ def _events(source: bytes, rows: _Rows) -> Iterator[yaml.Event]:
         except StopIteration:
             return
         except yaml.YAMLError as error:
+            if "maximum nesting depth" in str(getattr(error, "problem", "")):
+                # newer libyaml caps nesting itself, at a depth beyond ours: the same refusal
+                raise UnreadableYaml(f"nested more than {MAX_NESTING} levels deep{_where(error, source, rows)}") from None
             raise UnreadableYaml(f"invalid YAML{_where(error, source, rows)}: {_problem(error)}") from None
         yield event
 
