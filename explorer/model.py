@@ -163,6 +163,7 @@ class FileFacts:
     operators: list[OperatorInfo] = field(default_factory=list)
     derivatives: list[DerivativeEntry] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    flow: str | None = None  # Python: the value-flow facts (parsers/python_flow.py), as JSON
 
 
 # -- call graph ------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
 
-SCHEMA_VERSION = 13  # 13: namespace_prefixes
+SCHEMA_VERSION = 14  # 13: namespace_prefixes; 14: python_flow
 
 
 @functools.cache
@@ -130,6 +130,7 @@ CREATE TABLE derivatives (
 -- Headers included inside a namespace block (`namespace at::native { #include "X.cuh" }`):
 -- the namespace their definitions have been put in, so that it can be taken off again.
 CREATE TABLE namespace_prefixes (file_id INTEGER PRIMARY KEY, namespace TEXT NOT NULL);
+CREATE TABLE python_flow (file_id INTEGER PRIMARY KEY, facts BLOB NOT NULL);  -- zlib-compressed JSON
 CREATE TABLE operators (
     file_id INTEGER NOT NULL,
     operator TEXT NOT NULL,
@@ -160,7 +161,7 @@ CREATE INDEX IF NOT EXISTS operators_operator ON operators(operator);
 CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
 """
 
-_PER_FILE_TABLES = ("symbols", "imports", "dispatch", "operators", "derivatives", "diagnostics", "namespace_prefixes")
+_PER_FILE_TABLES = ("symbols", "imports", "dispatch", "operators", "derivatives", "diagnostics", "namespace_prefixes", "python_flow")
 _CALL_COLUMNS = "c.caller, c.callee, COALESCE(c.qualified, c.callee), c.line, c.col, c.kind, c.name_args"
 _SYMBOL_COLUMNS = "s.qname, s.name, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.target, s.file_local"
 
@@ -192,6 +193,7 @@ class FileRows:
     operators: list[tuple]
     derivatives: list[tuple]
     diagnostics: list[tuple]
+    flow: list[tuple]
 
 
 def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
@@ -228,6 +230,8 @@ def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
             for d in facts.derivatives
         ],
         diagnostics=[(file_id, d.reason) for d in facts.diagnostics],
+        # JSON of every expression of the file: a tenth of the size compressed
+        flow=[(file_id, zlib.compress(facts.flow.encode(), 1))] if facts.flow is not None else [],
     )
 
 
@@ -313,7 +317,7 @@ class IndexStore:
                                     " SELECT rowid + ?, file_id, caller, callee, qualified, line, col, kind, name_args, vendor"
                                     " FROM shard.calls ORDER BY rowid", (offset,))
                     self.db.execute(f"INSERT INTO symbols ({columns}) SELECT {columns} FROM shard.symbols")
-                    for table in ("call_names", "imports", "dispatch", "operators", "derivatives", "diagnostics"):
+                    for table in ("call_names", "imports", "dispatch", "operators", "derivatives", "diagnostics", "python_flow"):
                         self.db.execute(f"INSERT INTO {table} SELECT * FROM shard.{table}")
             finally:
                 self.db.execute("DETACH DATABASE shard")
@@ -403,6 +407,7 @@ class IndexStore:
             ("INSERT INTO operators VALUES (?, ?, ?, ?, ?, ?, ?)", rows.operators),
             ("INSERT INTO derivatives VALUES (?, ?, ?, ?, ?)", rows.derivatives),
             ("INSERT INTO diagnostics VALUES (?, ?)", rows.diagnostics),
+            ("INSERT INTO python_flow VALUES (?, ?)", rows.flow),
         ):
             if records:
                 self.db.executemany(sql, records)
@@ -701,6 +706,13 @@ class IndexStore:
         for site in map(_call_site, rows):
             by_caller.setdefault(site.caller, []).append(site)
         return by_caller
+
+    def python_flow(self, path: str) -> str | None:
+        """The value-flow facts of a Python file (parsers/python_flow.py), as JSON."""
+        row = self.db.execute(
+            "SELECT p.facts FROM python_flow p JOIN files f ON f.id = p.file_id WHERE f.path = ?", (path,)
+        ).fetchone()
+        return zlib.decompress(row[0]).decode() if row else None
 
     def symbols_targeting(self, target: str) -> list[Symbol]:
         """Aliases and registrations whose target is `target`."""

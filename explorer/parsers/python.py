@@ -26,6 +26,7 @@ from explorer.model import (
     SymbolKind,
 )
 from explorer.parsers.common import ScopeMap, collapse, source_order
+from explorer.parsers.python_flow import flow_facts
 
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
 _SKIPPED_NAMES = {"__all__", "__slots__", "__doc__"}
@@ -86,6 +87,8 @@ def parse_python(path: str, source: bytes) -> FileFacts:
     _definitions(found, module, facts, bindings, scopes, source)
     _calls(found, facts, bindings, scopes, source)
     facts.symbols.sort(key=source_order)
+    package = module if is_package_init(path) else module.rpartition(".")[0]
+    facts.flow = flow_facts(root, module, package)
     return facts
 
 
