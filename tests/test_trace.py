@@ -529,31 +529,43 @@ def test_callgraph_is_a_pycg_adjacency_list(tmp_path: Path):
     }
 
 
-def test_decorators_are_called_with_the_function_they_decorate(tmp_path: Path):
+def test_a_call_of_a_decorated_function_runs_what_the_decorators_made(tmp_path: Path):
     files = {"deco.py": (
-        "def logged(fn):\n"
-        "    def wrapper(*args):\n"
-        "        return fn(*args)\n"
-        "    return wrapper\n"
+        "def logged(fn):\n"            # 1
+        "    def wrapper(*args):\n"    # 2
+        "        return fn(*args)\n"   # 3
+        "    return wrapper\n"         # 4
         "\n"
-        "def register(name):\n"
-        "    def apply(fn):\n"
-        "        return fn\n"
-        "    return apply\n"
+        "def register(name):\n"        # 6
+        "    def apply(fn):\n"         # 7
+        "        return fn\n"          # 8
+        "    return apply\n"           # 9
         "\n"
-        "@logged\n"
-        "@register('x')\n"
-        "def work():\n"
-        "    helper()\n"
+        "@logged\n"                    # 11
+        "@register('x')\n"             # 12
+        "def work():\n"                # 13
+        "    helper()\n"               # 14
         "\n"
-        "def helper():\n"
+        "def helper():\n"              # 16
         "    pass\n"
+        "\n"
+        "def main():\n"                # 19
+        "    work()\n"                 # 20
     )}
-    report = traced(tmp_path, files, "deco.work", max_depth=1)
-    assert [(c.node.symbol.qname, c.edge.kind, c.edge.site) for c in report.trace.tree.children] == [
-        ("deco.logged", "call", ("deco.py", 11)),
-        ("deco.register", "call", ("deco.py", 12)),
-        ("deco.helper", "call", ("deco.py", 14)),
+    # `work` is what logged returned: its wrapper, which calls the function register passed on
+    report = traced(tmp_path, files, "deco.main", max_depth=3)
+    hops, node = [], report.trace.tree
+    while node.children:
+        (node,) = node.children
+        hops.append((node.node.symbol.qname, node.node.symbol.line, node.edge.kind, node.edge.site))
+    assert hops == [
+        ("deco.logged.wrapper", 2, "call", ("deco.py", 20)),
+        ("deco.work", 13, "call", ("deco.py", 3)),
+        ("deco.helper", 16, "call", ("deco.py", 14)),
+    ]
+    # the definition itself calls only what its body calls
+    assert [(c.node.symbol.qname, c.edge.site) for c in traced(tmp_path / "again", files, "deco.work", max_depth=1).trace.tree.children] == [
+        ("deco.helper", ("deco.py", 14)),
     ]
 
 

@@ -1,8 +1,8 @@
 """The cross-language call graph, computed from the index one node at a time.
 
 A node is a definition (CallNode); its edges are what it calls, resolved by the rules of its
-layer: python_edges.py for Python and the torch._C bindings, native_edges.py for operators
-and C++/CUDA. Edges into definitions that serve another backend than the one asked for are
+layer: the value-flow solver (flow/) for Python functions with source, python_edges.py for
+the rest of Python and the torch._C bindings, native_edges.py for operators and C++/CUDA. Edges into definitions that serve another backend than the one asked for are
 dropped here (backends.py), and several calls of one definition from one caller are one edge
 (at the first call's line). Each node's edges are computed once per graph.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 from explorer.index.store import IndexStore
 from explorer.model import CallEdge, CallNode, Layer, Symbol, SymbolKind
 from explorer.query.backends import node_allowed
+from explorer.query.flow.edges import FlowEdges
 from explorer.query.native_edges import NativeEdges
 from explorer.query.nodes import layer_of
 from explorer.query.python_edges import PythonEdges
@@ -24,6 +25,7 @@ class CallGraph:
         self.backend = backend
         sources = SourceLines(root)
         self.python = PythonEdges(store, sources)
+        self.flow = FlowEdges(store, self.python)
         self.native = NativeEdges(store, backend, sources)
         self._edges: dict[tuple, list[CallEdge]] = {}
 
@@ -36,9 +38,10 @@ class CallGraph:
         if cached is not None:
             return cached
         source = self.python if node.layer in (Layer.PYTHON, Layer.BINDING) else self.native
+        computed = self.flow.edges(node) if node.layer is Layer.PYTHON else None
         found: list[CallEdge] = []
         seen: set[tuple] = set()
-        for edge in source.edges(node):
+        for edge in computed if computed is not None else source.edges(node):
             if not node_allowed(edge.target, self.backend):
                 continue
             identity = (edge.target.key, edge.kind)

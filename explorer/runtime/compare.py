@@ -98,10 +98,13 @@ def compare_run(store: IndexStore, root: str, tree: RunFrame, backend: str = "al
         if node.key not in checked and node.symbol.kind is not SymbolKind.KERNEL:
             checked.add(node.key)
             names = {callee.name for callee in called}
+            # `with`, a property, a for loop: the run enters these without a call expression,
+            # yet a static edge stands for them, and they were taken
+            entered = called + [c for c in frame.children if c.reach is Reach.IMPLICIT and matcher.node(c) is not None]
             for edge in graph.edges(node):
                 if _unobservable(edge.target.symbol):
                     continue
-                if not any(matcher.leads_to(edge, callee) for callee in called):
+                if not any(matcher.leads_to(edge, callee) for callee in entered):
                     not_taken.append(NotTaken(frame, edge, tuple(sorted(names))))
         stack.extend((child, onward.get(id(child)), node) for child in reversed(frame.children))
     return Comparison(backend, tuple(confirmed), tuple(dynamic_only), tuple(not_taken), tuple(sorted(matcher.unindexed)))

@@ -1,0 +1,140 @@
+"""Call edges of Python definitions from the value-flow solver, for the call graph.
+
+A Python function the tree has source for is solved from the first one a query asks about:
+what its calls reach is what values reach them. A call the solver resolved gives edges to
+definitions (with the receiver's class as the callee's context), to the torch._C bindings
+and stubs (through python_edges.py's rules for dotted names) and, on a value known to be a
+tensor, to the operator of a tensor method, exactly. A call whose callee the solver knows
+nothing about is resolved by python_edges.py's name rules, marked as they mark it; unless
+its receiver is known and is not a tensor (`seen.add(x)` on a set is not `aten::add`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+from explorer.index.store import IndexStore
+from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind
+from explorer.parsers.python import module_name
+from explorer.query.arity import python_call_shape
+from explorer.query.bindings import binding_operators, bound_stub
+from explorer.query.flow.facts import FlowFacts
+from explorer.query.flow.solver import Call, ScopeKey, Solver
+from explorer.query.flow.values import Builtin, External, TensorMethod
+from explorer.query.nodes import layer_of
+from explorer.query.python_edges import PythonEdges
+
+_MAX_LAMBDA_DEPTH = 8
+
+
+class FlowEdges:
+    def __init__(self, store: IndexStore, python: PythonEdges) -> None:
+        self.store = store
+        self.python = python
+        self.facts = FlowFacts(store)
+        self.solver = Solver(self.facts, python.mro, self._binds_operator, self._known_outside)
+
+    def edges(self, node: CallNode) -> list[CallEdge] | None:
+        """The node's edges, or None when the solver has no source for it (a stub, a class,
+        an alias): python_edges.py answers those."""
+        symbol = node.symbol
+        if symbol.kind not in (SymbolKind.FUNCTION, SymbolKind.METHOD) or not (symbol.path or "").endswith(".py"):
+            return None
+        if symbol.line is None or self.facts.scope(symbol.qname, symbol.line) is None:
+            return None
+        context = node.self_class
+        if context is None and symbol.kind is SymbolKind.METHOD:
+            context = self._own_class(symbol)  # `self` is at least an instance of its own class
+        key: ScopeKey = (symbol.qname, symbol.line, context)
+        if key not in self.solver.calls and key not in self.solver.open_sites:
+            self.solver.start(symbol.qname, symbol.line, context)
+        return list(self._edges_of(key, symbol, 0))
+
+    def _own_class(self, method: Symbol) -> str | None:
+        owner = method.qname.rpartition(".")[0]
+        return owner if any(s.kind is SymbolKind.CLASS for s in self.store.symbols_with_qname(owner)) else None
+
+    def _edges_of(self, key: ScopeKey, symbol: Symbol, depth: int) -> Iterator[CallEdge]:
+        """Edges in the order the calls are written; of one call, the solver's targets or,
+        when it found none, the name rules'."""
+        by_site: dict[tuple[int, int], list[Call]] = {}
+        for call in self.solver.calls.get(key, set()):
+            by_site.setdefault((call.line, call.column), []).append(call)
+        unresolved: dict[tuple[int, int], bool] = {}
+        for site in self.solver.open_sites.get(key, ()):
+            position = (site.line, site.column)
+            if position in by_site or self.solver.values(site.callee_node):
+                continue
+            # a method of a value known, and known not to be a tensor or a callable, has no target
+            unresolved[position] = site.receiver_node is None or not self.solver.values(site.receiver_node)
+        for position in sorted({*by_site, *unresolved}):
+            if position in by_site:
+                found = sorted(by_site[position], key=_order)
+                # several targets of one call are each a value that reaches it: each is exact
+                for call in found:
+                    yield from self._targets(call, symbol, depth)
+            elif unresolved[position]:
+                yield from self._by_name(symbol, *position)
+
+    def _targets(self, call: Call, caller: Symbol, depth: int) -> Iterator[CallEdge]:
+        where = (caller.path or "", call.line)
+        target = call.target
+        if isinstance(target, Builtin):
+            return
+        if isinstance(target, TensorMethod):
+            for edge in self.python._tensor_method(target.name):
+                resolution = Resolution.EXACT if edge.resolution is Resolution.NAME else edge.resolution
+                yield CallEdge(self._with_shape(edge.target, caller, call), edge.kind, resolution, edge.candidates, where)
+            return
+        if isinstance(target, External):
+            # `F.conv2d(...)`, where `conv2d = _add_docstr(torch.conv2d, ...)`: the name rules
+            # go through that alias, a hop the reader wants to see (functional.py:37)
+            aliased = [edge for edge in self._by_name(caller, call.line, call.column) if edge.target.symbol.kind is SymbolKind.ALIAS]
+            if aliased:
+                yield from aliased
+                return
+            for edge in self.python._dotted_targets(target.dotted, module_name(caller.path or "")):
+                yield CallEdge(self._with_shape(edge.target, caller, call), edge.kind, edge.resolution, edge.candidates, where)
+            return
+        qname, line, context = target
+        if "<lambda" in qname.rpartition(".")[2]:
+            # the index has no node for a lambda: its calls are its caller's
+            if depth < _MAX_LAMBDA_DEPTH:
+                yield from self._edges_of(target, caller, depth + 1)
+            return
+        symbol = self._symbol(qname, line)
+        if symbol is not None:
+            yield CallEdge(CallNode(symbol, layer_of(symbol), context), call.kind, Resolution.EXACT, (), where)
+
+    def _with_shape(self, node: CallNode, caller: Symbol, call: Call) -> CallNode:
+        if node.layer is not Layer.BINDING or caller.path is None:
+            return node
+        return dataclasses.replace(node, shape=python_call_shape(self.python.sources, caller.path, call.line, call.column))
+
+    def _by_name(self, symbol: Symbol, line: int, column: int) -> Iterator[CallEdge]:
+        """A call the solver could not resolve, by python_edges.py's rules for that site."""
+        node = CallNode(symbol, Layer.PYTHON)
+        for site in self.store.calls_in(symbol.qname, symbol.path or "", (line, line)):
+            if site.column == column or site.line == line and column == 0:
+                yield from self.python.call_targets(node, site)
+                return
+
+    def _symbol(self, qname: str, line: int) -> Symbol | None:
+        for symbol in self.store.symbols_with_qname(qname):
+            if symbol.line == line and (symbol.path or "").endswith(".py"):
+                return symbol
+        return None
+
+    def _binds_operator(self, dotted: str) -> bool:
+        return bool(binding_operators(self.store, dotted))
+
+    def _known_outside(self, dotted: str) -> bool:
+        """A torch binding, or a name only stubs (`.pyi`) define."""
+        if binding_operators(self.store, dotted) or bound_stub(self.store, dotted) is not None:
+            return True
+        return any((s.path or "").endswith(".pyi") for s in self.store.symbols_with_qname(dotted))
+
+
+def _order(call: Call) -> tuple:
+    return (str(call.target),)

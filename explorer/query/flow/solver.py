@@ -1,0 +1,1018 @@
+"""A points-to solver for Python, discovering the call graph as values flow.
+
+Inclusion-based (Andersen style), on demand: it starts from the functions a query asks
+about and reads only what values reach from there. Each node of the constraint graph
+(a local's definition, an instance field, a function's return, a container's element, an
+expression's value) holds a set of abstract values (values.py). Values move along copy
+edges; where what an expression does depends on its operand (an attribute load, a call, an
+index), a handler runs for each value the operand gains, and may add nodes, edges and
+values of its own. The solver stops when no set grows.
+
+Context: a method reached through an instance runs once per class of receiver (its
+`self` is that class's instance), so `Module._call_impl` called on a Conv2d reaches
+Conv2d.forward and not every forward of the tree. Functions called plainly have one
+context. Instances are one per class, containers one per expression and context.
+
+What it records is the calls: from each (function, context), at each line, to a function
+of the tree in a context, a name outside what it reads (a binding, another package), a
+builtin or a tensor method. A call whose callee it knows nothing about is kept as a site,
+for the caller to resolve by name.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from explorer.query.flow.facts import FlowFacts, Scope
+from explorer.query.flow.values import (
+    TENSOR,
+    AutogradApply,
+    BoundMethod,
+    Builtin,
+    Class,
+    ClassMethod,
+    Constant,
+    Container,
+    ContainerMethod,
+    External,
+    Function,
+    Generator,
+    Instance,
+    Module,
+    ObjectSetattr,
+    Partial,
+    Property,
+    StaticMethod,
+    SuperObject,
+    TensorMethod,
+    TensorValue,
+)
+
+_BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_"))
+_TENSOR_CLASSES = frozenset({"torch._tensor.Tensor", "torch.Tensor", "torch._C.TensorBase", "torch._C._TensorBase"})
+_AUTOGRAD_FUNCTION = "autograd.function.Function"
+_DICT_MAKERS = frozenset({"collections.OrderedDict", "collections.defaultdict", "typing.OrderedDict"})
+# Functions from outside that return their first argument: PyTorch's docstring attacher
+# (`conv2d = _add_docstr(torch.conv2d, "...")` is torch.conv2d).
+_RETURNS_FIRST_ARGUMENT = frozenset({"torch._C._add_docstr", "torch._add_docstr"})
+_MAX_VALUES = 64  # a set larger than this is capped: more values would be noise, not answers
+
+Context = str | None  # the class of `self`, for a method reached through an instance
+ScopeKey = tuple[str, int, Context]  # (qname, line, context)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One call the solver found: from a scope, at a line, to a target."""
+
+    line: int
+    column: int
+    target: ScopeKey | External | Builtin | TensorMethod
+    kind: str  # call, method (a bound method or an implicit protocol call)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenSite:
+    """A call site whose callee value is not known when solving ends: `receiver_node`'s
+    values say whether the name may be a tensor method."""
+
+    line: int
+    column: int
+    callee_node: int
+    receiver_node: int | None
+    member: str | None
+
+
+class Solver:
+    def __init__(
+        self, facts: FlowFacts, mro: Callable[[str], list[str]], binds_operator: Callable[[str], bool],
+        known_outside: Callable[[str], bool],
+    ) -> None:
+        self.facts = facts
+        self._mro = mro  # a class's MRO as qualified names (from the index)
+        self._binds_operator = binds_operator  # whether a dotted name is a torch binding
+        self.known_outside = known_outside  # whether the index knows a name only from stubs or bindings
+        self._keys: dict[tuple, int] = {}
+        self._values: list[set] = []
+        self._copies: list[list[int]] = []
+        self._handlers: list[list[Callable[[object], None]]] = []
+        self._queue: deque[tuple[int, list]] = deque()
+        # scopes made reachable, compiled by solve(): compiling one from inside another's
+        # handler would recurse as deep as the call chain is long
+        self._to_compile: deque[tuple[Scope, tuple]] = deque()
+        self.capped = 0  # nodes whose values were capped
+        self.calls: dict[ScopeKey, set[Call]] = {}
+        self.open_sites: dict[ScopeKey, list[OpenSite]] = {}
+        self._active: set[ScopeKey] = set()
+        self._compiled_classes: set[str] = set()
+        self._compiled_modules: set[str] = set()
+        self._instances: set[str] = set()
+        self._allocations = 0
+
+    # -- the constraint graph --------------------------------------------------------------
+
+    def node(self, key: tuple) -> int:
+        found = self._keys.get(key)
+        if found is None:
+            found = self._keys[key] = len(self._values)
+            self._values.append(set())
+            self._copies.append([])
+            self._handlers.append([])
+        return found
+
+    def fresh(self) -> int:
+        self._allocations += 1
+        return self.node(("tmp", self._allocations))
+
+    def values(self, node: int) -> set:
+        return self._values[node]
+
+    def add(self, node: int, values) -> None:
+        held = self._values[node]
+        new = [value for value in values if value not in held]
+        if not new:
+            return
+        room = _MAX_VALUES - len(held)
+        if room <= 0:
+            self.capped += 1
+            return
+        new = new[:room]
+        held.update(new)
+        self._queue.append((node, new))
+
+    def copy(self, source: int, target: int) -> None:
+        if source == target:
+            return
+        self._copies[source].append(target)
+        if self._values[source]:
+            self.add(target, list(self._values[source]))
+
+    def on(self, node: int, handler: Callable[[object], None]) -> None:
+        self._handlers[node].append(handler)
+        for value in list(self._values[node]):
+            handler(value)
+
+    def solve(self) -> None:
+        while self._queue or self._to_compile:
+            if self._to_compile:
+                scope, key = self._to_compile.popleft()
+                _Compiler(self, scope, key).statements(scope.body)
+                continue
+            node, new = self._queue.popleft()
+            for target in list(self._copies[node]):
+                self.add(target, new)
+            for handler in list(self._handlers[node]):
+                for value in new:
+                    handler(value)
+
+    # -- entry points ----------------------------------------------------------------------
+
+    def start(self, qname: str, line: int, context: Context) -> ScopeKey | None:
+        """Make a function reachable, as called from outside (its parameters know nothing
+        but `self`, which is an instance of `context`), and solve."""
+        scope = self.facts.scope(qname, line)
+        if scope is None or scope.kind not in ("function", "lambda"):
+            return None
+        receiver = Instance(context) if context else None
+        key = self.activate(scope, context, receiver)
+        self.solve()
+        return key
+
+    def activate(self, scope: Scope, context: Context, receiver: Instance | Class | None = None) -> ScopeKey:
+        key: ScopeKey = (scope.qname, scope.line, context)
+        if key in self._active:
+            if receiver is not None and scope.params:
+                self.add(self._param(key, scope.params[0]), [receiver])
+            return key
+        self._active.add(key)
+        if receiver is not None and scope.params:
+            self.add(self._param(key, scope.params[0]), [receiver])
+        if context is not None:
+            self.instance_made(context)
+        for param in scope.params:
+            if param[2] is not None:
+                self.copy(self.node(("default", scope.qname, scope.line, param[0])), self._param(key, param))
+            # what a closure inside reads of it (`fn` in a decorator's wrapper)
+            self.copy(self._param(key, param), self.node(("closure", scope.qname, param[0])))
+        self._to_compile.append((scope, key))
+        return key
+
+    def _param(self, key: ScopeKey, param: tuple) -> int:
+        return self.node(("v", key, param[0], param[3]))
+
+    # -- what values do --------------------------------------------------------------------
+
+    def record(self, caller: ScopeKey, call: Call) -> None:
+        self.calls.setdefault(caller, set()).add(call)
+
+    def invoke(self, caller: ScopeKey, site: tuple[int, int], callee: object, arguments: Arguments, result: int, kind: str = "call") -> None:
+        """Call `callee` (one value) with `arguments`, its result into `result`."""
+        line, column = site
+        if isinstance(callee, Function):
+            self._invoke_function(caller, site, callee, None, None, arguments, result, kind)
+        elif isinstance(callee, BoundMethod):
+            receiver = callee.receiver
+            context = receiver.cls if isinstance(receiver, Instance) else receiver.qname
+            self._invoke_function(caller, site, callee.function, context, receiver, arguments, result, "method")
+        elif isinstance(callee, Class):
+            self.construct(caller, site, callee.qname, arguments, result)
+        elif isinstance(callee, Instance):
+            call = self.class_attribute(callee.cls, "__call__")
+            if call is not None:
+                node = self.fresh()
+                self.on(node, lambda value: self._call_bound(caller, site, value, callee, arguments, result))
+                self.copy(call, node)
+        elif isinstance(callee, External):
+            self.record(caller, Call(line, column, callee, kind))
+            self._external_result(callee.dotted, arguments, result)
+        elif isinstance(callee, Builtin):
+            self.record(caller, Call(line, column, callee, kind))
+            _builtin_call(self, caller, site, callee.name, arguments, result)
+        elif isinstance(callee, TensorMethod):
+            self.record(caller, Call(line, column, callee, "method"))
+            self.add(result, [TENSOR])
+        elif isinstance(callee, Partial):
+            self.invoke(caller, site, callee.function, arguments, result)
+        elif isinstance(callee, ContainerMethod):
+            _container_method(self, callee, arguments, result)
+        elif isinstance(callee, ObjectSetattr):
+            _setattr(self, callee.receiver, arguments)
+        elif isinstance(callee, AutogradApply):
+            forward = self.class_attribute(callee.cls, "forward")
+            if forward is not None:
+                ctx = self.fresh()  # the ctx object the engine makes
+                shifted = Arguments((ctx, *arguments.positional), arguments.keywords, arguments.star, arguments.double_star)
+                node = self.fresh()
+                self.on(node, lambda value: self.invoke(caller, site, value.function if isinstance(value, StaticMethod) else value,
+                                                        shifted, result, "call"))
+                self.copy(forward, node)
+        elif isinstance(callee, StaticMethod):
+            self.invoke(caller, site, callee.function, arguments, result, kind)
+
+    def _call_bound(
+        self, caller: ScopeKey, site: tuple[int, int], value: object, receiver: Instance, arguments: Arguments, result: int,
+        kind: str = "method",
+    ) -> None:
+        bound = self.bind(value, receiver)
+        if isinstance(bound, BoundMethod):
+            self._invoke_function(caller, site, bound.function, receiver.cls, receiver, arguments, result, kind)
+        elif bound is not None:
+            self.invoke(caller, site, bound, arguments, result, kind)
+
+    def _invoke_function(
+        self, caller: ScopeKey, site: tuple[int, int], function: Function, context: Context,
+        receiver: Instance | Class | None, arguments: Arguments, result: int, kind: str,
+    ) -> None:
+        scope = self.facts.scope(function.qname, function.line)
+        if scope is None:
+            return
+        key = self.activate(scope, context, receiver)
+        self.record(caller, Call(site[0], site[1], key, kind))
+        parameters = list(scope.params)
+        if receiver is not None and parameters:
+            parameters = parameters[1:]
+        self._bind_arguments(key, parameters, arguments)
+        if scope.generator:
+            self.add(result, [Generator(function, context)])
+        else:
+            self.copy(self.node(("return", key)), result)
+
+    def _bind_arguments(self, key: ScopeKey, parameters: list[tuple], arguments: Arguments) -> None:
+        positional = [p for p in parameters if p[1] == "pos"]
+        by_name = {p[0]: p for p in parameters if p[1] in ("pos", "kwonly")}
+        star = next((p for p in parameters if p[1] == "star"), None)
+        double_star = next((p for p in parameters if p[1] == "starstar"), None)
+        for index, argument in enumerate(arguments.positional):
+            if index < len(positional):
+                self.copy(argument, self._param(key, positional[index]))
+            elif star is not None:
+                self._into_container(self._param(key, star), ("args", key), "tuple", argument)
+        for spread in arguments.star:  # f(*xs): any element may be any remaining parameter
+            element = self.fresh()
+            _iterate(self, key, (0, 0), spread, element)
+            for parameter in positional[len(arguments.positional):]:
+                self.copy(element, self._param(key, parameter))
+            if star is not None:
+                self._into_container(self._param(key, star), ("args", key), "tuple", element)
+        for name, argument in arguments.keywords:
+            if name in by_name:
+                self.copy(argument, self._param(key, by_name[name]))
+            elif double_star is not None:
+                self._into_container(self._param(key, double_star), ("kwargs", key), "dict", argument, name)
+        for spread in arguments.double_star:
+            element = self.fresh()
+            self.on(spread, functools.partial(self._all_elements, target=element))
+            for parameter in by_name.values():
+                self.copy(element, self._param(key, parameter))
+            if double_star is not None:
+                self.copy(spread, self._param(key, double_star))
+
+    def _into_container(self, holder: int, site: tuple, kind: str, element: int, key: str | int | None = None) -> None:
+        container = Container(kind, site)
+        self.add(holder, [container])
+        self.copy(element, self.field(container, key))
+
+    def construct(self, caller: ScopeKey, site: tuple[int, int], cls: str, arguments: Arguments, result: int) -> None:
+        """`C(...)`: an instance, initialised by the `__init__` its MRO finds."""
+        instance = Instance(cls)
+        self.add(result, [instance])
+        if self.is_tensor_class(cls):
+            self.add(result, [TENSOR])
+        new = self.class_attribute(cls, "__new__")
+        if new is not None:
+            # __new__ runs first, given the class (it is a static method without the decorator)
+            class_node = self.fresh()
+            self.add(class_node, [Class(cls)])
+            with_class = Arguments((class_node, *arguments.positional), arguments.keywords, arguments.star, arguments.double_star)
+            node = self.fresh()
+            self.on(node, lambda value: self.invoke(caller, site, value, with_class, self.fresh(), "call")
+                    if isinstance(value, Function) else None)
+            self.copy(new, node)
+        init = self.class_attribute(cls, "__init__")
+        if init is not None:
+            node = self.fresh()
+            # constructing is a call of the class: its __init__ is reached by "call"
+            self.on(node, lambda value: self._call_bound(caller, site, value, instance, arguments, self.fresh(), "call"))
+            self.copy(init, node)
+
+    def instance_made(self, cls: str) -> None:
+        """An instance of `cls` exists: its fields are those its `__init__` sets, run once
+        with nothing known of its arguments (a trace may start past the construction)."""
+        if cls in self._instances:
+            return
+        self._instances.add(cls)
+        init = self.class_attribute(cls, "__init__")
+        if init is not None:
+            instance = Instance(cls)
+            node = self.fresh()
+            root: ScopeKey = ("<instance>", 0, cls)
+            self.on(node, lambda value: self._initialise(root, value, instance))
+            self.copy(init, node)
+
+    def _initialise(self, root: ScopeKey, value: object, instance: Instance) -> None:
+        bound = self.bind(value, instance)
+        if isinstance(bound, BoundMethod):
+            scope = self.facts.scope(bound.function.qname, bound.function.line)
+            if scope is not None:
+                self.activate(scope, instance.cls, instance)
+
+    def _external_result(self, dotted: str, arguments: Arguments, result: int) -> None:
+        if dotted in _DICT_MAKERS or dotted.rpartition(".")[2] == "OrderedDict":
+            self.add(result, [Container("dict", ("external", dotted, result))])
+        elif dotted in _RETURNS_FIRST_ARGUMENT and arguments.positional:
+            self.copy(arguments.positional[0], result)
+        elif dotted == "functools.partial" and arguments.positional:
+            self.on(arguments.positional[0], lambda value: self.add(result, [Partial(value)]))
+        elif self._binds_operator(dotted):
+            self.add(result, [TENSOR])
+
+    # -- attributes ------------------------------------------------------------------------
+
+    def load_attribute(self, caller: ScopeKey, site: tuple[int, int], value: object, name: str, result: int) -> None:
+        if isinstance(value, Instance):
+            self.instance_made(value.cls)
+            self.copy(self.node(("field", value.cls, name)), result)
+            found = self.class_attribute(value.cls, name)
+            if found is not None:
+                node = self.fresh()
+                self.on(node, lambda member: self._instance_member(caller, site, member, value, result))
+                self.copy(found, node)
+            elif self.is_tensor_class(value.cls):
+                self.add(result, [TensorMethod(name)])
+            elif (owner := self._stub_base(value.cls)) is not None:
+                self.add(result, [External(f"{owner}.{name}")])
+        elif isinstance(value, Class):
+            if name == "apply" and self._is_autograd_function(value.qname):
+                self.add(result, [AutogradApply(value.qname)])
+                return
+            found = self.class_attribute(value.qname, name)
+            if found is not None:
+                node = self.fresh()
+                self.on(node, lambda member: self.add(result, [self._class_member(member, value)]))
+                self.copy(found, node)
+            elif (owner := self._stub_base(value.qname)) is not None:
+                # `torch.Tensor._make_subclass`: defined by a base the stubs declare
+                self.add(result, [External(f"{owner}.{name}")])
+        elif isinstance(value, Module):
+            self.add_global(value.name, name, result)
+        elif isinstance(value, External):
+            self.add(result, [External(f"{value.dotted}.{name}")])
+        elif isinstance(value, TensorValue):
+            self.add(result, [TensorMethod(name)])
+        elif isinstance(value, SuperObject):
+            cls = value.receiver.cls if isinstance(value.receiver, Instance) else value.receiver.qname
+            found = self.class_attribute(cls, name, after=value.cls)
+            receiver = value.receiver
+            if found is not None:
+                node = self.fresh()
+                if isinstance(receiver, Instance):
+                    self.on(node, lambda member: self._instance_member(caller, site, member, receiver, result))
+                else:
+                    self.on(node, lambda member: self.add(result, [self._class_member(member, receiver)]))
+                self.copy(found, node)
+            elif name == "__setattr__":
+                self.add(result, [ObjectSetattr(value.receiver if isinstance(value.receiver, Instance) else None)])
+        elif isinstance(value, Container):
+            self.add(result, [ContainerMethod(value, name)])
+        elif isinstance(value, Builtin) and value.name == "object" and name == "__setattr__":
+            self.add(result, [ObjectSetattr(None)])
+
+    def _instance_member(self, caller: ScopeKey, site: tuple[int, int], member: object, instance: Instance, result: int) -> None:
+        if isinstance(member, Property):
+            getter = self.bind(member.getter, instance)
+            if getter is not None:
+                self.invoke(caller, site, getter, Arguments(), result, "method")
+            return
+        bound = self.bind(member, instance)
+        if bound is not None:
+            self.add(result, [bound])
+
+    def bind(self, member: object, instance: Instance) -> object | None:
+        """A class attribute read through an instance: a function becomes a bound method."""
+        if isinstance(member, Function):
+            return BoundMethod(member, instance)
+        if isinstance(member, ClassMethod):
+            return BoundMethod(member.function, Class(instance.cls)) if isinstance(member.function, Function) else None
+        if isinstance(member, StaticMethod):
+            return member.function
+        return member
+
+    def _class_member(self, member: object, cls: Class) -> object:
+        if isinstance(member, ClassMethod) and isinstance(member.function, Function):
+            return BoundMethod(member.function, cls)
+        if isinstance(member, StaticMethod):
+            return member.function
+        return member
+
+    def class_attribute(self, cls: str, name: str, after: str | None = None) -> int | None:
+        """The node of `name` in the first class along `cls`'s MRO (after `after`) whose body
+        binds it; None when no class of the tree does."""
+        mro = self._mro(cls)
+        if after is not None:
+            mro = mro[mro.index(after) + 1:] if after in mro else []
+        for owner in mro:
+            scope = self._class_scope(owner)
+            if scope is not None and name in scope.bound_names:
+                self.compile_class(scope)
+                return self.node(("class", owner, name))
+        return None
+
+    def _stub_base(self, cls: str) -> str | None:
+        """The first class along the MRO that the tree has no source for but the index knows
+        (a class of the stubs, such as torch._C.TensorBase)."""
+        for owner in self._mro(cls):
+            if self._class_scope(owner) is None and self.known_outside(owner):
+                return owner
+        return None
+
+    def _class_scope(self, cls: str) -> Scope | None:
+        scopes = [s for s in self.facts.scopes(cls) if s.kind == "class"]
+        return scopes[-1] if scopes else None
+
+    def compile_class(self, scope: Scope) -> None:
+        if scope.qname in self._compiled_classes:
+            return
+        self._compiled_classes.add(scope.qname)
+        self._to_compile.append((scope, (scope.qname, scope.line, None)))
+
+    def is_tensor_class(self, cls: str) -> bool:
+        return any(owner in _TENSOR_CLASSES for owner in self._mro(cls))
+
+    def _is_autograd_function(self, cls: str) -> bool:
+        return any(owner.endswith(_AUTOGRAD_FUNCTION) for owner in self._mro(cls)[1:])
+
+    def add_global(self, module: str, name: str, result: int, seen: frozenset[str] = frozenset(), guess: bool = True) -> bool:
+        """`module.name`: a global the module binds (or one of its star imports does), a
+        submodule, or, for a module outside the tree, a name from outside. Whether found."""
+        scope = self.facts.module_scope(module)
+        if scope is None:
+            if self.facts.module(f"{module}.{name}") is not None:
+                self.add(result, [Module(f"{module}.{name}")])
+            else:
+                self.add(result, [External(f"{module}.{name}")])
+            return True
+        if name in scope.bound_names:
+            self.compile_module(scope)
+            self.copy(self.node(("global", module, name)), result)
+            return True
+        if self.facts.module(f"{module}.{name}") is not None:
+            self.add(result, [Module(f"{module}.{name}")])
+            return True
+        if self.known_outside(f"{module}.{name}"):
+            # a binding the module gets at run time (torch._VF.lstm, torch.conv2d)
+            self.add(result, [External(f"{module}.{name}")])
+            return True
+        found = False
+        outside = []
+        for source in self._star_sources(scope):
+            if source in seen:
+                continue
+            if self.facts.module_scope(source) is not None:
+                found = self.add_global(source, name, result, seen | {module}, guess) or found
+            else:
+                outside.append(f"{source}.{name}")
+        # of star imports from outside, those whose stubs declare the name; all of them when
+        # none does (the name may come from any), unless the caller has a better guess (a
+        # builtin of that name)
+        known = [dotted for dotted in outside if self.known_outside(dotted)]
+        if known or (outside and not found and guess):
+            self.add(result, [External(dotted) for dotted in known or outside])
+            found = True
+        return found
+
+    def _star_sources(self, scope: Scope) -> list[str]:
+        return [statement[1] for statement in scope.body if statement[0] == "star_import"]
+
+    def compile_module(self, scope: Scope) -> None:
+        if scope.module in self._compiled_modules:
+            return
+        self._compiled_modules.add(scope.module)
+        self._to_compile.append((scope, (scope.qname, scope.line, None)))
+
+    def field(self, container: Container, key: str | int | None) -> int:
+        """The node of one element of a container (key None: an element at no known key);
+        every element also flows into the container's `all` node."""
+        node_key = ("element", container, key)
+        if node_key not in self._keys:
+            node = self.node(node_key)
+            self.copy(node, self.node(("element", container, "<all>")))
+            if key is not None:
+                self.copy(self.node(("element", container, None)), node)
+            return node
+        return self._keys[node_key]
+
+    def elements(self, container: Container) -> int:
+        return self.node(("element", container, "<all>"))
+
+    def _all_elements(self, value: object, target: int) -> None:
+        if isinstance(value, Container):
+            self.copy(self.elements(value), target)
+
+    def import_value(self, dotted: str) -> object:
+        """What an import names: a module of the tree, a global of one, or a name outside."""
+        if self.facts.module(dotted) is not None:
+            return Module(dotted)
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Arguments:
+    positional: tuple[int, ...] = ()
+    keywords: tuple[tuple[str, int], ...] = ()
+    star: tuple[int, ...] = ()
+    double_star: tuple[int, ...] = ()
+
+
+class _Compiler:
+    """Turns one scope's statements (in one context) into nodes, edges and handlers."""
+
+    def __init__(self, solver: Solver, scope: Scope, key: ScopeKey) -> None:
+        self.solver = solver
+        self.scope = scope
+        self.key = key
+        self.containers = 0
+
+    def statements(self, body: tuple) -> None:
+        for statement in body:
+            tag = statement[0]
+            if tag == "bind":
+                self.bind(statement[1], self.expr(statement[2]))
+            elif tag == "eval":
+                self.expr(statement[1])
+            elif tag == "return":
+                self.solver.copy(self.expr(statement[1]), self.solver.node(("return", self.key)))
+            elif tag == "yield":
+                self.solver.copy(self.expr(statement[1]), self.solver.node(("yield", self.key)))
+            elif tag == "raise":
+                raised = self.expr(statement[1])
+                site = (statement[2], 0)
+                self.solver.on(raised, functools.partial(self._raised, site=site))
+            elif tag == "enter":
+                held = self.expr(statement[1])
+                site = (statement[2], statement[3])
+                for name in ("__enter__", "__exit__"):
+                    method = self.solver.fresh()
+                    self.solver.on(held, functools.partial(self._protocol, name=name, target=method))
+                    self.solver.on(method, functools.partial(self._call_protocol, site=site))
+
+    def _call_protocol(self, value: object, site: tuple[int, int]) -> None:
+        self.solver.invoke(self.key, site, value, Arguments(), self.solver.fresh(), "method")
+
+    def _raised(self, value: object, site: tuple[int, int]) -> None:
+        if isinstance(value, Class):
+            self.solver.construct(self.key, site, value.qname, Arguments(), self.solver.fresh())
+
+    def _protocol(self, value: object, name: str, target: int) -> None:
+        if isinstance(value, Instance):
+            found = self.solver.class_attribute(value.cls, name)
+            if found is not None:
+                self.solver.on(found, lambda member: self._bound_into(member, value, target))
+
+    def _bound_into(self, member: object, instance: Instance, target: int) -> None:
+        bound = self.solver.bind(member, instance)
+        if bound is not None:
+            self.solver.add(target, [bound])
+
+    # -- targets ---------------------------------------------------------------------------
+
+    def bind(self, target: tuple, value: int) -> None:
+        solver = self.solver
+        tag = target[0]
+        if tag == "local":
+            solver.copy(value, self.local(target[1], target[2]))
+        elif tag == "free":
+            solver.copy(value, self.free_target(target[1]))
+        elif tag == "attr":
+            holder = self.expr(target[1])
+            name = target[2]
+            solver.on(holder, lambda obj: self._store_attribute(obj, name, value))
+        elif tag == "item":
+            holder = self.expr(target[1])
+            key = target[2]
+            solver.on(holder, lambda obj: self._store_item(obj, key, value))
+
+    def _store_attribute(self, obj: object, name: str, value: int) -> None:
+        solver = self.solver
+        if isinstance(obj, Instance):
+            solver.copy(value, solver.node(("field", obj.cls, name)))
+        elif isinstance(obj, Class):
+            solver.copy(value, solver.node(("class", obj.qname, name)))
+        elif isinstance(obj, Module):
+            solver.copy(value, solver.node(("global", obj.name, name)))
+
+    def _store_item(self, obj: object, key: str | int | None, value: int) -> None:
+        solver = self.solver
+        if isinstance(obj, Container):
+            solver.copy(value, solver.field(obj, key))
+            if obj.kind == "dict" and isinstance(key, str):
+                solver.add(solver.node(("keys", obj)), [Constant("str", key)])
+        elif isinstance(obj, Instance):
+            found = solver.class_attribute(obj.cls, "__setitem__")
+            if found is not None:
+                key_node = self._key_node(key)
+                arguments = Arguments((key_node, value))
+                solver.on(found, lambda member: self._call_member(member, obj, arguments))
+
+    def _call_member(self, member: object, instance: Instance, arguments: Arguments, site: tuple[int, int] = (0, 0)) -> None:
+        bound = self.solver.bind(member, instance)
+        if bound is not None:
+            self.solver.invoke(self.key, site, bound, arguments, self.solver.fresh(), "method")
+
+    def local(self, name: str, ident: int) -> int:
+        """A definition of a local: in a module it is also the global, in a class body the
+        class attribute, in a function what closures inside it read."""
+        solver = self.solver
+        node = solver.node(("v", self.key, name, ident))
+        kind = self.scope.kind
+        if kind == "module":
+            solver.copy(node, solver.node(("global", self.scope.module, name)))
+        elif kind == "class":
+            solver.copy(node, solver.node(("class", self.scope.qname, name)))
+        else:
+            solver.copy(node, solver.node(("closure", self.scope.qname, name)))
+        return node
+
+    def free_target(self, name: str) -> int:
+        """A `global` or `nonlocal` name assigned: the module's global, or the enclosing
+        function's variable."""
+        for scope in self._enclosing_functions():
+            if name in _all_bound(scope):
+                return self.solver.node(("closure", scope.qname, name))
+        return self.solver.node(("global", self.scope.module, name))
+
+    def _enclosing_functions(self) -> list[Scope]:
+        found = []
+        qname = self.scope.qname
+        while "." in qname:
+            qname = qname.rpartition(".")[0]
+            if qname == self.scope.module:
+                break
+            scopes = [s for s in self.solver.facts.scopes(qname) if s.kind in ("function", "lambda")]
+            found.extend(scopes[-1:])
+        return found
+
+    # -- expressions -----------------------------------------------------------------------
+
+    def expr(self, expression: tuple) -> int:
+        solver = self.solver
+        tag = expression[0]
+        if tag == "name":
+            return self.name(expression[1], expression[2])
+        if tag == "attr":
+            return self.attribute(self.expr(expression[1]), expression[2], (0, 0))
+        if tag == "call":
+            return self.call(expression)
+        if tag == "item":
+            holder = self.expr(expression[1])
+            key = expression[2]
+            result = solver.fresh()
+            solver.on(holder, lambda value: self._load_item(value, key, result))
+            return result
+        if tag in ("dict", "list", "tuple", "set"):
+            self.containers += 1
+            container = Container(tag, (self.key, self.containers))
+            result = solver.fresh()
+            solver.add(result, [container])
+            if tag == "dict":
+                for key, value in expression[1]:
+                    element = self.expr(value)
+                    solver.copy(element, solver.field(container, key))
+                    if isinstance(key, str):
+                        solver.add(solver.node(("keys", container)), [Constant("str", key)])
+            else:
+                for index, item in enumerate(expression[1]):
+                    if item[0] == "elem":
+                        solver.copy(self.expr(item), solver.field(container, None))
+                    else:
+                        solver.copy(self.expr(item), solver.field(container, index if tag == "tuple" else None))
+            return result
+        if tag == "const":
+            result = solver.fresh()
+            solver.add(result, [Constant(expression[1], expression[2] if len(expression) > 2 else None)])
+            return result
+        if tag == "def" or tag == "lambda":
+            result = solver.fresh()
+            solver.add(result, [Function(expression[1], expression[2])])
+            self._defaults(expression[1], expression[2])
+            return result
+        if tag == "class":
+            result = solver.fresh()
+            solver.add(result, [Class(expression[1], expression[2])])
+            return result
+        if tag == "import":
+            return self.imported(expression[1])
+        if tag == "any":
+            result = solver.fresh()
+            for part in expression[1]:
+                solver.copy(self.expr(part), result)
+            return result
+        if tag == "elem":
+            iterable = self.expr(expression[1])
+            result = solver.fresh()
+            _iterate(solver, self.key, (expression[2], expression[3]), iterable, result)
+            return result
+        if tag == "super":
+            return self.super_(expression[1], expression[2])
+        if tag == "star":
+            return self.expr(expression[1])
+        return solver.fresh()  # unknown
+
+    def _defaults(self, qname: str, line: int) -> None:
+        """A def's parameter defaults are evaluated where the def runs."""
+        scope = self.solver.facts.scope(qname, line)
+        if scope is None:
+            return
+        for param in scope.params:
+            if param[2] is not None:
+                self.solver.copy(self.expr(param[2]), self.solver.node(("default", qname, line, param[0])))
+
+    def name(self, name: str, definitions: tuple | None) -> int:
+        solver = self.solver
+        if definitions is not None:
+            if len(definitions) == 1:
+                return solver.node(("v", self.key, name, definitions[0]))
+            result = solver.fresh()
+            for ident in definitions:
+                solver.copy(solver.node(("v", self.key, name, ident)), result)
+            return result
+        for scope in self._enclosing_functions():
+            if name in _all_bound(scope):
+                return solver.node(("closure", scope.qname, name))
+        result = solver.fresh()
+        if not solver.add_global(self.scope.module, name, result, guess=name not in _BUILTINS) and name in _BUILTINS:
+            solver.add(result, [Builtin(name)])
+        return result
+
+    def imported(self, dotted: str) -> int:
+        solver = self.solver
+        result = solver.fresh()
+        if solver.facts.module(dotted) is not None:
+            solver.add(result, [Module(dotted)])
+            return result
+        module, _, name = dotted.rpartition(".")
+        # a name the index knows only from stubs or bindings (torch._C, torch.conv2d) is from
+        # outside, even where a module of the tree re-exports it
+        if module and solver.facts.module(module) is not None and not solver.known_outside(dotted):
+            solver.add_global(module, name, result)
+        else:
+            solver.add(result, [External(dotted)])
+        return result
+
+    def super_(self, line: int, column: int) -> int:
+        """`super()` in a method: the class the method is defined in, and its first argument."""
+        solver = self.solver
+        result = solver.fresh()
+        scope = self.scope
+        cls = scope.qname.rpartition(".")[0]
+        if not scope.params or not [s for s in solver.facts.scopes(cls) if s.kind == "class"]:
+            return result
+        first = solver.node(("v", self.key, scope.params[0][0], scope.params[0][3]))
+        solver.on(first, lambda value: solver.add(result, [SuperObject(cls, value)]) if isinstance(value, (Instance, Class)) else None)
+        return result
+
+    def attribute(self, holder: int, name: str, site: tuple[int, int]) -> int:
+        solver = self.solver
+        result = solver.fresh()
+        solver.on(holder, lambda value: solver.load_attribute(self.key, site, value, name, result))
+        return result
+
+    def call(self, expression: tuple) -> int:
+        solver = self.solver
+        _, function, positional, keywords, line, column = expression
+        site = (line, column)
+        receiver = None
+        if function[0] == "attr":
+            receiver = self.expr(function[1])
+            callee = self.attribute(receiver, function[2], site)
+        else:
+            callee = self.expr(function)
+        arguments = Arguments(
+            tuple(self.expr(a) for a in positional if a[0] != "star"),
+            tuple((name, self.expr(value)) for name, value in keywords if name is not None),
+            tuple(self.expr(a[1]) for a in positional if a[0] == "star"),
+            tuple(self.expr(value) for name, value in keywords if name is None),
+        )
+        result = solver.fresh()
+        solver.on(callee, lambda value: solver.invoke(self.key, site, value, arguments, result))
+        member = function[2] if function[0] == "attr" else None
+        solver.open_sites.setdefault(self.key, []).append(OpenSite(line, column, callee, receiver, member))
+        return result
+
+    def _key_node(self, key: str | int | None) -> int:
+        """A node holding the constant subscript handed to `__getitem__`/`__setitem__`."""
+        node = self.solver.fresh()
+        if key is not None:
+            self.solver.add(node, [Constant("str" if isinstance(key, str) else "int", str(key))])
+        return node
+
+    def _load_item(self, value: object, key: str | int | None, result: int) -> None:
+        solver = self.solver
+        if isinstance(value, Container):
+            solver.copy(solver.field(value, key) if key is not None else solver.elements(value), result)
+        elif isinstance(value, Instance):
+            found = solver.class_attribute(value.cls, "__getitem__")
+            if found is not None:
+                key_node = self._key_node(key)
+                solver.on(found, lambda member: self._item_call(member, value, key_node, result))
+            elif solver.is_tensor_class(value.cls):
+                solver.add(result, [TENSOR])
+        elif isinstance(value, TensorValue):
+            solver.add(result, [TENSOR])
+
+    def _item_call(self, member: object, instance: Instance, key_node: int, result: int) -> None:
+        bound = self.solver.bind(member, instance)
+        if bound is not None:
+            self.solver.invoke(self.key, (0, 0), bound, Arguments((key_node,)), result, "method")
+
+
+def _all_bound(scope: Scope) -> frozenset[str]:
+    return scope.bound_names | frozenset(p[0] for p in scope.params)
+
+
+def _iterate(solver: Solver, caller: ScopeKey, site: tuple[int, int], iterable: int, result: int) -> None:
+    """`for x in iterable`: a container's elements, a generator's yields, a tensor's rows,
+    or what an instance's `__iter__` (then `__next__`) gives."""
+
+    def element(value: object) -> None:
+        if isinstance(value, Container):
+            if value.kind == "dict":
+                solver.copy(solver.node(("keys", value)), result)
+            else:
+                solver.copy(solver.elements(value), result)
+        elif isinstance(value, Generator):
+            scope = solver.facts.scope(value.function.qname, value.function.line)
+            if scope is not None:
+                solver.copy(solver.node(("yield", (scope.qname, scope.line, value.context))), result)
+        elif isinstance(value, TensorValue):
+            solver.add(result, [TENSOR])
+        elif isinstance(value, Instance):
+            found = solver.class_attribute(value.cls, "__iter__")
+            if found is not None:
+                iterator = solver.fresh()
+                solver.on(found, lambda member: solver.invoke(caller, site, solver.bind(member, value), Arguments(), iterator, "method"))
+                solver.on(iterator, next_of)
+
+    def next_of(value: object) -> None:
+        if isinstance(value, Instance):
+            found = solver.class_attribute(value.cls, "__next__")
+            if found is not None:
+                solver.on(found, lambda member: solver.invoke(caller, site, solver.bind(member, value), Arguments(), result, "method"))
+                return
+        element(value)
+
+    solver.on(iterable, element)
+
+
+def _builtin_call(solver: Solver, caller: ScopeKey, site: tuple[int, int], name: str, arguments: Arguments, result: int) -> None:
+    positional = arguments.positional
+    keywords = dict(arguments.keywords)
+    if name in ("map", "filter") and len(positional) >= 2:
+        element = solver.fresh()
+        _iterate(solver, caller, site, positional[1], element)
+        produced = solver.fresh()
+        solver.on(positional[0], lambda value: solver.invoke(caller, site, value, Arguments((element,)), produced))
+        container = Container("list", ("builtin", name, result))
+        solver.add(result, [container])
+        solver.copy(element if name == "filter" else produced, solver.field(container, None))
+    elif name in ("sorted", "min", "max", "reversed", "list", "tuple", "set", "frozenset", "iter", "next", "enumerate", "zip"):
+        element = solver.fresh()
+        for argument in positional[:1] if name != "zip" else positional:
+            _iterate(solver, caller, site, argument, element)
+        if "key" in keywords:
+            solver.on(keywords["key"], lambda value: solver.invoke(caller, site, value, Arguments((element,)), solver.fresh()))
+        if name in ("min", "max", "next"):
+            solver.copy(element, result)
+            return
+        kind = {"tuple": "tuple", "set": "set", "frozenset": "set"}.get(name, "list")
+        container = Container(kind, ("builtin", name, result))
+        solver.add(result, [container])
+        if name == "enumerate":
+            pair = Container("tuple", ("builtin", "enumerate-pair", result))
+            solver.copy(element, solver.field(pair, 1))
+            solver.add(solver.field(container, None), [pair])
+        else:
+            solver.copy(element, solver.field(container, None))
+    elif name == "dict":
+        container = Container("dict", ("builtin", name, result))
+        solver.add(result, [container])
+        for key, value in arguments.keywords:
+            solver.copy(value, solver.field(container, key))
+    elif name in ("property", "classmethod", "staticmethod") and positional:
+        wrap = {"property": Property, "classmethod": ClassMethod, "staticmethod": StaticMethod}[name]
+        solver.on(positional[0], lambda value: solver.add(result, [wrap(value)]))
+    elif name == "getattr" and len(positional) >= 2:
+        solver.on(positional[1], lambda key: _getattr(solver, caller, site, positional[0], key, result))
+        if len(positional) > 2:
+            solver.copy(positional[2], result)
+    elif name == "setattr" and len(positional) == 3:
+        solver.on(positional[0], lambda obj: _setattr(solver, obj, Arguments(positional[1:])) if isinstance(obj, Instance) else None)
+    elif name == "type" and len(positional) == 1:
+        solver.on(positional[0], lambda value: solver.add(result, [Class(value.cls)]) if isinstance(value, Instance) else None)
+    elif name == "super" and len(positional) == 2:
+        solver.on(positional[0], lambda cls: solver.on(
+            positional[1], lambda receiver: solver.add(result, [SuperObject(cls.qname, receiver)])
+            if isinstance(cls, Class) and isinstance(receiver, (Instance, Class)) else None))
+
+
+def _getattr(solver: Solver, caller: ScopeKey, site: tuple[int, int], holder: int, key: object, result: int) -> None:
+    name = key.value if isinstance(key, Constant) else None
+    if name is not None:
+        solver.on(holder, lambda value: solver.load_attribute(caller, site, value, name, result))
+
+
+def _setattr(solver: Solver, receiver: Instance | None, arguments: Arguments) -> None:
+    """`object.__setattr__(self, "name", value)` or `super().__setattr__("name", value)`."""
+    positional = list(arguments.positional)
+    if receiver is None:
+        if len(positional) < 3:
+            return
+        holder, name, value = positional[:3]
+        solver.on(holder, lambda obj: _setattr(solver, obj, Arguments((name, value))) if isinstance(obj, Instance) else None)
+        return
+    if len(positional) < 2:
+        return
+    name, value = positional[:2]
+    solver.on(name, lambda key: solver.copy(value, solver.node(("field", receiver.cls, key.value)))
+              if isinstance(key, Constant) and key.value else None)
+
+
+def _container_method(solver: Solver, method: ContainerMethod, arguments: Arguments, result: int) -> None:
+    container, name = method.container, method.name
+    positional = arguments.positional
+    if name in ("get", "pop", "setdefault", "popitem", "copy"):
+        if name == "copy":
+            solver.add(result, [container])
+            return
+        solver.copy(solver.elements(container), result)
+        if name in ("get", "pop") and len(positional) > 1:
+            solver.copy(positional[1], result)
+        if name == "setdefault" and len(positional) > 1:
+            solver.copy(positional[1], solver.field(container, None))
+    elif name in ("values", "keys", "items"):
+        view = Container("list", (container, name))
+        solver.add(result, [view])
+        if name == "values":
+            solver.copy(solver.elements(container), solver.field(view, None))
+        elif name == "keys":
+            solver.copy(solver.node(("keys", container)), solver.field(view, None))
+        else:
+            pair = Container("tuple", (container, "item"))
+            solver.copy(solver.node(("keys", container)), solver.field(pair, 0))
+            solver.copy(solver.elements(container), solver.field(pair, 1))
+            solver.add(solver.field(view, None), [pair])
+    elif name in ("append", "add", "insert"):
+        if positional:
+            solver.copy(positional[-1], solver.field(container, None))
+    elif name in ("extend", "update"):
+        for argument in positional:
+            element = solver.fresh()
+            _iterate(solver, ("<container>", 0, None), (0, 0), argument, element)
+            solver.copy(element, solver.field(container, None))
+            solver.on(argument, lambda value: solver.copy(solver.elements(value), solver.elements(container))
+                      if isinstance(value, Container) else None)
+        for key, value in arguments.keywords:
+            solver.copy(value, solver.field(container, key))
