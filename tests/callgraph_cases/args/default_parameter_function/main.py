@@ -1,0 +1,9 @@
+def identity(x):
+    return x
+
+
+def convert(x, fn=identity):
+    return fn(x)
+
+
+convert(3)

@@ -1,0 +1,6 @@
+def greet():
+    return "hello"
+
+
+say = greet
+say()

@@ -1,0 +1,10 @@
+def ping():
+    return "pong"
+
+
+def pong():
+    return "ping"
+
+
+a = b = ping
+b()

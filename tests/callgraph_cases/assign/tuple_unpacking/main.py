@@ -1,0 +1,10 @@
+def load():
+    return "data"
+
+
+def save():
+    return "ok"
+
+
+reader, writer = load, save
+writer()

@@ -1,0 +1,12 @@
+def helper():
+    return 42
+
+
+def outer():
+    def inner():
+        return helper()
+
+    return inner
+
+
+print(outer()())

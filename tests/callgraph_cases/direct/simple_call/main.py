@@ -1,0 +1,9 @@
+def greet(name):
+    return "hi " + name
+
+
+def run():
+    return greet("ann")
+
+
+print(run())

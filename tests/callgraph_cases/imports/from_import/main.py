@@ -1,0 +1,8 @@
+from shapes import area
+
+
+def go():
+    return area(3)
+
+
+go()

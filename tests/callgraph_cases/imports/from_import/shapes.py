@@ -1,0 +1,6 @@
+def square(n):
+    return n * n
+
+
+def area(side):
+    return square(side)

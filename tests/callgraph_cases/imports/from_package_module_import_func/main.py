@@ -1,0 +1,3 @@
+from store.items import make_item
+
+item = make_item("pen")

@@ -1,0 +1,8 @@
+import helpers
+
+
+def run():
+    return helpers.compute(4)
+
+
+run()

@@ -1,0 +1,4 @@
+import tools as t
+
+total = t.scale(2)
+print(total)

@@ -1,0 +1,3 @@
+import views
+
+html = views.render("home")

@@ -1,0 +1,6 @@
+def render(page):
+    return layout(page)
+
+
+def layout(page):
+    return "<" + page + ">"

@@ -1,0 +1,1 @@
+from .jobs import run_job

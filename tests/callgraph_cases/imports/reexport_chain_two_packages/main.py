@@ -1,0 +1,3 @@
+from api import run_job
+
+run_job(3)

@@ -1,0 +1,5 @@
+from .core import process
+
+
+def handle(x):
+    return process(x) + 1

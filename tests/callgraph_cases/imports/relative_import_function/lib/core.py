@@ -1,0 +1,2 @@
+def process(x):
+    return x * 3

@@ -1,0 +1,3 @@
+from lib.api import handle
+
+print(handle(2))

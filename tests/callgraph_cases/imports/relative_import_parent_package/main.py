@@ -1,0 +1,3 @@
+from outer.inner.worker import work
+
+work(15)

@@ -1,0 +1,5 @@
+from ..util import clamp
+
+
+def work(v):
+    return clamp(v) + 1

@@ -1,0 +1,6 @@
+def load():
+    return defaults()
+
+
+def defaults():
+    return {"debug": False}

@@ -1,0 +1,5 @@
+from . import config
+
+
+def start():
+    return config.load()

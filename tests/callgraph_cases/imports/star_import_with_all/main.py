@@ -1,0 +1,8 @@
+def helper():
+    return 1
+
+
+from mod import *
+
+run()
+helper()

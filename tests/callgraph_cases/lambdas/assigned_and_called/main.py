@@ -1,0 +1,4 @@
+square = lambda x: x * x
+
+result = square(4)
+print(result)

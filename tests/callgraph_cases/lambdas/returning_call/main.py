@@ -1,0 +1,6 @@
+def lookup(key):
+    return len(key)
+
+
+fetch = lambda k: lookup(k)
+print(fetch("abc"))
