@@ -10,7 +10,6 @@ import typer
 from explorer.cli.common import IndexOption, RootOption, open_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
 from explorer.query.callgraph import python_call_graph_report
-from explorer.render.text import unreadable_note
 
 
 @reports_errors
@@ -19,13 +18,15 @@ def callgraph(
     index: IndexOption = None,
     format: Annotated[str, typer.Option("--format", help="Output format: json (the only one).")] = "json",
 ) -> None:
-    """Print the Python call graph: each module, class, function and method, and what it may call."""
+    """Print the Python call graph: each module, function, method and lambda, and what it may call."""
     if format != "json":
         raise UsageError(f"unknown format {format!r}; one of: json")
     with open_index(root, index) as (tree, store):
         graph = python_call_graph_report(store, tree)
     # plain print: an adjacency list of a large tree is too big for rich's highlighter
     stdout.file.write(json_module.dumps(graph.calls, indent=2) + "\n")
-    note = unreadable_note(graph.unreadable)
-    if note is not None:
-        stderr.print(note, markup=False, highlight=False, soft_wrap=True)
+    if graph.capped:
+        stderr.print(
+            f"note: {graph.capped} value sets were too large to follow and were capped; their calls have no edge",
+            markup=False, highlight=False, soft_wrap=True,
+        )

@@ -27,6 +27,7 @@ Expressions (tuples, tag first; JSON turns them into lists):
     ("any", (E, ...))             one of these (a conditional, `a or b`)
     ("elem", E, LINE, COL)        an element got by iterating E (for, comprehension, *x)
     ("super", LINE, COL)          super() in a method (the solver knows the class)
+    ("caught", E)                 what `except E as e` binds: an instance of the class(es) E
     ("unknown",)                  a value nothing follows (arithmetic, f-strings)
 Statements:
     ("bind", TARGET, E, LINE)     TARGET: ("local", NAME, ID) | ("free", NAME) (global or
@@ -394,10 +395,13 @@ class _ScopeWalker:
                     if part.type == "block":
                         self.block(part)
                     elif part.type == "as_pattern":
-                        self.statements.append(("eval", self.expr(part.named_children[0])))
+                        caught = self.expr(part.named_children[0])
                         alias = part.child_by_field_name("alias")
                         if alias is not None and alias.named_children:
-                            self.statements.append(("bind", self.store(alias.named_children[0]), _UNKNOWN, tsx.line(part)))
+                            # `except E as e`: e is an instance of (one of) the classes caught
+                            self.statements.append(("bind", self.store(alias.named_children[0]), ("caught", caught), tsx.line(part)))
+                        else:
+                            self.statements.append(("eval", caught))
                     else:
                         self.statements.append(("eval", self.expr(part)))
                 seen.append(self.current)

@@ -1,35 +1,42 @@
-"""`explorer callgraph`: the Python call graph of a tree as an adjacency list.
+"""`explorer callgraph`: the Python call graph of a whole tree, as an adjacency list.
 
-The shape is the one PyCG and tools that compare against it use: each key is a dotted name
-relative to the root (`pkg.mod` for a module's own top-level code, `pkg.mod.Class.method`),
-mapped to the sorted list of what it may call:
-- definitions of the tree, resolved by the same rules as `trace` (imports, re-exports, `self`
-  along the MRO, locals, constructors to `__init__`);
-- builtins as `<builtin>.NAME`;
-- names from modules outside the tree by the dotted name they were imported as
-  (`ext.parent.parent_fn`).
-A call on an object of unknown type (`x.append(...)`) is left out: nothing says what it runs.
+The shape and naming are those of the established Python call-graph tools (PyCG and the
+tools measured against it), so their benchmarks compare directly:
+- a key is every module (its top-level code), function, method and lambda of the tree, by
+  its dotted name relative to the root (`pkg.mod`, `pkg.mod.Class.method`,
+  `pkg.mod.f.<lambda1>`); classes are not nodes: what a class body calls, the scope around
+  the class calls;
+- a value is the sorted list of what the key may call, as the value-flow solver
+  (query/flow/) finds it with every function reachable (one context per function):
+  definitions of the tree; calling a class is the `__init__` it runs (no `__new__`);
+  builtins as `<builtin>.len` and methods of builtin values as `<builtin>.list.append`;
+  names from outside the tree by the dotted path they were imported under, printed only
+  when that is a well-formed dotted name;
+- a call whose callee the solver knows nothing about (a method of a parameter nobody passes)
+  has no edge: nothing says what it runs.
 """
 
 from __future__ import annotations
 
-import builtins
+import re
 from dataclasses import dataclass
 
 from explorer.index.store import IndexStore
-from explorer.model import CallNode, CallSite, Layer, SymbolKind
-from explorer.parsers.python import module_name
-from explorer.query.notes import UnreadableDefinition
+from explorer.model import SymbolKind
+from explorer.query.flow.edges import FlowEdges
+from explorer.query.flow.facts import Scope
+from explorer.query.flow.solver import Call, ScopeKey
+from explorer.query.flow.values import Builtin, Class, External, Instance, TensorMethod
 from explorer.query.python_edges import PythonEdges
 from explorer.query.sources import SourceLines
 
-_BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_"))
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 
 @dataclass(frozen=True, slots=True)
 class PythonCallGraph:
     calls: dict[str, list[str]]  # caller -> what it may call, both sorted
-    unreadable: tuple[UnreadableDefinition, ...]  # definitions whose locals libcst could not read
+    capped: int  # value sets the solver capped (edges it did not guess)
 
 
 def python_call_graph(store: IndexStore, root: str) -> dict[str, list[str]]:
@@ -37,36 +44,76 @@ def python_call_graph(store: IndexStore, root: str) -> dict[str, list[str]]:
 
 
 def python_call_graph_report(store: IndexStore, root: str) -> PythonCallGraph:
-    resolver = PythonEdges(store, SourceLines(root), tensor_methods=False)
-    scopes = store.python_scopes()
-    tree_packages = {symbol.qname.split(".")[0] for symbol in scopes if symbol.kind is SymbolKind.MODULE}
+    flow = FlowEdges(store, PythonEdges(store, SourceLines(root), tensor_methods=False), contexts=False)
+    solver, facts = flow.solver, flow.facts
     graph: dict[str, set[str]] = {}
-    imported: dict[str, set[str]] = {}  # module -> the names its imports bind
-    file_calls: tuple[str, dict[str, list[CallSite]]] = ("", {})  # scopes come file by file
-    for scope in scopes:
-        callees = graph.setdefault(scope.qname, set())
-        if scope.path is None:
+    functions: list[Scope] = []
+    modules = sorted({s.qname for s in store.python_scopes() if s.kind is SymbolKind.MODULE and (s.path or "").endswith(".py")})
+    for module in modules:
+        for scope in (facts.module(module) or {}).values():
+            if scope.kind == "class":
+                continue
+            graph.setdefault(scope.qname, set())
+            if scope.kind == "module":
+                solver.compile_module(scope)
+            else:
+                functions.append(scope)
+    # First what the modules' code reaches, with the values it passes; then every function
+    # nothing reached, as a library's caller outside the tree would call it (a method with
+    # an instance of its own class): seeding those first would hand a base class's method
+    # its own class even where only subclasses call it.
+    solver.solve()
+    for scope in functions:
+        if not solver.is_active((scope.qname, scope.line, None)):
+            owner = _owning_class(flow, scope)
+            solver.activate(scope, None, Instance(owner) if owner else None)
+    solver.solve()
+    for key, made in solver.calls.items():
+        caller = _caller_name(flow, key)
+        if caller is None:
             continue
-        node = CallNode(scope, Layer.PYTHON)
-        module = module_name(scope.path)
-        if module not in imported:
-            imported[module] = {binding.name for binding in store.import_bindings(module)}
-        # decorators too: one is called where its `def` runs, by the module or class around it
-        if file_calls[0] != scope.path:
-            file_calls = (scope.path, store.calls_in_file(scope.path))
-        for site in file_calls[1].get(scope.qname, ()):
-            targets = [edge.target.symbol.qname for edge in resolver.call_targets(node, site)]
-            if targets:
-                callees.update(targets)
-            elif site.callee in _BUILTINS and site.qualified == site.callee:
-                callees.add(f"<builtin>.{site.callee}")
-            elif _imported_from_outside(site.callee, site.qualified, imported[module], tree_packages):
-                callees.add(site.qualified)  # imported from outside the tree
+        callees = graph.setdefault(caller, set())
+        for call in made:
+            name = _callee_name(call)
+            if name is not None:
+                callees.add(name)
     calls = {caller: sorted(callees) for caller, callees in sorted(graph.items())}
-    return PythonCallGraph(calls, resolver.unreadable.records())
+    return PythonCallGraph(calls, solver.capped)
 
 
-def _imported_from_outside(callee: str, qualified: str, imported: set[str], tree_packages: set[str]) -> bool:
-    """`parent_fn()` after `from ext.parent import parent_fn`, or `os.path.join()` after
-    `import os`: named through an import, of a package the tree does not have."""
-    return callee.split(".")[0] in imported and qualified.split(".")[0] not in tree_packages
+def _owning_class(flow: FlowEdges, scope: Scope) -> str | None:
+    """The class a function is a method of (its first parameter is an instance of it)."""
+    owner = scope.qname.rpartition(".")[0]
+    if scope.kind != "function" or not scope.params:
+        return None
+    return owner if any(s.kind == "class" for s in flow.facts.scopes(owner)) else None
+
+
+def _caller_name(flow: FlowEdges, key: ScopeKey) -> str | None:
+    """The node a scope's calls belong to: a class body's are the enclosing scope's."""
+    qname, line, _ = key
+    if qname.startswith("<"):
+        return None  # the solver's own roots (an instance initialised with nothing known)
+    scope = flow.facts.scope(qname, line)
+    while scope is not None and scope.kind == "class":
+        enclosing = scope.qname.rpartition(".")[0]
+        found = [s for s in flow.facts.scopes(enclosing) if s.kind != "class"] if enclosing != scope.module else []
+        if enclosing == scope.module or not found:
+            return scope.module
+        scope = found[-1]
+    return qname
+
+
+def _callee_name(call: Call) -> str | None:
+    target = call.target
+    if isinstance(target, Builtin):
+        return f"<builtin>.{target.name}"
+    if isinstance(target, External):
+        return target.dotted if _DOTTED.fullmatch(target.dotted) else None
+    if isinstance(target, TensorMethod):
+        return f"torch.Tensor.{target.name}"
+    if isinstance(target, (Class, Instance)):
+        return None
+    if call.kind == "new":
+        return None  # the convention: calling a class is an edge to its __init__ alone
+    return target[0]

@@ -29,11 +29,11 @@ _MAX_LAMBDA_DEPTH = 8
 
 
 class FlowEdges:
-    def __init__(self, store: IndexStore, python: PythonEdges) -> None:
+    def __init__(self, store: IndexStore, python: PythonEdges, contexts: bool = True) -> None:
         self.store = store
         self.python = python
         self.facts = FlowFacts(store)
-        self.solver = Solver(self.facts, python.mro, self._binds_operator, self._known_outside)
+        self.solver = Solver(self.facts, python.mro, self._binds_operator, self._known_outside, contexts)
 
     def edges(self, node: CallNode) -> list[CallEdge] | None:
         """The node's edges, or None when the solver has no source for it (a stub, a class,
@@ -105,7 +105,8 @@ class FlowEdges:
             return
         symbol = self._symbol(qname, line)
         if symbol is not None:
-            yield CallEdge(CallNode(symbol, layer_of(symbol), context), call.kind, Resolution.EXACT, (), where)
+            kind = "call" if call.kind == "new" else call.kind  # __new__ runs as the class is called
+            yield CallEdge(CallNode(symbol, layer_of(symbol), context), kind, Resolution.EXACT, (), where)
 
     def _with_shape(self, node: CallNode, caller: Symbol, call: Call) -> CallNode:
         if node.layer is not Layer.BINDING or caller.path is None:

@@ -33,9 +33,11 @@ from explorer.query.flow.values import (
     AutogradApply,
     BoundMethod,
     Builtin,
+    BuiltinMethod,
     Class,
     ClassMethod,
     Constant,
+    IDENTITY,
     Container,
     ContainerMethod,
     External,
@@ -59,6 +61,15 @@ _DICT_MAKERS = frozenset({"collections.OrderedDict", "collections.defaultdict", 
 # Functions from outside that return their first argument: PyTorch's docstring attacher
 # (`conv2d = _add_docstr(torch.conv2d, "...")` is torch.conv2d).
 _RETURNS_FIRST_ARGUMENT = frozenset({"torch._C._add_docstr", "torch._add_docstr"})
+_VALUE_TYPES = frozenset({"str", "int", "float", "bytes"})  # constants whose methods are builtins
+# str methods that give a str, and those that give a list of them (the rest give unknowns)
+_STR_TO_STR = frozenset({
+    "capitalize", "casefold", "center", "expandtabs", "format", "join", "ljust", "lower", "lstrip", "removeprefix",
+    "removesuffix", "replace", "rjust", "rstrip", "strip", "swapcase", "title", "translate", "upper", "zfill",
+})
+_STR_TO_LIST = frozenset({"split", "rsplit", "splitlines"})
+_CONVERSIONS = {"str": "str", "repr": "str", "format": "str", "int": "int", "float": "float", "bytes": "bytes", "chr": "str", "ascii": "str"}
+_WRAPS = frozenset({"functools.wraps"})
 _MAX_VALUES = 64  # a set larger than this is capped: more values would be noise, not answers
 
 Context = str | None  # the class of `self`, for a method reached through an instance
@@ -72,7 +83,7 @@ class Call:
     line: int
     column: int
     target: ScopeKey | External | Builtin | TensorMethod
-    kind: str  # call, method (a bound method or an implicit protocol call)
+    kind: str  # call, method (a bound method or an implicit protocol call), new (__new__ as a class is called)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +101,11 @@ class OpenSite:
 class Solver:
     def __init__(
         self, facts: FlowFacts, mro: Callable[[str], list[str]], binds_operator: Callable[[str], bool],
-        known_outside: Callable[[str], bool],
+        known_outside: Callable[[str], bool], contexts: bool = True,
     ) -> None:
         self.facts = facts
+        # a method solved once per receiver class (a trace), or once for all (a call graph)
+        self.contexts = contexts
         self._mro = mro  # a class's MRO as qualified names (from the index)
         self._binds_operator = binds_operator  # whether a dotted name is a torch binding
         self.known_outside = known_outside  # whether the index knows a name only from stubs or bindings
@@ -111,6 +124,7 @@ class Solver:
         self._compiled_classes: set[str] = set()
         self._compiled_modules: set[str] = set()
         self._instances: set[str] = set()
+        self._free_assigned: dict[str, dict[str, set[str]]] = {}  # per module: see nonlocally_assigned
         self._allocations = 0
 
     # -- the constraint graph --------------------------------------------------------------
@@ -183,6 +197,8 @@ class Solver:
         return key
 
     def activate(self, scope: Scope, context: Context, receiver: Instance | Class | None = None) -> ScopeKey:
+        if not self.contexts:
+            context = None
         key: ScopeKey = (scope.qname, scope.line, context)
         if key in self._active:
             if receiver is not None and scope.params:
@@ -200,6 +216,22 @@ class Solver:
             self.copy(self._param(key, param), self.node(("closure", scope.qname, param[0])))
         self._to_compile.append((scope, key))
         return key
+
+    def nonlocally_assigned(self, function: Scope) -> frozenset[str]:
+        if function.module not in self._free_assigned:
+            # per module, once: the names each scope's nested scopes assign as free
+            by_outer: dict[str, set[str]] = {}
+            for inner in (self.facts.module(function.module) or {}).values():
+                free = {statement[1][1] for statement in inner.body if statement[0] == "bind" and statement[1][0] == "free"}
+                outer = inner.qname
+                while free and "." in outer:
+                    outer = outer.rpartition(".")[0]
+                    by_outer.setdefault(outer, set()).update(free)
+            self._free_assigned[function.module] = by_outer
+        return frozenset(self._free_assigned[function.module].get(function.qname, set()) & _all_bound(function))
+
+    def is_active(self, key: ScopeKey) -> bool:
+        return key in self._active
 
     def _param(self, key: ScopeKey, param: tuple) -> int:
         return self.node(("v", key, param[0], param[3]))
@@ -235,10 +267,17 @@ class Solver:
         elif isinstance(callee, TensorMethod):
             self.record(caller, Call(line, column, callee, "method"))
             self.add(result, [TENSOR])
+        elif callee is IDENTITY and arguments.positional:
+            self.copy(arguments.positional[0], result)
         elif isinstance(callee, Partial):
             self.invoke(caller, site, callee.function, arguments, result)
         elif isinstance(callee, ContainerMethod):
+            if callee.container.site[0] != "external":  # an OrderedDict's methods are not dict's
+                self.record(caller, Call(line, column, Builtin(f"{callee.container.kind}.{callee.name}"), "method"))
             _container_method(self, callee, arguments, result)
+        elif isinstance(callee, BuiltinMethod):
+            self.record(caller, Call(line, column, Builtin(f"{callee.type}.{callee.name}"), "method"))
+            _builtin_method_result(self, callee, result)
         elif isinstance(callee, ObjectSetattr):
             _setattr(self, callee.receiver, arguments)
         elif isinstance(callee, AutogradApply):
@@ -329,7 +368,7 @@ class Solver:
             self.add(class_node, [Class(cls)])
             with_class = Arguments((class_node, *arguments.positional), arguments.keywords, arguments.star, arguments.double_star)
             node = self.fresh()
-            self.on(node, lambda value: self.invoke(caller, site, value, with_class, self.fresh(), "call")
+            self.on(node, lambda value: self.invoke(caller, site, value, with_class, self.fresh(), "new")
                     if isinstance(value, Function) else None)
             self.copy(new, node)
         init = self.class_attribute(cls, "__init__")
@@ -365,6 +404,8 @@ class Solver:
             self.add(result, [Container("dict", ("external", dotted, result))])
         elif dotted in _RETURNS_FIRST_ARGUMENT and arguments.positional:
             self.copy(arguments.positional[0], result)
+        elif dotted in _WRAPS:
+            self.add(result, [IDENTITY])  # @functools.wraps(fn) gives back the wrapper it decorates
         elif dotted == "functools.partial" and arguments.positional:
             self.on(arguments.positional[0], lambda value: self.add(result, [Partial(value)]))
         elif self._binds_operator(dotted):
@@ -418,6 +459,8 @@ class Solver:
                 self.add(result, [ObjectSetattr(value.receiver if isinstance(value.receiver, Instance) else None)])
         elif isinstance(value, Container):
             self.add(result, [ContainerMethod(value, name)])
+        elif isinstance(value, Constant) and value.type in _VALUE_TYPES:
+            self.add(result, [BuiltinMethod(value.type, name)])
         elif isinstance(value, Builtin) and value.name == "object" and name == "__setattr__":
             self.add(result, [ObjectSetattr(None)])
 
@@ -684,6 +727,12 @@ class _Compiler:
                 return self.solver.node(("closure", scope.qname, name))
         return self.solver.node(("global", self.scope.module, name))
 
+    def _rebound_inside(self) -> frozenset[str]:
+        """This function's locals that functions nested in it assign (`nonlocal`)."""
+        if self.scope.kind not in ("function", "lambda"):
+            return frozenset()
+        return self.solver.nonlocally_assigned(self.scope)
+
     def _enclosing_functions(self) -> list[Scope]:
         found = []
         qname = self.scope.qname
@@ -757,6 +806,10 @@ class _Compiler:
             return result
         if tag == "super":
             return self.super_(expression[1], expression[2])
+        if tag == "caught":
+            caught, result = self.expr(expression[1]), solver.fresh()
+            solver.on(caught, functools.partial(_instances_of, solver, result=result))
+            return result
         if tag == "star":
             return self.expr(expression[1])
         return solver.fresh()  # unknown
@@ -773,11 +826,14 @@ class _Compiler:
     def name(self, name: str, definitions: tuple | None) -> int:
         solver = self.solver
         if definitions is not None:
-            if len(definitions) == 1:
+            rebound = name in self._rebound_inside()
+            if len(definitions) == 1 and not rebound:
                 return solver.node(("v", self.key, name, definitions[0]))
             result = solver.fresh()
             for ident in definitions:
                 solver.copy(solver.node(("v", self.key, name, ident)), result)
+            if rebound:  # a nested function's `nonlocal name` assigns it: any call may have
+                solver.copy(solver.node(("closure", self.scope.qname, name)), result)
             return result
         for scope in self._enclosing_functions():
             if name in _all_bound(scope):
@@ -806,6 +862,7 @@ class _Compiler:
         """`super()` in a method: the class the method is defined in, and its first argument."""
         solver = self.solver
         result = solver.fresh()
+        solver.record(self.key, Call(line, column, Builtin("super"), "call"))
         scope = self.scope
         cls = scope.qname.rpartition(".")[0]
         if not scope.params or not [s for s in solver.facts.scopes(cls) if s.kind == "class"]:
@@ -936,6 +993,8 @@ def _builtin_call(solver: Solver, caller: ScopeKey, site: tuple[int, int], name:
             solver.add(solver.field(container, None), [pair])
         else:
             solver.copy(element, solver.field(container, None))
+    elif name in _CONVERSIONS:
+        solver.add(result, [Constant(_CONVERSIONS[name])])
     elif name == "dict":
         container = Container("dict", ("builtin", name, result))
         solver.add(result, [container])
@@ -956,6 +1015,27 @@ def _builtin_call(solver: Solver, caller: ScopeKey, site: tuple[int, int], name:
         solver.on(positional[0], lambda cls: solver.on(
             positional[1], lambda receiver: solver.add(result, [SuperObject(cls.qname, receiver)])
             if isinstance(cls, Class) and isinstance(receiver, (Instance, Class)) else None))
+
+
+def _instances_of(solver: Solver, value: object, result: int) -> None:
+    """An instance of a class, or of each class of a tuple of them (`except (A, B) as e`)."""
+    if isinstance(value, Class):
+        solver.add(result, [Instance(value.qname)])
+    elif isinstance(value, Container):
+        solver.on(solver.elements(value), functools.partial(_instances_of, solver, result=result))
+
+
+def _builtin_method_result(solver: Solver, method: BuiltinMethod, result: int) -> None:
+    if method.type != "str":
+        return
+    if method.name in _STR_TO_STR:
+        solver.add(result, [Constant("str")])
+    elif method.name in _STR_TO_LIST:
+        container = Container("list", ("builtin", method.name, result))
+        solver.add(result, [container])
+        solver.add(solver.field(container, None), [Constant("str")])
+    elif method.name == "encode":
+        solver.add(result, [Constant("bytes")])
 
 
 def _getattr(solver: Solver, caller: ScopeKey, site: tuple[int, int], holder: int, key: object, result: int) -> None:
@@ -987,7 +1067,13 @@ def _container_method(solver: Solver, method: ContainerMethod, arguments: Argume
         if name == "copy":
             solver.add(result, [container])
             return
-        solver.copy(solver.elements(container), result)
+        if name in ("get", "pop") and positional and container.kind == "dict":
+            # `d.get("fr")`: that key's values, as `d["fr"]` reads them; any key's when unknown
+            solver.on(positional[0], lambda key: solver.copy(
+                solver.field(container, key.value) if isinstance(key, Constant) and key.value is not None
+                else solver.elements(container), result))
+        else:
+            solver.copy(solver.elements(container), result)
         if name in ("get", "pop") and len(positional) > 1:
             solver.copy(positional[1], result)
         if name == "setdefault" and len(positional) > 1:

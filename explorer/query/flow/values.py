@@ -133,6 +133,14 @@ class ContainerMethod:
 
 
 @dataclass(frozen=True, slots=True)
+class BuiltinMethod:
+    """`"-".join`, `s.upper`: a method of a str, int, float or bytes value."""
+
+    type: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class ObjectSetattr:
     """`object.__setattr__` (or `super().__setattr__` reaching object's): stores a field."""
 
@@ -146,4 +154,10 @@ class AutogradApply:
     cls: str
 
 
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """What `functools.wraps(fn)` returns: a decorator that gives back what it is handed."""
+
+
 TENSOR = TensorValue()
+IDENTITY = Identity()
