@@ -28,10 +28,13 @@ Expressions (tuples, tag first; JSON turns them into lists):
     ("elem", E, LINE, COL)        an element got by iterating E (for, comprehension, *x)
     ("super", LINE, COL)          super() in a method (the solver knows the class)
     ("caught", E)                 what `except E as e` binds: an instance of the class(es) E
+    ("augmented", L, R, METHOD, LINE, COL)
+                                  `L op= R`: L's in-place METHOD (`__iadd__`) where its
+                                  class defines one, a list extended by R, else L or R
     ("unknown",)                  a value nothing follows (arithmetic, f-strings)
 Statements:
     ("bind", TARGET, E, LINE)     TARGET: ("local", NAME, ID) | ("free", NAME) (global or
-                                  nonlocal) | ("attr", OBJ, NAME) | ("item", OBJ, KEY)
+                                  nonlocal) | ("attr", OBJ, NAME, LINE, COL) | ("item", OBJ, KEY)
     ("eval", E) ("return", E) ("yield", E) ("raise", E, LINE)
     ("enter", E, LINE, COL)       `with E`: its __enter__ and __exit__ run
     ("star_import", DOTTED)       `from DOTTED import *`
@@ -62,6 +65,11 @@ _LITERALS = {
 }
 _SCOPE_NODES = ("function_definition", "class_definition", "lambda")
 _COMPREHENSIONS = ("list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression")
+_IN_PLACE = {
+    "+=": "__iadd__", "-=": "__isub__", "*=": "__imul__", "/=": "__itruediv__", "//=": "__ifloordiv__",
+    "%=": "__imod__", "@=": "__imatmul__", "&=": "__iand__", "|=": "__ior__", "^=": "__ixor__",
+    "<<=": "__ilshift__", ">>=": "__irshift__", "**=": "__ipow__",
+}
 _TARGET_HOLDERS = ("assignment", "augmented_assignment", "for_statement", "for_in_clause", "named_expression", "as_pattern")
 
 
@@ -168,7 +176,10 @@ class _ScopeWalker:
             self.assignment(node)
         elif node.type == "augmented_assignment":
             left = tsx.field(node, "left")
-            value = ("any", (self.expr(left), self.expr(node.child_by_field_name("right"))))
+            operator = node.child_by_field_name("operator")
+            method = _IN_PLACE.get(tsx.text(operator) if operator is not None else "", "__iadd__")
+            value = ("augmented", self.expr(left), self.expr(node.child_by_field_name("right")), method,
+                     tsx.line(node), node.start_point[1])
             self.assign(left, value, tsx.line(node))
         elif node.type == "yield":
             self.generator = True
@@ -227,7 +238,9 @@ class _ScopeWalker:
             self.statements.append(("bind", self.store(target), value, line))
         elif kind == "attribute":
             obj = self.expr(target.child_by_field_name("object"))
-            self.statements.append(("bind", ("attr", obj, tsx.text(target.child_by_field_name("attribute"))), value, line))
+            attribute = target.child_by_field_name("attribute")
+            if attribute is not None:  # missing in a broken file
+                self.statements.append(("bind", ("attr", obj, tsx.text(attribute), line, attribute.start_point[1]), value, line))
         elif kind == "subscript":
             obj = self.expr(target.child_by_field_name("value"))
             self.statements.append(("bind", ("item", obj, _key(target.child_by_field_name("subscript"))), value, line))

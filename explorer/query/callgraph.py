@@ -114,6 +114,7 @@ def _callee_name(call: Call) -> str | None:
         return f"torch.Tensor.{target.name}"
     if isinstance(target, (Class, Instance)):
         return None
-    if call.kind == "new":
-        return None  # the convention: calling a class is an edge to its __init__ alone
+    if call.kind in ("new", "operator"):
+        # the convention: calling a class is an edge to its __init__ alone; operators are no edges
+        return None
     return target[0]

@@ -83,7 +83,9 @@ class Call:
     line: int
     column: int
     target: ScopeKey | External | Builtin | TensorMethod
-    kind: str  # call, method (a bound method or an implicit protocol call), new (__new__ as a class is called)
+    # call, method (a bound method or an implicit protocol call), new (__new__ as a class
+    # is called), operator (an in-place operator's method, `+=`)
+    kind: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,11 +281,16 @@ class Solver:
             self.record(caller, Call(line, column, Builtin(f"{callee.type}.{callee.name}"), "method"))
             _builtin_method_result(self, callee, result)
         elif isinstance(callee, ObjectSetattr):
-            _setattr(self, callee.receiver, arguments)
+            # Inside a class's own __setattr__, forwarding to object's stores what `obj.x = v`
+            # stored already (a field per name); its parameters hold every name and value
+            # assigned anywhere, which would cross every field with every value
+            if caller[0].rpartition(".")[2] != "__setattr__":
+                _setattr(self, callee.receiver, arguments)
         elif isinstance(callee, AutogradApply):
             forward = self.class_attribute(callee.cls, "forward")
             if forward is not None:
-                ctx = self.fresh()  # the ctx object the engine makes
+                ctx = self.fresh()  # the ctx the engine makes: an instance of the class, a FunctionCtx
+                self.add(ctx, [Instance(callee.cls)])
                 shifted = Arguments((ctx, *arguments.positional), arguments.keywords, arguments.star, arguments.double_star)
                 node = self.fresh()
                 self.on(node, lambda value: self.invoke(caller, site, value.function if isinstance(value, StaticMethod) else value,
@@ -317,6 +324,13 @@ class Solver:
         self._bind_arguments(key, parameters, arguments)
         if scope.generator:
             self.add(result, [Generator(function, context)])
+            return
+        returned = _returned_parameter(scope)
+        passed = _argument_for(parameters, arguments, returned) if returned is not None else None
+        if passed is not None:
+            # `def deco(fn): ...; return fn`: this call gives back what this call passed,
+            # not what every call of it passed (each decorated method stays itself)
+            self.copy(passed, result)
         else:
             self.copy(self.node(("return", key)), result)
 
@@ -414,7 +428,9 @@ class Solver:
     # -- attributes ------------------------------------------------------------------------
 
     def load_attribute(self, caller: ScopeKey, site: tuple[int, int], value: object, name: str, result: int) -> None:
-        if isinstance(value, Instance):
+        if isinstance(value, Instance) and name == "__dict__":
+            self.add(result, [Container("dict", ("__dict__", value.cls))])
+        elif isinstance(value, Instance):
             self.instance_made(value.cls)
             self.copy(self.node(("field", value.cls, name)), result)
             found = self.class_attribute(value.cls, name)
@@ -427,10 +443,11 @@ class Solver:
             elif (owner := self._stub_base(value.cls)) is not None:
                 self.add(result, [External(f"{owner}.{name}")])
         elif isinstance(value, Class):
-            if name == "apply" and self._is_autograd_function(value.qname):
+            found = self.class_attribute(value.qname, name)
+            if found is None and name == "apply" and self._is_autograd_function(value.qname):
+                # the tree has no source for Function.apply: it runs forward
                 self.add(result, [AutogradApply(value.qname)])
                 return
-            found = self.class_attribute(value.qname, name)
             if found is not None:
                 node = self.fresh()
                 self.on(node, lambda member: self.add(result, [self._class_member(member, value)]))
@@ -457,6 +474,9 @@ class Solver:
                 self.copy(found, node)
             elif name == "__setattr__":
                 self.add(result, [ObjectSetattr(value.receiver if isinstance(value.receiver, Instance) else None)])
+            elif name == "apply" and self._is_autograd_function(cls):
+                # Function.apply's `super().apply(*args)`: the native base runs cls.forward
+                self.add(result, [AutogradApply(cls)])
         elif isinstance(value, Container):
             self.add(result, [ContainerMethod(value, name)])
         elif isinstance(value, Constant) and value.type in _VALUE_TYPES:
@@ -579,6 +599,8 @@ class Solver:
     def field(self, container: Container, key: str | int | None) -> int:
         """The node of one element of a container (key None: an element at no known key);
         every element also flows into the container's `all` node."""
+        if container.site[0] == "__dict__" and isinstance(key, str):
+            return self.node(("field", container.site[1], key))  # `obj.__dict__["x"]` is obj.x
         node_key = ("element", container, key)
         if node_key not in self._keys:
             node = self.node(node_key)
@@ -672,16 +694,23 @@ class _Compiler:
         elif tag == "attr":
             holder = self.expr(target[1])
             name = target[2]
-            solver.on(holder, lambda obj: self._store_attribute(obj, name, value))
+            site = (target[3], target[4]) if len(target) > 4 else (0, 0)
+            solver.on(holder, lambda obj: self._store_attribute(obj, name, value, site))
         elif tag == "item":
             holder = self.expr(target[1])
             key = target[2]
             solver.on(holder, lambda obj: self._store_item(obj, key, value))
 
-    def _store_attribute(self, obj: object, name: str, value: int) -> None:
+    def _store_attribute(self, obj: object, name: str, value: int, site: tuple[int, int]) -> None:
         solver = self.solver
         if isinstance(obj, Instance):
             solver.copy(value, solver.node(("field", obj.cls, name)))
+            setter = solver.class_attribute(obj.cls, "__setattr__")
+            if setter is not None:
+                # `self.conv = Conv2d(...)` on an nn.Module runs Module.__setattr__, which
+                # files the value in a registry (`_modules`) that iteration reads
+                key = self._key_node(name)
+                solver.on(setter, lambda member: self._call_member(member, obj, Arguments((key, value)), site, "operator"))
         elif isinstance(obj, Class):
             solver.copy(value, solver.node(("class", obj.qname, name)))
         elif isinstance(obj, Module):
@@ -700,10 +729,12 @@ class _Compiler:
                 arguments = Arguments((key_node, value))
                 solver.on(found, lambda member: self._call_member(member, obj, arguments))
 
-    def _call_member(self, member: object, instance: Instance, arguments: Arguments, site: tuple[int, int] = (0, 0)) -> None:
+    def _call_member(
+        self, member: object, instance: Instance, arguments: Arguments, site: tuple[int, int] = (0, 0), kind: str = "method",
+    ) -> None:
         bound = self.solver.bind(member, instance)
         if bound is not None:
-            self.solver.invoke(self.key, site, bound, arguments, self.solver.fresh(), "method")
+            self.solver.invoke(self.key, site, bound, arguments, self.solver.fresh(), kind)
 
     def local(self, name: str, ident: int) -> int:
         """A definition of a local: in a module it is also the global, in a class body the
@@ -806,6 +837,11 @@ class _Compiler:
             return result
         if tag == "super":
             return self.super_(expression[1], expression[2])
+        if tag == "augmented":
+            left, right, result = self.expr(expression[1]), self.expr(expression[2]), solver.fresh()
+            site, method = (expression[4], expression[5]), expression[3]
+            solver.on(left, lambda value: self._in_place(value, method, right, site, result))
+            return result
         if tag == "caught":
             caught, result = self.expr(expression[1]), solver.fresh()
             solver.on(caught, functools.partial(_instances_of, solver, result=result))
@@ -813,6 +849,21 @@ class _Compiler:
         if tag == "star":
             return self.expr(expression[1])
         return solver.fresh()  # unknown
+
+    def _in_place(self, value: object, method: str, right: int, site: tuple[int, int], result: int) -> None:
+        """`value op= right`: an instance's in-place operator method runs (a call the source
+        writes as an operator); a list or set takes right's elements; anything else stays."""
+        solver = self.solver
+        found = solver.class_attribute(value.cls, method) if isinstance(value, Instance) else None
+        if isinstance(value, Instance) and found is not None:
+            solver.on(found, lambda member: solver.invoke(
+                self.key, site, solver.bind(member, value), Arguments((right,)), result, "operator"))
+            return
+        solver.add(result, [value])
+        if isinstance(value, Container) and value.kind in ("list", "set"):
+            _iterate(solver, self.key, site, right, solver.field(value, None))
+        elif not isinstance(value, (Instance, Container, TensorValue)):
+            solver.copy(right, result)  # `total = None; total += f`: whichever it is
 
     def _defaults(self, qname: str, line: int) -> None:
         """A def's parameter defaults are evaluated where the def runs."""
@@ -924,6 +975,33 @@ class _Compiler:
         bound = self.solver.bind(member, instance)
         if bound is not None:
             self.solver.invoke(self.key, (0, 0), bound, Arguments((key_node,)), result, "method")
+
+
+def _returned_parameter(scope: Scope) -> str | None:
+    """The parameter a function returns unchanged at every return (an identity decorator,
+    a registering one), or None."""
+    returns = [statement[1] for statement in scope.body if statement[0] == "return"]
+    if not returns:
+        return None
+    names = {r[1] for r in returns if r[0] == "name" and r[2] is not None}
+    if len(names) != 1 or len(returns) != sum(1 for r in returns if r[0] == "name"):
+        return None
+    (name,) = names
+    parameter = next((p for p in scope.params if p[0] == name and p[1] in ("pos", "kwonly")), None)
+    if parameter is None or any(tuple(r[2]) != (parameter[3],) for r in returns):
+        return None  # reassigned before some return
+    if any(s[0] == "bind" and s[1][0] == "local" and s[1][1] == name for s in scope.body):
+        return None
+    return name
+
+
+def _argument_for(parameters: list[tuple], arguments: Arguments, name: str) -> int | None:
+    """The argument node a call passes for parameter `name` (None when spread or absent)."""
+    positional = [p for p in parameters if p[1] == "pos"]
+    for index, parameter in enumerate(positional):
+        if parameter[0] == name and index < len(arguments.positional):
+            return arguments.positional[index]
+    return next((node for keyword, node in arguments.keywords if keyword == name), None)
 
 
 def _all_bound(scope: Scope) -> frozenset[str]:
