@@ -48,6 +48,7 @@ class Recorder:
         self.open_frames = []  # frames whose 'call' was recorded and whose 'return' is due
         self.capped = False
         self.importing = None  # the module body being imported, whose calls are not recorded
+        self.receivers = []  # (event index, class of `self`) for calls of methods
 
     def _index(self, frame):
         code = frame.f_code
@@ -81,6 +82,11 @@ class Recorder:
                 # its line would not be a line of the recorded parent.
                 line, opcode = 0, _CALL
             self.open_frames.append(frame)
+            code = frame.f_code
+            if code.co_argcount and code.co_varnames[0] == "self":
+                # the class `self` is in this call: the static graph resolves `self.m()` by it
+                receiver = type(frame.f_locals.get("self"))
+                self.receivers.append((len(self.events), f"{receiver.__module__}.{receiver.__qualname__}"))
             self.events.append((CALL, time.perf_counter_ns(), index, line, opcode))
             if frame.f_code.co_name == "<module>" and frame.f_code.co_filename not in ("<string>", _SCRIPT[0]):
                 self.importing = frame
@@ -112,6 +118,7 @@ class Recorder:
             "max_events": self.max_events,
             "codes": codes,
             "events": events,
+            "receivers": self.receivers,
         }
         with open(path, "w", encoding="utf-8") as out:
             json.dump(document, out)

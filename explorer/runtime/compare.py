@@ -77,7 +77,7 @@ def compare_run(store: IndexStore, root: str, tree: RunFrame, backend: str = "al
         if node is None:
             stack.extend((child, None, None) for child in reversed(frame.children))
             continue
-        node = matcher.receiver_node(node, called)
+        node = matcher.with_receiver(node, frame) or matcher.receiver_node(node, called)
         if node.layer is Layer.BINDING:
             # What a binding runs besides the operators it binds is the extension module's own
             # code (a number made a tensor, Tensor.size, Tensor.to), which no edge links to.
@@ -92,7 +92,7 @@ def compare_run(store: IndexStore, root: str, tree: RunFrame, backend: str = "al
             if identity not in seen:
                 seen.add(identity)
                 (confirmed if static is not None else dynamic_only).append(RunEdge(frame, callee, static.kind if static else None))
-            onward[id(callee)] = static.target if static is not None and static.target.symbol.qname == callee.name else None
+            onward[id(callee)] = matcher.onward(node, static, callee) if static is not None and static.target.symbol.qname == callee.name else None
         # A kernel's body runs once per emulated thread and is not recorded (the launcher
         # reports the launch alone): what it calls cannot be told from the run.
         if node.key not in checked and node.symbol.kind is not SymbolKind.KERNEL:
@@ -137,6 +137,15 @@ class _Matcher:
         chosen = exact or same_file or found
         return chosen[0] if chosen else None
 
+    def with_receiver(self, node: CallNode, frame: RunFrame) -> CallNode | None:
+        """The method in the context of the class its `self` was of in this run, when the run
+        recorded it and the index has that class."""
+        if frame.receiver is None or node.layer is not Layer.PYTHON or node.symbol.kind is not SymbolKind.METHOD:
+            return None
+        if not any(s.kind is SymbolKind.CLASS for s in self.store.symbols_with_qname(frame.receiver)):
+            return None
+        return CallNode(node.symbol, node.layer, frame.receiver)
+
     def receiver_node(self, plain: CallNode, called: list[RunFrame]) -> CallNode:
         """The caller with the class its `self` was in this run, when that explains more of
         its calls: `Module._call_impl` calling `Conv2d.forward` ran on a Conv2d, and the
@@ -154,6 +163,16 @@ class _Matcher:
             if count > best_count:
                 best, best_count = candidate, count
         return best
+
+    def onward(self, caller: CallNode, static: CallEdge, callee: RunFrame) -> CallNode:
+        """The node a callee ran as: of the caller's edges to it in several contexts
+        (`module._apply(fn)` over children of several classes), the one whose edges explain
+        most of what this run of it called."""
+        targets = [edge.target for edge in self.graph.edges(caller) if edge.target.symbol.qname == callee.name]
+        if len({target.self_class for target in targets}) <= 1:
+            return static.target
+        called = [c for c in callee.children if c.reach not in _UNCOMPARED and self.node(c) is not None]
+        return max(targets, key=lambda target: self._explained(target, called))
 
     def _explained(self, node: CallNode, called: list[RunFrame]) -> int:
         return sum(self.static_edge(node, callee) is not None for callee in called)

@@ -40,6 +40,7 @@ class RawFrame:
     explicit: bool  # Python: entered by a call instruction of its caller
     calls: int = 1  # native: consecutive identical calls of a leaf, counted by the recorder
     children: list[RawFrame] = field(default_factory=list)
+    receiver: str | None = None  # Python: the class of `self` (module.qualname) for a method call
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,7 @@ class PythonRecording:
     error: str | None
     capped: bool
     max_events: int
+    receivers: dict[int, str] = field(default_factory=dict)  # event index -> the class of `self`
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +69,7 @@ def read_python(path: Path) -> PythonRecording:
     codes = [PythonCode(c["file"], c["qualname"], c["line"], c["module"], c["body"]) for c in document["codes"]]
     return PythonRecording(
         codes, [tuple(e) for e in document["events"]], document["exit_code"], document["error"],
-        document["capped"], document["max_events"],
+        document["capped"], document["max_events"], {int(at): name for at, name in document.get("receivers", [])},
     )
 
 
@@ -103,17 +105,19 @@ def read_native(path: Path) -> NativeRecording | None:
 
 def merge(python: PythonRecording, native: NativeRecording | None) -> RawFrame:
     """One tree under a synthetic root (ident -1) from both recordings, ordered by time."""
-    stream: list[tuple[int, int, bool, int, int, bool, int]] = [  # time, kind, native, ident, site, explicit, calls
-        (t, kind, False, index, line, bool(explicit), 1) for kind, t, index, line, explicit in python.events
+    # time, kind, native, ident, site, explicit, calls, receiver
+    stream: list[tuple[int, int, bool, int, int, bool, int, str | None]] = [
+        (t, kind, False, index, line, bool(explicit), 1, python.receivers.get(at))
+        for at, (kind, t, index, line, explicit) in enumerate(python.events)
     ]
     if native is not None:
-        stream.extend((t, kind, True, function, site, True, calls) for t, function, site, kind, calls in native.events)
+        stream.extend((t, kind, True, function, site, True, calls, None) for t, function, site, kind, calls in native.events)
         stream.sort(key=lambda event: event[0])  # stable: equal times keep their recorded order
     root = RawFrame(False, -1, 0, True)
     stack = [root]
-    for _, kind, is_native, ident, site, explicit, calls in stream:
+    for _, kind, is_native, ident, site, explicit, calls, receiver in stream:
         if kind == CALL:
-            frame = RawFrame(is_native, ident, site, explicit, calls)
+            frame = RawFrame(is_native, ident, site, explicit, calls, receiver=receiver)
             stack[-1].children.append(frame)
             stack.append(frame)
             continue

@@ -34,6 +34,7 @@ class RunFrame:
     site: tuple[str, int] | None = None  # where the parent made the call, when known
     calls: int = 1  # identical consecutive calls from one parent, folded into one frame
     children: tuple[RunFrame, ...] = ()
+    receiver: str | None = None  # a method's `self` was of this class (module.qualname), where recorded
 
     def identity(self) -> tuple[str, str | None, int | None, str]:
         """What makes two sibling frames 'the same call' for folding."""

@@ -84,7 +84,13 @@ class Namer:
                 entry = replace(self._runtime_entry(named.runtime), site=self._site(child, raw, program_file))
                 if not child.explicit:
                     entry = replace(entry, reach=Reach.IMPLICIT)
-                shown.append(replace(entry, children=tuple(self._children(child, None, None, None, in_runtime=True))))
+                below = self._children(child, None, None, None, in_runtime=True)
+                if not self._first(entry.name) and any(frame.layer is Layer.PYTHON for frame in below):
+                    # plumbing the stubs do not declare that calls back into the tree
+                    # (Function.apply running forward): the calls are its caller's
+                    shown.extend(below)
+                    continue
+                shown.append(replace(entry, children=tuple(below)))
                 continue
             if named.frame is None:
                 if named.op is not None and named.op != op:
@@ -98,7 +104,7 @@ class Namer:
                 continue
             if key is not None and frame.layer in (Layer.CPP, Layer.CUDA):
                 frame = replace(frame, reach=Reach.DISPATCH, key=key)
-            frame = replace(frame, site=self._site(child, raw, program_file), calls=child.calls)
+            frame = replace(frame, site=self._site(child, raw, program_file), calls=child.calls, receiver=child.receiver)
             own_file = self._file_of(child)
             # Below a binding, the runtime's Python is its plumbing (argument parsing, ctypes).
             below = self._children(child, own_file, None, None, in_runtime=frame.layer is Layer.BINDING)
