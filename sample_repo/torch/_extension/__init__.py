@@ -63,7 +63,7 @@ def install() -> types.ModuleType:
                  "_get_mkldnn_enabled", "_set_mkldnn_enabled", "_cudnn_version", "_cuda_getDeviceCount",
                  "_cuda_isAvailable", "_add_docstr", "_get_tracing_state", "_log_api_usage_once",
                  "_has_torch_function", "_has_torch_function_unary", "_has_torch_function_variadic",
-                 "_disabled_torch_function_impl", "_ImperativeEngine"):
+                 "_disabled_torch_function_impl", "_ImperativeEngine", "_FunctionBase"):
         setattr(module, name, getattr(functions, name))
     module._has_cudnn = bool(native.lib.THPModule_hasCuDNN())
     module._has_mkldnn = bool(native.lib.THPModule_hasMKLDNN())

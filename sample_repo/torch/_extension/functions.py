@@ -130,6 +130,17 @@ _disabled_torch_function_impl = _DisabledTorchFunctionImpl()
 # ------------------------------------------------------------------ autograd engine
 
 
+class _FunctionBase:
+    """The native base of torch.autograd.Function. apply makes the context (an instance of the
+    Function class, so its FunctionCtx methods are there) and runs forward on it; the
+    bundled runtime records no graph for backward."""
+
+    @classmethod
+    def apply(cls, *args: Any) -> Any:
+        ctx = object.__new__(cls)
+        return cls.forward(ctx, *args)
+
+
 class _ImperativeEngine:
     """The autograd engine. The bundled runtime runs forward only."""
 

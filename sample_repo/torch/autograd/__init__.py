@@ -8,9 +8,10 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import torch
 from torch._C import _ImperativeEngine
+from torch.autograd.function import Function, FunctionCtx
 from torch.autograd.grad_mode import enable_grad, no_grad, set_grad_enabled
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled"]
+__all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled"]
 
 _TensorOrTensors = Union[torch.Tensor, Sequence[torch.Tensor]]
 

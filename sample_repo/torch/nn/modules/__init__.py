@@ -1,7 +1,7 @@
 from .module import Module
 from .activation import ReLU, Softmax
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .container import Sequential
+from .container import ModuleList, Sequential
 from .conv import Conv1d, Conv2d
 from .dropout import Dropout
 from .linear import Identity, Linear
@@ -21,6 +21,7 @@ __all__ = [
     "Linear",
     "MaxPool2d",
     "Module",
+    "ModuleList",
     "RNNBase",
     "ReLU",
     "Sequential",

@@ -3,13 +3,13 @@
 import operator
 from collections import OrderedDict
 from itertools import islice
-from typing import Any, Iterator, Union, overload
+from typing import Any, Iterable, Iterator, Optional, Union, overload
 
 from torch._jit_internal import _copy_to_script_wrapper
 
 from .module import Module
 
-__all__ = ["Sequential"]
+__all__ = ["Sequential", "ModuleList"]
 
 
 class Sequential(Module):
@@ -80,3 +80,56 @@ class Sequential(Module):
         for module in self:
             input = module(input)
         return input
+
+
+class ModuleList(Module):
+    """Hold submodules in a list; each is registered, so it moves with `.to()`.
+
+    Indexing and iterating give the modules back; calling them is the owner's business.
+    """
+
+    _modules: "OrderedDict[str, Module]"  # type: ignore[assignment]
+
+    def __init__(self, modules: Optional[Iterable[Module]] = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self += modules
+
+    def _get_abs_string_index(self, idx: int) -> str:
+        idx = operator.index(idx)
+        if not (-len(self) <= idx < len(self)):
+            raise IndexError(f"index {idx} is out of range")
+        if idx < 0:
+            idx += len(self)
+        return str(idx)
+
+    @_copy_to_script_wrapper
+    def __getitem__(self, idx: Union[int, slice]) -> Union[Module, "ModuleList"]:
+        if isinstance(idx, slice):
+            return self.__class__(list(self._modules.values())[idx])
+        return self._modules[self._get_abs_string_index(idx)]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        idx = self._get_abs_string_index(idx)
+        return setattr(self, str(idx), module)
+
+    @_copy_to_script_wrapper
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    @_copy_to_script_wrapper
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules: Iterable[Module]) -> "ModuleList":
+        return self.extend(modules)
+
+    def append(self, module: Module) -> "ModuleList":
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> "ModuleList":
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
+        return self
