@@ -92,7 +92,7 @@ class PythonEdges:
                 if site.kind is not CallKind.DECORATOR:
                     yield from self.call_targets(node, site)
 
-    def call_targets(self, node: CallNode, site: CallSite) -> Iterator[CallEdge]:
+    def call_targets(self, node: CallNode, site: CallSite, through_locals: bool = True) -> Iterator[CallEdge]:
         """The definitions one call site may run. A call through a local name is resolved as
         a call of each value the local may hold, in a loop rather than by recursion: each local
         is followed once (`a = b; b = a` must not loop, and a chain of a thousand locals must
@@ -102,7 +102,7 @@ class PythonEdges:
         shape: list[CallShape | None] = []  # read from the source once, when a binding is reached
         while pending:
             current = pending.pop()
-            for found in self._site_targets(node, current):
+            for found in self._site_targets(node, current, through_locals):
                 if isinstance(found, CallEdge):
                     if found.target.layer is Layer.BINDING or found.target.symbol.kind is SymbolKind.ALIAS:
                         if not shape:
@@ -118,9 +118,11 @@ class PythonEdges:
                         current._replace(callee=value, qualified=self._expand(node.symbol, value)) for value in reversed(values)
                     ]
 
-    def _site_targets(self, node: CallNode, site: CallSite) -> Iterator[CallEdge | _ThroughLocal]:
+    def _site_targets(self, node: CallNode, site: CallSite, through_locals: bool = True) -> Iterator[CallEdge | _ThroughLocal]:
         """The edges of one call site by the rules that do not look through locals; a call of
-        a local name is handed back to call_targets as the values the local may hold."""
+        a local name is handed back to call_targets as the values the local may hold. Without
+        `through_locals` (the value-flow solver has followed them already), locals are not
+        read at all."""
         symbol = node.symbol
         where = (symbol.path or "", site.line)
         own_class = symbol.qname.rsplit(".", 1)[0] if symbol.kind is SymbolKind.METHOD else None
@@ -134,7 +136,7 @@ class PythonEdges:
             if own_class is not None and "." not in name:
                 context = node.self_class or own_class
                 yield from self._member_edges(context, name, where, context, after=own_class)
-        elif rest and "." not in rest and site.qualified == written and (made_from := self._instances(symbol, head)):
+        elif through_locals and rest and "." not in rest and site.qualified == written and (made_from := self._instances(symbol, head)):
             # `a = A(); a.m()`: a method of the class the local was made from
             for class_qname in made_from:
                 yield from self._member_edges(class_qname, rest, where, class_qname)
@@ -142,7 +144,8 @@ class PythonEdges:
             # a function defined inside the caller (`def remove_from(...)` in __setattr__)
             yield from fan_out(nested, "call", None, where)
         elif not rest and site.qualified == written and not self._module_defines(symbol, written):
-            yield _ThroughLocal(written, self._local_values(symbol, written))
+            if through_locals:
+                yield _ThroughLocal(written, self._local_values(symbol, written))
         else:
             found = list(self._dotted_targets(site.qualified, module_name(symbol.path or "")))
             if not found and rest and site.qualified == written and self.tensor_methods:

@@ -118,7 +118,7 @@ class FlowEdges:
         node = CallNode(symbol, Layer.PYTHON)
         for site in self.store.calls_in(symbol.qname, symbol.path or "", (line, line)):
             if site.column == column or site.line == line and column == 0:
-                yield from self.python.call_targets(node, site)
+                yield from self.python.call_targets(node, site, through_locals=False)
                 return
 
     def _symbol(self, qname: str, line: int) -> Symbol | None:

@@ -14,40 +14,57 @@ from explorer.index.store import IndexStore
 from explorer.model import SymbolKind
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class Scope:
-    """One scope of a module: see parsers/python_flow.py for what its fields hold."""
+    """One scope of a module: see parsers/python_flow.py for what its fields hold. The
+    statements and expressions are the lists JSON decoded (tagged tuples when written; nothing
+    hashes them, and converting every one back costs more than a trace's solving)."""
 
     qname: str
     kind: str  # module, class, function, lambda
     line: int
-    params: tuple  # (name, kind, default expression or None, definition id)
-    body: tuple  # statements
-    bases: tuple  # a class's base expressions
+    params: list  # (name, kind, default expression or None, definition id)
+    body: list  # statements
+    bases: list  # a class's base expressions
     generator: bool
     module: str
     path: str
+    _bound: frozenset[str] | None = None
 
     @property
     def bound_names(self) -> frozenset[str]:
         """The names the scope's own statements bind (a class's attributes, a module's globals)."""
-        return frozenset(
-            statement[1][1] for statement in self.body if statement[0] == "bind" and statement[1][0] == "local"
-        )
+        if self._bound is None:
+            self._bound = frozenset(
+                statement[1][1] for statement in self.body if statement[0] == "bind" and statement[1][0] == "local"
+            )
+        return self._bound
 
 
 class FlowFacts:
+    """Modules are looked up by name (cheap: the index's symbols), decoded when a scope of
+    theirs is first needed, and each scope's statements turned into tuples only then: most
+    modules a trace meets are only imported, not run."""
+
     def __init__(self, store: IndexStore) -> None:
         self.store = store
-        self._modules: dict[str, dict[tuple[str, int], Scope] | None] = {}
+        self._paths: dict[str, str | None] = {}
+        self._modules: dict[str, dict[tuple[str, int], Scope]] = {}
         self._by_qname: dict[str, list[Scope]] = {}
         self.read_modules = 0
+
+    def exists(self, name: str) -> bool:
+        """Whether the tree has Python source for module `name` (no decoding)."""
+        return self._path(name) is not None
 
     def module(self, name: str) -> dict[tuple[str, int], Scope] | None:
         """The scopes of module `name` by (qname, line), or None when the tree has no Python
         source for it."""
         if name not in self._modules:
-            self._modules[name] = self._read(name)
+            path = self._path(name)
+            if path is None:
+                return None
+            self._modules[name] = self._read(name, path)
         return self._modules[name]
 
     def scopes(self, qname: str) -> list[Scope]:
@@ -74,28 +91,23 @@ class FlowFacts:
         parts = qname.split(".")
         for end in range(len(parts), 0, -1):
             candidate = ".".join(parts[:end])
-            if self.module(candidate) is not None:
+            if self.exists(candidate):
                 return candidate
         return None
 
-    def _read(self, name: str) -> dict[tuple[str, int], Scope] | None:
-        modules = [s for s in self.store.symbols_with_qname(name) if s.kind is SymbolKind.MODULE and s.path and s.path.endswith(".py")]
-        if not modules:
-            return None
-        path = min(modules, key=lambda s: s.path or "").path or ""
+    def _path(self, name: str) -> str | None:
+        if name not in self._paths:
+            modules = [s for s in self.store.symbols_with_qname(name) if s.kind is SymbolKind.MODULE and s.path and s.path.endswith(".py")]
+            self._paths[name] = min(s.path or "" for s in modules) if modules else None
+        return self._paths[name]
+
+    def _read(self, name: str, path: str) -> dict[tuple[str, int], Scope]:
         text = self.store.python_flow(path)
         if text is None:
-            return None
+            return {}
         self.read_modules += 1
         scopes: dict[tuple[str, int], Scope] = {}
-        records: tuple = _tuples(json.loads(text))  # type: ignore[assignment]
-        for qname, kind, line, params, body, bases, generator in records:
+        for qname, kind, line, params, body, bases, generator in json.loads(text):
             scopes[(qname, line)] = Scope(qname, kind, line, params, body, bases, bool(generator), name, path)
         return scopes
 
-
-def _tuples(value: object) -> object:
-    """JSON's lists back into the tuples the facts were written as (hashable, as keys)."""
-    if isinstance(value, list):
-        return tuple(_tuples(item) for item in value)
-    return value

@@ -24,7 +24,7 @@ from __future__ import annotations
 import builtins
 import functools
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from explorer.query.flow.facts import FlowFacts, Scope
@@ -118,13 +118,14 @@ class Solver:
         self._queue: deque[tuple[int, list]] = deque()
         # scopes made reachable, compiled by solve(): compiling one from inside another's
         # handler would recurse as deep as the call chain is long
-        self._to_compile: deque[tuple[Scope, tuple]] = deque()
+        self._to_compile: deque[tuple[Scope, tuple, tuple | None]] = deque()  # None: the whole body
         self.capped = 0  # nodes whose values were capped
         self.calls: dict[ScopeKey, set[Call]] = {}
         self.open_sites: dict[ScopeKey, list[OpenSite]] = {}
         self._active: set[ScopeKey] = set()
         self._compiled_classes: set[str] = set()
         self._compiled_modules: set[str] = set()
+        self._compiled_globals: set[tuple[str, str]] = set()  # (module, name) whose bindings are compiled
         self._instances: set[str] = set()
         self._free_assigned: dict[str, dict[str, set[str]]] = {}  # per module: see nonlocally_assigned
         self._allocations = 0
@@ -175,8 +176,8 @@ class Solver:
     def solve(self) -> None:
         while self._queue or self._to_compile:
             if self._to_compile:
-                scope, key = self._to_compile.popleft()
-                _Compiler(self, scope, key).statements(scope.body)
+                scope, key, statements = self._to_compile.popleft()
+                _Compiler(self, scope, key).statements(scope.body if statements is None else statements)
                 continue
             node, new = self._queue.popleft()
             for target in list(self._copies[node]):
@@ -216,7 +217,7 @@ class Solver:
                 self.copy(self.node(("default", scope.qname, scope.line, param[0])), self._param(key, param))
             # what a closure inside reads of it (`fn` in a decorator's wrapper)
             self.copy(self._param(key, param), self.node(("closure", scope.qname, param[0])))
-        self._to_compile.append((scope, key))
+        self._to_compile.append((scope, key, None))
         return key
 
     def nonlocally_assigned(self, function: Scope) -> frozenset[str]:
@@ -540,7 +541,7 @@ class Solver:
         if scope.qname in self._compiled_classes:
             return
         self._compiled_classes.add(scope.qname)
-        self._to_compile.append((scope, (scope.qname, scope.line, None)))
+        self._to_compile.append((scope, (scope.qname, scope.line, None), None))
 
     def is_tensor_class(self, cls: str) -> bool:
         return any(owner in _TENSOR_CLASSES for owner in self._mro(cls))
@@ -553,16 +554,16 @@ class Solver:
         submodule, or, for a module outside the tree, a name from outside. Whether found."""
         scope = self.facts.module_scope(module)
         if scope is None:
-            if self.facts.module(f"{module}.{name}") is not None:
+            if self.facts.exists(f"{module}.{name}"):
                 self.add(result, [Module(f"{module}.{name}")])
             else:
                 self.add(result, [External(f"{module}.{name}")])
             return True
         if name in scope.bound_names:
-            self.compile_module(scope)
+            self.compile_global(scope, name)
             self.copy(self.node(("global", module, name)), result)
             return True
-        if self.facts.module(f"{module}.{name}") is not None:
+        if self.facts.exists(f"{module}.{name}"):
             self.add(result, [Module(f"{module}.{name}")])
             return True
         if self.known_outside(f"{module}.{name}"):
@@ -591,10 +592,20 @@ class Solver:
         return [statement[1] for statement in scope.body if statement[0] == "star_import"]
 
     def compile_module(self, scope: Scope) -> None:
+        """All of a module's top-level code (a call graph runs every module)."""
         if scope.module in self._compiled_modules:
             return
         self._compiled_modules.add(scope.module)
-        self._to_compile.append((scope, (scope.qname, scope.line, None)))
+        self._to_compile.append((scope, (scope.qname, scope.line, None), None))
+
+    def compile_global(self, scope: Scope, name: str) -> None:
+        """The statements of a module that bind `name`, when a value reads that global: a
+        trace that reads `torch.nn.functional.conv2d` does not run all of torch's modules."""
+        if scope.module in self._compiled_modules or (scope.module, name) in self._compiled_globals:
+            return
+        self._compiled_globals.add((scope.module, name))
+        binding = tuple(s for s in scope.body if s[0] == "bind" and s[1][0] == "local" and s[1][1] == name)
+        self._to_compile.append((scope, (scope.qname, scope.line, None), binding))
 
     def field(self, container: Container, key: str | int | None) -> int:
         """The node of one element of a container (key None: an element at no known key);
@@ -619,7 +630,7 @@ class Solver:
 
     def import_value(self, dotted: str) -> object:
         """What an import names: a module of the tree, a global of one, or a name outside."""
-        if self.facts.module(dotted) is not None:
+        if self.facts.exists(dotted):
             return Module(dotted)
         return None
 
@@ -641,7 +652,7 @@ class _Compiler:
         self.key = key
         self.containers = 0
 
-    def statements(self, body: tuple) -> None:
+    def statements(self, body: Sequence) -> None:
         for statement in body:
             tag = statement[0]
             if tag == "bind":
@@ -877,6 +888,8 @@ class _Compiler:
     def name(self, name: str, definitions: tuple | None) -> int:
         solver = self.solver
         if definitions is not None:
+            if self.scope.kind == "module":
+                solver.compile_global(self.scope, name)  # a module's locals are its globals
             rebound = name in self._rebound_inside()
             if len(definitions) == 1 and not rebound:
                 return solver.node(("v", self.key, name, definitions[0]))
@@ -897,13 +910,13 @@ class _Compiler:
     def imported(self, dotted: str) -> int:
         solver = self.solver
         result = solver.fresh()
-        if solver.facts.module(dotted) is not None:
+        if solver.facts.exists(dotted):
             solver.add(result, [Module(dotted)])
             return result
         module, _, name = dotted.rpartition(".")
         # a name the index knows only from stubs or bindings (torch._C, torch.conv2d) is from
         # outside, even where a module of the tree re-exports it
-        if module and solver.facts.module(module) is not None and not solver.known_outside(dotted):
+        if module and solver.facts.exists(module) and not solver.known_outside(dotted):
             solver.add_global(module, name, result)
         else:
             solver.add(result, [External(dotted)])
@@ -983,8 +996,10 @@ def _returned_parameter(scope: Scope) -> str | None:
     returns = [statement[1] for statement in scope.body if statement[0] == "return"]
     if not returns:
         return None
-    names = {r[1] for r in returns if r[0] == "name" and r[2] is not None}
-    if len(names) != 1 or len(returns) != sum(1 for r in returns if r[0] == "name"):
+    if not all(r[0] == "name" and r[2] is not None for r in returns):
+        return None  # some return gives something else, or a global
+    names = {r[1] for r in returns}
+    if len(names) != 1:
         return None
     (name,) = names
     parameter = next((p for p in scope.params if p[0] == name and p[1] in ("pos", "kwonly")), None)
