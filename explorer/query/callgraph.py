@@ -78,7 +78,7 @@ def python_call_graph_report(store: IndexStore, root: str) -> PythonCallGraph:
             if name is not None:
                 callees.add(name)
     calls = {caller: sorted(callees) for caller, callees in sorted(graph.items())}
-    return PythonCallGraph(calls, solver.capped)
+    return PythonCallGraph(calls, len(solver.capped))
 
 
 def _owning_class(flow: FlowEdges, scope: Scope) -> str | None:

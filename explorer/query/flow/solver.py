@@ -24,7 +24,7 @@ from __future__ import annotations
 import builtins
 import functools
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from explorer.query.flow.facts import FlowFacts, Scope
@@ -61,7 +61,8 @@ _DICT_MAKERS = frozenset({"collections.OrderedDict", "collections.defaultdict", 
 # Functions from outside that return their first argument: PyTorch's docstring attacher
 # (`conv2d = _add_docstr(torch.conv2d, "...")` is torch.conv2d).
 _RETURNS_FIRST_ARGUMENT = frozenset({"torch._C._add_docstr", "torch._add_docstr"})
-_VALUE_TYPES = frozenset({"str", "int", "float", "bytes"})  # constants whose methods are builtins
+# the methods of the constants' types (a name they lack is no builtin method of theirs)
+_VALUE_TYPES = {t.__name__: frozenset(n for n in dir(t) if not n.startswith("_")) for t in (str, int, float, bytes)}
 # str methods that give a str, and those that give a list of them (the rest give unknowns)
 _STR_TO_STR = frozenset({
     "capitalize", "casefold", "center", "expandtabs", "format", "join", "ljust", "lower", "lstrip", "removeprefix",
@@ -70,6 +71,7 @@ _STR_TO_STR = frozenset({
 _STR_TO_LIST = frozenset({"split", "rsplit", "splitlines"})
 _CONVERSIONS = {"str": "str", "repr": "str", "format": "str", "int": "int", "float": "float", "bytes": "bytes", "chr": "str", "ascii": "str"}
 _WRAPS = frozenset({"functools.wraps"})
+_NOTHING: frozenset = frozenset()
 _MAX_VALUES = 64  # a set larger than this is capped: more values would be noise, not answers
 
 Context = str | None  # the class of `self`, for a method reached through an instance
@@ -112,14 +114,16 @@ class Solver:
         self._binds_operator = binds_operator  # whether a dotted name is a torch binding
         self.known_outside = known_outside  # whether the index knows a name only from stubs or bindings
         self._keys: dict[tuple, int] = {}
-        self._values: list[set] = []
-        self._copies: list[list[int]] = []
-        self._handlers: list[list[Callable[[object], None]]] = []
+        # a dict as an ordered set: values in the order they arrived, so that what a capped
+        # node keeps, and every result, is the same from run to run (sets iterate by hash)
+        self._values: list[dict[object, None] | None] = []
+        self._copies: list[list[int] | None] = []
+        self._handlers: list[list[Callable[[object], None]] | None] = []
         self._queue: deque[tuple[int, list]] = deque()
         # scopes made reachable, compiled by solve(): compiling one from inside another's
         # handler would recurse as deep as the call chain is long
         self._to_compile: deque[tuple[Scope, tuple, tuple | None]] = deque()  # None: the whole body
-        self.capped = 0  # nodes whose values were capped
+        self.capped: set[int] = set()  # nodes whose values were capped
         self.calls: dict[ScopeKey, set[Call]] = {}
         self.open_sites: dict[ScopeKey, list[OpenSite]] = {}
         self._active: set[ScopeKey] = set()
@@ -128,49 +132,59 @@ class Solver:
         self._compiled_globals: set[tuple[str, str]] = set()  # (module, name) whose bindings are compiled
         self._instances: set[str] = set()
         self._free_assigned: dict[str, dict[str, set[str]]] = {}  # per module: see nonlocally_assigned
-        self._allocations = 0
 
     # -- the constraint graph --------------------------------------------------------------
+
+    # A node's values, copy targets and handlers are None until it has some: most of the
+    # million nodes a whole-tree call graph makes never hold anything.
 
     def node(self, key: tuple) -> int:
         found = self._keys.get(key)
         if found is None:
-            found = self._keys[key] = len(self._values)
-            self._values.append(set())
-            self._copies.append([])
-            self._handlers.append([])
+            found = self._keys[key] = self.fresh()
         return found
 
     def fresh(self) -> int:
-        self._allocations += 1
-        return self.node(("tmp", self._allocations))
+        """A node no key names (an expression's value)."""
+        self._values.append(None)
+        self._copies.append(None)
+        self._handlers.append(None)
+        return len(self._values) - 1
 
-    def values(self, node: int) -> set:
-        return self._values[node]
+    def values(self, node: int) -> Collection[object]:
+        return self._values[node] or _NOTHING
 
     def add(self, node: int, values) -> None:
         held = self._values[node]
+        if held is None:
+            held = self._values[node] = {}
         new = [value for value in values if value not in held]
         if not new:
             return
         room = _MAX_VALUES - len(held)
         if room <= 0:
-            self.capped += 1
+            self.capped.add(node)
             return
         new = new[:room]
-        held.update(new)
+        held.update(dict.fromkeys(new))
         self._queue.append((node, new))
 
     def copy(self, source: int, target: int) -> None:
         if source == target:
             return
-        self._copies[source].append(target)
+        targets = self._copies[source]
+        if targets is None:
+            targets = self._copies[source] = []
+        targets.append(target)
         if self._values[source]:
-            self.add(target, list(self._values[source]))
+            self.add(target, list(self._values[source]))  # type: ignore[arg-type]
 
     def on(self, node: int, handler: Callable[[object], None]) -> None:
-        self._handlers[node].append(handler)
-        for value in list(self._values[node]):
+        handlers = self._handlers[node]
+        if handlers is None:
+            handlers = self._handlers[node] = []
+        handlers.append(handler)
+        for value in list(self._values[node] or ()):
             handler(value)
 
     def solve(self) -> None:
@@ -180,9 +194,9 @@ class Solver:
                 _Compiler(self, scope, key).statements(scope.body if statements is None else statements)
                 continue
             node, new = self._queue.popleft()
-            for target in list(self._copies[node]):
+            for target in list(self._copies[node] or ()):
                 self.add(target, new)
-            for handler in list(self._handlers[node]):
+            for handler in list(self._handlers[node] or ()):
                 for value in new:
                     handler(value)
 
@@ -480,7 +494,7 @@ class Solver:
                 self.add(result, [AutogradApply(cls)])
         elif isinstance(value, Container):
             self.add(result, [ContainerMethod(value, name)])
-        elif isinstance(value, Constant) and value.type in _VALUE_TYPES:
+        elif isinstance(value, Constant) and name in _VALUE_TYPES.get(value.type, ()):
             self.add(result, [BuiltinMethod(value.type, name)])
         elif isinstance(value, Builtin) and value.name == "object" and name == "__setattr__":
             self.add(result, [ObjectSetattr(None)])
