@@ -930,11 +930,18 @@ class _Compiler:
         module, _, name = dotted.rpartition(".")
         # a name the index knows only from stubs or bindings (torch._C, torch.conv2d) is from
         # outside, even where a module of the tree re-exports it
-        if module and solver.facts.exists(module) and not solver.known_outside(dotted):
+        if module and solver.facts.exists(module) and not solver.known_outside(dotted) and not self._imports_itself(module, name, dotted):
             solver.add_global(module, name, result)
         else:
             solver.add(result, [External(dotted)])
         return result
+
+    def _imports_itself(self, module: str, name: str, dotted: str) -> bool:
+        """`from . import _C as _C` in torch/__init__.py, with no torch/_C.py: the global is
+        bound only by importing itself, so it names something outside the tree."""
+        scope = self.solver.facts.module_scope(module)
+        binds = [s for s in scope.body if s[0] == "bind" and s[1][0] == "local" and s[1][1] == name] if scope else []
+        return bool(binds) and all(list(s[2]) == ["import", dotted] for s in binds)
 
     def super_(self, line: int, column: int) -> int:
         """`super()` in a method: the class the method is defined in, and its first argument."""
