@@ -207,8 +207,11 @@ def test_conv2d_diagram_keeps_every_path_and_folds_the_rest_to_the_budget(indexe
     diagram = trace_diagram(report)
     folded = fold_widest(diagram, 60)
     on_paths = [n for n in folded.nodes if n.emphasis is Emphasis.PATH]
-    assert (len(diagram.nodes), len(folded.nodes), len(on_paths)) == (129, 60, 30)
-    assert sorted(len(n.members) for n in folded.nodes if n.kind == MORE) == [5, 8, 10, 15, 36]
+    # 126: value flow dropped three name guesses of the name rules (`set.add` in named_children
+    # as aten::add.Tensor and add.Scalar; the `_compiled_call_impl = None` attribute as a
+    # callee) and names `_pair` as the `parse` that `_ntuple(2)` returns (utils.py:10)
+    assert (len(diagram.nodes), len(folded.nodes), len(on_paths)) == (126, 60, 30)
+    assert sorted(len(n.members) for n in folded.nodes if n.kind == MORE) == [4, 8, 8, 15, 36]  # the three off the paths
     placed = {(n.name, n.path, n.line) for n in on_paths}
     assert {
         ("Conv2d._conv_forward", "torch/nn/modules/conv.py", 449),

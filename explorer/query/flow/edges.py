@@ -61,20 +61,21 @@ class FlowEdges:
         by_site: dict[tuple[int, int], list[Call]] = {}
         for call in self.solver.calls.get(key, set()):
             by_site.setdefault((call.line, call.column), []).append(call)
-        unresolved: dict[tuple[int, int], bool] = {}
-        for site in self.solver.open_sites.get(key, ()):
-            position = (site.line, site.column)
-            if position in by_site or self.solver.values(site.callee_node):
-                continue
-            # a method of a value known, and known not to be a tensor or a callable, has no target
-            unresolved[position] = site.receiver_node is None or not self.solver.values(site.receiver_node)
+        # A site the solver found no callee for: what reached its receiver lacks the member
+        # (a parameter holding a tuple some caller passed cannot be what `input.softmax()` runs
+        # on), or nothing reached it. The name rules answer, marked as name-only. A member the
+        # receiver has (`seen.add` on a set) is a resolved call, and gets no guess.
+        unresolved = {
+            (site.line, site.column) for site in self.solver.open_sites.get(key, ())
+            if (site.line, site.column) not in by_site and not self.solver.values(site.callee_node)
+        }
         for position in sorted({*by_site, *unresolved}):
             if position in by_site:
                 found = sorted(by_site[position], key=_order)
                 # several targets of one call are each a value that reaches it: each is exact
                 for call in found:
                     yield from self._targets(call, symbol, depth)
-            elif unresolved[position]:
+            else:
                 yield from self._by_name(symbol, *position)
 
     def _targets(self, call: Call, caller: Symbol, depth: int) -> Iterator[CallEdge]:

@@ -70,6 +70,7 @@ _STR_TO_STR = frozenset({
 })
 _STR_TO_LIST = frozenset({"split", "rsplit", "splitlines"})
 _CONVERSIONS = {"str": "str", "repr": "str", "format": "str", "int": "int", "float": "float", "bytes": "bytes", "chr": "str", "ascii": "str"}
+_CONTAINER_METHODS = {t.__name__: frozenset(n for n in dir(t) if not n.startswith("_")) for t in (dict, list, tuple, set)}
 _WRAPS = frozenset({"functools.wraps"})
 _NOTHING: frozenset = frozenset()
 _MAX_VALUES = 64  # a set larger than this is capped: more values would be noise, not answers
@@ -92,14 +93,12 @@ class Call:
 
 @dataclass(frozen=True, slots=True)
 class OpenSite:
-    """A call site whose callee value is not known when solving ends: `receiver_node`'s
-    values say whether the name may be a tensor method."""
+    """A call site of a scope, with the node of its callee: one that holds no value when
+    solving ends is answered by the name rules (flow/edges.py)."""
 
     line: int
     column: int
     callee_node: int
-    receiver_node: int | None
-    member: str | None
 
 
 class Solver:
@@ -493,7 +492,8 @@ class Solver:
                 # Function.apply's `super().apply(*args)`: the native base runs cls.forward
                 self.add(result, [AutogradApply(cls)])
         elif isinstance(value, Container):
-            self.add(result, [ContainerMethod(value, name)])
+            if name in _CONTAINER_METHODS[value.kind]:  # `args.softmax` is no tuple's: no value
+                self.add(result, [ContainerMethod(value, name)])
         elif isinstance(value, Constant) and name in _VALUE_TYPES.get(value.type, ()):
             self.add(result, [BuiltinMethod(value.type, name)])
         elif isinstance(value, Builtin) and value.name == "object" and name == "__setattr__":
@@ -966,10 +966,8 @@ class _Compiler:
         solver = self.solver
         _, function, positional, keywords, line, column = expression
         site = (line, column)
-        receiver = None
         if function[0] == "attr":
-            receiver = self.expr(function[1])
-            callee = self.attribute(receiver, function[2], site)
+            callee = self.attribute(self.expr(function[1]), function[2], site)
         else:
             callee = self.expr(function)
         arguments = Arguments(
@@ -980,8 +978,7 @@ class _Compiler:
         )
         result = solver.fresh()
         solver.on(callee, lambda value: solver.invoke(self.key, site, value, arguments, result))
-        member = function[2] if function[0] == "attr" else None
-        solver.open_sites.setdefault(self.key, []).append(OpenSite(line, column, callee, receiver, member))
+        solver.open_sites.setdefault(self.key, []).append(OpenSite(line, column, callee))
         return result
 
     def _key_node(self, key: str | int | None) -> int:
