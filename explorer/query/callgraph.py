@@ -86,7 +86,7 @@ def _owning_class(flow: FlowEdges, scope: Scope) -> str | None:
     owner = scope.qname.rpartition(".")[0]
     if scope.kind != "function" or not scope.params:
         return None
-    return owner if any(s.kind == "class" for s in flow.facts.scopes(owner)) else None
+    return owner if flow.facts.class_scope(owner) is not None else None
 
 
 def _caller_name(flow: FlowEdges, key: ScopeKey) -> str | None:

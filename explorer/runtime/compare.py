@@ -117,6 +117,7 @@ class _Matcher:
         self.unindexed: set[str] = set()
         self._nodes: dict[tuple[str, str | None, int | None], CallNode | None] = {}
         self._macros: dict[str, str] = {}
+        self._classes: dict[str, bool] = {}  # receiver class -> whether the index has it
         self.sources = SourceLines(root)
 
     def node(self, frame: RunFrame) -> CallNode | None:
@@ -142,9 +143,9 @@ class _Matcher:
         recorded it and the index has that class."""
         if frame.receiver is None or node.layer is not Layer.PYTHON or node.symbol.kind is not SymbolKind.METHOD:
             return None
-        if not any(s.kind is SymbolKind.CLASS for s in self.store.symbols_with_qname(frame.receiver)):
-            return None
-        return CallNode(node.symbol, node.layer, frame.receiver)
+        if frame.receiver not in self._classes:
+            self._classes[frame.receiver] = any(s.kind is SymbolKind.CLASS for s in self.store.symbols_with_qname(frame.receiver))
+        return CallNode(node.symbol, node.layer, frame.receiver) if self._classes[frame.receiver] else None
 
     def receiver_node(self, plain: CallNode, called: list[RunFrame]) -> CallNode:
         """The caller with the class its `self` was in this run, when that explains more of

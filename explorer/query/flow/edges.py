@@ -53,7 +53,7 @@ class FlowEdges:
 
     def _own_class(self, method: Symbol) -> str | None:
         owner = method.qname.rpartition(".")[0]
-        return owner if any(s.kind is SymbolKind.CLASS for s in self.store.symbols_with_qname(owner)) else None
+        return owner if self.facts.class_scope(owner) is not None else None
 
     def _edges_of(self, key: ScopeKey, symbol: Symbol, depth: int) -> Iterator[CallEdge]:
         """Edges in the order the calls are written; of one call, the solver's targets or,

@@ -29,16 +29,39 @@ class Scope:
     generator: bool
     module: str
     path: str
-    _bound: frozenset[str] | None = None
+    _bindings: dict[str, list] | None = None
+    _returned: tuple[str | None] | None = None
+
+    def bindings(self, name: str) -> list:
+        """The statements of the scope's own that bind local `name` (a class's attribute, a
+        module's global), indexed once per scope."""
+        if self._bindings is None:
+            self._bindings = {}
+            for statement in self.body:
+                if statement[0] == "bind" and statement[1][0] == "local":
+                    self._bindings.setdefault(statement[1][1], []).append(statement)
+        return self._bindings.get(name, [])
 
     @property
-    def bound_names(self) -> frozenset[str]:
-        """The names the scope's own statements bind (a class's attributes, a module's globals)."""
-        if self._bound is None:
-            self._bound = frozenset(
-                statement[1][1] for statement in self.body if statement[0] == "bind" and statement[1][0] == "local"
-            )
-        return self._bound
+    def returned_parameter(self) -> str | None:
+        """The parameter a function returns unchanged at every return (an identity decorator,
+        a registering one), or None; worked out once per scope."""
+        if self._returned is None:
+            self._returned = (self._parameter_returned(),)
+        return self._returned[0]
+
+    def _parameter_returned(self) -> str | None:
+        returns = [statement[1] for statement in self.body if statement[0] == "return"]
+        if not returns or not all(r[0] == "name" and r[2] is not None for r in returns):
+            return None  # none, something else, or a global
+        names = {r[1] for r in returns}
+        if len(names) != 1:
+            return None
+        (name,) = names
+        parameter = next((p for p in self.params if p[0] == name and p[1] in ("pos", "kwonly")), None)
+        if parameter is None or any(list(r[2]) != [parameter[3]] for r in returns) or self.bindings(name):
+            return None  # reassigned before some return
+        return name
 
 
 class FlowFacts:
@@ -51,7 +74,6 @@ class FlowFacts:
         self._paths: dict[str, str | None] = {}
         self._modules: dict[str, dict[tuple[str, int], Scope]] = {}
         self._by_qname: dict[str, list[Scope]] = {}
-        self.read_modules = 0
 
     def exists(self, name: str) -> bool:
         """Whether the tree has Python source for module `name` (no decoding)."""
@@ -80,6 +102,11 @@ class FlowFacts:
         scopes = self.module(module) if module else None
         return scopes.get((qname, line)) if scopes else None
 
+    def class_scope(self, qname: str) -> Scope | None:
+        """The body of class `qname` (the last, where a name is defined twice)."""
+        scopes = [s for s in self.scopes(qname) if s.kind == "class"]
+        return scopes[-1] if scopes else None
+
     def module_scope(self, name: str) -> Scope | None:
         scopes = self.module(name)
         if not scopes:
@@ -105,7 +132,6 @@ class FlowFacts:
         text = self.store.python_flow(path)
         if text is None:
             return {}
-        self.read_modules += 1
         scopes: dict[tuple[str, int], Scope] = {}
         for qname, kind, line, params, body, bases, generator in json.loads(text):
             scopes[(qname, line)] = Scope(qname, kind, line, params, body, bases, bool(generator), name, path)

@@ -244,7 +244,8 @@ class Solver:
                     outer = outer.rpartition(".")[0]
                     by_outer.setdefault(outer, set()).update(free)
             self._free_assigned[function.module] = by_outer
-        return frozenset(self._free_assigned[function.module].get(function.qname, set()) & _all_bound(function))
+        free = self._free_assigned[function.module].get(function.qname, set())
+        return frozenset(name for name in free if _binds(function, name))
 
     def is_active(self, key: ScopeKey) -> bool:
         return key in self._active
@@ -339,7 +340,7 @@ class Solver:
         if scope.generator:
             self.add(result, [Generator(function, context)])
             return
-        returned = _returned_parameter(scope)
+        returned = scope.returned_parameter
         passed = _argument_for(parameters, arguments, returned) if returned is not None else None
         if passed is not None:
             # `def deco(fn): ...; return fn`: this call gives back what this call passed,
@@ -533,8 +534,8 @@ class Solver:
         if after is not None:
             mro = mro[mro.index(after) + 1:] if after in mro else []
         for owner in mro:
-            scope = self._class_scope(owner)
-            if scope is not None and name in scope.bound_names:
+            scope = self.facts.class_scope(owner)
+            if scope is not None and scope.bindings(name):
                 self.compile_class(scope)
                 return self.node(("class", owner, name))
         return None
@@ -543,13 +544,9 @@ class Solver:
         """The first class along the MRO that the tree has no source for but the index knows
         (a class of the stubs, such as torch._C.TensorBase)."""
         for owner in self._mro(cls):
-            if self._class_scope(owner) is None and self.known_outside(owner):
+            if self.facts.class_scope(owner) is None and self.known_outside(owner):
                 return owner
         return None
-
-    def _class_scope(self, cls: str) -> Scope | None:
-        scopes = [s for s in self.facts.scopes(cls) if s.kind == "class"]
-        return scopes[-1] if scopes else None
 
     def compile_class(self, scope: Scope) -> None:
         if scope.qname in self._compiled_classes:
@@ -573,7 +570,7 @@ class Solver:
             else:
                 self.add(result, [External(f"{module}.{name}")])
             return True
-        if name in scope.bound_names:
+        if scope.bindings(name):
             self.compile_global(scope, name)
             self.copy(self.node(("global", module, name)), result)
             return True
@@ -618,7 +615,7 @@ class Solver:
         if scope.module in self._compiled_modules or (scope.module, name) in self._compiled_globals:
             return
         self._compiled_globals.add((scope.module, name))
-        binding = tuple(s for s in scope.body if s[0] == "bind" and s[1][0] == "local" and s[1][1] == name)
+        binding = tuple(scope.bindings(name))
         self._to_compile.append((scope, (scope.qname, scope.line, None), binding))
 
     def field(self, container: Container, key: str | int | None) -> int:
@@ -642,12 +639,6 @@ class Solver:
         if isinstance(value, Container):
             self.copy(self.elements(value), target)
 
-    def import_value(self, dotted: str) -> object:
-        """What an import names: a module of the tree, a global of one, or a name outside."""
-        if self.facts.exists(dotted):
-            return Module(dotted)
-        return None
-
 
 @dataclass(frozen=True, slots=True)
 class Arguments:
@@ -665,6 +656,7 @@ class _Compiler:
         self.scope = scope
         self.key = key
         self.containers = 0
+        self.rebound: frozenset[str] | None = None  # see _rebound_inside
 
     def statements(self, body: Sequence) -> None:
         for statement in body:
@@ -779,15 +771,16 @@ class _Compiler:
         """A `global` or `nonlocal` name assigned: the module's global, or the enclosing
         function's variable."""
         for scope in self._enclosing_functions():
-            if name in _all_bound(scope):
+            if _binds(scope, name):
                 return self.solver.node(("closure", scope.qname, name))
         return self.solver.node(("global", self.scope.module, name))
 
     def _rebound_inside(self) -> frozenset[str]:
         """This function's locals that functions nested in it assign (`nonlocal`)."""
-        if self.scope.kind not in ("function", "lambda"):
-            return frozenset()
-        return self.solver.nonlocally_assigned(self.scope)
+        if self.rebound is None:
+            function = self.scope.kind in ("function", "lambda")
+            self.rebound = self.solver.nonlocally_assigned(self.scope) if function else frozenset()
+        return self.rebound
 
     def _enclosing_functions(self) -> list[Scope]:
         found = []
@@ -914,7 +907,7 @@ class _Compiler:
                 solver.copy(solver.node(("closure", self.scope.qname, name)), result)
             return result
         for scope in self._enclosing_functions():
-            if name in _all_bound(scope):
+            if _binds(scope, name):
                 return solver.node(("closure", scope.qname, name))
         result = solver.fresh()
         if not solver.add_global(self.scope.module, name, result, guess=name not in _BUILTINS) and name in _BUILTINS:
@@ -940,7 +933,7 @@ class _Compiler:
         """`from . import _C as _C` in torch/__init__.py, with no torch/_C.py: the global is
         bound only by importing itself, so it names something outside the tree."""
         scope = self.solver.facts.module_scope(module)
-        binds = [s for s in scope.body if s[0] == "bind" and s[1][0] == "local" and s[1][1] == name] if scope else []
+        binds = scope.bindings(name) if scope else []
         return bool(binds) and all(list(s[2]) == ["import", dotted] for s in binds)
 
     def super_(self, line: int, column: int) -> int:
@@ -1008,26 +1001,6 @@ class _Compiler:
             self.solver.invoke(self.key, (0, 0), bound, Arguments((key_node,)), result, "method")
 
 
-def _returned_parameter(scope: Scope) -> str | None:
-    """The parameter a function returns unchanged at every return (an identity decorator,
-    a registering one), or None."""
-    returns = [statement[1] for statement in scope.body if statement[0] == "return"]
-    if not returns:
-        return None
-    if not all(r[0] == "name" and r[2] is not None for r in returns):
-        return None  # some return gives something else, or a global
-    names = {r[1] for r in returns}
-    if len(names) != 1:
-        return None
-    (name,) = names
-    parameter = next((p for p in scope.params if p[0] == name and p[1] in ("pos", "kwonly")), None)
-    if parameter is None or any(tuple(r[2]) != (parameter[3],) for r in returns):
-        return None  # reassigned before some return
-    if any(s[0] == "bind" and s[1][0] == "local" and s[1][1] == name for s in scope.body):
-        return None
-    return name
-
-
 def _argument_for(parameters: list[tuple], arguments: Arguments, name: str) -> int | None:
     """The argument node a call passes for parameter `name` (None when spread or absent)."""
     positional = [p for p in parameters if p[1] == "pos"]
@@ -1037,8 +1010,9 @@ def _argument_for(parameters: list[tuple], arguments: Arguments, name: str) -> i
     return next((node for keyword, node in arguments.keywords if keyword == name), None)
 
 
-def _all_bound(scope: Scope) -> frozenset[str]:
-    return scope.bound_names | frozenset(p[0] for p in scope.params)
+def _binds(scope: Scope, name: str) -> bool:
+    """Whether `name` is a local of the scope: a parameter, or bound by its statements."""
+    return bool(scope.bindings(name)) or any(p[0] == name for p in scope.params)
 
 
 def _iterate(solver: Solver, caller: ScopeKey, site: tuple[int, int], iterable: int, result: int) -> None:
