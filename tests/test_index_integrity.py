@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from conftest import write_tree
 from explorer.cli import app
+from explorer.index import store
 from explorer.index.store import SCHEMA_VERSION
 
 TREE = {
@@ -212,3 +213,18 @@ def test_an_index_touched_or_copied_with_its_record_is_used_as_it_is(tree: Path,
     Path(f"{copy}.verified").write_bytes(Path(f"{index}.verified").read_bytes())
     result = run(tree, copy, "search")
     assert (result.exit_code, result.stderr, result.stdout) == (0, "", clean_output["search"])
+
+
+def test_an_unchanged_index_is_not_read_through_again(tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Reading a WAL-mode file leaves an empty WAL beside it; that is no change to the index,
+    so a second command trusts its record instead of reading every byte again."""
+    index = tmp_path / "index.sqlite"
+    run(tree, index, "index")
+    assert run(tree, index, "search").exit_code == 0
+
+    def read_through(path: Path) -> int:
+        raise AssertionError(f"{path} read through again")
+
+    monkeypatch.setattr(store, "_checksum", read_through)
+    result = run(tree, index, "search")
+    assert (result.exit_code, result.stderr) == (0, "")

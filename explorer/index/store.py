@@ -797,12 +797,17 @@ def _integrity_problem(connection: sqlite3.Connection, meta: dict[str, str]) -> 
 
 
 def _file_stamp(path: Path) -> list[int]:
-    """What changes whenever anything writes the index: the stat of the file and of its WAL."""
+    """What changes whenever anything writes the index: the stat of the file and of its WAL.
+    An empty WAL is no WAL: SQLite creates one empty when it merely reads a WAL-mode file, so
+    the check that reads the file's format first would otherwise never match the record."""
     stamp: list[int] = []
     for name in (str(path), f"{path}-wal"):
         try:
             info = os.stat(name)
         except FileNotFoundError:
+            stamp.append(-1)
+            continue
+        if name.endswith("-wal") and info.st_size == 0:
             stamp.append(-1)
             continue
         stamp += [info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
