@@ -52,7 +52,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
 
-SCHEMA_VERSION = 14  # 13: namespace_prefixes; 14: python_flow
+SCHEMA_VERSION = 15  # 13: namespace_prefixes; 14: python_flow; 15: its statements decoded per scope
 
 
 @functools.cache
@@ -130,7 +130,7 @@ CREATE TABLE derivatives (
 -- Headers included inside a namespace block (`namespace at::native { #include "X.cuh" }`):
 -- the namespace their definitions have been put in, so that it can be taken off again.
 CREATE TABLE namespace_prefixes (file_id INTEGER PRIMARY KEY, namespace TEXT NOT NULL);
-CREATE TABLE python_flow (file_id INTEGER PRIMARY KEY, facts BLOB NOT NULL);  -- zlib-compressed JSON
+CREATE TABLE python_flow (file_id INTEGER PRIMARY KEY, facts BLOB NOT NULL);  -- zlib-compressed JSON lines
 CREATE TABLE operators (
     file_id INTEGER NOT NULL,
     operator TEXT NOT NULL,

@@ -38,9 +38,13 @@ Statements:
     ("eval", E) ("return", E) ("yield", E) ("raise", E, LINE)
     ("enter", E, LINE, COL)       `with E`: its __enter__ and __exit__ run
     ("star_import", DOTTED)       `from DOTTED import *`
-Scopes: (QNAME, KIND, LINE, PARAMS, BODY, BASES, GENERATOR), KIND module | class | function
+Scopes: (QNAME, KIND, LINE, PARAMS, BASES, GENERATOR, FREE), KIND module | class | function
 | lambda; PARAMS: (NAME, KIND, DEFAULT or None, ID), KIND pos | kwonly | star | starstar;
-BASES: a class's base expressions.
+BASES: a class's base expressions; FREE: the names its statements bind as global or nonlocal.
+
+The text is one JSON line of the scopes, then one JSON line of statements per scope, in the
+same order: a query decodes a scope's statements only when it runs them (most scopes of a
+module it reads are never run).
 
 Python's scoping, as the solver needs it: a name bound anywhere in a function is local to
 all of it unless declared global or nonlocal; comprehension variables are the
@@ -74,18 +78,20 @@ _TARGET_HOLDERS = ("assignment", "augmented_assignment", "for_statement", "for_i
 
 
 def flow_facts(root: tsx.Node, module: str, package: str) -> str:
-    """The file's scopes as compact JSON. `package` is what a relative import is relative to
-    (the module itself for a package's __init__, else its parent)."""
+    """The file's scopes as compact JSON lines (see above). `package` is what a relative import
+    is relative to (the module itself for a package's __init__, else its parent)."""
     reader = _Reader(module, package)
     reader.scope(root, module, "module", ())
-    return json.dumps(reader.scopes, separators=(",", ":"))
+    lines = [json.dumps([scope for scope, _ in reader.scopes], separators=(",", ":"))]
+    lines += [json.dumps(body, separators=(",", ":")) for _, body in reader.scopes]
+    return "\n".join(lines)  # JSON escapes newlines inside strings: a line is one value
 
 
 class _Reader:
     def __init__(self, module: str, package: str) -> None:
         self.module = module
         self.package = package
-        self.scopes: list[tuple] = []
+        self.scopes: list[tuple[tuple, tuple]] = []  # (header, statements)
         self.depth = 0  # scopes inside scopes (lambdas in lambdas): bounded like expressions
 
     # -- scopes ----------------------------------------------------------------------------
@@ -113,7 +119,9 @@ class _Reader:
             walker.statements.append(("return", walker.expr(body)))
         elif body is not None:
             walker.block(body)
-        self.scopes.append((qname, kind, tsx.line(node), params, tuple(walker.statements), bases, walker.generator))
+        statements = tuple(walker.statements)
+        free = sorted({s[1][1] for s in statements if s[0] == "bind" and s[1][0] == "free"})
+        self.scopes.append(((qname, kind, tsx.line(node), params, bases, walker.generator, free), statements))
 
 
 class _ScopeWalker:

@@ -18,19 +18,28 @@ from explorer.model import SymbolKind
 class Scope:
     """One scope of a module: see parsers/python_flow.py for what its fields hold. The
     statements and expressions are the lists JSON decoded (tagged tuples when written; nothing
-    hashes them, and converting every one back costs more than a trace's solving)."""
+    hashes them, and converting every one back costs more than a trace's solving), decoded
+    when first asked for."""
 
     qname: str
     kind: str  # module, class, function, lambda
     line: int
     params: list  # (name, kind, default expression or None, definition id)
-    body: list  # statements
     bases: list  # a class's base expressions
     generator: bool
+    free: list[str]  # the names its statements bind as global or nonlocal
     module: str
     path: str
+    _statements: str | list  # the JSON text until first read
     _bindings: dict[str, list] | None = None
     _returned: tuple[str | None] | None = None
+
+    @property
+    def body(self) -> list:
+        """The scope's statements."""
+        if isinstance(self._statements, str):
+            self._statements = json.loads(self._statements)
+        return self._statements  # type: ignore[return-value]
 
     def bindings(self, name: str) -> list:
         """The statements of the scope's own that bind local `name` (a class's attribute, a
@@ -132,8 +141,9 @@ class FlowFacts:
         text = self.store.python_flow(path)
         if text is None:
             return {}
+        header, *bodies = text.split("\n")
         scopes: dict[tuple[str, int], Scope] = {}
-        for qname, kind, line, params, body, bases, generator in json.loads(text):
-            scopes[(qname, line)] = Scope(qname, kind, line, params, body, bases, bool(generator), name, path)
+        for (qname, kind, line, params, bases, generator, free), body in zip(json.loads(header), bodies, strict=True):
+            scopes[(qname, line)] = Scope(qname, kind, line, params, bases, bool(generator), free, name, path, body)
         return scopes
 

@@ -238,7 +238,7 @@ class Solver:
             # per module, once: the names each scope's nested scopes assign as free
             by_outer: dict[str, set[str]] = {}
             for inner in (self.facts.module(function.module) or {}).values():
-                free = {statement[1][1] for statement in inner.body if statement[0] == "bind" and statement[1][0] == "free"}
+                free = set(inner.free)
                 outer = inner.qname
                 while free and "." in outer:
                     outer = outer.rpartition(".")[0]
