@@ -24,7 +24,7 @@ from __future__ import annotations
 import builtins
 import functools
 from collections import deque
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from explorer.query.flow.facts import FlowFacts, Scope
@@ -113,11 +113,16 @@ class Solver:
         self._binds_operator = binds_operator  # whether a dotted name is a torch binding
         self.known_outside = known_outside  # whether the index knows a name only from stubs or bindings
         self._keys: dict[tuple, int] = {}
-        # a dict as an ordered set: values in the order they arrived, so that what a capped
-        # node keeps, and every result, is the same from run to run (sets iterate by hash)
-        self._values: list[dict[object, None] | None] = []
-        self._copies: list[list[int] | None] = []
-        self._handlers: list[list[Callable[[object], None]] | None] = []
+        # Per node, each of these is None (nothing yet), one item, or several: most of the
+        # million nodes a whole-tree call graph makes hold one value, feed one node and have
+        # one handler, and a dict or list for each would be most of its memory. Several
+        # values are a dict as an ordered set, in the order they arrived, so that what a
+        # capped node keeps, and every result, is the same from run to run (sets iterate
+        # by hash).
+        self._values: list[object | dict[object, None] | None] = []
+        self._copies: list[int | list[int] | None] = []
+        self._handlers: list[Callable[[object], None] | list[Callable[[object], None]] | None] = []
+        self._interned: dict[object, object] = {}  # one object for equal values
         self._queue: deque[tuple[int, list]] = deque()
         # scopes made reachable, compiled by solve(): compiling one from inside another's
         # handler would recurse as deep as the call chain is long
@@ -134,9 +139,6 @@ class Solver:
 
     # -- the constraint graph --------------------------------------------------------------
 
-    # A node's values, copy targets and handlers are None until it has some: most of the
-    # million nodes a whole-tree call graph makes never hold anything.
-
     def node(self, key: tuple) -> int:
         found = self._keys.get(key)
         if found is None:
@@ -151,21 +153,35 @@ class Solver:
         return len(self._values) - 1
 
     def values(self, node: int) -> Collection[object]:
-        return self._values[node] or _NOTHING
-
-    def add(self, node: int, values) -> None:
         held = self._values[node]
         if held is None:
-            held = self._values[node] = {}
-        new = [value for value in values if value not in held]
+            return _NOTHING
+        return held if isinstance(held, dict) else (held,)
+
+    def add(self, node: int, values: Iterable[object]) -> None:
+        held = self._values[node]
+        if held is None:
+            count, new = 0, list(dict.fromkeys(values))
+        elif isinstance(held, dict):
+            count, new = len(held), [value for value in dict.fromkeys(values) if value not in held]
+        else:
+            count, new = 1, [value for value in dict.fromkeys(values) if value != held]
         if not new:
             return
-        room = _MAX_VALUES - len(held)
-        if room <= 0:
+        room = _MAX_VALUES - count
+        if len(new) > room:
             self.capped.add(node)
-            return
-        new = new[:room]
-        held.update(dict.fromkeys(new))
+            new = new[:room]
+            if not new:
+                return
+        interned = self._interned
+        new = [interned.setdefault(value, value) for value in new]
+        if held is None and len(new) == 1:
+            self._values[node] = new[0]
+        else:
+            if not isinstance(held, dict):
+                held = self._values[node] = {} if held is None else {held: None}
+            held.update(dict.fromkeys(new))
         self._queue.append((node, new))
 
     def copy(self, source: int, target: int) -> None:
@@ -173,17 +189,23 @@ class Solver:
             return
         targets = self._copies[source]
         if targets is None:
-            targets = self._copies[source] = []
-        targets.append(target)
-        if self._values[source]:
-            self.add(target, list(self._values[source]))  # type: ignore[arg-type]
+            self._copies[source] = target
+        elif isinstance(targets, int):
+            self._copies[source] = [targets, target]
+        else:
+            targets.append(target)
+        if self._values[source] is not None:
+            self.add(target, list(self.values(source)))
 
     def on(self, node: int, handler: Callable[[object], None]) -> None:
         handlers = self._handlers[node]
         if handlers is None:
-            handlers = self._handlers[node] = []
-        handlers.append(handler)
-        for value in list(self._values[node] or ()):
+            self._handlers[node] = handler
+        elif isinstance(handlers, list):
+            handlers.append(handler)
+        else:
+            self._handlers[node] = [handlers, handler]
+        for value in list(self.values(node)):
             handler(value)
 
     def solve(self) -> None:
@@ -193,11 +215,15 @@ class Solver:
                 _Compiler(self, scope, key).statements(scope.body if statements is None else statements)
                 continue
             node, new = self._queue.popleft()
-            for target in list(self._copies[node] or ()):
-                self.add(target, new)
-            for handler in list(self._handlers[node] or ()):
-                for value in new:
-                    handler(value)
+            targets = self._copies[node]
+            if targets is not None:
+                for target in [targets] if isinstance(targets, int) else list(targets):
+                    self.add(target, new)
+            handlers = self._handlers[node]
+            if handlers is not None:
+                for handler in list(handlers) if isinstance(handlers, list) else [handlers]:
+                    for value in new:
+                        handler(value)
 
     # -- entry points ----------------------------------------------------------------------
 
