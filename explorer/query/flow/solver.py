@@ -73,6 +73,7 @@ _CONVERSIONS = {"str": "str", "repr": "str", "format": "str", "int": "int", "flo
 _CONTAINER_METHODS = {t.__name__: frozenset(n for n in dir(t) if not n.startswith("_")) for t in (dict, list, tuple, set)}
 _WRAPS = frozenset({"functools.wraps"})
 _NOTHING: frozenset = frozenset()
+_NAMING_ATTRIBUTES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})  # str on functions, classes, modules
 _MAX_VALUES = 64  # a set larger than this is capped: more values would be noise, not answers
 
 Context = str | None  # the class of `self`, for a method reached through an instance
@@ -469,7 +470,10 @@ class Solver:
     # -- attributes ------------------------------------------------------------------------
 
     def load_attribute(self, caller: ScopeKey, site: tuple[int, int], value: object, name: str, result: int) -> None:
-        if isinstance(value, Instance) and name == "__dict__":
+        if name in _NAMING_ATTRIBUTES and isinstance(value, (External, Function, Class, Module)):
+            # `fn.__name__` is a str, not a member called `__name__` of what fn is
+            self.add(result, [Constant("str")])
+        elif isinstance(value, Instance) and name == "__dict__":
             self.add(result, [Container("dict", ("__dict__", value.cls))])
         elif isinstance(value, Instance):
             self.instance_made(value.cls)
