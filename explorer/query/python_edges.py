@@ -149,7 +149,7 @@ class PythonEdges:
         else:
             found = list(self._dotted_targets(site.qualified, module_name(symbol.path or "")))
             if not found and rest and site.qualified == written and self.tensor_methods:
-                found = list(self._tensor_method(written.rsplit(".", 1)[-1]))
+                found = list(self._tensor_method(written.rsplit(".", 1)[-1], receiver_known=False))
             for edge in found:
                 yield CallEdge(edge.target, edge.kind, edge.resolution, edge.candidates, where)
 
@@ -243,17 +243,19 @@ class PythonEdges:
     def _nested(self, symbol: Symbol, name: str) -> list[Symbol]:
         return [s for s in self.store.symbols_with_qname(f"{symbol.qname}.{name}") if s.kind is SymbolKind.FUNCTION and s.path == symbol.path]
 
-    def _tensor_method(self, name: str) -> Iterator[CallEdge]:
+    def _tensor_method(self, name: str, receiver_known: bool) -> Iterator[CallEdge]:
+        """The operators a tensor's method `name` runs. On a receiver not known to be a tensor
+        every edge is name-only, however many overloads the name has: that it is a tensor at
+        all is the guess (`name.split("#")` on a str is no aten::split)."""
         operators = operators_for(self.store, name, variant="method")
         for edge in fan_out(operators, "method", Layer.YAML, None):
-            resolution = Resolution.NAME if edge.resolution is Resolution.EXACT else edge.resolution
-            yield CallEdge(edge.target, "method", resolution, edge.candidates)
+            yield CallEdge(edge.target, "method", edge.resolution if receiver_known else Resolution.NAME, edge.candidates)
         if not operators:
             # A method the extension module binds directly (size, dim, to, uniform_): the
             # stub declares it on TensorBase; no operator stands behind it.
             stub = stub_method(self.store, name)
             if stub is not None:
-                yield CallEdge(CallNode(stub, Layer.BINDING), "method", Resolution.NAME)
+                yield CallEdge(CallNode(stub, Layer.BINDING), "method", Resolution.EXACT if receiver_known else Resolution.NAME)
 
     def _passed_functions(self, symbol: Symbol) -> Iterator[CallEdge]:
         from explorer.parsers.python_precise import UnreadableSource, passed_names  # libcst: slow to import

@@ -223,9 +223,9 @@ def hop_cost(edge: CallEdge) -> float:
     more the more candidates it had (an #if with two sides, less than a name with twelve
     definitions). A name-only hop (a method of an object of unknown type), and an `out=`
     overload taken by a binding or method call that is not known to pass `out=`, cost
-    _UNLIKELY."""
+    _UNLIKELY (a name-only hop with several candidates, more again as an ambiguous one)."""
     if edge.resolution is Resolution.NAME:
-        return _UNLIKELY
+        return _UNLIKELY + (math.log2(max(2, candidate_count(edge))) if edge.candidates else 0.0)
     if edge.kind in ("binding", "method") and edge.target.symbol.kind is SymbolKind.OPERATOR and is_out_overload(edge.target.symbol):
         return _UNLIKELY
     if edge.resolution is Resolution.AMBIGUOUS:

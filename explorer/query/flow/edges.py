@@ -84,9 +84,8 @@ class FlowEdges:
         if isinstance(target, Builtin):
             return
         if isinstance(target, TensorMethod):
-            for edge in self.python._tensor_method(target.name):
-                resolution = Resolution.EXACT if edge.resolution is Resolution.NAME else edge.resolution
-                yield CallEdge(self._with_shape(edge.target, caller, call), edge.kind, resolution, edge.candidates, where)
+            for edge in self.python._tensor_method(target.name, receiver_known=True):
+                yield CallEdge(self._with_shape(edge.target, caller, call), edge.kind, edge.resolution, edge.candidates, where)
             return
         if isinstance(target, External):
             # `F.conv2d(...)`, where `conv2d = _add_docstr(torch.conv2d, ...)`: the name rules
