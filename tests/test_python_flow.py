@@ -17,8 +17,8 @@ from explorer.query.graph import CallGraph
 
 FLOWS = (
     "import torch\n"                    # 1
-    "\n"
-    "\n"
+    "from typing import Optional\n"
+    "from torch import Tensor\n"
     "def on_tensor(x):\n"               # 4
     "    y = torch.relu(x)\n"           # 5
     "    return y.softmax(0)\n"         # 6
@@ -32,6 +32,24 @@ FLOWS = (
     "\n"
     "def on_unknown(v):\n"              # 15
     "    return v.softmax(0)\n"         # 16
+    "\n"
+    "\n"
+    "def declared(v: Tensor, w: Optional[torch.Tensor] = None, n: int = 0):\n"  # 19
+    "    v.softmax(0)\n"                # 20
+    "    w.add(v)\n"                    # 21
+    "    return n.relu_()\n"            # 22
+    "\n"
+    "\n"
+    "def add_unknown(v):\n"             # 25
+    "    return v.add(1)\n"             # 26
+)
+# A second method overload of add (the bundled tree has one), so that a name-only call has
+# two candidates.
+ADD_SCALAR = (
+    "\n- func: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor\n"
+    "  variants: function, method\n"
+    "  dispatch:\n"
+    "    CompositeExplicitAutograd: add\n"
 )
 
 
@@ -42,6 +60,8 @@ def flows(tmp_path_factory: pytest.TempPathFactory, sample_root: str):
     (root / "user").mkdir()
     (root / "user" / "__init__.py").write_text("")
     (root / "user" / "flows.py").write_text(FLOWS)
+    with open(root / "aten/src/ATen/native/native_functions.yaml", "a") as yaml:
+        yaml.write(ADD_SCALAR)
     refresh(str(root), root.parent / "index.sqlite", jobs=1)
     store = IndexStore.open(root.parent / "index.sqlite")
     yield store, str(root)
@@ -68,3 +88,22 @@ def test_a_method_of_a_set_is_no_operator(flows):
 
 def test_a_method_of_an_unknown_value_stays_a_name_only_guess(flows):
     assert edges(flows, "user.flows.on_unknown") == [(("user/flows.py", 16), "method", "name", "aten::softmax.int")]
+
+
+def test_a_parameter_declared_a_tensor_is_one(flows):
+    # `v: Tensor` and `w: Optional[torch.Tensor]` are tensors (add has two method overloads
+    # here). `n: int` declares nothing the solver uses: the int it holds has no relu_, and
+    # what callers pass it is unknown, so the call stays the name-only guess
+    assert edges(flows, "user.flows.declared") == [
+        (("user/flows.py", 20), "method", "exact", "aten::softmax.int"),
+        (("user/flows.py", 21), "method", "ambiguous", "aten::add.Tensor"),
+        (("user/flows.py", 21), "method", "ambiguous", "aten::add.Scalar"),
+        (("user/flows.py", 22), "method", "name", "aten::relu_"),
+    ]
+
+
+def test_a_name_only_guess_stays_one_however_many_overloads_fit(flows):
+    assert edges(flows, "user.flows.add_unknown") == [
+        (("user/flows.py", 26), "method", "name", "aten::add.Tensor"),
+        (("user/flows.py", 26), "method", "name", "aten::add.Scalar"),
+    ]

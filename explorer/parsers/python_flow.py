@@ -39,7 +39,8 @@ Statements:
     ("enter", E, LINE, COL)       `with E`: its __enter__ and __exit__ run
     ("star_import", DOTTED)       `from DOTTED import *`
 Scopes: (QNAME, KIND, LINE, PARAMS, BASES, GENERATOR, FREE), KIND module | class | function
-| lambda; PARAMS: (NAME, KIND, DEFAULT or None, ID), KIND pos | kwonly | star | starstar;
+| lambda; PARAMS: (NAME, KIND, DEFAULT or None, ID[, TYPE or None]), KIND pos | kwonly | star |
+starstar, TYPE the class its annotation names (`x: Tensor`, `Optional[Tensor]`);
 BASES: a class's base expressions; FREE: the names its statements bind as global or nonlocal.
 
 The text is one JSON line of the scopes, then one JSON line of statements per scope, in the
@@ -112,7 +113,7 @@ class _Reader:
         local_names |= {p[0] for p in params}
         local_names -= declared_free
         walker = _ScopeWalker(self, qname, kind, local_names, declared_free)
-        for name, _, _, ident in params:
+        for name, _, _, ident, _ in params:
             walker.current[name] = frozenset({ident})
         # parameter defaults are evaluated where the def runs: the walker of the parent holds them
         if kind == "lambda" and body is not None:
@@ -331,21 +332,25 @@ class _ScopeWalker:
             if kind in ("list_splat_pattern", "dictionary_splat_pattern"):
                 inner = child.named_children[0] if child.named_children else None
                 if inner is not None and inner.type == "identifier":
-                    params.append((tsx.text(inner), "star" if kind == "list_splat_pattern" else "starstar", None, inner.start_byte))
+                    params.append((tsx.text(inner), "star" if kind == "list_splat_pattern" else "starstar", None, inner.start_byte, None))
                 keyword_only = keyword_only or kind == "list_splat_pattern"
                 continue
-            name_node, default = _parameter_parts(child)
+            name_node, default, annotation = _parameter_parts(child)
             if name_node is None:
                 continue
             if name_node.type in ("list_splat_pattern", "dictionary_splat_pattern"):
                 inner = name_node.named_children[0] if name_node.named_children else None
                 if inner is not None:
                     star = "star" if name_node.type == "list_splat_pattern" else "starstar"
-                    params.append((tsx.text(inner), star, None, inner.start_byte))
+                    params.append((tsx.text(inner), star, None, inner.start_byte, None))
                     keyword_only = keyword_only or star == "star"
                 continue
             value = self.expr(default) if default is not None else None
-            params.append((tsx.text(name_node), "kwonly" if keyword_only else "pos", value, name_node.start_byte))
+            declared = _declared_type(annotation)
+            params.append((
+                tsx.text(name_node), "kwonly" if keyword_only else "pos", value, name_node.start_byte,
+                self.expr(declared) if declared is not None else None,
+            ))
         return tuple(params)
 
     def branches(self, node: tsx.Node) -> None:
@@ -697,16 +702,36 @@ def _key(node: tsx.Node | None) -> str | int | None:
     return None
 
 
-def _parameter_parts(node: tsx.Node) -> tuple[tsx.Node | None, tsx.Node | None]:
+def _parameter_parts(node: tsx.Node) -> tuple[tsx.Node | None, tsx.Node | None, tsx.Node | None]:
+    """A parameter's name, default and annotation."""
     kind = node.type
     if kind == "identifier":
-        return node, None
+        return node, None, None
     if kind == "typed_parameter":
         inner = node.named_children[0] if node.named_children else None
-        return inner, None
+        return inner, None, node.child_by_field_name("type")
     if kind in ("default_parameter", "typed_default_parameter"):
-        return node.child_by_field_name("name"), node.child_by_field_name("value")
-    return None, None
+        return node.child_by_field_name("name"), node.child_by_field_name("value"), node.child_by_field_name("type")
+    return None, None, None
+
+
+def _declared_type(annotation: tsx.Node | None) -> tsx.Node | None:
+    """The class a parameter's annotation names, as a dotted name: `Tensor`, `torch.Tensor`,
+    and the same in `Optional[...]` or `... | None`. Anything else (a union, a generic, a
+    string) declares nothing the solver uses."""
+    node = annotation
+    while node is not None and node.type in ("type", "type_parameter"):
+        node = node.named_children[0] if len(node.named_children) == 1 else None
+    if node is None:
+        return None
+    if node.type == "generic_type" and len(node.named_children) == 2 and tsx.text(node.named_children[0]) == "Optional":
+        return _declared_type(node.named_children[1])  # Optional[Tensor]
+    if node.type == "subscript" and tsx.text(node.child_by_field_name("value") or node).rpartition(".")[2] == "Optional":
+        subscripts = node.children_by_field_name("subscript")
+        return _declared_type(subscripts[0]) if len(subscripts) == 1 else None  # typing.Optional[torch.Tensor]
+    if node.type == "binary_operator" and (right := node.child_by_field_name("right")) is not None and right.type == "none":
+        return _declared_type(node.child_by_field_name("left"))  # torch.Tensor | None
+    return node if node.type in ("identifier", "attribute") else None
 
 
 def _bound_names(body: tsx.Node) -> set[str]:

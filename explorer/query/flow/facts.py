@@ -116,6 +116,14 @@ class FlowFacts:
         scopes = [s for s in self.scopes(qname) if s.kind == "class"]
         return scopes[-1] if scopes else None
 
+    def scope_around(self, inner: Scope) -> Scope | None:
+        """The module, class or function whose body defines `inner`."""
+        outer = inner.qname.rpartition(".")[0]
+        if outer == inner.module or not outer:
+            return self.module_scope(inner.module)
+        candidates = [s for s in self.scopes(outer) if s.path == inner.path and s.line <= inner.line]
+        return max(candidates, key=lambda s: s.line) if candidates else None
+
     def module_scope(self, name: str) -> Scope | None:
         scopes = self.module(name)
         if not scopes:

@@ -124,6 +124,7 @@ class Solver:
         self._copies: list[int | list[int] | None] = []
         self._handlers: list[Callable[[object], None] | list[Callable[[object], None]] | None] = []
         self._interned: dict[object, object] = {}  # one object for equal values
+        self._fields: dict[Container, list[int]] = {}  # the field nodes of each container, as made
         self._queue: deque[tuple[int, list]] = deque()
         # scopes made reachable, compiled by solve(): compiling one from inside another's
         # handler would recurse as deep as the call chain is long
@@ -169,10 +170,9 @@ class Solver:
             count, new = 1, [value for value in dict.fromkeys(values) if value != held]
         if not new:
             return
-        room = _MAX_VALUES - count
+        room = max(0, _MAX_VALUES - count)
         if len(new) > room:
-            self.capped.add(node)
-            new = new[:room]
+            new = self._past_cap(node, held, new, room)
             if not new:
                 return
         interned = self._interned
@@ -184,6 +184,17 @@ class Solver:
                 held = self._values[node] = {} if held is None else {held: None}
             held.update(dict.fromkeys(new))
         self._queue.append((node, new))
+
+    def _past_cap(self, node: int, held: object, new: list, room: int) -> list:
+        """What of `new` a node with `room` left keeps: a constant past the cap is kept as its
+        type (a table of a hundred names still holds strs, whose methods are no operators);
+        anything else past it is dropped, and the node counted as capped."""
+        kept, rest = new[:room], new[room:]
+        if any(not isinstance(value, Constant) for value in rest):
+            self.capped.add(node)
+        widened = dict.fromkeys(Constant(value.type) for value in rest if isinstance(value, Constant))
+        holds = held if isinstance(held, dict) else (held,)
+        return kept + [value for value in widened if value not in holds and value not in kept]
 
     def copy(self, source: int, target: int) -> None:
         if source == target:
@@ -255,10 +266,33 @@ class Solver:
         for param in scope.params:
             if param[2] is not None:
                 self.copy(self.node(("default", scope.qname, scope.line, param[0])), self._param(key, param))
+            if len(param) > 4 and param[4] is not None:
+                # `input: Tensor`: what the parameter is declared to be, whoever calls
+                declared = self.node(("annotation", scope.qname, scope.line, param[0]))
+                self.on(declared, functools.partial(self._declared, self._param(key, param)))
+                self._define(scope)
             # what a closure inside reads of it (`fn` in a decorator's wrapper)
             self.copy(self._param(key, param), self.node(("closure", scope.qname, param[0])))
         self._to_compile.append((scope, key, None))
         return key
+
+    def _declared(self, parameter: int, declared_type: object) -> None:
+        is_tensor = self.is_tensor_class(declared_type.qname) if isinstance(declared_type, Class) else (
+            isinstance(declared_type, External) and declared_type.dotted in _TENSOR_CLASSES)
+        if is_tensor:
+            self.add(parameter, [TENSOR])
+
+    def _define(self, function: Scope) -> None:
+        """Run the statement that defines a function (its parameters' defaults and declared
+        types are worked out there), when the function is reached other than through it: the
+        start of a trace."""
+        outer = self.facts.scope_around(function)
+        if outer is None:
+            return
+        if outer.kind == "module":
+            self.compile_global(outer, function.qname.rpartition(".")[2])
+        elif outer.kind == "class":
+            self.compile_class(outer)
 
     def nonlocally_assigned(self, function: Scope) -> frozenset[str]:
         if function.module not in self._free_assigned:
@@ -656,14 +690,26 @@ class Solver:
         node_key = ("element", container, key)
         if node_key not in self._keys:
             node = self.node(node_key)
-            self.copy(node, self.node(("element", container, "<all>")))
+            self._fields.setdefault(container, []).append(node)
+            whole = self._keys.get(("element", container, "<all>"))
+            if whole is not None:
+                self.copy(node, whole)
             if key is not None:
-                self.copy(self.node(("element", container, None)), node)
+                self.copy(self.field(container, None), node)
             return node
         return self._keys[node_key]
 
     def elements(self, container: Container) -> int:
-        return self.node(("element", container, "<all>"))
+        """The node of every element of a container, made when first read: most containers
+        are only read at constant keys, and merging all of a large table's fields where
+        nothing reads them would cap a set for nothing."""
+        key = ("element", container, "<all>")
+        whole = self._keys.get(key)
+        if whole is None:
+            whole = self.node(key)
+            for field in self._fields.get(container, ()):
+                self.copy(field, whole)
+        return whole
 
     def _all_elements(self, value: object, target: int) -> None:
         if isinstance(value, Container):
@@ -914,13 +960,15 @@ class _Compiler:
             solver.copy(right, result)  # `total = None; total += f`: whichever it is
 
     def _defaults(self, qname: str, line: int) -> None:
-        """A def's parameter defaults are evaluated where the def runs."""
+        """A def's parameter defaults and annotations are evaluated where the def runs."""
         scope = self.solver.facts.scope(qname, line)
         if scope is None:
             return
         for param in scope.params:
             if param[2] is not None:
                 self.solver.copy(self.expr(param[2]), self.solver.node(("default", qname, line, param[0])))
+            if len(param) > 4 and param[4] is not None:
+                self.solver.copy(self.expr(param[4]), self.solver.node(("annotation", qname, line, param[0])))
 
     def name(self, name: str, definitions: tuple | None) -> int:
         solver = self.solver
