@@ -1,15 +1,18 @@
-"""`explorer callgraph` against PyCG (when installed), in the same run.
+"""`explorer callgraph` against PyCG and pyan3 (when installed), in the same run.
 
-    PYCG=/path/to/pycg python benchmarks/callgraph_bench.py --root /path/to/pytorch [--repeat 3]
+    PYCG=/path/to/pycg PYAN3=/path/to/pyan3 python benchmarks/callgraph_bench.py --root /path/to/pytorch [--repeat 3] [--limit 600]
 
 1. Accuracy on our case folders (tests/callgraph_cases/): n/N exact, edge precision and
    recall, for explorer and for PyCG given the same folders (each case's main.py and every
    module beside it as entry points, the folder as the package root).
 2. CPU on torch/nn: explorer's `callgraph` of an index of torch/nn (built first, not timed;
-   the cold index is timed on its own line), and PyCG over the same .py files. CPU is user +
-   system time of the command and its children, median of --repeat runs.
+   the cold index is timed on its own line), and PyCG and pyan3 over the same .py files. CPU
+   is user + system time of the command and its children, median of --repeat runs. pyan3
+   matches calls to definitions by name (no value flow); its graph is not in PyCG's naming,
+   so it is timed here, not scored in 1. A tool's first run that passes --limit seconds is
+   stopped and reported unfinished, and not run again.
 3. All of torch/: `explorer callgraph` with the index built, wall time and peak memory.
-PyCG is skipped when it is not found. This script asserts nothing.
+A tool that is not found is skipped. This script asserts nothing.
 """
 
 from __future__ import annotations
@@ -29,13 +32,24 @@ from common import arguments
 CASES = Path(__file__).resolve().parent.parent / "tests" / "callgraph_cases"
 
 
-def cpu_and_peak(command: list[str], env: dict[str, str]) -> tuple[float, float, float, subprocess.CompletedProcess]:
+UNFINISHED = -9  # the return code of a run stopped at --limit
+
+
+def cpu_and_peak(command: list[str], env: dict[str, str], limit: float | None = None) -> tuple[float, float, float, subprocess.CompletedProcess]:
     """CPU seconds (user + system), wall seconds and peak resident MiB of one command, read
-    from its own rusage (wait4), with its output kept."""
+    from its own rusage (wait4), with its output kept; stopped after `limit` seconds."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         process = subprocess.Popen(command, stdout=out, stderr=err, env=env)
-        _, status, usage = os.wait4(process.pid, 0)
+        while True:  # wait4 itself, not Popen.wait, which would reap the rusage away
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG if limit is not None else 0)
+            if pid:
+                break
+            if time.perf_counter() - started > limit:  # type: ignore[operator]
+                process.kill()
+                limit = None
+            else:
+                time.sleep(0.2)
         wall = time.perf_counter() - started
         out.seek(0)
         err.seek(0)
@@ -83,8 +97,9 @@ def pycg_graphs(pycg: str) -> dict[Path, dict[str, list[str]] | None]:
 
 
 def main() -> None:
-    args = arguments(__doc__, repeat=3)
+    args = arguments(__doc__, repeat=3, limit=600)
     pycg = os.environ.get("PYCG") or shutil.which("pycg")
+    pyan3 = os.environ.get("PYAN3") or shutil.which("pyan3")
     scratch = Path(tempfile.mkdtemp(prefix="callgraph-bench-"))
     env = {**os.environ, "EXPLORER_CACHE_DIR": str(scratch / "cache")}
     try:
@@ -104,13 +119,23 @@ def main() -> None:
         ours_cpu = statistics.median(run[0] for run in ours)
         print(f"  explorer callgraph           {ours_cpu:.2f}  ({len(json.loads(ours[0][3].stdout))} nodes)")
         if pycg:
-            theirs = [cpu_and_peak([pycg, "--package", str(nn.parent), *nn_files], env) for _ in range(args.repeat)]
-            if theirs[0][3].returncode == 0:
+            theirs = [cpu_and_peak([pycg, "--package", str(nn.parent), *nn_files], env, args.limit)]
+            if theirs[0][3].returncode != UNFINISHED:
+                theirs += [cpu_and_peak([pycg, "--package", str(nn.parent), *nn_files], env) for _ in range(args.repeat - 1)]
+            if theirs[0][3].returncode == UNFINISHED:
+                print(f"  PyCG                         unfinished after {args.limit:.0f} s (stopped)")
+            elif theirs[0][3].returncode == 0:
                 theirs_cpu = statistics.median(run[0] for run in theirs)
                 print(f"  PyCG                         {theirs_cpu:.2f}  ({len(json.loads(theirs[0][3].stdout))} nodes); "
                       f"explorer / PyCG = {ours_cpu / theirs_cpu:.2f}")
             else:
                 print(f"  PyCG                         failed: {theirs[0][3].stderr.decode(errors='replace').strip().splitlines()[-1:]}")
+        if pyan3:
+            pyan = [cpu_and_peak([pyan3, *nn_files, "--text", "--no-defines", "--uses"], env) for _ in range(args.repeat)]
+            pyan_cpu = statistics.median(run[0] for run in pyan)
+            print(f"  pyan3                        {pyan_cpu:.2f}  (exit {pyan[0][3].returncode}); explorer / pyan3 = {ours_cpu / pyan_cpu:.2f}")
+        else:
+            print("  pyan3                        not installed (pip install pyan3, or PYAN3=path)")
 
         torch_root = Path(args.root) / "torch"
         print("3. all of torch/")

@@ -10,11 +10,14 @@ import time
 from pathlib import Path
 
 
-def arguments(doc: str | None, repeat: int) -> argparse.Namespace:
-    """--root (default $EXPLORER_REAL_TORCH, resolved) and --repeat; exits when the tree is missing."""
+def arguments(doc: str | None, repeat: int, limit: float | None = None) -> argparse.Namespace:
+    """--root (default $EXPLORER_REAL_TORCH, resolved), --repeat and, given a default, --limit
+    (seconds a peer tool may run); exits when the tree is missing."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", default=os.environ.get("EXPLORER_REAL_TORCH"), help="a PyTorch source tree")
     parser.add_argument("--repeat", type=int, default=repeat, help="runs per figure (median)")
+    if limit is not None:
+        parser.add_argument("--limit", type=float, default=limit, help="seconds a peer tool's run may take before it is stopped")
     args = parser.parse_args()
     if not args.root or not Path(args.root).is_dir():
         raise SystemExit("give --root (or EXPLORER_REAL_TORCH): a PyTorch source tree")
