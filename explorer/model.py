@@ -43,6 +43,8 @@ class SymbolKind(StrEnum):
     DISPATCH_STUB = "dispatch_stub"  # DECLARE_DISPATCH / DEFINE_DISPATCH
     DISPATCH_REGISTRATION = "dispatch_registration"  # REGISTER_DISPATCH(stub, kernel)
     MACRO = "macro"  # a function-like #define
+    PYBIND = "pybind"  # a Python name pybind11 binds (`m.def("f", &fn)`): its target is the C++ function
+    EXTENSION = "extension"  # a compiled module setup.py or cpp_extension.load declares: its target, the sources listed
     # YAML
     OPERATOR = "operator"
     # Vendor libraries, known only from their call sites
@@ -117,6 +119,7 @@ class DispatchEntry:
     key: str  # CPU, CUDA, CompositeImplicitAutograd, ...
     kernel: str  # at::native::relu
     line: int
+    path: str | None = None  # the file that registers it (as read back from the index)
 
 
 @dataclass(frozen=True, slots=True)

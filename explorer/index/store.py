@@ -52,7 +52,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
 
-SCHEMA_VERSION = 15  # 13: namespace_prefixes; 14: python_flow; 15: its statements decoded per scope
+SCHEMA_VERSION = 16  # 13: namespace_prefixes; 14: python_flow; 15: its statements decoded per scope; 16: C++ registrations, extensions
 
 
 @functools.cache
@@ -147,6 +147,7 @@ CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qname);
 CREATE INDEX IF NOT EXISTS symbols_lname ON symbols(lname);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
 CREATE INDEX IF NOT EXISTS symbols_target ON symbols(target) WHERE target IS NOT NULL;
+CREATE INDEX IF NOT EXISTS symbols_extension ON symbols(kind) WHERE kind = 'extension';
 CREATE INDEX IF NOT EXISTS calls_vendor ON calls(callee, vendor) WHERE vendor IS NOT NULL;
 CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 CREATE INDEX IF NOT EXISTS imports_module ON imports(module);
@@ -568,7 +569,8 @@ class IndexStore:
 
     def dispatch_of(self, operator: str) -> list[DispatchEntry]:
         rows = self.db.execute(
-            "SELECT operator, key, kernel, line FROM dispatch WHERE operator = ? ORDER BY line, rowid", (operator,)
+            "SELECT d.operator, d.key, d.kernel, d.line, f.path FROM dispatch d JOIN files f ON f.id = d.file_id "
+            "WHERE d.operator = ? ORDER BY f.path LIKE '%.yaml' DESC, f.path, d.line, d.rowid", (operator,)
         )
         return [DispatchEntry(*row) for row in rows]
 
@@ -584,7 +586,8 @@ class IndexStore:
     def operators_with_kernel(self, kernel: str) -> list[DispatchEntry]:
         """The dispatch rows, of any operator, that name `kernel`."""
         rows = self.db.execute(
-            "SELECT operator, key, kernel, line FROM dispatch WHERE kernel = ? ORDER BY operator, line", (kernel,)
+            "SELECT d.operator, d.key, d.kernel, d.line, f.path FROM dispatch d JOIN files f ON f.id = d.file_id "
+            "WHERE d.kernel = ? ORDER BY d.operator, d.line", (kernel,)
         )
         return [DispatchEntry(*row) for row in rows]
 
@@ -713,6 +716,13 @@ class IndexStore:
             "SELECT p.facts FROM python_flow p JOIN files f ON f.id = p.file_id WHERE f.path = ?", (path,)
         ).fetchone()
         return zlib.decompress(row[0]).decode() if row else None
+
+    def extension_modules(self) -> list[Symbol]:
+        """The compiled modules the tree's setup.py files and cpp_extension.load calls declare."""
+        return self._symbols("s.kind = 'extension' ORDER BY f.path, s.line", ())
+
+    def symbols_of_kind_named(self, kind: SymbolKind, name: str) -> list[Symbol]:
+        return self._symbols("s.lname = ? AND s.kind = ? ORDER BY f.path, s.line", (name.lower(), kind.value))
 
     def symbols_targeting(self, target: str) -> list[Symbol]:
         """Aliases and registrations whose target is `target`."""

@@ -63,3 +63,18 @@ class ScopeMap:
                 return qname
             index = self._containers[index]
         return self.outermost
+
+
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
+_SPACED_SCOPE = re.compile(r"\s*::\s*")
+
+
+def strip_template_args(name: str) -> str:
+    """`at::cuda::blas::gemm<scalar_t>` -> `at::cuda::blas::gemm` (nested arguments too)."""
+    if "<" not in name or name.startswith("operator"):
+        return name
+    previous = None
+    while previous != name:
+        previous, name = name, _TEMPLATE_ARGS.sub("", name)
+    # `zabs <float> (...)`, `Policy< N>:: prepack`: the spaces the arguments stood between
+    return _SPACED_SCOPE.sub("::", name).strip() if " " in name else name

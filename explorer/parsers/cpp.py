@@ -18,30 +18,18 @@ import re
 
 from explorer import treesitter as tsx
 from explorer.model import FUNCTOR_MARK, CallKind, CallSite, Diagnostic, FileFacts, ImportBinding, Language, Symbol, SymbolKind
-from explorer.parsers.common import ScopeMap, collapse, source_order
+from explorer.parsers import cpp_bindings
+from explorer.parsers.common import ScopeMap, collapse, source_order, strip_template_args
 from explorer.parsers.cpp_conditionals import without_split_conditionals
 from explorer.parsers.cpp_macros import Invocation, Macro, call_end, expandable, expansion_budget, find_invocations, read_defines
 from explorer.parsers.cpp_namespaces import NamespaceExtent, anonymous_map, matching_brace, namespace_extents, namespace_map
 
-_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
-_SPACED_SCOPE = re.compile(r"\s*::\s*")
 _CLASS_TYPES = {"class_specifier", "struct_specifier"}
 _CONTAINER_KINDS = {
     "definition.class": SymbolKind.CLASS,
     "definition.struct": SymbolKind.STRUCT,
     "definition.enum": SymbolKind.ENUM,
 }
-
-
-def strip_template_args(name: str) -> str:
-    """`at::cuda::blas::gemm<scalar_t>` -> `at::cuda::blas::gemm` (nested arguments too)."""
-    if "<" not in name or name.startswith("operator"):
-        return name
-    previous = None
-    while previous != name:
-        previous, name = name, _TEMPLATE_ARGS.sub("", name)
-    # `zabs <float> (...)`, `Policy< N>:: prepack`: the spaces the arguments stood between
-    return _SPACED_SCOPE.sub("::", name).strip() if " " in name else name
 
 
 # Attribute macros: `class TORCH_API Tensor {`, `C10_HOST_DEVICE inline double exp<double>(...)`,
@@ -147,6 +135,11 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     found = tsx.captures(tsx.query(lang, *_QUERIES[lang]), root)
     enclosures = _Enclosures()
     structured = _registrations(found, lang, facts, scopes, namespaces, enclosures)
+    if found.get("registration.call"):
+        registered, kernels = cpp_bindings.registrations(
+            found["registration.call"], lang, path, lambda node: _enclosing_names(node, namespaces, enclosures)[0])
+        facts.symbols += registered
+        facts.dispatch += kernels
     _definitions(found, lang, facts, scopes, structured, namespaces, enclosures)
     _recovered_definitions(found, lang, facts, scopes, namespaces, enclosures, source)
     if namespaces is not None and b"_FUNC" in source:

@@ -86,6 +86,8 @@ def parse_python(path: str, source: bytes) -> FileFacts:
     scopes = ScopeMap(module)
     _definitions(found, module, facts, bindings, scopes, source)
     _calls(found, facts, bindings, scopes, source)
+    if _EXTENSION_WORDS.search(source):
+        facts.symbols.extend(_extensions(found, path, source))
     facts.symbols.sort(key=source_order)
     package = module if is_package_init(path) else module.rpartition(".")[0]
     facts.flow = flow_facts(root, module, package)
@@ -400,3 +402,58 @@ def _calls(
                 names = spelled[written] = (callee, expand(callee, bindings) if _DOTTED.match(callee) else callee)
             row, column = node.start_point
             append(CallSite(innermost(start), names[0], names[1], row + 1, column - shift, kind))
+
+
+# -- compiled extensions --------------------------------------------------------------------
+
+_EXTENSION_WORDS = re.compile(rb"[Ee]xtension\(|load(?:_inline)?\(")
+
+
+def _makes_extension(callee: str) -> bool:
+    """`CUDAExtension`, `CppExtension`, `Extension`, a subclass like `CMakeExtension`, a local
+    `extension = CUDAExtension if ... else CppExtension`; cpp_extension's `load` and
+    `load_inline` (with a name)."""
+    name = callee.rpartition(".")[2]
+    return "extension" in name.lower() or name in ("load", "load_inline")
+
+
+def _extensions(found: dict[str, list[tsx.Node]], path: str, source: bytes) -> list[Symbol]:
+    """Compiled modules the file declares: `CUDAExtension("pkg._C", sources=[...])` in a
+    setup.py, `torch.utils.cpp_extension.load(name="ext", sources=[...])`. Read, never run: a
+    name or a source list the file computes is not known (query/extensions.py then goes by
+    folders)."""
+    declared = []
+    for callee in found.get("callee", []):
+        call = callee.parent
+        if call is None or call.type != "call" or not _makes_extension(tsx.text(callee)):
+            continue
+        arguments = call.child_by_field_name("arguments")
+        if arguments is None:
+            continue
+        positional = [a for a in arguments.named_children if a.type not in ("keyword_argument", "comment")]
+        keywords = {tsx.text(a.child_by_field_name("name")): a.child_by_field_name("value") for a in arguments.named_children
+                    if a.type == "keyword_argument" and a.child_by_field_name("name") is not None}
+        is_load = tsx.text(callee).rpartition(".")[2] in ("load", "load_inline")
+        name_node = keywords.get("name") or (positional[0] if positional else None)
+        name = _string_value(name_node)
+        if name is None or not _DOTTED.fullmatch(name) or (is_load and "name" not in keywords and len(positional) < 2) \
+                or (not is_load and "sources" not in keywords and len(positional) < 2):
+            continue
+        listed = keywords.get("sources") or (positional[1] if len(positional) > 1 else None)
+        sources = [_string_value(item) for item in listed.named_children] if listed is not None and listed.type == "list" else []
+        folder = path.rpartition("/")[0]
+        relative = ";".join(f"{folder}/{item}" if folder else item for item in sources if item)
+        statement = " ".join(tsx.text(call).split())[:300]
+        declared.append(Symbol(name, name.rpartition(".")[2], SymbolKind.EXTENSION, Language.PYTHON, path,
+                               tsx.line(call), tsx.end_line(call), statement, relative or None))
+    return declared
+
+
+def _string_value(node: tsx.Node | None) -> str | None:
+    """A plain string literal's text (no f-string, no concatenation), or None."""
+    if node is None or node.type != "string":
+        return None
+    parts = [child for child in node.named_children if child.type not in ("string_start", "string_end")]
+    if any(child.type != "string_content" for child in parts):
+        return None
+    return "".join(tsx.text(child) for child in parts)

@@ -13,3 +13,11 @@
 (call_expression
   function: (identifier) @macro
   (#match? @macro "^(DECLARE|DEFINE|REGISTER|REGISTER_[A-Z0-9_]+|ALSO_REGISTER_[A-Z0-9_]+)_DISPATCH$")) @registration.dispatch
+
+; Operator and Python registrations (parsers/cpp_bindings.py reads them): `m.def(...)` and
+; `m.impl(...)` in TORCH_LIBRARY blocks, `.op(...)` on torch::RegisterOperators(), pybind11's
+; `m.def(...)`, `m.def_submodule(...)` and the `.def(...)` chain of a py::class_.
+(call_expression
+  function: (field_expression
+    field: (field_identifier) @registration.member)
+  (#match? @registration.member "^(def|impl|op|def_static|def_property|def_property_readonly|def_readwrite|def_readonly|def_submodule)$")) @registration.call

@@ -1,0 +1,289 @@
+"""Where one C++ file registers functions with PyTorch's dispatcher or binds them to Python.
+
+Operator registrations, as extensions and PyTorch itself write them:
+- `TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_FRAGMENT(ns, m)` with `m.def("op(schema) -> ...")`,
+  `m.def("op", &fn)` (a schema inferred from fn, fn the kernel for every key);
+- `TORCH_LIBRARY_IMPL(ns, Key, m)` with `m.impl("op", &fn)`;
+- `torch::RegisterOperators().op("ns::op", &fn)` chains (fn the kernel for every key);
+with the names in `TORCH_SELECTIVE_SCHEMA(...)` / `TORCH_SELECTIVE_NAME(...)` and the kernels
+as `&fn`, `fn`, `TORCH_FN(fn)` or a lambda. Each operator is an OPERATOR symbol named
+`ns::op` (`ns::op.overload`) with its schema, or its name, as signature; each kernel a row of
+its dispatch table, the kernel as written prefixed by the namespaces around the registration
+(query/nodes.py looks it up outward from there, as C++ does). A kernel
+for every key is filed under CompositeImplicitAutograd, which runs on every backend.
+
+pybind11: `PYBIND11_MODULE(name, m)` with `m.def("f", &fn)`, `py::class_<T>(m, "Py")` and its
+`.def`, `.def_static`, `.def(py::init<...>())`, `.def_property[_readonly]`, and submodules made
+with `auto sub = m.def_submodule("sub")`. Each is a PYBIND symbol named by the Python dotted
+name under the module as written (`TORCH_EXTENSION_NAME.f`: which module the extension is,
+setup.py says; query/extensions.py reads it), its target the C++ function as written.
+
+A lambda kernel or binding is named `<lambda>` at its line: the calls inside it are the
+registration block's, where the index attributes them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from explorer import treesitter as tsx
+from explorer.model import DispatchEntry, Symbol, SymbolKind
+from explorer.parsers.common import collapse, strip_template_args
+
+_OPERATOR_BLOCKS = ("TORCH_LIBRARY", "TORCH_LIBRARY_FRAGMENT", "TORCH_LIBRARY_IMPL")
+_PYBIND_BLOCKS = ("PYBIND11_MODULE",)
+CATCH_ALL_KEY = "CompositeImplicitAutograd"  # a kernel given with the definition runs for every key
+_UNWRAP = (  # what a kernel is written inside: each gives the expression within
+    re.compile(r"^(?:TORCH_SELECTIVE_SCHEMA|TORCH_SELECTIVE_NAME|TORCH_FN|TORCH_FN_TYPE)\s*\((.*)\)$", re.S),
+    re.compile(r"^(?:py|pybind11)::overload_cast\s*<.*?>\s*\((.*)\)$", re.S),
+    re.compile(r"^(?:static_cast|reinterpret_cast)\s*<.*>\s*\((.*)\)$", re.S),
+    re.compile(r"^(?:torch::|c10::)?CppFunction::makeFromBoxedFunction\s*<\s*(.*?)\s*>\s*\(\s*\)$", re.S),
+    re.compile(r"^(?:torch::)?dispatch\s*\([^,]*,\s*(.*)\)$", re.S),
+)
+_PYBIND_MEMBERS = ("def", "def_static", "def_property", "def_property_readonly", "def_readwrite", "def_readonly")
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """A registration macro's body: `TORCH_LIBRARY_IMPL(ns, CUDA, m) { ... }`."""
+
+    macro: str
+    arguments: tuple[str, ...]
+
+    @property
+    def module_variable(self) -> str:
+        return self.arguments[-1] if self.arguments else ""
+
+
+def registrations(
+    calls: list[tsx.Node], lang, path: str, scope_of,
+) -> tuple[list[Symbol], list[DispatchEntry]]:
+    """The operators, kernels and Python bindings the registration calls (`@registration.call`
+    captures: calls of a member named def, impl, op, ...) make. `scope_of(node)` gives the
+    namespaces around a node, outermost first."""
+    symbols: list[Symbol] = []
+    dispatch: list[DispatchEntry] = []
+    submodules: dict[int, dict[str, str]] = {}  # per pybind block: variable -> dotted submodule
+    for call in sorted(calls, key=lambda node: node.start_byte):
+        function = call.child_by_field_name("function")
+        field = function.child_by_field_name("field") if function is not None else None
+        receiver = function.child_by_field_name("argument") if function is not None else None
+        arguments = _arguments(call)
+        if field is None or receiver is None or not arguments:
+            continue
+        member = tsx.text(field)
+        line = tsx.line(field)  # `.op(` of a chain, not the chain's start
+        # `m.def("f", &f)`; of a chain, only its own link: `.op("ns::op", &fn)`
+        written_receiver = tsx.text(receiver) if receiver.type == "identifier" else ""
+        statement = f"{written_receiver}.{member}{collapse(tsx.text(call.child_by_field_name('arguments')))}"[:300]
+        root = _chain_root(receiver)
+        if member == "op" and "RegisterOperators" in tsx.text(root.child_by_field_name("function") or root):
+            # torch::RegisterOperators().op("ns::op(schema)", &fn)
+            name = _operator_name(_string(arguments[0]), None)
+            if name is not None:
+                schema = _string(arguments[0]) or ""
+                symbols.append(_operator(name, schema if "(" in schema else statement, lang, path, line))
+                kernel = _kernel(arguments[1], scope_of(call)) if len(arguments) > 1 else None
+                if kernel is not None:
+                    dispatch.append(DispatchEntry(name, CATCH_ALL_KEY, kernel, line))
+            continue
+        block_node, block = _block_around(call)
+        if block is None or block_node is None:
+            continue
+        if block.macro in _OPERATOR_BLOCKS and tsx.text(receiver) == block.module_variable:
+            namespace = block.arguments[0] if block.arguments else None
+            name = _operator_name(_string(arguments[0]), namespace)
+            if name is None:
+                continue
+            if member == "def":
+                schema = _string(arguments[0]) or ""
+                symbols.append(_operator(name, schema if "(" in schema else statement, lang, path, line))
+                # `m.def(schema, {at::Tag::pt2_compliant_tag})`: tags, not a kernel
+                given = len(arguments) > 1 and arguments[1].type != "initializer_list"
+                kernel = _kernel(arguments[1], scope_of(call)) if given else None
+                if kernel is not None:
+                    dispatch.append(DispatchEntry(name, _key(arguments[1], CATCH_ALL_KEY), kernel, line))
+            elif member == "impl" and len(arguments) > 1:
+                key = block.arguments[1] if block.macro == "TORCH_LIBRARY_IMPL" and len(block.arguments) > 2 else CATCH_ALL_KEY
+                kernel = _kernel(arguments[1], scope_of(call))
+                if kernel is not None:
+                    dispatch.append(DispatchEntry(name, _key(arguments[1], key), kernel, line))
+        elif block.macro in _PYBIND_BLOCKS and block.arguments:
+            modules = submodules.setdefault(block_node.id, {block.module_variable: block.arguments[0]})
+            symbols.extend(_pybind(call, member, receiver, root, arguments, modules, lang, path, line, statement, scope_of))
+    return symbols, dispatch
+
+
+def _pybind(call, member, receiver, root, arguments, modules, lang, path, line, statement, scope_of) -> Iterator[Symbol]:
+    name = _string(arguments[0])
+    if member == "def_submodule":
+        # `auto sub = m.def_submodule("sub")`: later `sub.def(...)` binds into module.sub
+        declarator = call.parent
+        owner = modules.get(tsx.text(receiver))
+        if name and owner and declarator is not None and declarator.type == "init_declarator":
+            variable = declarator.child_by_field_name("declarator")
+            if variable is not None:
+                modules[tsx.text(variable)] = f"{owner}.{name}"
+        return
+    if member not in _PYBIND_MEMBERS:
+        return
+    module = modules.get(tsx.text(receiver))
+    if module is not None and member == "def" and name:
+        # m.def("f", &fn)
+        yield _binding(f"{module}.{name}", name, _target(arguments[1:], scope_of(call)) or "", lang, path, line, statement)
+        return
+    cls = _pybind_class(root, modules)
+    if cls is None:
+        return
+    dotted, cpp_class = cls
+    init = tsx.text(arguments[0]).replace(" ", "")
+    if member == "def" and init.startswith(("py::init", "pybind11::init")):
+        constructor = "::".join([*scope_of(call), cpp_class, cpp_class.rpartition("::")[2]])
+        yield _binding(f"{dotted}.__init__", "__init__", constructor, lang, path, line, statement)
+    elif name:
+        yield _binding(f"{dotted}.{name}", name, _target(arguments[1:], scope_of(call)) or "", lang, path, line, statement)
+
+
+def _pybind_class(root: tsx.Node, modules: dict[str, str]) -> tuple[str, str] | None:
+    """`py::class_<T, Base>(m, "Py")` at the root of a `.def` chain: its dotted Python name and T."""
+    if root.type != "call_expression":
+        return None
+    function = root.child_by_field_name("function")
+    written = tsx.text(function) if function is not None else ""
+    match = re.match(r"^(?:py|pybind11)::class_\s*<\s*([\w:]+)", written)
+    arguments = _arguments(root)
+    if match is None or len(arguments) < 2:
+        return None
+    module, name = modules.get(tsx.text(arguments[0])), _string(arguments[1])
+    if module is None or not name:
+        return None
+    return f"{module}.{name}", match.group(1)
+
+
+def _binding(qname: str, name: str, target: str, lang, path: str, line: int, statement: str) -> Symbol:
+    return Symbol(qname, name, SymbolKind.PYBIND, lang, path, line, line, statement, target or None)
+
+
+def _operator(qname: str, schema: str, lang, path: str, line: int) -> Symbol:
+    return Symbol(qname, qname.partition("::")[2].partition(".")[0], SymbolKind.OPERATOR, lang, path, line, line, schema or qname)
+
+
+def _operator_name(schema: str | None, namespace: str | None) -> str | None:
+    """`pyg::fps(Tensor src, ...) -> Tensor` -> pyg::fps; `nms(...)` in TORCH_LIBRARY(tv, m) ->
+    tv::nms; `add.Tensor(...)` -> ns::add.Tensor."""
+    if not schema:
+        return None
+    name = schema.split("(", 1)[0].strip()
+    if not re.fullmatch(r"(?:\w+::)?\w+(?:\.\w+)?", name):
+        return None
+    if "::" not in name:
+        if not namespace:
+            return None
+        name = f"{namespace}::{name}"
+    return name
+
+
+def _kernel(argument: tsx.Node, scope: list[str]) -> str | None:
+    """The kernel a registration names; `<lambda at line N>` for a lambda, `<kernel at line N>`
+    for an expression naming no one function (both shown unresolved); None for a fallthrough
+    (`CppFunction::makeFallthrough()`: the key is skipped, no kernel runs)."""
+    written = _target([argument], scope)
+    if written is None:
+        return None
+    if written:
+        return written
+    what = "lambda" if argument.type == "lambda_expression" else "kernel"
+    return f"<{what} at line {tsx.line(argument)}>"
+
+
+def _target(arguments: list[tsx.Node], scope: list[str]) -> str | None:
+    """The C++ function a registration names, prefixed by the namespaces around it: `&fn`,
+    `fn`, `TORCH_FN(fn)`, `TORCH_FN(Op<2>::run)`, `static_cast<...>(native::fn)`,
+    `py::overload_cast<int>(&fn)`, `CppFunction::makeFromBoxedFunction<&fn>()`, `&T::meth`;
+    empty for a lambda or anything else; None for a fallthrough."""
+    if not arguments:
+        return ""
+    argument = arguments[0]
+    if argument.type == "lambda_expression":
+        return ""
+    text, previous = collapse(tsx.text(argument)), None
+    if "makeFallthrough" in text:
+        return None
+    while previous != text:  # peel wrappers: `&fn`, `(&fn)`, TORCH_FN(...), casts, nested
+        previous = text
+        text = text.strip().lstrip("&").strip()
+        if text.startswith("(") and text.endswith(")"):
+            text = text[1:-1]
+        for pattern in _UNWRAP:
+            match = pattern.match(text)
+            if match is not None:
+                text = match.group(1)
+    text = strip_template_args(text)
+    if not re.fullmatch(r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*", text):
+        return ""
+    if text.startswith("::") or not scope:
+        return text.removeprefix("::")
+    # `native::conv2d_symint` written in namespace at::functorch: looked up from there
+    return "::".join([*scope, text])
+
+
+def _key(argument: tsx.Node, default: str) -> str:
+    """The dispatch key a kernel is registered for: `torch::dispatch(c10::DispatchKey::CPU, fn)`
+    names its own, else the block's (TORCH_LIBRARY_IMPL(ns, CUDA, m)), else every key."""
+    match = re.match(r"^(?:torch::)?dispatch\s*\(\s*([\w:]+)\s*,", collapse(tsx.text(argument)))
+    key = match.group(1) if match is not None else default
+    return key.rpartition("::")[2]
+
+
+def _string(node: tsx.Node) -> str | None:
+    """A string literal's text, looking through TORCH_SELECTIVE_SCHEMA/NAME; None for others."""
+    if node.type == "call_expression":
+        inner = _arguments(node)
+        if len(inner) == 1 and tsx.text(node.child_by_field_name("function") or node).startswith("TORCH_SELECTIVE"):
+            return _string(inner[0])
+        return None
+    if node.type == "concatenated_string":
+        parts = [_string(child) for child in node.named_children]
+        return "".join(part for part in parts if part) if all(part is not None for part in parts) else None
+    if node.type != "string_literal":
+        return None
+    return "".join(tsx.text(child) for child in node.named_children if child.type == "string_content")
+
+
+def _arguments(call: tsx.Node) -> list[tsx.Node]:
+    arguments = call.child_by_field_name("arguments")
+    return [child for child in arguments.named_children if child.type != "comment"] if arguments is not None else []
+
+
+def _chain_root(receiver: tsx.Node) -> tsx.Node:
+    """`py::class_<T>(m, "P").def(...).def(...)`: the call the chain starts from."""
+    node = receiver
+    while node.type == "call_expression":
+        function = node.child_by_field_name("function")
+        if function is None or function.type != "field_expression":
+            break
+        inner = function.child_by_field_name("argument")
+        if inner is None:
+            break
+        node = inner
+    return node
+
+
+def _block_around(node: tsx.Node) -> tuple[tsx.Node | None, _Block | None]:
+    """The registration macro whose body holds `node`, parsed as the function definition it
+    looks like: `TORCH_LIBRARY_IMPL(pyg, CUDA, m) { ... }`."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "function_definition":
+            declarator = parent.child_by_field_name("declarator")
+            name = declarator.child_by_field_name("declarator") if declarator is not None and declarator.type == "function_declarator" else None
+            macro = tsx.text(name) if name is not None else ""
+            if declarator is not None and (macro in _OPERATOR_BLOCKS or macro in _PYBIND_BLOCKS):
+                parameters = declarator.child_by_field_name("parameters")
+                arguments = tuple(collapse(tsx.text(p)) for p in parameters.named_children if p.type != "comment") if parameters is not None else ()
+                return parent, _Block(macro, arguments)
+            return None, None
+        parent = parent.parent
+    return None, None
