@@ -33,12 +33,12 @@ import re
 from collections.abc import Iterator
 
 from explorer.index.store import IndexStore, last_name
-from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite, DispatchEntry, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.vendors import vendor_library
 from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.query.backends import dispatch_key_allowed
 from explorer.query.bindings import operators_for
-from explorer.query.nodes import definition_lines, defining_stub, fan_out, layer_of
+from explorer.query.nodes import definition_lines, defining_stub, fan_out, layer_of, registered_functions, undefined_function
 from explorer.query.sources import SourceLines
 from explorer.query.templates import (
     call_template_arguments, chosen_specialisations, generic_parameters, specialisation_arguments, template_parameters,
@@ -92,11 +92,23 @@ class NativeEdges:
         of the keys the operator does not list itself (`_softmax` lists only MkldnnCPU and
         NestedTensor kernels; its CPU and CUDA ones are those of `_softmax.out`)."""
         entries = self.store.dispatch_of(operator.qname)
+        per_key: dict[str, int] = {}
+        for entry in entries:
+            per_key[entry.key] = per_key.get(entry.key, 0) + 1
         for entry in entries:
             if not dispatch_key_allowed(entry.key, self.backend):
                 continue
-            kernels = [s for s in self.store.symbols_with_qname(entry.kernel) if s.kind in _FUNCTION_KINDS]
-            yield from fan_out(kernels, f"dispatch:{entry.key}", None, (operator.path or "", entry.line))
+            site = (entry.path or operator.path or "", entry.line)
+            kernels = self._kernels(entry)
+            if kernels and per_key[entry.key] > 1:
+                # registered twice for one key: which wins depends on load order, not the source
+                rivals = tuple(e.kernel for e in entries if e.key == entry.key)
+                yield from (CallEdge(CallNode(k, layer_of(k)), f"dispatch:{entry.key}", Resolution.AMBIGUOUS, rivals, site) for k in kernels)
+            elif kernels:
+                yield from fan_out(kernels, f"dispatch:{entry.key}", None, site)
+            elif entry.path is not None and not entry.path.endswith(".yaml"):
+                # a registration of a function the tree does not define: shown, not dropped
+                yield CallEdge(CallNode(undefined_function(entry.kernel), Layer.CPP), f"dispatch:{entry.key}", Resolution.NAME, (), site)
         info = self.store.operator_info(operator.qname)
         if info is None or not info.structured_delegate:
             return
@@ -104,6 +116,14 @@ class NativeEdges:
         if self.backend == "all" or not any(dispatch_key_allowed(key, self.backend) for key in listed):
             delegates = self.store.symbols_with_qname(info.structured_delegate)
             yield from fan_out(delegates, "structured", Layer.YAML, (operator.path or "", operator.line or 0))
+
+    def _kernels(self, entry: DispatchEntry) -> list[Symbol]:
+        """The kernel a dispatch row names: by its qualified name (native_functions.yaml's
+        `at::native::relu`); for a TORCH_LIBRARY_IMPL or RegisterOperators registration, whose
+        kernel is qualified by the namespaces around it, outward from there."""
+        if entry.path is None or entry.path.endswith(".yaml"):
+            return [s for s in self.store.symbols_with_qname(entry.kernel) if s.kind in _FUNCTION_KINDS]
+        return registered_functions(self.store, entry.kernel, entry.path)
 
     def _registered_kernels(self, stub: Symbol) -> Iterator[CallEdge]:
         for registration in self.store.symbols_with_qname(stub.qname):
@@ -215,6 +235,11 @@ class NativeEdges:
                 yield CallEdge(edge.target, edge.kind, resolution, edge.candidates, where)
             return
         found = self._named(caller, callee)
+        if not found and callee.endswith("::apply"):
+            forwards = self._autograd_forward(caller, callee.removesuffix("::apply"))
+            if forwards:
+                yield from fan_out(forwards, "autograd", None, where)
+                return
         if not found and "::" in callee:
             # `at::cuda::getCurrentCUDAStream`, brought into at::cuda from c10::cuda by a
             # using-declaration in a header: the function of that name in a namespace of
@@ -241,6 +266,17 @@ class NativeEdges:
             specialised = set()
         for edge in fan_out(functions, "call", None, where):
             yield dataclasses.replace(edge, specialised=True) if id(edge.target.symbol) in specialised else edge
+
+    def _autograd_forward(self, caller: Symbol, written_class: str) -> list[Symbol]:
+        """`ScatterSum::apply(...)` of a C++ autograd Function (`struct ScatterSum : public
+        torch::autograd::Function<ScatterSum>`, apply inherited from the base the tree does not
+        define) runs the class's static `forward`, whose first parameter is the
+        AutogradContext."""
+        forwards = []
+        for cls in self._named(caller, written_class):
+            if cls.kind in _FUNCTOR_KINDS:
+                forwards += [s for s in self._members(cls, "forward") if "AutogradContext" in s.signature]
+        return forwards
 
     def _is_specialisation(self, symbol: Symbol) -> bool:
         """`template <> void gemm<float>(...)`, or a method of `template <> struct F<Half>`."""
@@ -294,12 +330,12 @@ class NativeEdges:
         if match.group(2) is not None:
             # `at::addmm` is the functional overloads; their out= forms are `at::addmm_out`.
             for base in (name, name.removesuffix("_symint")):
-                operators = [s for s in self.store.operators_named(base) if not _is_out_overload(s.qname)]
+                operators = [s for s in self.store.operators_named(base) if s.qname.startswith("aten::") and not _is_out_overload(s.qname)]
                 if operators:
                     return operators
             for suffix in ("_out", "_outf", "_symint_out", "_symint_outf"):
                 if name.endswith(suffix):
-                    found = [s for s in self.store.operators_named(name.removesuffix(suffix)) if _is_out_overload(s.qname)]
+                    found = [s for s in self.store.operators_named(name.removesuffix(suffix)) if s.qname.startswith("aten::") and _is_out_overload(s.qname)]
                     if found:
                         return found
         head, _, overload = name.rpartition("_")

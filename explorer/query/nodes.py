@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, Language, Layer, Resolution, Symbol, SymbolKind
 
 
 def layer_of(symbol: Symbol) -> Layer:
     if symbol.kind is SymbolKind.OPERATOR:
         return Layer.YAML
+    if symbol.kind is SymbolKind.PYBIND:
+        return Layer.BINDING
     if symbol.kind is SymbolKind.EXTERNAL:
         return Layer.VENDOR
     if symbol.lang == "python":
@@ -52,3 +54,36 @@ def defining_stub(stubs: list[Symbol]) -> Symbol:
     """A DispatchStub is declared in a header and defined in a .cpp: one stub, shown where
     it is defined."""
     return sorted(stubs, key=lambda s: ((s.path or "").endswith((".h", ".hpp", ".cuh")), s.path or "", s.line or 0))[0]
+
+
+def undefined_function(qname: str) -> Symbol:
+    """A C++ function a registration names and the tree does not define (a node of its own,
+    with no location, so that the edge to it is shown rather than dropped)."""
+    return Symbol(qname, qname.rpartition("::")[2], SymbolKind.FUNCTION, Language.CPP, None, None, None, "not defined in the tree")
+
+
+def registered_functions(store, written: str, path: str | None) -> list[Symbol]:
+    """The C++ function a registration names, stored with the namespaces around it in front
+    of what was written (`at::functorch::native::conv2d_symint` for `native::conv2d_symint`
+    written in at::functorch), looked up as C++ looks up a name: in the innermost namespace,
+    then outward. Where the written part starts is not kept, so every namespace run the
+    written name may follow is tried, fewest dropped first (for `fps_cuda` in pyg::ops:
+    pyg::ops::fps_cuda, pyg::fps_cuda, fps_cuda)."""
+    from explorer.query.visibility import visible_from
+
+    parts = written.split("::")
+    name_at = len(parts) - 1
+    tried: set[str] = set()
+    for dropped in range(0, name_at + 1):
+        for end in range(name_at - dropped, -1, -1):
+            candidate = "::".join(parts[:end] + parts[end + dropped:])
+            if candidate in tried:
+                continue
+            tried.add(candidate)
+            found = [s for s in store.symbols_with_qname(candidate) if s.kind in REGISTRABLE_KINDS]
+            if found:
+                return (visible_from(path, found) or found) if path else found
+    return []
+
+
+REGISTRABLE_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.KERNEL, SymbolKind.STRUCTURED_KERNEL})

@@ -31,7 +31,8 @@ from explorer.parsers.python import expand, module_name
 from explorer.query.arity import fits_schema, python_call_shape
 from explorer.query.bindings import binding_operators, binding_symbol, bound_stub, is_method_binding, operators_for, stub_method
 from explorer.query.lookup import PythonPaths
-from explorer.query.nodes import definition_lines, fan_out, layer_of
+from explorer.query.extensions import ExtensionModules, registered_operators
+from explorer.query.nodes import definition_lines, fan_out, layer_of, registered_functions, undefined_function
 from explorer.query.notes import UnreadableDefinition, UnreadableDefinitions
 from explorer.query.sources import SourceLines
 
@@ -40,6 +41,7 @@ if TYPE_CHECKING:  # libcst takes a fifth of a second to import: only when it is
 
 _MAX_MRO = 32
 _OVERLOAD_DECORATOR = re.compile(r"@([\w.]*\.)?_?overload(_method)?\b")
+_TORCH_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.Module", "torch.nn.modules.module.Module"})
 _CALLABLE_KINDS = {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.ALIAS, SymbolKind.VARIABLE}
 # The names a definition's text writes before `=` or `name: annotation =` (each of `a = b = c`):
 # more than libcst finds assigned (keyword arguments, defaults) but never fewer, so a called
@@ -63,6 +65,8 @@ class PythonEdges:
         # `x.softmax()` on an unknown `x` taken for the Tensor method (PyTorch trees); off
         # for a plain Python call graph
         self.tensor_methods = tensor_methods
+        self.extensions = ExtensionModules(store)
+        self._outside_bases: dict[str, frozenset[str]] = {}
         self._mro: dict[str, list[str]] = {}
         self.unreadable = UnreadableDefinitions()  # met while reading locals with libcst
         self._locals: dict[tuple[str | None, int | None], dict[str, tuple[str, ...]]] = {}
@@ -72,7 +76,9 @@ class PythonEdges:
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
-        if node.layer is Layer.BINDING:
+        if symbol.kind is SymbolKind.PYBIND:
+            yield from self._bound_function(symbol)
+        elif node.layer is Layer.BINDING:
             yield from self._binding_edges(node)
         elif symbol.kind is SymbolKind.CLASS:
             yield from self._instance_call(symbol.qname)
@@ -191,12 +197,36 @@ class PythonEdges:
         return bodies or definitions
 
     def _instance_call(self, class_qname: str) -> Iterator[CallEdge]:
-        """Calling an instance runs `__call__`; a class without one is being constructed."""
-        for name in ("__call__", "__init__"):
+        """Calling an instance runs `__call__` (`forward`, for a torch.nn.Module whose source is
+        outside the tree); a class without one is being constructed."""
+        names = ("__call__", "forward", "__init__") if self.is_outside_module(class_qname) else ("__call__", "__init__")
+        for name in names:
             found = list(self._member_edges(class_qname, name, None, class_qname))
             if found:
                 yield from (CallEdge(edge.target, "method", edge.resolution, edge.candidates, None) for edge in found)
                 return
+
+    def is_outside_module(self, class_qname: str) -> bool:
+        """A subclass of torch.nn.Module, where torch is not in the tree (an extension's or a
+        user's tree): calling an instance runs its `forward`, as Module.__call__ does."""
+        return not _TORCH_MODULE.isdisjoint(self.outside_bases(class_qname))
+
+    def outside_bases(self, class_qname: str) -> frozenset[str]:
+        """The bases along the MRO that the tree has no class for, as dotted names."""
+        found = self._outside_bases.get(class_qname)
+        if found is None:
+            paths, names = PythonPaths(self.store), set()
+            for owner in self.mro(class_qname):
+                classes = [s for s in self.store.symbols_with_qname(owner) if s.kind is SymbolKind.CLASS]
+                if not classes:
+                    continue
+                module = module_name(classes[0].path or "")
+                for written in _base_names(classes[0].signature):
+                    expanded = self._expand(classes[0], written)
+                    if paths.resolve(expanded) is None and paths.resolve(f"{module}.{written}") is None:
+                        names.add(expanded)
+            found = self._outside_bases[class_qname] = frozenset(names)
+        return found
 
     def _member_edges(
         self, class_qname: str, name: str, site: tuple[str, int] | None, context: str, after: str | None = None
@@ -216,6 +246,14 @@ class PythonEdges:
 
     def _dotted_targets(self, dotted: str, module: str) -> Iterator[CallEdge]:
         """What a dotted name (imports already expanded) stands for, as call edges."""
+        registered = registered_operators(self.store, dotted)
+        if registered is not None:  # torch.ops.ns.op: what TORCH_LIBRARY (or the YAML) defines
+            yield from fan_out(registered, "op-registration", Layer.YAML, None)
+            return
+        pybind = self.extensions.python_bindings(dotted)
+        if pybind:  # `_C.nms(...)` with `from pkg import _C`
+            yield from fan_out(pybind, "pybind", Layer.BINDING, None)
+            return
         operators = binding_operators(self.store, dotted)
         if operators:
             stub = binding_symbol(self.store, dotted, operators)
@@ -239,6 +277,17 @@ class PythonEdges:
                 yield from (CallEdge(edge.target, "call", edge.resolution, edge.candidates) for edge in init)
                 return
         yield from fan_out(self.implementations([s for s in symbols if s.kind is not SymbolKind.MODULE]), "call", None, None)
+
+    def _bound_function(self, binding: Symbol) -> Iterator[CallEdge]:
+        """The C++ function a pybind11 binding names, or the registration shown as unresolved."""
+        site = (binding.path or "", binding.line or 0)
+        if not binding.target:
+            return  # a lambda: its calls are the PYBIND11_MODULE block's
+        found = registered_functions(self.store, binding.target, binding.path)
+        if found:
+            yield from fan_out(found, "pybind", None, site)
+        else:
+            yield CallEdge(CallNode(undefined_function(binding.target), Layer.CPP), "pybind", Resolution.NAME, (), site)
 
     def _nested(self, symbol: Symbol, name: str) -> list[Symbol]:
         return [s for s in self.store.symbols_with_qname(f"{symbol.qname}.{name}") if s.kind is SymbolKind.FUNCTION and s.path == symbol.path]

@@ -184,8 +184,11 @@ def _rank(hit: SearchHit, registered_kernel: bool) -> tuple:
         not contains_query,
         peripheral,
         hit.tier,
-        # operators, and the kernels their dispatch tables name, first: what runs for an op
-        not (registered_kernel or symbol.kind is SymbolKind.OPERATOR),
+        # native_functions.yaml's operators, and the kernels their dispatch tables name,
+        # first: what runs for an op (an operator C++ registers, quantized::conv2d, is not
+        # what a reader of conv2d looks for first)
+        not (registered_kernel or symbol.kind is SymbolKind.OPERATOR and (symbol.path or "").endswith(".yaml")),
+        symbol.kind is SymbolKind.OPERATOR and not (symbol.path or "").endswith(".yaml"),
         -hit.score,
         is_stub,
         _KIND_ORDER.get(symbol.kind, 5),

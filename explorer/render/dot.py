@@ -74,7 +74,9 @@ def location_text(node: DiagramNode) -> str:
     if node.kind == MORE:
         return ""
     if node.path is None:
-        return "vendor library" if node.layer is Layer.VENDOR else "generated at build time"
+        if node.layer is Layer.VENDOR:
+            return "vendor library"
+        return "not defined in the tree" if node.layer in (Layer.CPP, Layer.CUDA) else "generated at build time"
     return node.path if node.kind == FILE or node.line is None else f"{node.path}:{node.line}"
 
 

@@ -36,7 +36,9 @@ def printable(text: str) -> str:
 
 def location(symbol: Symbol) -> str:
     if symbol.path is None:
-        return "(vendor library)" if symbol.lang == "vendor" else "(generated at build time: no source)"
+        if symbol.lang == "vendor":
+            return "(vendor library)"
+        return "(generated at build time: no source)" if symbol.lang == "python" else "(not defined in the tree)"
     return f"{printable(symbol.path)}:{symbol.line}"
 
 
@@ -101,7 +103,7 @@ def details_text(console: Console, details: SymbolDetails) -> None:
         console.print(Text(f"  defined at {printable(symbol.path)}:{symbol.line}{end} ({symbol.lang.value})", style="cyan"))
     if symbol.signature and symbol.kind.value != "external":
         console.print(Text(f"  {printable(symbol.signature)}"))
-    if details.operator is not None:
+    if details.operator is not None or details.kernels:
         _operator_text(console, details)
         _derivatives_text(console, details)
     if symbol.target is not None and details.operator is None:  # an operator's delegate is in its table
@@ -121,17 +123,17 @@ def details_text(console: Console, details: SymbolDetails) -> None:
 
 def _operator_text(console: Console, details: SymbolDetails) -> None:
     info = details.operator
-    assert info is not None
-    facts = [f"variants: {', '.join(info.variants)}"]
-    if info.python_module:
-        facts.append(f"python_module: {info.python_module}")
-    if info.structured:
-        facts.append("structured")
-    if info.structured_delegate:
-        facts.append(f"structured_delegate: {info.structured_delegate}")
-    if info.autogen:
-        facts.append(f"autogen: {', '.join(info.autogen)}")
-    console.print(Text("  " + "; ".join(facts)))
+    if info is not None:  # an operator C++ registers (TORCH_LIBRARY) has its schema only
+        facts = [f"variants: {', '.join(info.variants)}"]
+        if info.python_module:
+            facts.append(f"python_module: {info.python_module}")
+        if info.structured:
+            facts.append("structured")
+        if info.structured_delegate:
+            facts.append(f"structured_delegate: {info.structured_delegate}")
+        if info.autogen:
+            facts.append(f"autogen: {', '.join(info.autogen)}")
+        console.print(Text("  " + "; ".join(facts)))
     if not details.kernels:
         return
     table = Table(title=None, box=None, header_style="bold", pad_edge=False)

@@ -34,6 +34,7 @@ class FlowEdges:
         self.python = python
         self.facts = FlowFacts(store)
         self.solver = Solver(self.facts, python.mro, self._binds_operator, self._known_outside, contexts)
+        self.solver.outside_bases = python.outside_bases
 
     def edges(self, node: CallNode) -> list[CallEdge] | None:
         """The node's edges, or None when the solver has no source for it (a stub, a class,

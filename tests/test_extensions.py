@@ -1,0 +1,322 @@
+"""Extensions: pybind11 bindings, TORCH_LIBRARY and RegisterOperators registrations, C++
+autograd Functions, and which Python module an extension is, read from its build files. The
+fixture is a small extension package written here (torch itself is outside the tree, as in an
+extension's own checkout); every expected hop was read off the fixture's text below."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import write_tree
+from explorer.index.build import refresh
+from explorer.index.store import IndexStore
+from explorer.model import SymbolKind
+from explorer.query.extensions import ExtensionModules
+from explorer.query.graph import CallGraph
+from explorer.query.trace import trace_symbol
+
+EXTENSION = {
+    "setup.py": (
+        "from setuptools import setup\n"
+        "from torch.utils.cpp_extension import CUDAExtension\n"
+        "\n"
+        "setup(\n"
+        "    name='myext',\n"
+        "    ext_modules=[CUDAExtension('myext._C', sources=['myext/csrc/bind.cpp', 'myext/csrc/scale.cu'])],\n"  # 6
+        ")\n"
+    ),
+    "myext/__init__.py": "",
+    "myext/ops.py": (
+        "import torch\n"                                        # 1
+        "from myext import _C\n"
+        "\n"
+        "\n"
+        "def scale(x):\n"                                       # 5
+        "    return _C.scale(x)\n"                              # 6
+        "\n"
+        "\n"
+        "def add_one(x):\n"                                     # 9
+        "    return torch.ops.myext.add_one(x)\n"               # 10
+        "\n"
+        "\n"
+        "def legacy(x):\n"                                      # 13
+        "    return torch.ops.myext_legacy.legacy_op(x)\n"      # 14
+        "\n"
+        "\n"
+        "def ghost(x):\n"                                       # 17
+        "    return _C.ghost(x)\n"                              # 18
+        "\n"
+        "\n"
+        "class Scaler(torch.nn.Module):\n"                      # 21
+        "    def forward(self, x):\n"                           # 22
+        "        return scale(x)\n"                             # 23
+    ),
+    "myext/csrc/bind.cpp": (
+        "#include <torch/extension.h>\n"                        # 1
+        "#include \"scale.h\"\n"
+        "\n"
+        "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"           # 4
+        "  m.def(\"scale\", &myext::scale, \"scale\");\n"      # 5
+        "  py::class_<myext::Counter>(m, \"Counter\")\n"        # 6
+        "      .def(py::init<int>())\n"                         # 7
+        "      .def(\"step\", &myext::Counter::step);\n"        # 8
+        "  auto sub = m.def_submodule(\"sub\");\n"              # 9
+        "  sub.def(\"twice\", py::overload_cast<int>(&myext::twice));\n"  # 10
+        "  m.def(\"ghost\", &myext::ghost);\n"                  # 11
+        "}\n"
+    ),
+    "myext/csrc/scale.cu": (
+        "namespace myext {\n"                                   # 1
+        "__global__ void scale_kernel(float* data) {}\n"        # 2
+        "\n"
+        "at::Tensor scale(const at::Tensor& x) {\n"             # 4
+        "  scale_kernel<<<1, 32>>>(nullptr);\n"                 # 5
+        "  return x;\n"
+        "}\n"
+        "\n"
+        "int twice(int x) { return 2 * x; }\n"                  # 9
+        "\n"
+        "struct Counter {\n"                                    # 11
+        "  Counter(int start) {}\n"                             # 12
+        "  int step() { return 1; }\n"                          # 13
+        "};\n"
+        "}  // namespace myext\n"
+    ),
+    "myext/csrc/ops.cpp": (
+        "namespace myext {\n"                                   # 1
+        "at::Tensor add_one_cpu(const at::Tensor& x) { return x; }\n"  # 2
+        "\n"
+        "TORCH_LIBRARY(myext, m) {\n"                           # 4
+        "  m.def(\"add_one(Tensor x) -> Tensor\");\n"           # 5
+        "  m.def(TORCH_SELECTIVE_SCHEMA(\"myext::add_one.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)\"));\n"  # 6
+        "}\n"
+        "\n"
+        "TORCH_LIBRARY_IMPL(myext, CPU, m) {\n"                 # 9
+        "  m.impl(\"add_one\", TORCH_FN(add_one_cpu));\n"       # 10
+        "}\n"
+        "}  // namespace myext\n"
+    ),
+    "myext/csrc/ops.cu": (
+        "namespace myext {\n"                                   # 1
+        "namespace {\n"
+        "__global__ void add_one_kernel(float* data) {}\n"      # 3
+        "}  // namespace\n"
+        "\n"
+        "at::Tensor add_one_cuda(const at::Tensor& x) {\n"      # 6
+        "  add_one_kernel<<<1, 1>>>(nullptr);\n"                # 7
+        "  return x;\n"
+        "}\n"
+        "\n"
+        "TORCH_LIBRARY_IMPL(myext, CUDA, m) {\n"                # 11
+        "  m.impl(TORCH_SELECTIVE_NAME(\"myext::add_one\"), &add_one_cuda);\n"  # 12
+        "}\n"
+        "}  // namespace myext\n"
+    ),
+    "myext/csrc/legacy.cpp": (
+        "using torch::autograd::AutogradContext;\n"             # 1
+        "\n"
+        "at::Tensor legacy_cuda(at::Tensor x);\n"               # 3
+        "\n"
+        "struct LegacyFn : public torch::autograd::Function<LegacyFn> {\n"  # 5
+        "  static variable_list forward(AutogradContext* ctx, Variable x) {\n"  # 6
+        "    return {legacy_cuda(x)};\n"                        # 7
+        "  }\n"
+        "  static variable_list backward(AutogradContext* ctx, variable_list g) { return g; }\n"  # 9
+        "};\n"
+        "\n"
+        "at::Tensor legacy_op(at::Tensor x) {\n"                # 12
+        "  return LegacyFn::apply(x)[0];\n"                     # 13
+        "}\n"
+        "\n"
+        "at::Tensor legacy_op_again(at::Tensor x) { return x; }\n"  # 16
+        "\n"
+        "static auto registry = torch::RegisterOperators()\n"   # 18
+        "    .op(\"myext_legacy::legacy_op\", &legacy_op)\n"    # 19
+        "    .op(\"myext_legacy::legacy_op\", &legacy_op_again);\n"  # 20
+    ),
+    "myext/csrc/legacy_cuda.cu": (
+        "__global__ void legacy_kernel(float* data) {}\n"       # 1
+        "\n"
+        "at::Tensor legacy_cuda(at::Tensor x) {\n"              # 3
+        "  legacy_kernel<<<1, 1>>>(nullptr);\n"                 # 4
+        "  return x;\n"
+        "}\n"
+    ),
+    # a second extension whose setup.py computes its name: its binding is still indexed
+    "other/setup.py": (
+        "from torch.utils.cpp_extension import CppExtension\n"
+        "NAME = 'other'\n"
+        "ext = CppExtension(f'{NAME}._C', sources=SOURCES)\n"
+    ),
+    "other/csrc/binding.cpp": (
+        "int hello() { return 1; }\n"                           # 1
+        "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
+        "  m.def(\"hello\", &hello);\n"                         # 3
+        "}\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def extension(tmp_path_factory: pytest.TempPathFactory):
+    root = write_tree(tmp_path_factory.mktemp("extension") / "tree", EXTENSION)
+    index = root.parent / "index.sqlite"
+    refresh(str(root), index, jobs=1)
+    store = IndexStore.open(index)
+    yield store, str(root)
+    store.close()
+
+
+def hops(extension, query: str, to: str, backend: str = "cuda") -> list[tuple]:
+    store, root = extension
+    report = trace_symbol(store, root, query, to=to, backend=backend)
+    assert report.trace.paths, f"no path from {query} to {to}"
+    return [
+        (hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line, hop.edge.kind if hop.edge else None,
+         hop.edge.site if hop.edge else None)
+        for hop in report.trace.paths[0]
+    ]
+
+
+def test_a_pybind11_binding_leads_from_python_to_the_cuda_kernel(extension):
+    # torch is outside the tree: calling a torch.nn.Module subclass runs its forward
+    assert hops(extension, "myext.ops.Scaler", "scale_kernel") == [
+        ("myext.ops.Scaler", "myext/ops.py", 21, None, None),
+        ("myext.ops.Scaler.forward", "myext/ops.py", 22, "method", None),
+        ("myext.ops.scale", "myext/ops.py", 5, "call", ("myext/ops.py", 23)),
+        ("myext._C.scale", "myext/csrc/bind.cpp", 5, "pybind", ("myext/ops.py", 6)),
+        ("myext::scale", "myext/csrc/scale.cu", 4, "pybind", ("myext/csrc/bind.cpp", 5)),
+        ("myext::scale_kernel", "myext/csrc/scale.cu", 2, "launch", ("myext/csrc/scale.cu", 5)),
+    ]
+
+
+def test_torch_ops_reach_the_kernel_registered_for_each_backend(extension):
+    assert hops(extension, "myext.ops.add_one", "add_one_kernel") == [
+        ("myext.ops.add_one", "myext/ops.py", 9, None, None),
+        ("myext::add_one", "myext/csrc/ops.cpp", 5, "op-registration", ("myext/ops.py", 10)),
+        ("myext::add_one_cuda", "myext/csrc/ops.cu", 6, "dispatch:CUDA", ("myext/csrc/ops.cu", 12)),
+        ("myext::add_one_kernel", "myext/csrc/ops.cu", 3, "launch", ("myext/csrc/ops.cu", 7)),
+    ]
+    assert hops(extension, "myext.ops.add_one", "add_one_cpu", backend="cpu")[1:] == [
+        ("myext::add_one", "myext/csrc/ops.cpp", 5, "op-registration", ("myext/ops.py", 10)),
+        ("myext::add_one_cpu", "myext/csrc/ops.cpp", 2, "dispatch:CPU", ("myext/csrc/ops.cpp", 10)),
+    ]
+
+
+def test_register_operators_and_a_cpp_autograd_function(extension):
+    assert hops(extension, "myext.ops.legacy", "legacy_kernel") == [
+        ("myext.ops.legacy", "myext/ops.py", 13, None, None),
+        ("myext_legacy::legacy_op", "myext/csrc/legacy.cpp", 19, "op-registration", ("myext/ops.py", 14)),
+        ("legacy_op", "myext/csrc/legacy.cpp", 12, "dispatch:CompositeImplicitAutograd", ("myext/csrc/legacy.cpp", 19)),
+        ("LegacyFn::forward", "myext/csrc/legacy.cpp", 6, "autograd", ("myext/csrc/legacy.cpp", 13)),
+        ("legacy_cuda", "myext/csrc/legacy_cuda.cu", 3, "call", ("myext/csrc/legacy.cpp", 7)),
+        ("legacy_kernel", "myext/csrc/legacy_cuda.cu", 1, "launch", ("myext/csrc/legacy_cuda.cu", 4)),
+    ]
+
+
+def test_an_operator_registered_twice_is_ambiguous_between_its_kernels(extension):
+    store, root = extension
+    graph = CallGraph(store, root, "cuda")
+    (operator,) = [s for s in store.symbols_with_qname("myext_legacy::legacy_op")][:1]
+    edges = [(e.target.symbol.qname, e.kind, e.resolution.value, e.candidates, e.site) for e in graph.edges(graph.node(operator))]
+    rivals = ("legacy_op", "legacy_op_again")
+    assert edges == [
+        ("legacy_op", "dispatch:CompositeImplicitAutograd", "ambiguous", rivals, ("myext/csrc/legacy.cpp", 19)),
+        ("legacy_op_again", "dispatch:CompositeImplicitAutograd", "ambiguous", rivals, ("myext/csrc/legacy.cpp", 20)),
+    ]
+
+
+def test_a_binding_of_a_function_the_tree_lacks_is_shown_unresolved(extension):
+    store, root = extension
+    graph = CallGraph(store, root, "cuda")
+    (ghost,) = store.symbols_with_qname("myext.ops.ghost")
+    (binding,) = [e.target for e in graph.edges(graph.node(ghost))]
+    assert (binding.symbol.qname, binding.symbol.path, binding.symbol.line) == ("myext._C.ghost", "myext/csrc/bind.cpp", 11)
+    assert [(e.target.symbol.qname, e.target.symbol.path, e.kind, e.resolution.value) for e in graph.edges(binding)] == [
+        ("myext::ghost", None, "pybind", "name"),
+    ]
+
+
+def test_the_bindings_of_a_pybind11_module(extension):
+    store, _ = extension
+    names = ("__init__", "step", "ghost", "hello", "scale", "twice")
+    found = sorted((s.qname, s.line, s.target) for name in names for s in store.symbols_of_kind_named(SymbolKind.PYBIND, name))
+    assert found == [
+        ("TORCH_EXTENSION_NAME.Counter.__init__", 7, "myext::Counter::Counter"),
+        ("TORCH_EXTENSION_NAME.Counter.step", 8, "myext::Counter::step"),
+        ("TORCH_EXTENSION_NAME.ghost", 11, "myext::ghost"),
+        ("TORCH_EXTENSION_NAME.hello", 3, "hello"),
+        ("TORCH_EXTENSION_NAME.scale", 5, "myext::scale"),
+        ("TORCH_EXTENSION_NAME.sub.twice", 10, "myext::twice"),
+    ]
+
+
+def test_which_module_an_extension_is(extension):
+    store, _ = extension
+    modules = ExtensionModules(store)
+    # listed among setup.py's sources
+    assert [(m.dotted, m.derived) for m in modules.module_names("myext/csrc/bind.cpp", "TORCH_EXTENSION_NAME.sub")] == [("myext._C.sub", False)]
+    # setup.py computes the name: named after the file, and marked so
+    assert [(m.dotted, m.derived) for m in modules.module_names("other/csrc/binding.cpp", "TORCH_EXTENSION_NAME")] == [("binding", True)]
+    assert [s.qname for s in modules.python_bindings("binding.hello")] == ["binding.hello"]
+    assert modules.python_bindings("binding.hello")[0].signature.endswith("[module name derived from the file name: no build declaration names this module]")
+    assert [(s.qname, s.path, s.line, s.target) for s in store.extension_modules()] == [
+        ("myext._C", "setup.py", 6, "myext/csrc/bind.cpp;myext/csrc/scale.cu"),
+    ]
+    assert {s.kind for s in store.symbols_with_qname("myext._C")} == {SymbolKind.EXTENSION}
+
+
+def test_registrations_are_found_by_search(extension):
+    store, root = extension
+    from explorer.query.search import search
+
+    # the Python API first; the operators C++ registers next, with their schemas
+    assert [(r.symbol.qname, r.symbol.kind.value, r.symbol.signature) for r in search(store, "add_one", 3)] == [
+        ("myext.ops.add_one", "function", "def add_one(x)"),
+        ("myext::add_one", "operator", "add_one(Tensor x) -> Tensor"),
+        ("myext::add_one.out", "operator", "myext::add_one.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)"),
+    ]
+
+
+
+REGISTRATION_FORMS = (
+    "namespace at { namespace functorch {\n"                                               # 1
+    "TORCH_LIBRARY_IMPL(aten, FuncTorchBatched, m) {\n"                                    # 2
+    "  m.impl(\"conv2d\", native::conv2d_symint);\n"                                       # 3
+    "  m.impl(\"mul.Tensor\", static_cast<decltype(&ATEN_FN2(mul, Tensor))>(native::mul));\n"  # 4
+    "  m.impl(\"cat.names\", CppFunction::makeFallthrough());\n"                          # 5
+    "  m.impl(TORCH_SELECTIVE_NAME(\"quantized::conv_unpack\"), TORCH_FN(QConvUnpack<2>::run));\n"  # 6
+    "  m.impl(\"relu\", [](const Tensor& self) { return self; });\n"                       # 7
+    "}\n"
+    "TORCH_LIBRARY(quantized, m) {\n"                                                      # 9
+    "  m.def(\"linear(Tensor x) -> Tensor\", torch::dispatch(c10::DispatchKey::CPU, TORCH_FN(linear_cpu)));\n"  # 10
+    "  m.def(\"bad name with spaces\");\n"                                                 # 11
+    "}\n"
+    "}}\n"
+)
+
+
+def test_how_registrations_write_their_kernels():
+    from explorer.model import Language
+    from explorer.parsers.cpp import parse_cpp
+
+    facts = parse_cpp("reg.cpp", REGISTRATION_FORMS.encode(), Language.CPP)
+    assert [(d.operator, d.key, d.kernel, d.line) for d in facts.dispatch] == [
+        ("aten::conv2d", "FuncTorchBatched", "at::functorch::native::conv2d_symint", 3),
+        ("aten::mul.Tensor", "FuncTorchBatched", "at::functorch::native::mul", 4),
+        # line 5, a fallthrough: the key is skipped, no kernel
+        ("quantized::conv_unpack", "FuncTorchBatched", "at::functorch::QConvUnpack::run", 6),
+        ("aten::relu", "FuncTorchBatched", "<lambda at line 7>", 7),
+        ("quantized::linear", "CPU", "at::functorch::linear_cpu", 10),
+    ]
+    # a schema that names no operator defines none
+    assert [(s.qname, s.line) for s in facts.symbols if s.kind is SymbolKind.OPERATOR] == [("quantized::linear", 10)]
+
+
+def test_tags_given_with_a_schema_are_no_kernel():
+    from explorer.model import Language
+    from explorer.parsers.cpp import parse_cpp
+
+    source = b'TORCH_LIBRARY(quantized, m) {\n  m.def(TORCH_SELECTIVE_SCHEMA("quantized::cat(Tensor[] qx) -> Tensor"), {at::Tag::pt2_compliant_tag});\n}\n'
+    facts = parse_cpp("library.cpp", source, Language.CPP)
+    assert ([(s.qname, s.line) for s in facts.symbols if s.kind is SymbolKind.OPERATOR], facts.dispatch) == ([("quantized::cat", 2)], [])
