@@ -320,3 +320,31 @@ def test_tags_given_with_a_schema_are_no_kernel():
     source = b'TORCH_LIBRARY(quantized, m) {\n  m.def(TORCH_SELECTIVE_SCHEMA("quantized::cat(Tensor[] qx) -> Tensor"), {at::Tag::pt2_compliant_tag});\n}\n'
     facts = parse_cpp("library.cpp", source, Language.CPP)
     assert ([(s.qname, s.line) for s in facts.symbols if s.kind is SymbolKind.OPERATOR], facts.dispatch) == ([("quantized::cat", 2)], [])
+
+
+def callers(extension, query: str, depth: int) -> list[tuple]:
+    from explorer.query.neighbours import neighbours
+
+    store, root = extension
+    report = neighbours(store, root, query, "callers", depth)
+    return [(n.depth, n.node.symbol.qname, n.node.symbol.path, n.node.symbol.line, n.edge.kind) for n in report.found
+            if n.edge.kind != "fnptr"]  # (the registration block names the function it registers)
+
+
+def test_callers_lead_back_up_through_registrations_and_bindings(extension):
+    assert callers(extension, "myext::add_one_kernel", 3) == [
+        (1, "myext::add_one_cuda", "myext/csrc/ops.cu", 6, "launch"),
+        (2, "myext::add_one", "myext/csrc/ops.cpp", 5, "dispatch:CUDA"),
+        (3, "myext.ops.add_one", "myext/ops.py", 9, "op-registration"),
+    ]
+    assert callers(extension, "myext::scale", 3) == [
+        (1, "myext._C.scale", "myext/csrc/bind.cpp", 5, "pybind"),
+        (2, "myext.ops.scale", "myext/ops.py", 5, "pybind"),
+        (3, "myext.ops.Scaler.forward", "myext/ops.py", 22, "call"),
+    ]
+    assert callers(extension, "LegacyFn::forward", 2) == [
+        (1, "legacy_op", "myext/csrc/legacy.cpp", 12, "autograd"),
+        # registered twice under one name: both registrations
+        (2, "myext_legacy::legacy_op", "myext/csrc/legacy.cpp", 19, "dispatch:CompositeImplicitAutograd"),
+        (2, "myext_legacy::legacy_op", "myext/csrc/legacy.cpp", 20, "dispatch:CompositeImplicitAutograd"),
+    ]

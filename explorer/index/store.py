@@ -591,6 +591,17 @@ class IndexStore:
         )
         return [DispatchEntry(*row) for row in rows]
 
+    def registrations_naming(self, name: str) -> list[DispatchEntry]:
+        """Dispatch rows a C++ file registers (TORCH_LIBRARY_IMPL, RegisterOperators) whose
+        kernel ends in `name`: their kernels are stored with the namespaces around the
+        registration, which need not be the kernel's own."""
+        rows = self.db.execute(
+            "SELECT d.operator, d.key, d.kernel, d.line, f.path FROM dispatch d JOIN files f ON f.id = d.file_id "
+            "WHERE (d.kernel = ? OR d.kernel LIKE ? ESCAPE '\\') AND f.path NOT LIKE '%.yaml' ORDER BY d.operator, d.line",
+            (name, "%::" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")),
+        )
+        return [DispatchEntry(*row) for row in rows]
+
     def operators_delegating_to(self, operator: str) -> list[str]:
         """Operators whose structured_delegate is `operator` (a scan of a few thousand rows)."""
         rows = self.db.execute("SELECT operator FROM operators WHERE structured_delegate = ? ORDER BY operator", (operator,))

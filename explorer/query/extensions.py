@@ -62,15 +62,17 @@ class ExtensionModules:
         module, _, name = dotted.rpartition(".")
         if not module:
             return []
-        found = []
-        for binding in self.store.symbols_of_kind_named(SymbolKind.PYBIND, name):
-            written_module = binding.qname[: -len(name) - 1]
-            for candidate in self.module_names(binding.path or "", written_module):
-                if candidate.dotted == module:
-                    note = f"  [module name {DERIVED}]" if candidate.derived else ""
-                    found.append(dataclasses.replace(binding, qname=dotted, signature=binding.signature + note))
-                    break
-        return found
+        return [named for binding in self.store.symbols_of_kind_named(SymbolKind.PYBIND, name)
+                for named in self.python_names(binding) if named.qname == dotted]
+
+    def python_names(self, binding: Symbol) -> list[Symbol]:
+        """A pybind11 binding (indexed as `TORCH_EXTENSION_NAME.f`) under each Python name it has."""
+        written_module = binding.qname[: -len(binding.name) - 1]
+        named = []
+        for candidate in self.module_names(binding.path or "", written_module):
+            note = f"  [module name {DERIVED}]" if candidate.derived else ""
+            named.append(dataclasses.replace(binding, qname=f"{candidate.dotted}.{binding.name}", signature=binding.signature + note))
+        return named
 
     def module_names(self, path: str, written: str) -> list[ModuleName]:
         """What the module written `written` in PYBIND11_MODULE (plus `.sub` for a submodule)

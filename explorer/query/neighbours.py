@@ -147,9 +147,11 @@ class _Callers:
             for operator in self.store.operators_delegating_to(symbol.qname):
                 yield from (CallNode(s, Layer.YAML) for s in self.store.symbols_with_qname(operator))
             return
-        for entry in self.store.operators_with_kernel(symbol.qname):
+        for entry in [*self.store.operators_with_kernel(symbol.qname), *self.store.registrations_naming(symbol.name)]:
             yield from (CallNode(s, Layer.YAML) for s in self.store.symbols_with_qname(entry.operator))
         for registration in self.store.symbols_targeting(symbol.qname):
+            if registration.kind is SymbolKind.PYBIND:
+                yield from (CallNode(named, Layer.BINDING) for named in self.graph.python.extensions.python_names(registration))
             if registration.kind is SymbolKind.DISPATCH_REGISTRATION:
                 stubs = [s for s in self.store.symbols_with_qname(registration.qname) if s.kind is SymbolKind.DISPATCH_STUB]
                 if stubs:
@@ -172,10 +174,13 @@ class _Callers:
         """Definitions with a call site naming the node (`at::foo_symint(...)`, `x.foo()`,
         `foo_stub(...)`), or passing it as an argument, with those sites."""
         symbol = node.symbol
-        name = symbol.qname.removeprefix("aten::").partition(".")[0] if symbol.kind is SymbolKind.OPERATOR else symbol.name
+        # an operator by its name (aten::add.Tensor, pyg::fps: `x.add(...)`, `torch.ops.pyg.fps(...)`)
+        name = symbol.qname.partition("::")[2].partition(".")[0] if symbol.kind is SymbolKind.OPERATOR else symbol.name
         names = [name]
-        if symbol.kind is SymbolKind.OPERATOR:
+        if symbol.kind is SymbolKind.OPERATOR and symbol.qname.startswith("aten::"):
             names += [f"{name}_symint", f"{name}_out", f"{name}_outf", "call"]
+        if name == "forward" and "AutogradContext" in symbol.signature:
+            names.append("apply")  # a C++ autograd Function's forward runs from `F::apply(...)`
         callers: dict[tuple[str, str], list[CallSite]] = {}
         for spelling in names:
             for path, site in self.store.call_sites_of(spelling):
