@@ -44,6 +44,7 @@ class SymbolKind(StrEnum):
     DISPATCH_REGISTRATION = "dispatch_registration"  # REGISTER_DISPATCH(stub, kernel)
     MACRO = "macro"  # a function-like #define
     PYBIND = "pybind"  # a Python name pybind11 binds (`m.def("f", &fn)`): its target is the C++ function
+    METHOD_TABLE = "method_table"  # an entry of a CPython PyMethodDef table: its target is the C++ function
     EXTENSION = "extension"  # a compiled module setup.py or cpp_extension.load declares: its target, the sources listed
     # YAML
     OPERATOR = "operator"

@@ -348,3 +348,34 @@ def test_callers_lead_back_up_through_registrations_and_bindings(extension):
         (2, "myext_legacy::legacy_op", "myext/csrc/legacy.cpp", 19, "dispatch:CompositeImplicitAutograd"),
         (2, "myext_legacy::legacy_op", "myext/csrc/legacy.cpp", 20, "dispatch:CompositeImplicitAutograd"),
     ]
+
+
+METHOD_TABLES = (
+    "static PyObject* ext_sync(PyObject* self, PyObject* args) { return nullptr; }\n"   # 1
+    "static PyMethodDef module_methods[] = {\n"                                        # 2
+    "    {\"sync\", ext_sync, METH_NOARGS, nullptr},\n"                                # 3
+    "    {\"sync_kw\", castPyCFunctionWithKeywords(ext_sync_kw), METH_VARARGS | METH_KEYWORDS, nullptr},\n"  # 4
+    "    {nullptr}};\n"
+    "static struct PyModuleDef ext_module = {PyModuleDef_HEAD_INIT, \"ext.core\", nullptr, -1, module_methods};\n"  # 6
+    "static PyMethodDef stream_methods[] = {\n"                                        # 7
+    "    {\"query\", (PyCFunction)(void (*)(void))stream_query, METH_NOARGS, nullptr},\n"  # 8
+    "    {nullptr}};\n"
+    "static PyTypeObject StreamType = {PyVarObject_HEAD_INIT(nullptr, 0) \"ext.Stream\", sizeof(int)};\n"  # 10
+    "void init() { StreamType.tp_methods = stream_methods; }\n"                        # 11
+    "static PyMethodDef orphan_methods[] = {{\"lonely\", lonely, METH_O, nullptr}, {nullptr}};\n"  # 12
+)
+
+
+def test_the_entries_of_method_tables_and_whose_they_are():
+    from explorer.model import Language
+    from explorer.parsers.cpp import parse_cpp
+
+    facts = parse_cpp("src/ext.cpp", METHOD_TABLES.encode(), Language.CPP)
+    entries = [(s.qname, s.line, s.target, s.signature.endswith("named after the file]"))
+               for s in facts.symbols if s.kind is SymbolKind.METHOD_TABLE]
+    assert entries == [
+        ("ext.core.sync", 3, "ext_sync", False),          # the PyModuleDef naming the table
+        ("ext.core.sync_kw", 4, "ext_sync_kw", False),
+        ("ext.Stream.query", 8, "stream_query", False),   # the type whose tp_methods it becomes
+        ("ext.lonely", 12, "lonely", True),               # nothing names it: the file's name
+    ]

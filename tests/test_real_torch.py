@@ -244,3 +244,22 @@ def trace_symbol_real(store, query, target):
     from explorer.query.trace import trace_symbol
 
     return trace_symbol(store, str(Path(REAL_TREE).resolve()), query, to=target)
+
+
+def test_a_hand_written_torch_c_function_reaches_its_cpp_through_the_method_table(indexed):
+    # torch/cuda/__init__.py:895 `torch._C._cuda_synchronize()`; the PyMethodDef entry at
+    # torch/csrc/cuda/Module.cpp:1803 names THCPModule_cudaSynchronize (:446), which calls
+    # c10::cuda::device_synchronize (:449; c10/cuda/CUDAFunctions.cpp:136), which calls
+    # cudaDeviceSynchronize (:141)
+    from explorer.query.trace import trace_symbol
+
+    _, store = indexed
+    report = trace_symbol(store, str(Path(REAL_TREE).resolve()), "torch.cuda.synchronize", to="cudaDeviceSynchronize")
+    assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None, h.edge.site if h.edge else None)
+            for h in report.trace.paths[0]] == [
+        ("torch.cuda.synchronize", "torch/cuda/__init__.py", 885, None, None),
+        ("torch._C._cuda_synchronize", "torch/csrc/cuda/Module.cpp", 1803, "method-table", ("torch/cuda/__init__.py", 895)),
+        ("THCPModule_cudaSynchronize", "torch/csrc/cuda/Module.cpp", 446, "method-table", ("torch/csrc/cuda/Module.cpp", 1803)),
+        ("c10::cuda::device_synchronize", "c10/cuda/CUDAFunctions.cpp", 136, "call", ("torch/csrc/cuda/Module.cpp", 449)),
+        ("cudaDeviceSynchronize", None, None, "call", ("c10/cuda/CUDAFunctions.cpp", 141)),
+    ]

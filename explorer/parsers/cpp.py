@@ -140,6 +140,9 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
             found["registration.call"], lang, path, lambda node: _enclosing_names(node, namespaces, enclosures)[0])
         facts.symbols += registered
         facts.dispatch += kernels
+    if found.get("method_table"):
+        facts.symbols += cpp_bindings.method_tables(
+            found["method_table"], source, lang, path, lambda node: _enclosing_names(node, namespaces, enclosures)[0])
     _definitions(found, lang, facts, scopes, structured, namespaces, enclosures)
     _recovered_definitions(found, lang, facts, scopes, namespaces, enclosures, source)
     if namespaces is not None and b"_FUNC" in source:

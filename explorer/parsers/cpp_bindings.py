@@ -18,6 +18,12 @@ with `auto sub = m.def_submodule("sub")`. Each is a PYBIND symbol named by the P
 name under the module as written (`TORCH_EXTENSION_NAME.f`: which module the extension is,
 setup.py says; query/extensions.py reads it), its target the C++ function as written.
 
+CPython method tables: `static PyMethodDef methods[] = {{"_cuda_init", fn, METH_NOARGS, doc}, ...}`,
+each entry a METHOD_TABLE symbol named by the Python name: the module a PyModuleDef of the same
+file names with the table, else the type a PyTypeObject of the file names (its tp_name), else
+`torch._C` for PyTorch's own tables (torch/csrc/Module.cpp adds them to torch._C at run time),
+else the file's name, which the signature says is a guess.
+
 A lambda kernel or binding is named `<lambda>` at its line: the calls inside it are the
 registration block's, where the index attributes them.
 """
@@ -41,6 +47,8 @@ _UNWRAP = (  # what a kernel is written inside: each gives the expression within
     re.compile(r"^(?:static_cast|reinterpret_cast)\s*<.*>\s*\((.*)\)$", re.S),
     re.compile(r"^(?:torch::|c10::)?CppFunction::makeFromBoxedFunction\s*<\s*(.*?)\s*>\s*\(\s*\)$", re.S),
     re.compile(r"^(?:torch::)?dispatch\s*\([^,]*,\s*(.*)\)$", re.S),
+    re.compile(r"^castPyCFunction\w*\s*\((.*)\)$", re.S),  # PyTorch's casts of a method table's function
+    re.compile(r"^\((?:[^()]|\([^()]*\))*\)\s*(.+)$", re.S),  # a C cast: `(PyCFunction)(void (*)(void))fn`
 )
 _PYBIND_MEMBERS = ("def", "def_static", "def_property", "def_property_readonly", "def_readwrite", "def_readonly")
 
@@ -114,6 +122,60 @@ def registrations(
             modules = submodules.setdefault(block_node.id, {block.module_variable: block.arguments[0]})
             symbols.extend(_pybind(call, member, receiver, root, arguments, modules, lang, path, line, statement, scope_of))
     return symbols, dispatch
+
+
+def method_tables(tables: list[tsx.Node], source: bytes, lang, path: str, scope_of) -> list[Symbol]:
+    """The entries of the file's PyMethodDef tables (`@method_table` captures)."""
+    text = source.decode("utf-8", "replace")
+    entries = []
+    for table in tables:
+        declarator = table.child_by_field_name("declarator")
+        array = declarator.child_by_field_name("declarator") if declarator is not None else None
+        name = tsx.text(array.child_by_field_name("declarator") or array) if array is not None else ""
+        value = declarator.child_by_field_name("value") if declarator is not None else None
+        if not name or value is None:
+            continue
+        owner, guessed = _table_owner(name, text, path)
+        note = "  [module not named in the tree: named after the file]" if guessed else ""
+        for entry in value.named_children:
+            fields = [child for child in entry.named_children if child.type != "comment"] if entry.type == "initializer_list" else []
+            python_name = _string(fields[0]) if fields else None
+            if python_name is None or len(fields) < 2:
+                continue
+            target = _target([fields[1]], scope_of(entry)) or ""
+            statement = collapse(tsx.text(entry))[:300] + note
+            line = tsx.line(entry)
+            entries.append(Symbol(f"{owner}.{python_name}", python_name, SymbolKind.METHOD_TABLE, lang, path, line, line, statement, target or None))
+    return entries
+
+
+def _table_owner(table: str, text: str, path: str) -> tuple[str, bool]:
+    """The module or type a method table belongs to, and whether that is a guess."""
+    mentions = re.compile(rf"\b{re.escape(table)}\b")
+    for kind in ("PyModuleDef", "PyTypeObject"):
+        # `static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "torch._C._nn", ..., methods}`,
+        # `PyTypeObject THPStreamType = {..."torch.Stream", ..., THPStream_methods, ...}`
+        for found in re.finditer(rf"\b{kind}\s+\w+\s*=\s*\{{(.*?)\}};", text, re.S):
+            body = found.group(1)
+            named = re.search(r'"([A-Za-z_][\w.]*)"', body)
+            if named is not None and mentions.search(body):
+                return named.group(1), False
+    # set at run time: `THPVariableType.tp_methods = methods.data()`, the vector filled with
+    # `THPUtils_addPyMethodDefs(methods, extra_methods)`, or `X.tp_methods = table`
+    holders = [table, *re.findall(rf"THPUtils_addPyMethodDefs\s*\(\s*(\w+)\s*,\s*{re.escape(table)}\s*\)", text)]
+    for holder in holders:
+        assigned = re.search(rf"(\w+)\.tp_methods\s*=\s*{re.escape(holder)}\b", text)
+        if assigned is not None:
+            variable = re.escape(assigned.group(1))
+            initializer = re.search(rf"PyTypeObject\s+{variable}\s*=\s*\{{(.*?)\}};", text, re.S)
+            in_initializer = re.search(r'"([A-Za-z_][\w.]*)"', initializer.group(1)) if initializer is not None else None
+            type_name = in_initializer or re.search(rf'\b{variable}\.tp_name\s*=\s*"([A-Za-z_][\w.]*)"', text)
+            if type_name is not None:
+                return type_name.group(1), False
+            return f"{path.rpartition('/')[2].partition('.')[0]}.{assigned.group(1)}", True
+    if path.startswith("torch/csrc/") or "/torch/csrc/" in path:
+        return "torch._C", False
+    return path.rpartition("/")[2].partition(".")[0], True
 
 
 def _pybind(call, member, receiver, root, arguments, modules, lang, path, line, statement, scope_of) -> Iterator[Symbol]:

@@ -152,6 +152,8 @@ class _Callers:
         for registration in self.store.symbols_targeting(symbol.qname):
             if registration.kind is SymbolKind.PYBIND:
                 yield from (CallNode(named, Layer.BINDING) for named in self.graph.python.extensions.python_names(registration))
+            if registration.kind is SymbolKind.METHOD_TABLE:
+                yield CallNode(registration, Layer.BINDING)
             if registration.kind is SymbolKind.DISPATCH_REGISTRATION:
                 stubs = [s for s in self.store.symbols_with_qname(registration.qname) if s.kind is SymbolKind.DISPATCH_STUB]
                 if stubs:

@@ -10,7 +10,7 @@ from explorer.model import CallEdge, CallNode, Language, Layer, Resolution, Symb
 def layer_of(symbol: Symbol) -> Layer:
     if symbol.kind is SymbolKind.OPERATOR:
         return Layer.YAML
-    if symbol.kind is SymbolKind.PYBIND:
+    if symbol.kind in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE):
         return Layer.BINDING
     if symbol.kind is SymbolKind.EXTERNAL:
         return Layer.VENDOR

@@ -76,7 +76,7 @@ class PythonEdges:
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
-        if symbol.kind is SymbolKind.PYBIND:
+        if symbol.kind in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE):
             yield from self._bound_function(symbol)
         elif node.layer is Layer.BINDING:
             yield from self._binding_edges(node)
@@ -255,6 +255,10 @@ class PythonEdges:
             yield from fan_out(pybind, "pybind", Layer.BINDING, None)
             return
         operators = binding_operators(self.store, dotted)
+        entries = [s for s in self.store.symbols_with_qname(dotted) if s.kind is SymbolKind.METHOD_TABLE]
+        if entries and not operators:  # torch._C._cuda_synchronize: a PyMethodDef entry
+            yield from fan_out(entries, "method-table", Layer.BINDING, None)
+            return
         if operators:
             stub = binding_symbol(self.store, dotted, operators)
             yield CallEdge(CallNode(stub, Layer.BINDING), "binding")
@@ -279,15 +283,17 @@ class PythonEdges:
         yield from fan_out(self.implementations([s for s in symbols if s.kind is not SymbolKind.MODULE]), "call", None, None)
 
     def _bound_function(self, binding: Symbol) -> Iterator[CallEdge]:
-        """The C++ function a pybind11 binding names, or the registration shown as unresolved."""
+        """The C++ function a pybind11 binding or a method table entry names, or the
+        registration shown as unresolved."""
         site = (binding.path or "", binding.line or 0)
+        kind = "pybind" if binding.kind is SymbolKind.PYBIND else "method-table"
         if not binding.target:
             return  # a lambda: its calls are the PYBIND11_MODULE block's
         found = registered_functions(self.store, binding.target, binding.path)
         if found:
-            yield from fan_out(found, "pybind", None, site)
+            yield from fan_out(found, kind, None, site)
         else:
-            yield CallEdge(CallNode(undefined_function(binding.target), Layer.CPP), "pybind", Resolution.NAME, (), site)
+            yield CallEdge(CallNode(undefined_function(binding.target), Layer.CPP), kind, Resolution.NAME, (), site)
 
     def _nested(self, symbol: Symbol, name: str) -> list[Symbol]:
         return [s for s in self.store.symbols_with_qname(f"{symbol.qname}.{name}") if s.kind is SymbolKind.FUNCTION and s.path == symbol.path]

@@ -21,3 +21,10 @@
   function: (field_expression
     field: (field_identifier) @registration.member)
   (#match? @registration.member "^(def|impl|op|def_static|def_property|def_property_readonly|def_readwrite|def_readonly|def_submodule)$")) @registration.call
+
+; CPython method tables: `static PyMethodDef methods[] = {{"name", fn, METH_NOARGS, doc}, ...}`.
+(declaration
+  type: [(type_identifier) (struct_specifier)] @method_table.type
+  declarator: (init_declarator
+    value: (initializer_list))
+  (#match? @method_table.type "PyMethodDef$")) @method_table
