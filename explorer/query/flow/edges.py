@@ -22,7 +22,8 @@ from explorer.query.bindings import binding_operators, bound_stub
 from explorer.query.flow.facts import FlowFacts
 from explorer.query.flow.solver import Call, ScopeKey, Solver
 from explorer.query.flow.values import Builtin, External, TensorMethod
-from explorer.query.nodes import layer_of
+from explorer.query.extensions import registered_operators
+from explorer.query.nodes import definition_lines, layer_of
 from explorer.query.python_edges import PythonEdges
 
 _MAX_LAMBDA_DEPTH = 8
@@ -70,8 +71,13 @@ class FlowEdges:
             (site.line, site.column) for site in self.solver.open_sites.get(key, ())
             if (site.line, site.column) not in by_site and not self.solver.values(site.callee_node)
         }
-        for position in sorted({*by_site, *unresolved}):
-            if position in by_site:
+        written = self._torch_ops_sites(symbol)
+        for position in sorted({*by_site, *unresolved, *written}):
+            if position in written:
+                # `torch.ops.ns.op(...)`: the operator registered under that name, whatever the
+                # Python behind torch.ops (a __getattr__ chain) does with the name at run time
+                yield from self._by_name(symbol, *position)
+            elif position in by_site:
                 found = sorted(by_site[position], key=_order)
                 # several targets of one call are each a value that reaches it: each is exact
                 for call in found:
@@ -121,6 +127,16 @@ class FlowEdges:
             if site.column == column or site.line == line and column == 0:
                 yield from self.python.call_targets(node, site, through_locals=False)
                 return
+
+    def _torch_ops_sites(self, symbol: Symbol) -> set[tuple[int, int]]:
+        """The positions of the calls in `symbol` written `torch.ops.ns.op(...)`."""
+        if symbol.path is None or symbol.line is None:
+            return set()
+        return {
+            (site.line, site.column)
+            for site in self.store.calls_in(symbol.qname, symbol.path, definition_lines(symbol))
+            if site.qualified.startswith("torch.ops.") and registered_operators(self.store, site.qualified)
+        }
 
     def _symbol(self, qname: str, line: int) -> Symbol | None:
         for symbol in self.store.symbols_with_qname(qname):
