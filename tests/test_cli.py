@@ -28,15 +28,15 @@ def test_index_reports_counts_and_where_the_index_is(sample_root):
     result = run("index")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("Indexed 185 files (")
+    assert lines[0].startswith("Indexed 201 files (")
     assert lines[1] == "Skipped 0 files"
     assert lines[2].startswith("Index: ") and lines[2].endswith(".sqlite")
 
 
 def test_index_json_counts(sample_root):
     report = json.loads(run("index", "--json").stdout)
-    assert (report["files"], report["parsed_files"], report["skipped"]) == (185, 185, [])
-    assert (report["symbols"], report["calls"]) == (2207, 5360)
+    assert (report["files"], report["parsed_files"], report["skipped"]) == (201, 201, [])
+    assert (report["symbols"], report["calls"]) == (2308, 5498)
 
 
 def test_search_prints_kind_symbol_and_location():

@@ -57,7 +57,7 @@ def test_builds_in_one_process_in_several_and_in_another_order_are_identical(tmp
     refresh(str(SAMPLE_ROOT), reordered, jobs=1)
 
     expected = index_content(serial)
-    assert len(expected["symbols"]) == 2207 and len(expected["calls"]) == 5360
+    assert len(expected["symbols"]) == 2308 and len(expected["calls"]) == 5498
     assert index_content(parallel) == expected
     assert index_content(reordered) == expected
 
