@@ -286,7 +286,7 @@ REGISTRATION_FORMS = (
     "  m.impl(\"mul.Tensor\", static_cast<decltype(&ATEN_FN2(mul, Tensor))>(native::mul));\n"  # 4
     "  m.impl(\"cat.names\", CppFunction::makeFallthrough());\n"                          # 5
     "  m.impl(TORCH_SELECTIVE_NAME(\"quantized::conv_unpack\"), TORCH_FN(QConvUnpack<2>::run));\n"  # 6
-    "  m.impl(\"relu\", [](const Tensor& self) { return self; });\n"                       # 7
+    "  m.impl(\"relu\", [](const Tensor& self) { return relu_impl(self); });\n"            # 7
     "}\n"
     "TORCH_LIBRARY(quantized, m) {\n"                                                      # 9
     "  m.def(\"linear(Tensor x) -> Tensor\", torch::dispatch(c10::DispatchKey::CPU, TORCH_FN(linear_cpu)));\n"  # 10
@@ -306,11 +306,15 @@ def test_how_registrations_write_their_kernels():
         ("aten::mul.Tensor", "FuncTorchBatched", "at::functorch::native::mul", 4),
         # line 5, a fallthrough: the key is skipped, no kernel
         ("quantized::conv_unpack", "FuncTorchBatched", "at::functorch::QConvUnpack::run", 6),
-        ("aten::relu", "FuncTorchBatched", "<lambda at line 7>", 7),
+        ("aten::relu", "FuncTorchBatched", "at::functorch::<lambda at line 7>", 7),
         ("quantized::linear", "CPU", "at::functorch::linear_cpu", 10),
     ]
     # a schema that names no operator defines none
     assert [(s.qname, s.line) for s in facts.symbols if s.kind is SymbolKind.OPERATOR] == [("quantized::linear", 10)]
+    # a lambda kernel is a definition of its own, holding the calls inside it
+    lambdas = [(s.qname, s.kind.value, s.line) for s in facts.symbols if "<lambda" in s.qname]
+    assert lambdas == [("at::functorch::<lambda at line 7>", "function", 7)]
+    assert [(c.caller, c.callee, c.line) for c in facts.calls if c.callee == "relu_impl"] == [("at::functorch::<lambda at line 7>", "relu_impl", 7)]
 
 
 def test_tags_given_with_a_schema_are_no_kernel():
@@ -327,8 +331,8 @@ def callers(extension, query: str, depth: int) -> list[tuple]:
 
     store, root = extension
     report = neighbours(store, root, query, "callers", depth)
-    return [(n.depth, n.node.symbol.qname, n.node.symbol.path, n.node.symbol.line, n.edge.kind) for n in report.found
-            if n.edge.kind != "fnptr"]  # (the registration block names the function it registers)
+    # (the registration block that names a kernel is no caller of it: the registration is the edge)
+    return [(n.depth, n.node.symbol.qname, n.node.symbol.path, n.node.symbol.line, n.edge.kind) for n in report.found]
 
 
 def test_callers_lead_back_up_through_registrations_and_bindings(extension):

@@ -136,10 +136,13 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     enclosures = _Enclosures()
     structured = _registrations(found, lang, facts, scopes, namespaces, enclosures)
     if found.get("registration.call"):
-        registered, kernels = cpp_bindings.registrations(
+        registered, kernels, lambdas = cpp_bindings.registrations(
             found["registration.call"], lang, path, lambda node: _enclosing_names(node, namespaces, enclosures)[0])
         facts.symbols += registered
         facts.dispatch += kernels
+        for kernel in lambdas:  # its calls are its own, not the registration block's
+            facts.symbols.append(kernel.symbol)
+            scopes.add(kernel.start_byte, kernel.end_byte, kernel.symbol.qname)
     if found.get("method_table"):
         facts.symbols += cpp_bindings.method_tables(
             found["method_table"], source, lang, path, lambda node: _enclosing_names(node, namespaces, enclosures)[0])
@@ -750,6 +753,15 @@ def _values_in_scope(
     return values
 
 
+_REGISTRATION_BLOCKS = ("TORCH_LIBRARY", "TORCH_LIBRARY_FRAGMENT", "TORCH_LIBRARY_IMPL", "PYBIND11_MODULE")
+_REGISTERING = re.compile(r"\.(?:def|impl|def_static|def_property|def_property_readonly|def_readwrite|def_readonly)$")
+
+
+def _registers(caller: str, callee: str) -> bool:
+    """A registration call in a TORCH_LIBRARY or PYBIND11_MODULE block (`m.impl(...)`)."""
+    return caller.rpartition("::")[2] in _REGISTRATION_BLOCKS and bool(_REGISTERING.search(callee))
+
+
 def _calls(
     found: dict[str, list[tsx.Node]], facts: FileFacts, scopes: ScopeMap, source: bytes, values: dict[str, set[str]]
 ) -> None:
@@ -777,6 +789,8 @@ def _calls(
         if kernel_aliases and start in launches:
             callee = kernel_aliases.get((caller, callee), callee)
         passed = arguments.get(end, ())  # the argument list begins where the callee ends
+        if passed and _registers(caller, callee):
+            passed = ()  # `m.impl("op", &fn)`: a registration (parsers/cpp_bindings.py), not a call of fn
         if passed:
             passed = _not_values(passed, caller, values)
         append(CallSite(caller, callee, callee, row + 1, column, CallKind.LAUNCH if start in launches else CallKind.CALL, passed))

@@ -24,8 +24,8 @@ file names with the table, else the type a PyTypeObject of the file names (its t
 `torch._C` for PyTorch's own tables (torch/csrc/Module.cpp adds them to torch._C at run time),
 else the file's name, which the signature says is a guess.
 
-A lambda kernel or binding is named `<lambda>` at its line: the calls inside it are the
-registration block's, where the index attributes them.
+A lambda kernel or binding is a definition of its own, `ns::<lambda at line N>`, holding the
+calls inside it.
 """
 
 from __future__ import annotations
@@ -65,14 +65,28 @@ class _Block:
         return self.arguments[-1] if self.arguments else ""
 
 
+@dataclass(frozen=True, slots=True)
+class LambdaKernel:
+    """A lambda registered as a kernel or bound as a function: a definition of its own, so
+    that the calls inside it are its calls."""
+
+    symbol: Symbol
+    start_byte: int
+    end_byte: int
+
+
 def registrations(
     calls: list[tsx.Node], lang, path: str, scope_of,
-) -> tuple[list[Symbol], list[DispatchEntry]]:
+) -> tuple[list[Symbol], list[DispatchEntry], list[LambdaKernel]]:
     """The operators, kernels and Python bindings the registration calls (`@registration.call`
-    captures: calls of a member named def, impl, op, ...) make. `scope_of(node)` gives the
-    namespaces around a node, outermost first."""
+    captures: calls of a member named def, impl, op, ...) make, and the lambdas among their
+    kernels. `scope_of(node)` gives the namespaces around a node, outermost first."""
     symbols: list[Symbol] = []
     dispatch: list[DispatchEntry] = []
+    lambdas = [
+        _lambda_kernel(argument, lang, path, scope_of(argument))
+        for call in calls for argument in _arguments(call)[1:] if argument.type == "lambda_expression"
+    ]
     submodules: dict[int, dict[str, str]] = {}  # per pybind block: variable -> dotted submodule
     for call in sorted(calls, key=lambda node: node.start_byte):
         function = call.child_by_field_name("function")
@@ -121,7 +135,18 @@ def registrations(
         elif block.macro in _PYBIND_BLOCKS and block.arguments:
             modules = submodules.setdefault(block_node.id, {block.module_variable: block.arguments[0]})
             symbols.extend(_pybind(call, member, receiver, root, arguments, modules, lang, path, line, statement, scope_of))
-    return symbols, dispatch
+    return symbols, dispatch, lambdas
+
+
+def _lambda_kernel(node: tsx.Node, lang, path: str, scope: list[str]) -> LambdaKernel:
+    name = _lambda_name(node)
+    first_line = collapse(tsx.text(node).split("{", 1)[0])[:300]
+    symbol = Symbol("::".join([*scope, name]), name, SymbolKind.FUNCTION, lang, path, tsx.line(node), tsx.end_line(node), first_line)
+    return LambdaKernel(symbol, node.start_byte, node.end_byte)
+
+
+def _lambda_name(node: tsx.Node) -> str:
+    return f"<lambda at line {tsx.line(node)}>"
 
 
 def method_tables(tables: list[tsx.Node], source: bytes, lang, path: str, scope_of) -> list[Symbol]:
@@ -248,16 +273,15 @@ def _operator_name(schema: str | None, namespace: str | None) -> str | None:
 
 
 def _kernel(argument: tsx.Node, scope: list[str]) -> str | None:
-    """The kernel a registration names; `<lambda at line N>` for a lambda, `<kernel at line N>`
-    for an expression naming no one function (both shown unresolved); None for a fallthrough
-    (`CppFunction::makeFallthrough()`: the key is skipped, no kernel runs)."""
+    """The kernel a registration names: a lambda by its own definition (`ns::<lambda at line
+    N>`); `<kernel at line N>` for an expression naming no one function (shown unresolved);
+    None for a fallthrough (`CppFunction::makeFallthrough()`: the key is skipped, no kernel runs)."""
     written = _target([argument], scope)
     if written is None:
         return None
     if written:
         return written
-    what = "lambda" if argument.type == "lambda_expression" else "kernel"
-    return f"<{what} at line {tsx.line(argument)}>"
+    return f"<kernel at line {tsx.line(argument)}>"
 
 
 def _target(arguments: list[tsx.Node], scope: list[str]) -> str | None:
@@ -269,7 +293,7 @@ def _target(arguments: list[tsx.Node], scope: list[str]) -> str | None:
         return ""
     argument = arguments[0]
     if argument.type == "lambda_expression":
-        return ""
+        return "::".join([*scope, _lambda_name(argument)])
     text, previous = collapse(tsx.text(argument)), None
     if "makeFallthrough" in text:
         return None
