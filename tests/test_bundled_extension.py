@@ -80,3 +80,21 @@ def test_the_user_project_reaches_the_extension_kernels_through_its_model(sample
         ("mini_ops::scale_cuda", f"{OPS}/kernels.cu", 39, "call", (f"{OPS}/scale.cpp", 26)),
         ("mini_ops::scale_kernel", f"{OPS}/kernels.cu", 15, "launch", (f"{OPS}/kernels.cu", 48)),
     ]
+
+
+def test_bindings_and_registered_operators_are_found_by_their_python_names(sample_store):
+    from explorer.query.lookup import resolve
+    from explorer.query.search import search
+
+    # indexed as TORCH_EXTENSION_NAME.scale; setup.py says the module is mini_ops._C
+    assert [(h.symbol.qname, h.symbol.kind.value, h.symbol.path, h.symbol.line) for h in search(sample_store, "scale", 3)] == [
+        ("mini_ops::scale", "function", f"{OPS}/scale.cpp", 24),
+        ("mini_ops.ops.scale", "function", "mini_ops/ops.py", 12),
+        ("mini_ops._C.scale", "pybind", f"{OPS}/bindings.cpp", 7),
+    ]
+    assert [(s.qname, s.path, s.line) for s in resolve(sample_store, "mini_ops._C.scale").symbols] == [
+        ("mini_ops._C.scale", f"{OPS}/bindings.cpp", 7),
+    ]
+    assert [(s.qname, s.path, s.line) for s in resolve(sample_store, "torch.ops.mini_ops.clamp_add").symbols] == [
+        ("mini_ops::clamp_add", f"{OPS}/ops.cpp", 30),
+    ]

@@ -23,6 +23,7 @@ from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.store import IndexStore
 from explorer.model import Symbol, SymbolKind
 from explorer.query.bindings import binding_operators
+from explorer.query.extensions import ExtensionModules, registered_operators
 from explorer.query.patterns import checked_query
 from explorer.query.search import search
 
@@ -56,6 +57,9 @@ def resolve(store: IndexStore, query: str) -> Resolution:
         operators = binding_operators(store, path.expand_alias(query))
         if operators:
             return Resolution(query, operators, [f"{query} -> Python binding of {', '.join(s.qname for s in operators)}"])
+        bound = ExtensionModules(store).python_bindings(query) or registered_operators(store, query)
+        if bound:  # `mini_ops._C.scale` (pybind11), `torch.ops.pyg.fps`
+            return Resolution(query, bound)
     found = named_exactly(store, query)
     if found:
         return Resolution(query, _ordered(found))

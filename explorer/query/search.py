@@ -20,12 +20,14 @@ match themselves.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from enum import IntEnum
 
 from explorer.index.store import IndexStore
 from explorer.model import Language, Symbol, SymbolKind
+from explorer.query.extensions import ExtensionModules
 from explorer.query.patterns import checked_query
 
 _PREFIX_CAP = 2000
@@ -115,8 +117,21 @@ def search(store: IndexStore, query: str, limit: int = 20, where: SearchFilter =
         def depth(hit: SearchHit) -> int:
             return len(_PATH_SEPARATOR.split(hit.symbol.qname))
 
-        return sorted(hits.values(), key=lambda hit: (hit.tier, depth(hit), rank(hit)))[:limit]
-    return sorted(hits.values(), key=rank)[:limit]
+        return _python_named(store, sorted(hits.values(), key=lambda hit: (hit.tier, depth(hit), rank(hit)))[:limit])
+    return _python_named(store, sorted(hits.values(), key=rank)[:limit])
+
+
+def _python_named(store: IndexStore, hits: list[SearchHit]) -> list[SearchHit]:
+    """A pybind11 binding is indexed under its module as written (`TORCH_EXTENSION_NAME`):
+    shown by its Python name (`mini_ops._C.scale`) where the build files say it."""
+    if not any(hit.symbol.kind is SymbolKind.PYBIND for hit in hits):
+        return hits
+    modules = ExtensionModules(store)
+    named = []
+    for hit in hits:
+        names = modules.python_names(hit.symbol) if hit.symbol.kind is SymbolKind.PYBIND else []
+        named.append(dataclasses.replace(hit, symbol=names[0]) if names else hit)
+    return named
 
 
 def _collect(
