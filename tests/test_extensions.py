@@ -383,3 +383,18 @@ def test_the_entries_of_method_tables_and_whose_they_are():
         ("ext.Stream.query", 8, "stream_query", False),   # the type whose tp_methods it becomes
         ("ext.lonely", 12, "lonely", True),               # nothing names it: the file's name
     ]
+
+
+def test_torch_ops_names_pick_overloads(extension, sample_store):
+    from explorer.query.extensions import registered_operators
+
+    store, _ = extension
+    assert [s.qname for s in registered_operators(store, "torch.ops.myext.add_one")] == ["myext::add_one", "myext::add_one.out"]
+    assert [s.qname for s in registered_operators(store, "torch.ops.myext.add_one.default")] == ["myext::add_one"]
+    assert [s.qname for s in registered_operators(store, "torch.ops.myext.add_one.out")] == ["myext::add_one.out"]
+    assert registered_operators(store, "torch.ops.myext.nothing") == []
+    assert registered_operators(store, "torch.nn.functional.relu") is None  # not a torch.ops name
+    # the YAML's operators are torch.ops.aten's
+    assert [(s.qname, s.path) for s in registered_operators(sample_store, "torch.ops.aten.add.Tensor")] == [
+        ("aten::add.Tensor", "aten/src/ATen/native/native_functions.yaml"),
+    ]
