@@ -398,3 +398,11 @@ def test_torch_ops_names_pick_overloads(extension, sample_store):
     assert [(s.qname, s.path) for s in registered_operators(sample_store, "torch.ops.aten.add.Tensor")] == [
         ("aten::add.Tensor", "aten/src/ATen/native/native_functions.yaml"),
     ]
+
+
+def test_a_lambda_outside_any_registration_stays_part_of_its_function():
+    from explorer.model import Language
+    from explorer.parsers.cpp import parse_cpp
+
+    facts = parse_cpp("a.cpp", b'void f() { builder.def("x", [](int a) { return g(a); }); }\n', Language.CPP)
+    assert ([s.qname for s in facts.symbols], [(c.caller, c.callee) for c in facts.calls]) == (["f"], [("f", "builder.def"), ("f", "g")])

@@ -83,10 +83,7 @@ def registrations(
     kernels. `scope_of(node)` gives the namespaces around a node, outermost first."""
     symbols: list[Symbol] = []
     dispatch: list[DispatchEntry] = []
-    lambdas = [
-        _lambda_kernel(argument, lang, path, scope_of(argument))
-        for call in calls for argument in _arguments(call)[1:] if argument.type == "lambda_expression"
-    ]
+    registering: list[tsx.Node] = []  # the calls that do register (a lambda in another `.def` is no kernel)
     submodules: dict[int, dict[str, str]] = {}  # per pybind block: variable -> dotted submodule
     for call in sorted(calls, key=lambda node: node.start_byte):
         function = call.child_by_field_name("function")
@@ -103,6 +100,7 @@ def registrations(
         root = _chain_root(receiver)
         if member == "op" and "RegisterOperators" in tsx.text(root.child_by_field_name("function") or root):
             # torch::RegisterOperators().op("ns::op(schema)", &fn)
+            registering.append(call)
             name = _operator_name(_string(arguments[0]), None)
             if name is not None:
                 schema = _string(arguments[0]) or ""
@@ -115,6 +113,7 @@ def registrations(
         if block is None or block_node is None:
             continue
         if block.macro in _OPERATOR_BLOCKS and tsx.text(receiver) == block.module_variable:
+            registering.append(call)
             namespace = block.arguments[0] if block.arguments else None
             name = _operator_name(_string(arguments[0]), namespace)
             if name is None:
@@ -133,8 +132,13 @@ def registrations(
                 if kernel is not None:
                     dispatch.append(DispatchEntry(name, _key(arguments[1], key), kernel, line))
         elif block.macro in _PYBIND_BLOCKS and block.arguments:
+            registering.append(call)
             modules = submodules.setdefault(block_node.id, {block.module_variable: block.arguments[0]})
             symbols.extend(_pybind(call, member, receiver, root, arguments, modules, lang, path, line, statement, scope_of))
+    lambdas = [
+        _lambda_kernel(argument, lang, path, scope_of(argument))
+        for call in registering for argument in _arguments(call)[1:] if argument.type == "lambda_expression"
+    ]
     return symbols, dispatch, lambdas
 
 
