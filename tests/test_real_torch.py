@@ -124,8 +124,10 @@ def test_most_dispatch_kernels_are_found(indexed):
         "SELECT d.kernel, f.path FROM dispatch d JOIN files f ON f.id = d.file_id WHERE f.path NOT LIKE '%.yaml'"
     ).fetchall()
     named = [(kernel, path) for kernel, path in rows if not kernel.startswith("<")]
-    assert len(rows) > 1_200 and len(named) > 900
-    assert sum(bool(registered_functions(store, kernel, path)) for kernel, path in named) / len(named) > 0.97
+    # PyTorch 2.4.0: 1,285 registered kernels, 971 named (lambdas included), 960 of them found;
+    # the rest are RegisterOperators::options() chains and macro-made kernels, `<kernel at line N>`
+    assert (len(rows), len(named)) == (1_285, 971)
+    assert sum(bool(registered_functions(store, kernel, path)) for kernel, path in named) == 960
     [acos] = resolve(store, "at::native::acos_out").symbols
     assert (acos.kind.value, acos.path, acos.line) == ("impl_func", "aten/src/ATen/native/UnaryOps.cpp", 321)
     [ceil] = resolve(store, "at::native::ceil_out").symbols  # a macro whose body has a comment

@@ -30,6 +30,9 @@ _FUNCTION_MODULES: dict[str, str | None] = {
     "torch._C._nested": "nested",
     "torch._C._sparse": "sparse",
 }
+# torch's classes as a tree without torch's source (an extension's) names them as bases
+TORCH_MODULE_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.Module", "torch.nn.modules.module.Module"})
+TORCH_AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 _METHOD_OWNERS = ("torch.Tensor", "torch._tensor.Tensor", "torch._C.TensorBase", "torch._C._TensorBase", "Tensor")
 
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 
 from explorer.errors import UnknownSymbolError
 from explorer.index.store import IndexStore, last_name
-from explorer.model import DerivativeEntry, DispatchEntry, OperatorInfo, Symbol, SymbolKind
+from explorer.model import DerivativeEntry, OperatorInfo, Symbol, SymbolKind
 from explorer.query.bindings import binding_operators
 from explorer.query.lookup import resolve
-from explorer.query.nodes import registered_functions
+from explorer.query.nodes import dispatch_kernels
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,17 +62,12 @@ def describe(store: IndexStore, root: str, symbol: Symbol, snippet_lines: int = 
 def _kernel_rows(store: IndexStore, operator: str, via: str | None = None) -> list[KernelRow]:
     rows = []
     for entry in store.dispatch_of(operator):
-        kernels = _kernels(store, entry)
+        kernels = dispatch_kernels(store, entry)
         # a C++ registration's kernel is stored with the namespaces around it: named as found
         named = kernels[0].qname if kernels and len({k.qname for k in kernels}) == 1 else entry.kernel
         rows.append(KernelRow(entry.key, named, entry.line, kernels, via))
     return rows
 
-
-def _kernels(store: IndexStore, entry: DispatchEntry) -> list[Symbol]:
-    if entry.path is None or entry.path.endswith(".yaml"):
-        return store.symbols_with_qname(entry.kernel)
-    return registered_functions(store, entry.kernel, entry.path)  # a TORCH_LIBRARY_IMPL registration
 
 
 def _targets(store: IndexStore, target: str) -> list[Symbol]:

@@ -56,14 +56,16 @@ class ExtensionModules:
     def __init__(self, store: IndexStore) -> None:
         self.store = store
         self._declared: list[Symbol] | None = None
+        self._bindings: dict[str, list[Symbol]] = {}  # every dotted call a trace resolves asks
 
     def python_bindings(self, dotted: str) -> list[Symbol]:
         """The pybind11 bindings whose Python name is `dotted` (`detectron2._C.nms`), named so."""
-        module, _, name = dotted.rpartition(".")
-        if not module:
-            return []
-        return [named for binding in self.store.symbols_of_kind_named(SymbolKind.PYBIND, name)
-                for named in self.python_names(binding) if named.qname == dotted]
+        found = self._bindings.get(dotted)
+        if found is None:
+            name = dotted.rpartition(".")[2]
+            bindings = self.store.symbols_of_kind_named(SymbolKind.PYBIND, name) if "." in dotted else []
+            found = self._bindings[dotted] = [named for binding in bindings for named in self.python_names(binding) if named.qname == dotted]
+        return found
 
     def python_names(self, binding: Symbol) -> list[Symbol]:
         """A pybind11 binding (indexed as `TORCH_EXTENSION_NAME.f`) under each Python name it has."""

@@ -33,12 +33,12 @@ import re
 from collections.abc import Iterator
 
 from explorer.index.store import IndexStore, last_name
-from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite, DispatchEntry, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.vendors import vendor_library
 from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.query.backends import dispatch_key_allowed
 from explorer.query.bindings import operators_for
-from explorer.query.nodes import definition_lines, defining_stub, fan_out, layer_of, registered_functions, undefined_function
+from explorer.query.nodes import definition_lines, defining_stub, dispatch_kernels, fan_out, layer_of, undefined_function
 from explorer.query.sources import SourceLines
 from explorer.query.templates import (
     call_template_arguments, chosen_specialisations, generic_parameters, specialisation_arguments, template_parameters,
@@ -99,7 +99,7 @@ class NativeEdges:
             if not dispatch_key_allowed(entry.key, self.backend):
                 continue
             site = (entry.path or operator.path or "", entry.line)
-            kernels = self._kernels(entry)
+            kernels = dispatch_kernels(self.store, entry)
             if kernels and per_key[entry.key] > 1:
                 # registered twice for one key: which wins depends on load order, not the source
                 rivals = tuple(e.kernel for e in entries if e.key == entry.key)
@@ -116,14 +116,6 @@ class NativeEdges:
         if self.backend == "all" or not any(dispatch_key_allowed(key, self.backend) for key in listed):
             delegates = self.store.symbols_with_qname(info.structured_delegate)
             yield from fan_out(delegates, "structured", Layer.YAML, (operator.path or "", operator.line or 0))
-
-    def _kernels(self, entry: DispatchEntry) -> list[Symbol]:
-        """The kernel a dispatch row names: by its qualified name (native_functions.yaml's
-        `at::native::relu`); for a TORCH_LIBRARY_IMPL or RegisterOperators registration, whose
-        kernel is qualified by the namespaces around it, outward from there."""
-        if entry.path is None or entry.path.endswith(".yaml"):
-            return [s for s in self.store.symbols_with_qname(entry.kernel) if s.kind in _FUNCTION_KINDS]
-        return registered_functions(self.store, entry.kernel, entry.path)
 
     def _registered_kernels(self, stub: Symbol) -> Iterator[CallEdge]:
         for registration in self.store.symbols_with_qname(stub.qname):

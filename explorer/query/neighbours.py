@@ -147,7 +147,8 @@ class _Callers:
             for operator in self.store.operators_delegating_to(symbol.qname):
                 yield from (CallNode(s, Layer.YAML) for s in self.store.symbols_with_qname(operator))
             return
-        for entry in [*self.store.operators_with_kernel(symbol.qname), *self.store.registrations_naming(symbol.name)]:
+        registered = self.store.registrations_naming(symbol.name) if symbol.lang in ("cpp", "cuda") else []
+        for entry in [*self.store.operators_with_kernel(symbol.qname), *registered]:
             yield from (CallNode(s, Layer.YAML) for s in self.store.symbols_with_qname(entry.operator))
         for registration in self.store.symbols_targeting(symbol.qname):
             if registration.kind is SymbolKind.PYBIND:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from explorer.model import CallEdge, CallNode, Language, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, DispatchEntry, Language, Layer, Resolution, Symbol, SymbolKind
+from explorer.query.visibility import visible_from
 
 
 def layer_of(symbol: Symbol) -> Layer:
@@ -62,6 +63,14 @@ def undefined_function(qname: str) -> Symbol:
     return Symbol(qname, qname.rpartition("::")[2], SymbolKind.FUNCTION, Language.CPP, None, None, None, "not defined in the tree")
 
 
+def dispatch_kernels(store, entry: DispatchEntry) -> list[Symbol]:
+    """The kernel a dispatch row names: by its qualified name for native_functions.yaml's
+    (`at::native::relu`), looked up from the registration's namespaces for a C++ one."""
+    if entry.path is None or entry.path.endswith(".yaml"):
+        return [s for s in store.symbols_with_qname(entry.kernel) if s.kind in REGISTRABLE_KINDS]
+    return registered_functions(store, entry.kernel, entry.path)
+
+
 def registered_functions(store, written: str, path: str | None) -> list[Symbol]:
     """The C++ function a registration names, stored with the namespaces around it in front
     of what was written (`at::functorch::native::conv2d_symint` for `native::conv2d_symint`
@@ -69,8 +78,6 @@ def registered_functions(store, written: str, path: str | None) -> list[Symbol]:
     then outward. Where the written part starts is not kept, so every namespace run the
     written name may follow is tried, fewest dropped first (for `fps_cuda` in pyg::ops:
     pyg::ops::fps_cuda, pyg::fps_cuda, fps_cuda)."""
-    from explorer.query.visibility import visible_from
-
     parts = written.split("::")
     name_at = len(parts) - 1
     tried: set[str] = set()

@@ -29,7 +29,9 @@ from explorer.index.store import IndexStore
 from explorer.model import CallEdge, CallKind, CallNode, CallShape, CallSite, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.python import expand, module_name
 from explorer.query.arity import fits_schema, python_call_shape
-from explorer.query.bindings import binding_operators, binding_symbol, bound_stub, is_method_binding, operators_for, stub_method
+from explorer.query.bindings import (
+    TORCH_MODULE_CLASSES, binding_operators, binding_symbol, bound_stub, is_method_binding, operators_for, stub_method,
+)
 from explorer.query.lookup import PythonPaths
 from explorer.query.extensions import ExtensionModules, registered_operators
 from explorer.query.nodes import definition_lines, fan_out, layer_of, registered_functions, undefined_function
@@ -41,7 +43,6 @@ if TYPE_CHECKING:  # libcst takes a fifth of a second to import: only when it is
 
 _MAX_MRO = 32
 _OVERLOAD_DECORATOR = re.compile(r"@([\w.]*\.)?_?overload(_method)?\b")
-_TORCH_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.Module", "torch.nn.modules.module.Module"})
 _CALLABLE_KINDS = {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.ALIAS, SymbolKind.VARIABLE}
 # The names a definition's text writes before `=` or `name: annotation =` (each of `a = b = c`):
 # more than libcst finds assigned (keyword arguments, defaults) but never fewer, so a called
@@ -209,7 +210,7 @@ class PythonEdges:
     def is_outside_module(self, class_qname: str) -> bool:
         """A subclass of torch.nn.Module, where torch is not in the tree (an extension's or a
         user's tree): calling an instance runs its `forward`, as Module.__call__ does."""
-        return not _TORCH_MODULE.isdisjoint(self.outside_bases(class_qname))
+        return not TORCH_MODULE_CLASSES.isdisjoint(self.outside_bases(class_qname))
 
     def outside_bases(self, class_qname: str) -> frozenset[str]:
         """The bases along the MRO that the tree has no class for, as dotted names."""

@@ -34,8 +34,8 @@ class FlowEdges:
         self.store = store
         self.python = python
         self.facts = FlowFacts(store)
-        self.solver = Solver(self.facts, python.mro, self._binds_operator, self._known_outside, contexts)
-        self.solver.outside_bases = python.outside_bases
+        self._torch_ops_files: dict[str, bool] = {}
+        self.solver = Solver(self.facts, python.mro, self._binds_operator, self._known_outside, python.outside_bases, contexts)
 
     def edges(self, node: CallNode) -> list[CallEdge] | None:
         """The node's edges, or None when the solver has no source for it (a stub, a class,
@@ -129,14 +129,20 @@ class FlowEdges:
                 return
 
     def _torch_ops_sites(self, symbol: Symbol) -> set[tuple[int, int]]:
-        """The positions of the calls in `symbol` written `torch.ops.ns.op(...)`."""
-        if symbol.path is None or symbol.line is None:
+        """The positions of the calls in `symbol` written `torch.ops.ns.op(...)` (its calls are
+        read only where its file has the text at all: this runs for every Python function)."""
+        if symbol.path is None or symbol.line is None or not self._mentions_torch_ops(symbol.path):
             return set()
         return {
             (site.line, site.column)
             for site in self.store.calls_in(symbol.qname, symbol.path, definition_lines(symbol))
             if site.qualified.startswith("torch.ops.") and registered_operators(self.store, site.qualified)
         }
+
+    def _mentions_torch_ops(self, path: str) -> bool:
+        if path not in self._torch_ops_files:
+            self._torch_ops_files[path] = any("torch.ops." in line for line in self.python.sources.of_file(path))
+        return self._torch_ops_files[path]
 
     def _symbol(self, qname: str, line: int) -> Symbol | None:
         for symbol in self.store.symbols_with_qname(qname):

@@ -27,6 +27,7 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from explorer.query.bindings import TORCH_AUTOGRAD_FUNCTIONS, TORCH_MODULE_CLASSES
 from explorer.query.flow.facts import FlowFacts, Scope
 from explorer.query.flow.values import (
     TENSOR,
@@ -58,8 +59,6 @@ _BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_")
 _TENSOR_CLASSES = frozenset({"torch._tensor.Tensor", "torch.Tensor", "torch._C.TensorBase", "torch._C._TensorBase"})
 _AUTOGRAD_FUNCTION = "autograd.function.Function"
 # torch's classes as a tree without torch's source names them
-_OUTSIDE_AUTOGRAD_FUNCTION = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
-_TORCH_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.Module", "torch.nn.modules.module.Module"})
 _DICT_MAKERS = frozenset({"collections.OrderedDict", "collections.defaultdict", "typing.OrderedDict"})
 # Functions from outside that return their first argument: PyTorch's docstring attacher
 # (`conv2d = _add_docstr(torch.conv2d, "...")` is torch.conv2d).
@@ -108,7 +107,7 @@ class OpenSite:
 class Solver:
     def __init__(
         self, facts: FlowFacts, mro: Callable[[str], list[str]], binds_operator: Callable[[str], bool],
-        known_outside: Callable[[str], bool], contexts: bool = True,
+        known_outside: Callable[[str], bool], outside_bases: Callable[[str], Collection[str]], contexts: bool = True,
     ) -> None:
         self.facts = facts
         # a method solved once per receiver class (a trace), or once for all (a call graph)
@@ -118,7 +117,7 @@ class Solver:
         self.known_outside = known_outside  # whether the index knows a name only from stubs or bindings
         # a class's bases along its MRO that the tree has no class for, as dotted names:
         # `torch.nn.Module` where torch is outside the tree (an extension's or a user's tree)
-        self.outside_bases: Callable[[str], Collection[str]] = lambda cls: ()
+        self._outside_bases = outside_bases
         self._keys: dict[tuple, int] = {}
         # Per node, each of these is None (nothing yet), one item, or several: most of the
         # million nodes a whole-tree call graph makes hold one value, feed one node and have
@@ -338,7 +337,7 @@ class Solver:
             self.construct(caller, site, callee.qname, arguments, result)
         elif isinstance(callee, Instance):
             call = self.class_attribute(callee.cls, "__call__")
-            if call is None and not _TORCH_MODULE.isdisjoint(self.outside_bases(callee.cls)):
+            if call is None and not TORCH_MODULE_CLASSES.isdisjoint(self._outside_bases(callee.cls)):
                 call = self.class_attribute(callee.cls, "forward")  # as Module.__call__ does
             if call is not None:
                 node = self.fresh()
@@ -631,7 +630,7 @@ class Solver:
 
     def _is_autograd_function(self, cls: str) -> bool:
         return any(owner.endswith(_AUTOGRAD_FUNCTION) for owner in self._mro(cls)[1:]) or \
-            not _OUTSIDE_AUTOGRAD_FUNCTION.isdisjoint(self.outside_bases(cls))
+            not TORCH_AUTOGRAD_FUNCTIONS.isdisjoint(self._outside_bases(cls))
 
     def add_global(self, module: str, name: str, result: int, seen: frozenset[str] = frozenset(), guess: bool = True) -> bool:
         """`module.name`: a global the module binds (or one of its star imports does), a
