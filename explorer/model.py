@@ -234,3 +234,24 @@ class CallEdge:
     # An explicit template specialisation reached by a call whose template arguments did not
     # choose it, beside a general definition that fits as well: ranked after the general one.
     specialised: bool = False
+
+
+class TreeKind(StrEnum):
+    PROJECT = "project"  # --root: the user's own code
+    SOURCE = "source"  # a source tree joined with --tree (a PyTorch checkout, a library)
+    INSTALLED = "installed"  # an installed distribution's Python, stubs and YAML (a wheel)
+
+
+@dataclass(frozen=True, slots=True)
+class Tree:
+    """One of the trees a query spans. Locations in the project are relative to its root;
+    locations in the others are absolute paths, so that each says which tree it is in."""
+
+    name: str  # "project", the folder's name, or an installed distribution's "torch 2.13.0+cpu"
+    root: str  # absolute
+    kind: TreeKind
+    version: str | None = None
+    # An installed distribution: the top-level names it installs, read from `root` (its site
+    # folder) and nothing else; and its stamp, which says when it was installed again.
+    only: tuple[str, ...] = ()
+    stamp: str | None = None

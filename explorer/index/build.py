@@ -128,7 +128,7 @@ def _saved_walk_options(index_path: Path, root: str) -> WalkOptions | None:
             store.close()
     except sqlite3.DatabaseError:
         return None
-    return WalkOptions(**json.loads(saved)) if saved else None
+    return WalkOptions.from_saved(json.loads(saved)) if saved else None
 
 
 def _walk_options(store: IndexStore, given: WalkOptions | None) -> WalkOptions:
@@ -136,7 +136,7 @@ def _walk_options(store: IndexStore, given: WalkOptions | None) -> WalkOptions:
     so a tree indexed with its third_party folders keeps them."""
     if given is None:
         saved = store.meta("walk_options")
-        return WalkOptions(**json.loads(saved)) if saved else WalkOptions()
+        return WalkOptions.from_saved(json.loads(saved)) if saved else WalkOptions()
     with store.transaction():
         store.set_meta("walk_options", json.dumps(dataclasses.asdict(given)))
     return given

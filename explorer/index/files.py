@@ -15,6 +15,7 @@ import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from explorer.model import Diagnostic, Language
 from explorer.parsers import language_of
@@ -48,6 +49,19 @@ class WalkOptions:
     # A symlink to a file outside the tree is followed only when the user asks: indexing a
     # tree must not read (and `show` must not print) whatever a link in it points at.
     follow_links_outside: bool = False
+    # A tree that is part of a larger folder (one installed distribution in site-packages):
+    # the top-level entries that belong to it. Empty: the whole folder.
+    only: tuple[str, ...] = ()
+    # The languages read (Language values); empty: all. An installed wheel is read for its
+    # Python, stubs and YAML: its C++ headers declare what its compiled library defines.
+    languages: tuple[str, ...] = ()
+
+    @classmethod
+    def from_saved(cls, saved: dict) -> WalkOptions:
+        """Options as `explorer index` saved them in an index (JSON has lists, not tuples)."""
+        known: dict[str, Any] = {key: tuple(value) if isinstance(value, list) else value
+                 for key, value in saved.items() if key in cls.__dataclass_fields__}
+        return cls(**known)
 
 
 def outside_root(root: str, path: str) -> bool:
@@ -248,6 +262,8 @@ def _walk_folder(
     except OSError as error:
         skipped.append(Diagnostic(folder_rel or ".", f"folder not readable: {error.strerror}"))
         entries = []
+    if not folder_rel and options.only:
+        entries = [entry for entry in entries if entry.name in options.only]
     for entry in entries:
         rel = f"{folder_rel}/{entry.name}" if folder_rel else entry.name
         try:
@@ -265,7 +281,7 @@ def _walk_folder(
             yield from _walk_folder(root, entry.path, rel, rules, options, skipped)
             continue
         lang = language_of(rel)
-        if lang is None or rules.ignored(rel, is_dir=False):
+        if lang is None or (options.languages and lang.value not in options.languages) or rules.ignored(rel, is_dir=False):
             continue
         try:
             info = os.stat(entry.path)  # follows a symlinked file to what it names

@@ -254,6 +254,13 @@ class IndexStats:
     calls: int
 
 
+@dataclass(frozen=True, slots=True)
+class SmallTree:
+    qnames: frozenset[str]
+    operator_lnames: frozenset[str]  # `operators_named` looks operators up by these
+    importing_modules: frozenset[str]  # modules whose imports the tree records
+
+
 class IndexStore:
     """An open index file: `IndexStore.open(path)` for one that `unusable_reason` passed,
     `IndexStore.create(path, root)` for a new one. Close it when done."""
@@ -734,6 +741,44 @@ class IndexStore:
 
     def symbols_of_kind_named(self, kind: SymbolKind, name: str) -> list[Symbol]:
         return self._symbols("s.lname = ? AND s.kind = ? ORDER BY f.path, s.line", (name.lower(), kind.value))
+
+    def tree_relative(self, path: str) -> str:
+        return path
+
+    def compiled_only(self, path: str) -> str | None:
+        """A tree read alone is a source tree: nothing in it is only compiled."""
+        return None
+
+    def top_level_modules(self) -> set[str]:
+        """The first parts of the tree's Python modules (`torch`, `mini_app`): the names it
+        provides on the import path."""
+        # from the files, not the symbols: a module's name is its path's (parsers/python.py)
+        rows = self.db.execute(
+            "SELECT DISTINCT substr(path, 1, instr(path || '/', '/') - 1) FROM files WHERE lang = 'python' AND skipped IS NULL"
+        )
+        return {first.split(".", 1)[0] for (first,) in rows}
+
+    def small_tree(self, limit: int) -> SmallTree | None:
+        """What a small tree (a user's project: at most `limit` symbols) defines, held in
+        memory, else None: a set answers "not here" far cheaper than a query, and most names
+        a trace looks up are in the other trees."""
+        if self.db.execute("SELECT COUNT(*) FROM (SELECT 1 FROM symbols LIMIT ?)", (limit + 1,)).fetchone()[0] > limit:
+            return None
+        rows = self.db.execute("SELECT qname, lname, kind FROM symbols").fetchall()
+        return SmallTree(
+            frozenset(qname for qname, _, _ in rows),
+            frozenset(lname for _, lname, kind in rows if kind == SymbolKind.OPERATOR.value),
+            frozenset(module for (module,) in self.db.execute("SELECT DISTINCT module FROM imports")),
+        )
+
+    def imported_top_level(self) -> set[str]:
+        """The first parts of every module the tree's Python files import; not those of its
+        setup.py files, whose imports (setuptools, torch.utils.cpp_extension) build it."""
+        rows = self.db.execute(
+            "SELECT DISTINCT i.target FROM imports i JOIN files f ON f.id = i.file_id"
+            " WHERE f.lang = 'python' AND f.path != 'setup.py' AND f.path NOT LIKE '%/setup.py'"
+        )
+        return {first for (target,) in rows if (first := target.split(".", 1)[0]).isidentifier()}
 
     def symbols_targeting(self, target: str) -> list[Symbol]:
         """Aliases and registrations whose target is `target`."""

@@ -1,0 +1,230 @@
+"""Several trees' indexes, read as one.
+
+Each tree keeps its own index, refreshed on its own; a query spans them through this reader,
+which asks each tree in order and merges the answers:
+- Locations: the project's stay relative to its root; every other tree's become absolute
+  paths, so a location says which tree it is in, and the lines of its file are read from
+  there. A query that names a file (the calls in it, its flow facts) goes to the tree whose
+  root holds that path.
+- Python names shadow as on sys.path: a top-level package an earlier tree provides hides the
+  same package in later trees (the project's `mini_app` hides a copy in a checkout joined
+  after it). C++ and YAML definitions of all trees are merged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from explorer.index.store import IndexStore, SmallTree
+from explorer.model import (
+    CallSite, DerivativeEntry, DispatchEntry, ImportBinding, Language, OperatorInfo, Symbol, SymbolKind, Tree, TreeKind,
+)
+
+
+_SMALL_TREE = 50_000  # symbols: a tree this small answers name lookups from memory
+
+
+@dataclass(frozen=True, slots=True)
+class TreeIndex:
+    tree: Tree
+    store: IndexStore
+    hidden: frozenset[str] = frozenset()  # top-level Python names an earlier tree provides
+
+
+class MultiTreeIndex:
+    def __init__(self, parts: list[TreeIndex]) -> None:
+        self.parts = parts
+        # A path of the project (index 0) is relative; the others' start with their root.
+        self._prefixes = [None] + [part.tree.root.rstrip(os.sep) + os.sep for part in parts[1:]]
+        self._by_qname: dict[str, list[Symbol]] = {}
+        self._small = [part.store.small_tree(_SMALL_TREE) for part in parts]
+
+    @property
+    def trees(self) -> list[Tree]:
+        return [part.tree for part in self.parts]
+
+    def close(self) -> None:
+        for part in self.parts:
+            part.store.close()
+
+    # -- locations ----------------------------------------------------------------------------
+
+    def _path_out(self, index: int, path: str | None) -> str | None:
+        prefix = self._prefixes[index]
+        return path if prefix is None or path is None else prefix + path
+
+    def _route(self, path: str) -> tuple[int, str] | None:
+        """The tree holding `path` (as this reader wrote it) and the path within that tree."""
+        if not os.path.isabs(path):
+            return 0, path
+        best: tuple[int, str] | None = None
+        for index, prefix in enumerate(self._prefixes):
+            if prefix is not None and path.startswith(prefix) and (best is None or len(prefix) > len(self._prefixes[best[0]] or "")):
+                best = index, path[len(prefix):]
+        return best
+
+    def _symbols(self, index: int, symbols: Iterable[Symbol]) -> list[Symbol]:
+        hidden = self.parts[index].hidden
+        prefix = self._prefixes[index]
+        found = []
+        for symbol in symbols:
+            if hidden and symbol.lang == Language.PYTHON and symbol.qname.split(".", 1)[0] in hidden:
+                continue
+            found.append(symbol if prefix is None or symbol.path is None else _located(symbol, prefix + symbol.path))
+        return found
+
+    def _each_symbols(self, ask: str, *args: object, has: Callable[[SmallTree], bool] | None = None) -> list[Symbol]:
+        """`ask` of every tree, in order; a small tree only where `has` says it may answer."""
+        found: list[Symbol] = []
+        for index, part in enumerate(self.parts):
+            small = self._small[index]
+            if has is None or small is None or has(small):
+                found.extend(self._symbols(index, getattr(part.store, ask)(*args)))
+        return found
+
+    def _entries(self, index: int, entries: list[DispatchEntry]) -> list[DispatchEntry]:
+        if self._prefixes[index] is None:
+            return entries
+        return [dataclasses.replace(entry, path=self._path_out(index, entry.path)) for entry in entries]
+
+    def _each_entries(self, ask: str, *args: object) -> list[DispatchEntry]:
+        found: list[DispatchEntry] = []
+        for index, part in enumerate(self.parts):
+            found.extend(self._entries(index, getattr(part.store, ask)(*args)))
+        return found
+
+    def _hides_file(self, index: int, path: str) -> bool:
+        hidden = self.parts[index].hidden
+        return bool(hidden) and path.endswith((".py", ".pyi")) and path.split("/", 1)[0].removesuffix(".py") in hidden
+
+    # -- what the trees say -------------------------------------------------------------------
+
+    def symbols_named(self, lname: str) -> list[Symbol]:
+        return self._each_symbols("symbols_named", lname)
+
+    def symbols_with_qname(self, qname: str) -> list[Symbol]:
+        found = self._by_qname.get(qname)
+        if found is None:
+            found = self._by_qname[qname] = self._each_symbols("symbols_with_qname", qname, has=lambda tree: qname in tree.qnames)
+        return list(found)
+
+    def symbols_named_any(self, lnames: list[str]) -> list[Symbol]:
+        return self._each_symbols("symbols_named_any", lnames)
+
+    def names_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        return self._merged_names((part.store.names_with_prefix(prefix, limit) for part in self.parts), limit)
+
+    def names_matching_glob(self, pattern: str, limit: int) -> list[str]:
+        return self._merged_names((part.store.names_matching_glob(pattern, limit) for part in self.parts), limit)
+
+    @staticmethod
+    def _merged_names(lists: Iterable[list[str]], limit: int) -> list[str]:
+        names = {name for names in lists for name in names}
+        return sorted(names, key=lambda name: (len(name), name.lower(), name))[:limit]
+
+    def import_bindings(self, module: str) -> list[ImportBinding]:
+        top = module.split(".", 1)[0]
+        return [binding for index, part in enumerate(self.parts)
+                if top not in part.hidden and ((small := self._small[index]) is None or module in small.importing_modules)
+                for binding in part.store.import_bindings(module)]
+
+    def import_alias_targets(self, name: str) -> list[tuple[str, int]]:
+        uses: dict[str, int] = {}
+        for part in self.parts:
+            for target, count in part.store.import_alias_targets(name):
+                uses[target] = uses.get(target, 0) + count
+        return sorted(uses.items(), key=lambda item: (-item[1], item[0]))
+
+    def dispatch_of(self, operator: str) -> list[DispatchEntry]:
+        # native_functions.yaml's rows first, as one tree orders them
+        found = self._each_entries("dispatch_of", operator)
+        return sorted(found, key=lambda entry: not (entry.path or "").endswith(".yaml"))
+
+    def registered_kernels(self, qnames: list[str]) -> set[str]:
+        return {kernel for part in self.parts for kernel in part.store.registered_kernels(qnames)}
+
+    def operators_with_kernel(self, kernel: str) -> list[DispatchEntry]:
+        return sorted(self._each_entries("operators_with_kernel", kernel), key=lambda entry: entry.operator)
+
+    def registrations_naming(self, name: str) -> list[DispatchEntry]:
+        return sorted(self._each_entries("registrations_naming", name), key=lambda entry: entry.operator)
+
+    def operators_delegating_to(self, operator: str) -> list[str]:
+        return sorted({name for part in self.parts for name in part.store.operators_delegating_to(operator)})
+
+    def aliases_ending_in(self, name: str) -> list[Symbol]:
+        return self._each_symbols("aliases_ending_in", name)
+
+    def python_scopes(self) -> list[Symbol]:
+        return self._each_symbols("python_scopes")
+
+    def symbols_in_module(self, module: str, kind: SymbolKind) -> list[Symbol]:
+        return self._each_symbols("symbols_in_module", module, kind)
+
+    def symbols_in_class(self, class_qname: str) -> list[Symbol]:
+        return self._each_symbols("symbols_in_class", class_qname)
+
+    def operator_info(self, operator: str) -> OperatorInfo | None:
+        for index, part in enumerate(self.parts):
+            small = self._small[index]
+            if (small is None or operator in small.qnames) and (info := part.store.operator_info(operator)) is not None:
+                return info
+        return None
+
+    def derivatives_of(self, operator: str) -> list[tuple[str, DerivativeEntry]]:
+        return [(self._path_out(index, path) or path, entry)
+                for index, part in enumerate(self.parts) for path, entry in part.store.derivatives_of(operator)]
+
+    def operators_named(self, base: str) -> list[Symbol]:
+        return self._each_symbols("operators_named", base, has=lambda tree: base.lower() in tree.operator_lnames)
+
+    def operator_names(self) -> list[str]:
+        return sorted({name for part in self.parts for name in part.store.operator_names()})
+
+    def call_sites_of(self, name: str) -> list[tuple[str, CallSite]]:
+        return [(self._path_out(index, path) or path, site)
+                for index, part in enumerate(self.parts)
+                for path, site in part.store.call_sites_of(name) if not self._hides_file(index, path)]
+
+    def calls_in(self, caller: str, path: str, lines: tuple[int, int] | None = None) -> list[CallSite]:
+        routed = self._route(path)
+        return [] if routed is None else self.parts[routed[0]].store.calls_in(caller, routed[1], lines)
+
+    def calls_in_file(self, path: str) -> dict[str, list[CallSite]]:
+        routed = self._route(path)
+        return {} if routed is None else self.parts[routed[0]].store.calls_in_file(routed[1])
+
+    def python_flow(self, path: str) -> str | None:
+        routed = self._route(path)
+        return None if routed is None else self.parts[routed[0]].store.python_flow(routed[1])
+
+    def extension_modules(self) -> list[Symbol]:
+        return self._each_symbols("extension_modules")
+
+    def symbols_of_kind_named(self, kind: SymbolKind, name: str) -> list[Symbol]:
+        return self._each_symbols("symbols_of_kind_named", kind, name)
+
+    def symbols_targeting(self, target: str) -> list[Symbol]:
+        return self._each_symbols("symbols_targeting", target)
+
+    def tree_relative(self, path: str) -> str:
+        routed = self._route(path)
+        return path if routed is None else routed[1]
+
+    def compiled_only(self, path: str) -> str | None:
+        routed = self._route(path)
+        if routed is None or self.parts[routed[0]].tree.kind is not TreeKind.INSTALLED:
+            return None
+        tree = self.parts[routed[0]].tree
+        return (f"compiled into {tree.name}, installed without its C++ sources: "
+                "add a source checkout with --tree PATH to follow it")
+
+
+def _located(symbol: Symbol, path: str) -> Symbol:
+    """`symbol` at `path` (a direct copy: dataclasses.replace costs several times more, and a
+    trace copies thousands)."""
+    return Symbol(symbol.qname, symbol.name, symbol.kind, symbol.lang, path, symbol.line, symbol.end_line,
+                  symbol.signature, symbol.target, symbol.file_local)
