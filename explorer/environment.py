@@ -1,0 +1,209 @@
+"""The project's Python environment, and the installed distributions its imports name.
+
+The environment is found the way Python language servers find it:
+1. `--python-env` or $EXPLORER_PYTHON_ENV: an interpreter or an environment folder (`none`: read no
+   installed packages);
+2. $VIRTUAL_ENV, the environment the user's shell has activated;
+3. a virtual environment inside the project: `.venv`, `venv` or `env` (a folder with pyvenv.cfg);
+4. `python3`, else `python`, on PATH.
+Explorer itself may be installed elsewhere (pipx): its own interpreter is never the answer.
+
+Nothing installed is imported. An environment folder is read as files (pyvenv.cfg and its
+`lib/python3.X/site-packages`). An interpreter outside one is asked only for its site folders,
+run isolated and without `site` (`-I -S`), so no `.pth` file's code runs; the path lines of
+those `.pth` files (editable installs) are then read as text, as `site` would add them.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from explorer.errors import UsageError
+
+_PROJECT_ENVIRONMENTS = (".venv", "venv", "env")
+_SITE_QUERY = (
+    "import json, site, sys, sysconfig; "
+    "paths = [sysconfig.get_path('purelib'), sysconfig.get_path('platlib')] + list(site.getsitepackages()); "
+    "print(json.dumps([p for p in dict.fromkeys(paths) if p]))"
+)
+NO_ENVIRONMENT = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class Environment:
+    where: str  # the environment folder or the interpreter
+    found_by: str  # how: "--python-env", "$VIRTUAL_ENV", "the project's .venv", "python3 on PATH"
+    site_folders: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Distribution:
+    """What provides an imported top-level package: an installed distribution (a wheel), or a
+    folder a `.pth` file puts on the path with no distribution metadata (then version is "" and
+    stamp None: it is read like a source tree)."""
+
+    name: str  # torch
+    version: str  # 2.13.0+cpu
+    site_folder: str
+    top_level: tuple[str, ...]  # the import names it installs: torch, torchgen, functorch
+    # Changes whenever the distribution is installed, upgraded or removed: its RECORD's name,
+    # size and time. An installed tree is refreshed only when this changes.
+    stamp: str | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} {self.version}".strip()
+
+
+def find_environment(project_root: str, python: str | None) -> Environment | None:
+    """The project's environment, or None when there is none (or `none` was asked for)."""
+    named = python or os.environ.get("EXPLORER_PYTHON_ENV")
+    if named:
+        if named == NO_ENVIRONMENT:
+            return None
+        path = os.path.abspath(os.path.expanduser(named))
+        environment = _environment_at(path, "--python-env" if python else "$EXPLORER_PYTHON_ENV")
+        if environment is None:
+            raise UsageError(f"--python-env {named}: not a Python interpreter or environment folder")
+        return environment
+    active = os.environ.get("VIRTUAL_ENV")
+    if active and (found := _environment_at(active, "$VIRTUAL_ENV")) is not None:
+        return found
+    for name in _PROJECT_ENVIRONMENTS:
+        folder = os.path.join(project_root, name)
+        if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
+            return _folder_environment(folder, f"the project's {name}")
+    for command in ("python3", "python"):
+        interpreter = shutil.which(command)
+        if interpreter and (found := _environment_at(interpreter, f"{command} on PATH")) is not None:
+            return found
+    return None
+
+
+def _environment_at(path: str, found_by: str) -> Environment | None:
+    if os.path.isdir(path):
+        return _folder_environment(path, found_by) if _is_environment_folder(path) else None
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        return None
+    # An interpreter inside a virtual environment: bin/python -> the environment folder.
+    folder = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
+        return _folder_environment(folder, found_by)
+    return _interpreter_environment(path, found_by)
+
+
+def _is_environment_folder(folder: str) -> bool:
+    return os.path.isfile(os.path.join(folder, "pyvenv.cfg")) or bool(_site_folders_in(folder))
+
+
+def _site_folders_in(folder: str) -> list[str]:
+    patterns = ("lib/python3*/site-packages", "lib64/python3*/site-packages", "Lib/site-packages")
+    found = (path for pattern in patterns for path in glob.glob(os.path.join(folder, pattern)) if os.path.isdir(path))
+    return sorted({os.path.realpath(path) for path in found})  # lib64 is often a link to lib
+
+
+def _folder_environment(folder: str, found_by: str) -> Environment:
+    sites = _site_folders_in(folder)
+    return Environment(folder, found_by, tuple(_with_pth_paths(sites)))
+
+
+def _interpreter_environment(interpreter: str, found_by: str) -> Environment | None:
+    try:
+        done = subprocess.run(
+            [interpreter, "-I", "-S", "-c", _SITE_QUERY], capture_output=True, text=True, timeout=20, check=False
+        )
+        sites = [path for path in json.loads(done.stdout) if os.path.isdir(path)] if done.returncode == 0 else []
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    return Environment(interpreter, found_by, tuple(_with_pth_paths(sites)))
+
+
+def _with_pth_paths(sites: list[str]) -> list[str]:
+    """The site folders, then the folders their `.pth` files name (lines that are paths; lines
+    starting with `import` are code, which is not run)."""
+    found = list(dict.fromkeys(sites))
+    for site in sites:
+        for pth in sorted(glob.glob(os.path.join(site, "*.pth"))):
+            try:
+                with open(pth, encoding="utf-8", errors="replace") as handle:
+                    lines = handle.read().splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                line = line.strip()
+                if not line or line.startswith(("#", "import ", "import\t")):
+                    continue
+                folder = os.path.normpath(os.path.join(site, line))
+                if os.path.isdir(folder) and folder not in found:
+                    found.append(folder)
+    return found
+
+
+def find_distributions(environment: Environment, imported: set[str]) -> dict[str, Distribution]:
+    """For each imported top-level name the environment has, what provides it; the first
+    site folder that has a name wins, as on sys.path."""
+    found: dict[str, Distribution] = {}
+    for site in environment.site_folders:
+        by_name = _installed_in(site)
+        for name in sorted(imported - found.keys()):
+            if name in by_name:
+                found[name] = by_name[name]
+            elif os.path.isfile(os.path.join(site, name, "__init__.py")) or os.path.isfile(os.path.join(site, f"{name}.py")):
+                found[name] = Distribution(name, "", site, (name,), None)
+    return found
+
+
+def _installed_in(site: str) -> dict[str, Distribution]:
+    """Import name -> its distribution, from the `*.dist-info` folders of one site folder."""
+    by_name: dict[str, Distribution] = {}
+    for info in sorted(glob.glob(os.path.join(site, "*.dist-info"))):
+        distribution = _read_dist_info(site, info)
+        if distribution is None:
+            continue
+        for name in distribution.top_level:
+            by_name.setdefault(name, distribution)
+    return by_name
+
+
+def _read_dist_info(site: str, info: str) -> Distribution | None:
+    folder = os.path.basename(info)[: -len(".dist-info")]
+    name, _, version = folder.partition("-")
+    record = os.path.join(info, "RECORD")
+    try:
+        stat = os.stat(record)
+    except OSError:
+        return None
+    top_level = _read_lines(os.path.join(info, "top_level.txt")) or _top_level_from_record(record)
+    # only what is there: a distribution may list a name it did not install on this platform
+    present = tuple(n for n in top_level if os.path.isdir(os.path.join(site, n)) or os.path.isfile(os.path.join(site, f"{n}.py")))
+    if not present:
+        return None
+    return Distribution(name, version, site, present, f"{os.path.basename(info)}:{stat.st_size}:{stat.st_mtime_ns}")
+
+
+def _read_lines(path: str, whole: bool = False) -> list[str]:
+    """A file's non-blank lines ([] if unreadable); unless `whole`, only those naming no folder."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = [line.strip() for line in handle if line.strip()]
+    except OSError:
+        return []
+    return lines if whole else [line for line in lines if "/" not in line]
+
+
+def _top_level_from_record(record: str) -> list[str]:
+    """The first path parts RECORD lists (wheels built without top_level.txt)."""
+    names: dict[str, None] = {}
+    for line in _read_lines(record, whole=True):
+        first = line.split(",", 1)[0].split("/", 1)[0]
+        if first.endswith(".py"):
+            first = first[:-3]
+        if first and not first.endswith((".dist-info", ".data", ".pth")) and first not in ("..", "__pycache__", "bin"):
+            names[first] = None
+    return list(names)
+
