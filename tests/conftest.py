@@ -18,6 +18,10 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     """Index files go to a per-session temporary cache, never to the user's."""
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
     monkeypatch.delenv("EXPLORER_ROOT", raising=False)
+    # Installed packages join a query only where a test names an environment: what the
+    # machine running the tests has installed must not change their answers.
+    monkeypatch.setenv("EXPLORER_PYTHON_ENV", "none")
+    monkeypatch.delenv("EXPLORER_TREES", raising=False)
 
 
 @pytest.fixture(scope="session")

@@ -178,7 +178,6 @@ def test_random_damage_is_always_healed_or_refused_in_one_line(tree: Path, tmp_p
 
 
 def test_an_index_damaged_after_its_check_says_what_happens_next(tree: Path, tmp_path: Path):
-    from explorer.cli import common
     from explorer.index.store import IndexStore
 
     index = tmp_path / "index.sqlite"
@@ -190,11 +189,11 @@ def test_an_index_damaged_after_its_check_says_what_happens_next(tree: Path, tmp
         store.db.execute("DROP TABLE names")  # as if damaged between the check and the query
         return store
 
-    common.IndexStore.open = open_then_break  # type: ignore[method-assign]
+    IndexStore.open = open_then_break  # type: ignore[method-assign]
     try:
         result = run(tree, index, "search")
     finally:
-        common.IndexStore.open = original  # type: ignore[method-assign]
+        IndexStore.open = original  # type: ignore[method-assign]
     assert result.exit_code == 1
     assert result.stderr == f"error: the index at {index} is damaged (no such table: names); the next command checks and rebuilds it\n"
     healed = run(tree, index, "search")

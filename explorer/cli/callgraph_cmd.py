@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from explorer.cli.common import IndexOption, RootOption, open_index, reports_errors, stderr, stdout
+from explorer.cli.common import IndexOption, PythonEnvOption, TreesOption, RootOption, open_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
 from explorer.query.callgraph import python_call_graph_report
 
@@ -16,12 +16,14 @@ from explorer.query.callgraph import python_call_graph_report
 def callgraph(
     root: RootOption = None,
     index: IndexOption = None,
+    trees: TreesOption = None,
+    python_env: PythonEnvOption = None,
     format: Annotated[str, typer.Option("--format", help="Output format: json (the only one).")] = "json",
 ) -> None:
     """Print the Python call graph: each module, function, method and lambda, and what it may call."""
     if format != "json":
         raise UsageError(f"unknown format {format!r}; one of: json")
-    with open_index(root, index) as (tree, store):
+    with open_index(root, index, trees, python_env) as (tree, store):
         graph = python_call_graph_report(store, tree)
     # plain print: an adjacency list of a large tree is too big for rich's highlighter
     stdout.file.write(json_module.dumps(graph.calls, indent=2) + "\n")

@@ -18,8 +18,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from explorer.errors import ExplorerError
 from explorer.index.build import RefreshReport, refresh
-from explorer.index.store import IndexStore, forget_verified, is_corruption
-from explorer.workspace import resolve_index_path, resolve_root
+from explorer.index.files import WalkOptions
+from explorer.index.reader import IndexReader
+from explorer.index.store import is_corruption
+from explorer.model import Tree, TreeKind
+from explorer.trees import TreeRequest, Workspace, damaged, open_workspace
 
 def _reader_went_away() -> NoReturn:
     """Output piped into `head` or a pager that quit: the reader had all it wanted, which is
@@ -46,6 +49,23 @@ RootOption = Annotated[
 IndexOption = Annotated[
     Optional[str],
     typer.Option("--index", help="Index file (default: one per tree in the user cache folder).", show_default=False),
+]
+TreesOption = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--tree",
+        help="Another source tree the project uses (a PyTorch checkout, a library): repeatable; also $EXPLORER_TREES.",
+        show_default=False,
+    ),
+]
+PythonEnvOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--python-env",
+        help="The project's Python interpreter or environment folder, whose installed packages the project's imports "
+        "are read from (default: $EXPLORER_PYTHON_ENV, $VIRTUAL_ENV, the project's .venv, python3 on PATH; none: no installed packages).",
+        show_default=False,
+    ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
@@ -104,24 +124,35 @@ def _progress() -> Iterator[Callable[[int, int], None] | None]:
 
 
 @contextmanager
-def open_index(root_option: str | None, index_option: str | None) -> Iterator[tuple[str, IndexStore]]:
-    """The root and its up-to-date index, ready for queries."""
-    root = resolve_root(root_option)
-    index_path = resolve_index_path(root, index_option)
-    report = refresh_index(root, index_path)
-    if report.rebuilt_because:
-        stderr.print(f"note: index rebuilt ({report.rebuilt_because})", soft_wrap=True)
-    try:
-        store = IndexStore.open(index_path)
+def open_index(
+    root_option: str | None, index_option: str | None, trees: list[str] | None = None, python: str | None = None
+) -> Iterator[tuple[str, IndexReader]]:
+    """The project's root and one reader over the up-to-date indexes of every tree it spans."""
+    with open_trees(root_option, index_option, trees, python) as workspace:
+        yield workspace.root, workspace.reader
+
+
+@contextmanager
+def open_trees(
+    root_option: str | None, index_option: str | None, trees: list[str] | None = None, python: str | None = None
+) -> Iterator[Workspace]:
+    """Every tree the project spans, indexed and open; notes about them said on stderr."""
+    request = TreeRequest(root_option, index_option, tuple(trees or ()), python)
+    with open_workspace(request, _refresh_tree) as workspace:
+        for note in workspace.notes:
+            stderr.print(note, markup=False, highlight=False, soft_wrap=True)
         try:
-            yield root, store
-        finally:
-            store.close()
-    except sqlite3.DatabaseError as error:
-        if not is_corruption(error):
-            raise
-        # It passed the checks on opening, so it was damaged since, or in a way they miss.
-        forget_verified(index_path)
-        raise ExplorerError(
-            f"the index at {index_path} is damaged ({error}); the next command checks and rebuilds it"
-        ) from None
+            yield workspace
+        except sqlite3.DatabaseError as error:
+            if not is_corruption(error):
+                raise
+            raise damaged(workspace.index_paths, error) from None
+
+
+def _refresh_tree(tree: Tree, index_path: Path, options: WalkOptions | None) -> None:
+    if tree.kind is TreeKind.INSTALLED and stderr.is_terminal:
+        stderr.print(f"indexing {tree.name} in {tree.root} (once per install)", soft_wrap=True)
+    report = refresh_index(tree.root, index_path, options=options)
+    if report.rebuilt_because:
+        which = "index" if tree.kind is TreeKind.PROJECT else f"index of {tree.root}"
+        stderr.print(f"note: {which} rebuilt ({report.rebuilt_because})", soft_wrap=True)

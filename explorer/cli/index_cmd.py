@@ -6,11 +6,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from explorer.cli.common import IndexOption, JsonOption, RootOption, refresh_index, reports_errors, stderr, stdout
+from explorer.cli.common import (
+    IndexOption, JsonOption, PythonEnvOption, RootOption, TreesOption, open_trees, refresh_index, reports_errors, stderr, stdout,
+)
 from explorer.errors import UsageError
 from explorer.index.files import DEFAULT_MAX_FILE_SIZE, WalkOptions
-from explorer.render.json_out import dumps, report_json
-from explorer.render.text import report_text
+from explorer.render.json_out import dumps, report_json, trees_json
+from explorer.render.text import report_text, trees_text
 from explorer.workspace import resolve_index_path, resolve_root
 
 
@@ -18,6 +20,8 @@ from explorer.workspace import resolve_index_path, resolve_root
 def index(
     root: RootOption = None,
     index: IndexOption = None,
+    trees: TreesOption = None,
+    python_env: PythonEnvOption = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Parser processes (default: one per core).")] = None,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Throw the index away and build it again.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List skipped files and problems.")] = False,
@@ -48,7 +52,11 @@ def index(
     )
     if report.rebuilt_because and not rebuild:
         stderr.print(f"note: index rebuilt ({report.rebuilt_because})", soft_wrap=True)
+    # the other trees the project's queries span, indexed now rather than by the first query
+    with open_trees(tree, index, trees, python_env) as workspace:
+        joined = workspace.trees[1:]
     if json:
-        stdout.print_json(dumps(report_json(report)))
+        stdout.print_json(dumps({**report_json(report), "trees": [trees_json(t) for t in joined]}))
     else:
         report_text(stdout, report, verbose)
+        trees_text(stdout, joined)

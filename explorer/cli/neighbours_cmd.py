@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stderr, stdout
+from explorer.cli.common import IndexOption, PythonEnvOption, TreesOption, JsonOption, RootOption, open_index, reports_errors, stderr, stdout
 from explorer.cli.diagram_options import (
     DEFAULT_MAX_NODES,
     CollapseOption,
@@ -22,13 +22,14 @@ from explorer.cli.diagram_options import (
 from explorer.diagram.build import neighbours_diagram
 from explorer.query.neighbours import neighbours
 from explorer.render.json_out import dumps, neighbours_json, write_json
+from explorer.trees import TreeRequest
 from explorer.render.text import neighbours_text, unreadable_note
 
 DepthOption = Annotated[int, typer.Option("--depth", "-d", help="Steps to follow.")]
 
 
-def _run(direction: str, symbol: str, root: str | None, index: str | None, depth: int, json: bool, request: DiagramRequest) -> None:
-    with open_index(root, index) as (tree, store):
+def _run(direction: str, symbol: str, trees: TreeRequest, depth: int, json: bool, request: DiagramRequest) -> None:
+    with open_index(trees.root, trees.index, list(trees.trees), trees.python) as (tree, store):
         report = neighbours(store, tree, symbol, direction, depth)
     if request.wanted:
         write_diagram(neighbours_diagram(report), request, tree, symbol, direction)
@@ -55,6 +56,8 @@ def _command(direction: str, summary: str) -> Callable[..., None]:
         symbol: SymbolArgument,
         root: RootOption = None,
         index: IndexOption = None,
+        trees: TreesOption = None,
+        python_env: PythonEnvOption = None,
         depth: DepthOption = 1,
         json: JsonOption = False,
         output_format: FormatOption = "tree",
@@ -64,7 +67,7 @@ def _command(direction: str, summary: str) -> Callable[..., None]:
         link_template: LinkTemplateOption = None,
     ) -> None:
         request = diagram_request(output_format, output, max_nodes, collapse, link_template, json=json)
-        _run(direction, symbol, root, index, depth, json, request)
+        _run(direction, symbol, TreeRequest(root, index, tuple(trees or ()), python_env), depth, json, request)
 
     command.__name__ = command.__qualname__ = direction  # the command's name on the command line
     command.__doc__ = summary

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stdout
+from explorer.cli.common import IndexOption, PythonEnvOption, TreesOption, JsonOption, RootOption, open_index, reports_errors, stdout
 from explorer.errors import UsageError
 from explorer.model import Language, SymbolKind
 from explorer.query.search import SearchFilter, search as run_search
@@ -24,6 +24,8 @@ def search(
     ],
     root: RootOption = None,
     index: IndexOption = None,
+    trees: TreesOption = None,
+    python_env: PythonEnvOption = None,
     kind: Annotated[Optional[str], typer.Option("--kind", "-k", help="Only this kind (class, function, operator, ...).")] = None,
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Only this language: python, cpp, yaml, vendor.")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many results.")] = 20,
@@ -35,7 +37,7 @@ def search(
         raise UsageError("give a name to search for")
     if limit < 1:
         raise UsageError("--limit must be at least 1")
-    with open_index(root, index) as (_, store):
+    with open_index(root, index, trees, python_env) as (_, store):
         hits = run_search(store, query, limit=limit, where=where)
     if json:
         write_json(stdout, dumps(search_json(hits)))

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stdout
+from explorer.cli.common import IndexOption, PythonEnvOption, TreesOption, JsonOption, RootOption, open_index, reports_errors, stdout
 from explorer.query.details import describe
 from explorer.query.lookup import resolve
 from explorer.render.json_out import details_json, dumps, write_json
@@ -21,10 +21,12 @@ def show(
     symbol: Annotated[str, typer.Argument(help="torch.nn.Conv2d, nn.Conv2d, F.conv2d, aten::conv2d.padding, a bare name...")],
     root: RootOption = None,
     index: IndexOption = None,
+    trees: TreesOption = None,
+    python_env: PythonEnvOption = None,
     json: JsonOption = False,
 ) -> None:
     """Show a symbol's definition: location, signature, source, dispatch table or alias target."""
-    with open_index(root, index) as (tree, store):
+    with open_index(root, index, trees, python_env) as (tree, store):
         resolution = resolve(store, symbol)
         details = [describe(store, tree, found) for found in resolution.symbols[:_MAX_SHOWN]]
     if json:

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stderr, stdout
+from explorer.cli.common import IndexOption, PythonEnvOption, TreesOption, JsonOption, RootOption, open_index, reports_errors, stderr, stdout
 from explorer.cli.diagram_options import (
     DEFAULT_MAX_NODES,
     CollapseOption,
@@ -34,6 +34,8 @@ def trace(
     symbol: Annotated[str, typer.Argument(help="torch.nn.Conv2d, F.conv2d, aten::conv2d, at::native::_convolution...")],
     root: RootOption = None,
     index: IndexOption = None,
+    trees: TreesOption = None,
+    python_env: PythonEnvOption = None,
     to: Annotated[
         Optional[str],
         typer.Option(
@@ -69,7 +71,7 @@ def trace(
     )
     if dynamic is not None and (request.wanted or json):
         raise UsageError("--dynamic prints the comparison as text; it does not combine with --json or --format")
-    with open_index(root, index) as (tree, store):
+    with open_index(root, index, trees, python_env) as (tree, store):
         report = trace_symbol(store, tree, symbol, backend=backend, max_depth=max_depth, to=to, paths=paths)
         if dynamic is not None:
             run = run_program(RunRequest(dynamic, None, (), tree), store)

@@ -13,7 +13,7 @@ All overloads of a name share one binding, which picks among them by signature a
 
 from __future__ import annotations
 
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import Language, Symbol, SymbolKind
 
 # Python module prefix -> the python_module value its functions have (None: the default).
@@ -36,7 +36,7 @@ TORCH_AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd
 _METHOD_OWNERS = ("torch.Tensor", "torch._tensor.Tensor", "torch._C.TensorBase", "torch._C._TensorBase", "Tensor")
 
 
-def binding_operators(store: IndexStore, dotted: str) -> list[Symbol]:
+def binding_operators(store: IndexReader, dotted: str) -> list[Symbol]:
     """The operators (all overloads) that the Python name `dotted` is bound to, if any."""
     owner, _, name = dotted.rpartition(".")
     if not owner or not name:
@@ -63,7 +63,7 @@ def is_out_overload(operator: Symbol) -> bool:
     return star >= 0 and "!)" in schema[star:arrow if arrow > star else len(schema)]
 
 
-def operators_for(store: IndexStore, name: str, variant: str, python_module: str | None = None) -> list[Symbol]:
+def operators_for(store: IndexReader, name: str, variant: str, python_module: str | None = None) -> list[Symbol]:
     found = []
     for symbol in store.operators_named(name):
         info = store.operator_info(symbol.qname)
@@ -75,7 +75,7 @@ def operators_for(store: IndexStore, name: str, variant: str, python_module: str
     return sorted(found, key=lambda s: (s.qname != f"aten::{name}", s.qname))
 
 
-def binding_symbol(store: IndexStore, dotted: str, operators: list[Symbol]) -> Symbol:
+def binding_symbol(store: IndexReader, dotted: str, operators: list[Symbol]) -> Symbol:
     """The torch._C definition a bound name stands for: its `.pyi` stub when the tree has
     one (`torch._C._VariableFunctions.conv2d`), else a definition without a source."""
     owner, _, name = dotted.rpartition(".")
@@ -92,7 +92,7 @@ def binding_symbol(store: IndexStore, dotted: str, operators: list[Symbol]) -> S
     return Symbol(qnames[0], name, SymbolKind.FUNCTION, Language.PYTHON, None, None, None, f"generated binding of {bound}")
 
 
-def stub_method(store: IndexStore, name: str) -> Symbol | None:
+def stub_method(store: IndexReader, name: str) -> Symbol | None:
     """The Tensor method `name` as the torch._C stub declares it (`size`, `to`, `uniform_`):
     what `x.name()` on an object of unknown type may be, besides an operator."""
     for owner in ("torch._C.TensorBase", "torch._C._TensorBase"):
@@ -102,7 +102,7 @@ def stub_method(store: IndexStore, name: str) -> Symbol | None:
     return None
 
 
-def bound_stub(store: IndexStore, dotted: str) -> Symbol | None:
+def bound_stub(store: IndexReader, dotted: str) -> Symbol | None:
     """A torch._C function or Tensor method that the stubs declare and no operator backs:
     `torch.Tensor._make_subclass`, `torch._C._set_grad_enabled`."""
     owner, _, name = dotted.rpartition(".")

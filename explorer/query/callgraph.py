@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import SymbolKind
 from explorer.query.flow.edges import FlowEdges
 from explorer.query.flow.facts import Scope
@@ -39,11 +39,11 @@ class PythonCallGraph:
     capped: int  # value sets the solver capped (edges it did not guess)
 
 
-def python_call_graph(store: IndexStore, root: str) -> dict[str, list[str]]:
+def python_call_graph(store: IndexReader, root: str) -> dict[str, list[str]]:
     return python_call_graph_report(store, root).calls
 
 
-def python_call_graph_report(store: IndexStore, root: str) -> PythonCallGraph:
+def python_call_graph_report(store: IndexReader, root: str) -> PythonCallGraph:
     flow = FlowEdges(store, PythonEdges(store, SourceLines(root), tensor_methods=False), contexts=False)
     solver, facts = flow.solver, flow.facts
     graph: dict[str, set[str]] = {}

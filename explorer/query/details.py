@@ -6,7 +6,8 @@ import os
 from dataclasses import dataclass, field
 
 from explorer.errors import UnknownSymbolError
-from explorer.index.store import IndexStore, last_name
+from explorer.index.reader import IndexReader
+from explorer.index.store import last_name
 from explorer.model import DerivativeEntry, OperatorInfo, Symbol, SymbolKind
 from explorer.query.bindings import binding_operators
 from explorer.query.lookup import resolve
@@ -43,7 +44,7 @@ class SymbolDetails:
     first_call_site: tuple[str, int] | None = None
 
 
-def describe(store: IndexStore, root: str, symbol: Symbol, snippet_lines: int = 15) -> SymbolDetails:
+def describe(store: IndexReader, root: str, symbol: Symbol, snippet_lines: int = 15) -> SymbolDetails:
     snippet = read_snippet(root, symbol, snippet_lines)
     if symbol.kind is SymbolKind.OPERATOR:
         info = store.operator_info(symbol.qname)
@@ -59,7 +60,7 @@ def describe(store: IndexStore, root: str, symbol: Symbol, snippet_lines: int = 
     return SymbolDetails(symbol, snippet)
 
 
-def _kernel_rows(store: IndexStore, operator: str, via: str | None = None) -> list[KernelRow]:
+def _kernel_rows(store: IndexReader, operator: str, via: str | None = None) -> list[KernelRow]:
     rows = []
     for entry in store.dispatch_of(operator):
         kernels = dispatch_kernels(store, entry)
@@ -70,7 +71,7 @@ def _kernel_rows(store: IndexStore, operator: str, via: str | None = None) -> li
 
 
 
-def _targets(store: IndexStore, target: str) -> list[Symbol]:
+def _targets(store: IndexReader, target: str) -> list[Symbol]:
     # Bindings first: `torch.conv2d` also reaches a .pyi stub through torch's star import,
     # but what it runs is the operator.
     operators = binding_operators(store, target)

@@ -20,14 +20,14 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import Symbol, SymbolKind
 
 _TORCH_OPS = re.compile(r"torch\.ops\.(\w+)\.(\w+)(?:\.(\w+))?")
 DERIVED = "derived from the file name: no build declaration names this module"
 
 
-def registered_operators(store: IndexStore, dotted: str) -> list[Symbol] | None:
+def registered_operators(store: IndexReader, dotted: str) -> list[Symbol] | None:
     """The operators `torch.ops.ns.op[.overload]` names, or None when `dotted` is no such name."""
     match = _TORCH_OPS.fullmatch(dotted)
     if match is None:
@@ -53,7 +53,7 @@ class ModuleName:
 
 
 class ExtensionModules:
-    def __init__(self, store: IndexStore) -> None:
+    def __init__(self, store: IndexReader) -> None:
         self.store = store
         self._declared: list[Symbol] | None = None
         self._bindings: dict[str, list[Symbol]] = {}  # every dotted call a trace resolves asks
@@ -92,22 +92,29 @@ class ExtensionModules:
         return [ModuleName(stem + suffix, True)]
 
     def _extensions_of(self, path: str) -> list[Symbol]:
+        """The declarations of the tree that holds `path` that build it, compared by paths
+        within that tree (the sources a setup.py lists are relative to its tree's root)."""
         if self._declared is None:
             self._declared = self.store.extension_modules()
-        listing = [e for e in self._declared if path in (e.target or "").split(";")]
+        local = self.store.tree_relative(path)
+        tree = path[: len(path) - len(local)]
+        declared = [(e, self.store.tree_relative(e.path or "")) for e in self._declared
+                    if (e.path or "")[: len(e.path or "") - len(self.store.tree_relative(e.path or ""))] == tree]
+        listing = [e for e, _ in declared if local in (e.target or "").split(";")]
         if listing:
             return listing
         # sources the build computes: the declaration whose package folder holds the file
-        held = [e for e in self._declared if path.startswith(_package_folder(e))]
+        held = [(e, _package_folder(e, where)) for e, where in declared if local.startswith(_package_folder(e, where))]
         if not held:
             return []
-        nearest = max(len(_package_folder(e)) for e in held)
-        return [e for e in held if len(_package_folder(e)) == nearest]
+        nearest = max(len(folder) for _, folder in held)
+        return [e for e, folder in held if len(folder) == nearest]
 
 
-def _package_folder(extension: Symbol) -> str:
-    """`detectron2._C` declared in `setup.py` -> `detectron2/`; in `sub/setup.py` -> `sub/detectron2/`."""
-    folder = (extension.path or "").rpartition("/")[0]
+def _package_folder(extension: Symbol, where: str) -> str:
+    """`detectron2._C` declared in `setup.py` (`where`, within its tree) -> `detectron2/`;
+    in `sub/setup.py` -> `sub/detectron2/`."""
+    folder = where.rpartition("/")[0]
     package = extension.qname.rpartition(".")[0].replace(".", "/")
     joined = "/".join(part for part in (folder, package) if part)
     return f"{joined}/" if joined else ""

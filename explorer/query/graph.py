@@ -9,7 +9,7 @@ dropped here (backends.py), and several calls of one definition from one caller 
 
 from __future__ import annotations
 
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import CallEdge, CallNode, Layer, Symbol, SymbolKind
 from explorer.query.backends import node_allowed
 from explorer.query.flow.edges import FlowEdges
@@ -20,7 +20,7 @@ from explorer.query.sources import SourceLines
 
 
 class CallGraph:
-    def __init__(self, store: IndexStore, root: str, backend: str = "cuda") -> None:
+    def __init__(self, store: IndexReader, root: str, backend: str = "cuda") -> None:
         self.store = store
         self.backend = backend
         sources = SourceLines(root)

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from explorer.errors import UnknownSymbolError, UsageError
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import Symbol, SymbolKind
 from explorer.query.bindings import binding_operators
 from explorer.query.extensions import ExtensionModules, registered_operators
@@ -38,7 +38,7 @@ class Resolution:
     via: list[str] = field(default_factory=list)  # the hops taken, for display
 
 
-def resolve(store: IndexStore, query: str) -> Resolution:
+def resolve(store: IndexReader, query: str) -> Resolution:
     query = checked_query(query.strip(), "symbol name")
     if not query:
         raise UsageError("give a symbol name")
@@ -66,7 +66,7 @@ def resolve(store: IndexStore, query: str) -> Resolution:
     raise UnknownSymbolError(query, suggestions(store, query))
 
 
-def suggestions(store: IndexStore, query: str, count: int = 5) -> list[str]:
+def suggestions(store: IndexReader, query: str, count: int = 5) -> list[str]:
     """Qualified names to offer for a name that resolved to nothing: close spellings of its
     last part first (a typo: `conv2dd` -> conv2d), then what search ranks best."""
     name = _PATH_SEPARATOR.split(query)[-1]
@@ -80,7 +80,7 @@ def suggestions(store: IndexStore, query: str, count: int = 5) -> list[str]:
     return list(dict.fromkeys(offered))[:count]
 
 
-def named_exactly(store: IndexStore, name: str) -> list[Symbol]:
+def named_exactly(store: IndexReader, name: str) -> list[Symbol]:
     """Every definition whose own name is `name`, case included."""
     return [symbol for symbol in store.symbols_named(name.lower()) if symbol.name == name]
 
@@ -92,7 +92,7 @@ def _ordered(symbols: list[Symbol]) -> list[Symbol]:
 class PythonPaths:
     """Follows a dotted Python name through modules, classes and import bindings."""
 
-    def __init__(self, store: IndexStore) -> None:
+    def __init__(self, store: IndexReader) -> None:
         self.store = store
         self.hops: list[str] = []
 

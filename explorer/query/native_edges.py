@@ -32,7 +32,8 @@ import dataclasses
 import re
 from collections.abc import Iterator
 
-from explorer.index.store import IndexStore, last_name
+from explorer.index.reader import IndexReader
+from explorer.index.store import last_name
 from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.vendors import vendor_library
 from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
@@ -54,7 +55,7 @@ _FUNCTOR_KINDS = {SymbolKind.STRUCT, SymbolKind.CLASS}
 
 
 class NativeEdges:
-    def __init__(self, store: IndexStore, backend: str, sources: SourceLines) -> None:
+    def __init__(self, store: IndexReader, backend: str, sources: SourceLines) -> None:
         self.store = store
         self.backend = backend
         self.sources = sources  # a call's arguments are read there, to tell overloads apart
@@ -109,6 +110,9 @@ class NativeEdges:
             elif entry.path is not None and not entry.path.endswith(".yaml"):
                 # a registration of a function the tree does not define: shown, not dropped
                 yield CallEdge(CallNode(undefined_function(entry.kernel), Layer.CPP), f"dispatch:{entry.key}", Resolution.NAME, (), site)
+            elif (compiled := self.store.compiled_only(site[0])) is not None:
+                # an installed wheel's YAML: the kernel is in its compiled library, not here
+                yield CallEdge(CallNode(undefined_function(entry.kernel, compiled), Layer.CPP), f"dispatch:{entry.key}", Resolution.NAME, (), site)
         info = self.store.operator_info(operator.qname)
         if info is None or not info.structured_delegate:
             return

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from explorer.errors import UsageError
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import CallEdge, CallNode, CallSite, Layer, Symbol, SymbolKind
 from explorer.query.bindings import binding_symbol
 from explorer.query.graph import CallGraph
@@ -48,7 +48,7 @@ class NeighbourReport:
     unreadable: tuple[UnreadableDefinition, ...] = ()  # definitions whose locals libcst could not read
 
 
-def neighbours(store: IndexStore, root: str, query: str, direction: str, depth: int = 1) -> NeighbourReport:
+def neighbours(store: IndexReader, root: str, query: str, direction: str, depth: int = 1) -> NeighbourReport:
     if depth < 1:
         raise UsageError("--depth must be at least 1")
     symbols = resolve(store, query).symbols

@@ -57,10 +57,10 @@ def defining_stub(stubs: list[Symbol]) -> Symbol:
     return sorted(stubs, key=lambda s: ((s.path or "").endswith((".h", ".hpp", ".cuh")), s.path or "", s.line or 0))[0]
 
 
-def undefined_function(qname: str) -> Symbol:
+def undefined_function(qname: str, why: str = "not defined in the tree") -> Symbol:
     """A C++ function a registration names and the tree does not define (a node of its own,
-    with no location, so that the edge to it is shown rather than dropped)."""
-    return Symbol(qname, qname.rpartition("::")[2], SymbolKind.FUNCTION, Language.CPP, None, None, None, "not defined in the tree")
+    with no location, so that the edge to it is shown rather than dropped); `why` says so."""
+    return Symbol(qname, qname.rpartition("::")[2], SymbolKind.FUNCTION, Language.CPP, None, None, None, why)
 
 
 def dispatch_kernels(store, entry: DispatchEntry) -> list[Symbol]:

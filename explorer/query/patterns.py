@@ -19,7 +19,7 @@ from enum import StrEnum
 import re2
 
 from explorer.errors import UsageError
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import SymbolKind
 
 MAX_QUERY_LENGTH = 1000
@@ -63,7 +63,7 @@ def target_heading(written: str) -> str:
     return written if _PLAIN_NAME.fullmatch(written) else f"/{written}/"
 
 
-def target_pattern(store: IndexStore, written: str) -> TargetPattern:
+def target_pattern(store: IndexReader, written: str) -> TargetPattern:
     checked_query(written, "--to pattern")
     if _PLAIN_NAME.fullmatch(written):
         name = _NAME_PARTS.split(written)[-1]

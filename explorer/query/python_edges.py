@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import CallEdge, CallKind, CallNode, CallShape, CallSite, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.python import expand, module_name
 from explorer.query.arity import fits_schema, python_call_shape
@@ -60,7 +60,7 @@ class _ThroughLocal:
 
 
 class PythonEdges:
-    def __init__(self, store: IndexStore, sources: SourceLines, tensor_methods: bool = True) -> None:
+    def __init__(self, store: IndexReader, sources: SourceLines, tensor_methods: bool = True) -> None:
         self.store = store
         self.sources = sources
         # `x.softmax()` on an unknown `x` taken for the Tensor method (PyTorch trees); off
@@ -84,7 +84,7 @@ class PythonEdges:
         elif symbol.kind is SymbolKind.CLASS:
             yield from self._instance_call(symbol.qname)
         elif symbol.kind is SymbolKind.ALIAS and symbol.target:
-            for edge in self._dotted_targets(symbol.target, module_name(symbol.path or "")):
+            for edge in self._dotted_targets(symbol.target, module_name(self.store.tree_relative(symbol.path or ""))):
                 target = edge.target
                 if target.symbol.kind is SymbolKind.METHOD:  # `__call__ = _wrapped_call_impl`: same instance
                     target = CallNode(target.symbol, target.layer, node.self_class)
@@ -154,7 +154,7 @@ class PythonEdges:
             if through_locals:
                 yield _ThroughLocal(written, self._local_values(symbol, written))
         else:
-            found = list(self._dotted_targets(site.qualified, module_name(symbol.path or "")))
+            found = list(self._dotted_targets(site.qualified, module_name(self.store.tree_relative(symbol.path or ""))))
             if not found and rest and site.qualified == written and self.tensor_methods:
                 found = list(self._tensor_method(written.rsplit(".", 1)[-1], receiver_known=False))
             for edge in found:
@@ -221,7 +221,7 @@ class PythonEdges:
                 classes = [s for s in self.store.symbols_with_qname(owner) if s.kind is SymbolKind.CLASS]
                 if not classes:
                     continue
-                module = module_name(classes[0].path or "")
+                module = module_name(self.store.tree_relative(classes[0].path or ""))
                 for written in _base_names(classes[0].signature):
                     expanded = self._expand(classes[0], written)
                     if paths.resolve(expanded) is None and paths.resolve(f"{module}.{written}") is None:
@@ -321,7 +321,7 @@ class PythonEdges:
         except UnreadableSource as error:
             self._unreadable(symbol, error)
             return
-        module = module_name(symbol.path or "")
+        module = module_name(self.store.tree_relative(symbol.path or ""))
         for name in names:
             nested = self._nested(symbol, name)  # `self._apply(convert)`, convert defined inside
             if nested:
@@ -363,7 +363,7 @@ class PythonEdges:
         if not classes:
             return []
         symbol = classes[0]
-        module = module_name(symbol.path or "")
+        module = module_name(self.store.tree_relative(symbol.path or ""))
         bases = []
         for written in _base_names(symbol.signature):
             expanded = self._expand(symbol, written)
@@ -376,7 +376,7 @@ class PythonEdges:
 
     def _expand(self, symbol: Symbol, dotted: str) -> str:
         """A dotted name through the imports and top-level names of the symbol's module."""
-        module = module_name(symbol.path or "")
+        module = module_name(self.store.tree_relative(symbol.path or ""))
         bindings = {b.name: b.target for b in self.store.import_bindings(module) if b.name != "*"}
         head = dotted.split(".", 1)[0]
         if head not in bindings and self.store.symbols_with_qname(f"{module}.{head}"):
@@ -384,7 +384,7 @@ class PythonEdges:
         return expand(dotted, bindings)
 
     def _module_defines(self, symbol: Symbol, name: str) -> bool:
-        return bool(self.store.symbols_with_qname(f"{module_name(symbol.path or '')}.{name}"))
+        return bool(self.store.symbols_with_qname(f"{module_name(self.store.tree_relative(symbol.path or ''))}.{name}"))
 
     def _instances(self, symbol: Symbol, name: str) -> list[str]:
         """The classes a local name was made from by calling them (`a = A()`)."""

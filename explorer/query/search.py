@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from enum import IntEnum
 
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import Language, Symbol, SymbolKind
 from explorer.query.extensions import ExtensionModules
 from explorer.query.patterns import checked_query
@@ -73,7 +73,7 @@ class SearchFilter:
     lang: Language | None = None
 
 
-def search(store: IndexStore, query: str, limit: int = 20, where: SearchFilter = SearchFilter()) -> list[SearchHit]:
+def search(store: IndexReader, query: str, limit: int = 20, where: SearchFilter = SearchFilter()) -> list[SearchHit]:
     """The best `limit` symbols for `query`, best first.
 
     Candidates are distinct names, graded first; symbols are fetched only for the best names.
@@ -121,7 +121,7 @@ def search(store: IndexStore, query: str, limit: int = 20, where: SearchFilter =
     return _python_named(store, sorted(hits.values(), key=rank)[:limit])
 
 
-def _python_named(store: IndexStore, hits: list[SearchHit]) -> list[SearchHit]:
+def _python_named(store: IndexReader, hits: list[SearchHit]) -> list[SearchHit]:
     """A pybind11 binding is indexed under its module as written (`TORCH_EXTENSION_NAME`):
     shown by its Python name (`mini_ops._C.scale`) where the build files say it."""
     if not any(hit.symbol.kind is SymbolKind.PYBIND for hit in hits):
@@ -135,7 +135,7 @@ def _python_named(store: IndexStore, hits: list[SearchHit]) -> list[SearchHit]:
 
 
 def _collect(
-    store: IndexStore,
+    store: IndexReader,
     name_query: str,
     graded: list[tuple[tuple[MatchTier, float], str]],
     qualifiers: list[str],

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, field
 
 from explorer.errors import UsageError
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import CallEdge, CallNode, Resolution, Symbol, SymbolKind
 from explorer.query.backends import BACKENDS
 from explorer.query.bindings import is_out_overload
@@ -347,7 +347,7 @@ class TraceReport:
 
 
 def trace_symbol(
-    store: IndexStore, root: str, query: str, *, backend: str = "cuda", max_depth: int | None = None, to: str | None = None,
+    store: IndexReader, root: str, query: str, *, backend: str = "cuda", max_depth: int | None = None, to: str | None = None,
     paths: int = DEFAULT_PATHS,
 ) -> TraceReport:
     """`explorer trace`: resolve the query, then trace from the definition it names (an

@@ -12,7 +12,7 @@ from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
 from explorer.index.build import RefreshReport
-from explorer.model import CallEdge, CallNode, Symbol
+from explorer.model import CallEdge, CallNode, Symbol, Tree
 from explorer.query.details import SymbolDetails
 from explorer.query.neighbours import NeighbourReport
 from explorer.query.trace import TraceNode, TraceReport
@@ -260,3 +260,7 @@ def neighbours_json(report: NeighbourReport) -> list[dict[str, object]]:
         {"depth": found.depth, **node_json(found.node, found.edge), "via": found.via.symbol.qname}
         for found in report.found
     ]
+
+
+def trees_json(tree: Tree) -> dict[str, object]:
+    return {"name": tree.name, "kind": tree.kind.value, "root": tree.root, "version": tree.version, "packages": list(tree.only)}

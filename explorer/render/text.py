@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from explorer.index.build import RefreshReport
-from explorer.model import CallEdge, CallNode, Language, Layer, Resolution, Symbol
+from explorer.model import CallEdge, CallNode, Language, Layer, Resolution, Symbol, Tree, TreeKind
 from explorer.query.details import SymbolDetails
 from explorer.query.neighbours import NeighbourReport
 from explorer.query.notes import UnreadableDefinition
@@ -38,7 +38,9 @@ def location(symbol: Symbol) -> str:
     if symbol.path is None:
         if symbol.lang == "vendor":
             return "(vendor library)"
-        return "(generated at build time: no source)" if symbol.lang == "python" else "(not defined in the tree)"
+        if symbol.lang == "python":
+            return "(generated at build time: no source)"
+        return f"({symbol.signature})" if symbol.signature else "(not defined in the tree)"
     return f"{printable(symbol.path)}:{symbol.line}"
 
 
@@ -81,6 +83,13 @@ def report_text(console: Console, report: RefreshReport, verbose: bool) -> None:
         for diagnostic in report.partial:
             console.print(f"  problem {diagnostic.path}: {diagnostic.reason}", highlight=False, markup=False)
     console.print(f"Index: {report.index_path}", highlight=False, markup=False)
+
+
+def trees_text(console: Console, trees: list[Tree]) -> None:
+    """The trees joined to the project, one line each."""
+    for tree in trees:
+        version = f" {tree.version}" if tree.version and tree.kind is not TreeKind.INSTALLED else ""
+        console.print(f"Joined: {tree.name}{version} ({tree.kind.value}) {tree.root}", highlight=False, markup=False)
 
 
 def search_text(console: Console, hits: list[SearchHit]) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import CallEdge, CallNode, Language, Layer, Symbol, SymbolKind
 from explorer.query.graph import CallGraph
 from explorer.query.sources import SourceLines
@@ -55,7 +55,7 @@ class Comparison:
     unindexed: tuple[str, ...]  # frames of the run the index has no definition for
 
 
-def compare_run(store: IndexStore, root: str, tree: RunFrame, backend: str = "all") -> Comparison:
+def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "all") -> Comparison:
     """Walk the run from the program down, each frame matched to a graph node in the context
     its caller reached it with (the class of `self`, the functions passed to it), as a static
     trace would have it."""
@@ -111,7 +111,7 @@ def compare_run(store: IndexStore, root: str, tree: RunFrame, backend: str = "al
 
 
 class _Matcher:
-    def __init__(self, store: IndexStore, graph: CallGraph, root: str) -> None:
+    def __init__(self, store: IndexReader, graph: CallGraph, root: str) -> None:
         self.store = store
         self.graph = graph
         self.unindexed: set[str] = set()

@@ -19,7 +19,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import Layer, Symbol, SymbolKind
 from explorer.parsers.vendors import vendor_library
 from explorer.query.nodes import layer_of
@@ -52,7 +52,7 @@ class _Named:
 
 
 class Namer:
-    def __init__(self, store: IndexStore, root: str, codes: list[PythonCode], program: str, native: dict[int, NativeSymbol]) -> None:
+    def __init__(self, store: IndexReader, root: str, codes: list[PythonCode], program: str, native: dict[int, NativeSymbol]) -> None:
         self.store = store
         self.root = os.path.join(os.path.abspath(root), "")
         self.codes = codes

@@ -35,7 +35,7 @@ from enum import Enum
 from pathlib import Path
 
 from explorer.errors import ExplorerError, UsageError
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import Layer, Symbol, SymbolKind
 from explorer.query.arity import fitting
 from explorer.runtime.events import CALL, RETURN, PythonCode, PythonRecording, read_python, python_notes
@@ -426,7 +426,7 @@ class Locator:
     --root index, else in the wheel's packaged native_functions.yaml; C++ and CUDA kernels
     in the --root index only."""
 
-    def __init__(self, install: TorchInstall, store: IndexStore | None) -> None:
+    def __init__(self, install: TorchInstall, store: IndexReader | None) -> None:
         self.install = install
         self.store = store
         self._operators: dict[str, Symbol] | None = None  # from the wheel's YAML, without --root
@@ -759,7 +759,7 @@ def _launching(root: Span) -> set[int]:
 # -- 5. the whole run ---------------------------------------------------------------------
 
 
-def run_profiled(request: RunRequest, store: IndexStore | None) -> RunTrace:
+def run_profiled(request: RunRequest, store: IndexReader | None) -> RunTrace:
     """Run the request's program with the interpreter of --python (real PyTorch); `store`
     is the index of the --root source tree, or None without one."""
     if request.python is None:
@@ -775,7 +775,7 @@ def run_profiled(request: RunRequest, store: IndexStore | None) -> RunTrace:
     return build_trace(request, install, store, python, profile)
 
 
-def build_trace(request: RunRequest, install: TorchInstall, store: IndexStore | None, python: PythonRecording,
+def build_trace(request: RunRequest, install: TorchInstall, store: IndexReader | None, python: PythonRecording,
                 profile: ProfileRecording) -> RunTrace:
     """Steps 3 to 5 of the module docstring, from the two recordings of a run."""
     report = MergeReport()
@@ -804,7 +804,7 @@ def build_trace(request: RunRequest, install: TorchInstall, store: IndexStore | 
     )
 
 
-def _notes(request: RunRequest, install: TorchInstall, store: IndexStore | None, python: PythonRecording,
+def _notes(request: RunRequest, install: TorchInstall, store: IndexReader | None, python: PythonRecording,
            profile: ProfileRecording, report: MergeReport, naming: NamingReport) -> Iterator[str]:
     if store is None:
         yield "no --root: operators are not mapped to their C++ kernels (give --root with a PyTorch source tree)"

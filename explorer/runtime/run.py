@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.runtime.events import merge, python_notes, read_native, read_python
 from explorer.runtime.launcher import new_workdir, run_bundled
 from explorer.runtime.model import RunTrace
@@ -14,7 +14,7 @@ from explorer.runtime.shaping import fold_repeats
 from explorer.runtime.symbols import SymbolTable
 
 
-def run_program(request: RunRequest, store: IndexStore | None) -> RunTrace:
+def run_program(request: RunRequest, store: IndexReader | None) -> RunTrace:
     """Run on the bundled reference runtime (request.python None) or on real PyTorch."""
     if request.python is not None:
         from explorer.runtime.profiler import run_profiled

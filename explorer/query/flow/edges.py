@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.python import module_name
 from explorer.query.arity import python_call_shape
@@ -30,7 +30,7 @@ _MAX_LAMBDA_DEPTH = 8
 
 
 class FlowEdges:
-    def __init__(self, store: IndexStore, python: PythonEdges, contexts: bool = True) -> None:
+    def __init__(self, store: IndexReader, python: PythonEdges, contexts: bool = True) -> None:
         self.store = store
         self.python = python
         self.facts = FlowFacts(store)
@@ -101,7 +101,7 @@ class FlowEdges:
             if aliased:
                 yield from aliased
                 return
-            for edge in self.python._dotted_targets(target.dotted, module_name(caller.path or "")):
+            for edge in self.python._dotted_targets(target.dotted, module_name(self.python.store.tree_relative(caller.path or ""))):
                 yield CallEdge(self._with_shape(edge.target, caller, call), edge.kind, edge.resolution, edge.candidates, where)
             return
         qname, line, context = target

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from explorer.index.store import IndexStore
+from explorer.index.reader import IndexReader
 from explorer.model import SymbolKind
 
 
@@ -78,7 +78,7 @@ class FlowFacts:
     theirs is first needed, and each scope's statements turned into tuples only then: most
     modules a trace meets are only imported, not run."""
 
-    def __init__(self, store: IndexStore) -> None:
+    def __init__(self, store: IndexReader) -> None:
         self.store = store
         self._paths: dict[str, str | None] = {}
         self._modules: dict[str, dict[tuple[str, int], Scope]] = {}

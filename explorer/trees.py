@@ -1,0 +1,224 @@
+"""The trees a query spans, and their indexes opened as one reader.
+
+1. The project (`--root`), first.
+2. Source trees joined with `--tree` (repeatable) or $EXPLORER_TREES (paths separated by
+   the system's path separator), in the order given: a PyTorch checkout, a library's sources.
+3. The installed distributions that provide what the project imports, from the project's
+   Python environment (explorer/environment.py), each read for its Python, stubs and YAML
+   only. A distribution that provides a package an earlier tree already has is not read:
+   a wheel of one version beside a checkout of another is said once, never mixed.
+Each tree has its own index. The project and source trees are refreshed as one tree alone
+is (a walk, then only changed files); an installed distribution only when its stamp (its
+RECORD) changes, so a warm query does not walk site-packages.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from explorer.environment import Distribution, Environment, find_distributions, find_environment
+from explorer.errors import ExplorerError, UsageError
+from explorer.index.files import WalkOptions
+from explorer.index.multi import MultiTreeIndex, TreeIndex
+from explorer.index.reader import IndexReader
+from explorer.index.store import IndexStore, forget_verified, is_corruption, record_verified
+from explorer.model import Language, Tree, TreeKind
+from explorer.workspace import default_index_path, resolve_index_path, resolve_root
+
+TREES_VARIABLE = "EXPLORER_TREES"
+INSTALLED_LANGUAGES = (Language.PYTHON.value, Language.YAML.value)
+_STAMP_KEY = "installed_stamp"
+
+# Bring one tree's index up to date: (tree, index file, walk options or None for the saved ones).
+RefreshTree = Callable[[Tree, Path, "WalkOptions | None"], object]
+
+
+@dataclass(frozen=True, slots=True)
+class TreeRequest:
+    """What the command line asks for."""
+
+    root: str | None = None
+    index: str | None = None
+    trees: tuple[str, ...] = ()
+    python: str | None = None
+
+
+@dataclass(slots=True)
+class Workspace:
+    root: str  # the project's, absolute
+    reader: IndexReader
+    trees: list[Tree]
+    index_paths: list[Path]
+    environment: Environment | None = None
+    notes: list[str] = field(default_factory=list)  # one line each, for stderr
+
+
+@contextmanager
+def open_workspace(request: TreeRequest, refresh_tree: RefreshTree) -> Iterator[Workspace]:
+    """Every tree of the request indexed and open; one reader over them all."""
+    project = Tree("project", resolve_root(request.root), TreeKind.PROJECT)
+    sources = source_trees(request.trees, project.root)
+    with ExitStack() as closing:
+        parts: list[TreeIndex] = []
+        index_paths: list[Path] = []
+        provided: dict[str, Tree] = {}  # top-level Python name -> the first tree that has it
+        for tree in [project, *sources]:
+            index_path = resolve_index_path(tree.root, request.index) if tree is project else default_index_path(tree.root)
+            refresh_tree(tree, index_path, None)
+            index_paths.append(index_path)
+            store = closing.enter_context(_opened(index_path))
+            parts.append(TreeIndex(tree, store, frozenset(provided)))
+            for name in store.top_level_modules():
+                provided.setdefault(name, tree)
+        notes: list[str] = []
+        # Names a tree already provides are looked up too: a wheel they hide is said, not mixed.
+        imported = parts[0].store.imported_top_level()
+        environment = find_environment(project.root, request.python) if imported or request.python else None
+        if environment is not None:
+            for distribution in _distributions(environment, imported):
+                tree = installed_tree(distribution)
+                shadowing = {provided[name] for name in distribution.top_level if name in provided}
+                if shadowing:
+                    notes.extend(_version_notes(distribution, environment, shadowing, provided))
+                    continue
+                index_path = default_index_path(f"{tree.root}::{distribution.name}", name=distribution.name)
+                store = closing.enter_context(_installed_index(tree, index_path, refresh_tree))
+                index_paths.append(index_path)
+                parts.append(TreeIndex(tree, store, frozenset(provided)))
+                for name in distribution.top_level:
+                    provided.setdefault(name, tree)
+        reader: IndexReader = parts[0].store if len(parts) == 1 else MultiTreeIndex(parts)
+        yield Workspace(project.root, reader, [part.tree for part in parts], index_paths, environment, notes)
+
+
+@contextmanager
+def _opened(index_path: Path) -> Iterator[IndexStore]:
+    try:
+        store = IndexStore.open(index_path)
+    except sqlite3.DatabaseError as error:
+        if not is_corruption(error):
+            raise
+        raise damaged([index_path], error) from None
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def damaged(index_paths: list[Path], error: sqlite3.Error) -> ExplorerError:
+    """An index that passed its checks on opening failed while read: it was damaged since, or
+    in a way the checks miss. Checked (and rebuilt) by the next command."""
+    for path in index_paths:
+        forget_verified(path)
+    which = f"the index at {index_paths[0]}" if len(index_paths) == 1 else "one of the trees' indexes"
+    return ExplorerError(f"{which} is damaged ({error}); the next command checks and rebuilds it")
+
+
+def source_trees(named: tuple[str, ...], project_root: str) -> list[Tree]:
+    """`--tree` folders, then $EXPLORER_TREES's, each once and never the project itself."""
+    written = list(named) + [path for path in os.environ.get(TREES_VARIABLE, "").split(os.pathsep) if path]
+    trees: list[Tree] = []
+    seen = {project_root}
+    for path in written:
+        folder = Path(path).expanduser()
+        if not folder.is_dir():
+            raise UsageError(f"--tree {path}: not a folder")
+        root = str(folder.resolve())
+        if root in seen:
+            continue
+        seen.add(root)
+        names = {tree.name for tree in trees}
+        name = folder.resolve().name or root
+        trees.append(Tree(name if name not in names else root, root, TreeKind.SOURCE, source_version(root)))
+    return trees
+
+
+def installed_tree(distribution: Distribution) -> Tree:
+    if distribution.stamp is None:  # a folder a .pth file adds (an editable install): sources
+        return Tree(distribution.label, distribution.site_folder, TreeKind.SOURCE, None, distribution.top_level)
+    return Tree(distribution.label, distribution.site_folder, TreeKind.INSTALLED, distribution.version,
+                distribution.top_level, distribution.stamp)
+
+
+def _distributions(environment: Environment, imported: set[str]) -> list[Distribution]:
+    """Each distribution that provides an imported name, once, in the order of the names."""
+    found = find_distributions(environment, imported)
+    return list({(d.site_folder, d.name): d for _, d in sorted(found.items())}.values())
+
+
+@contextmanager
+def _installed_index(tree: Tree, index_path: Path, refresh_tree: RefreshTree) -> Iterator[IndexStore]:
+    """An installed distribution's index, refreshed only when its stamp differs from the one
+    it was built for (nothing under site-packages is walked on a warm query)."""
+    fresh = tree.stamp is not None and IndexStore.unusable_reason(index_path, tree.root) is None
+    if fresh:
+        store = IndexStore.open(index_path)
+        fresh = store.meta(_STAMP_KEY) == tree.stamp and store.meta("walk_options") is not None
+        store.close()
+    if not fresh:
+        languages = INSTALLED_LANGUAGES if tree.kind is TreeKind.INSTALLED else ()
+        refresh_tree(tree, index_path, WalkOptions(only=tree.only, languages=languages))
+        if tree.stamp is not None:
+            stamping = IndexStore.open(index_path)
+            with stamping.transaction():
+                stamping.set_meta(_STAMP_KEY, tree.stamp)
+            stamping.close()
+            record_verified(index_path)  # written by explorer, with the stamp
+    with _opened(index_path) as store:
+        yield store
+
+
+def _version_notes(
+    distribution: Distribution, environment: Environment, shadowing: set[Tree], provided: dict[str, Tree]
+) -> Iterator[str]:
+    for tree in sorted(shadowing, key=lambda t: t.root):
+        names = ", ".join(name for name in distribution.top_level if provided.get(name) == tree)
+        if distribution.stamp is None or (tree.version and _release(tree.version) == _release(distribution.version)):
+            continue
+        their = f" (version {tree.version})" if tree.version else ""
+        yield (f"note: {distribution.label} installed in {environment.where} is not read: "
+               f"{tree.name} at {tree.root}{their} provides {names} instead")
+
+
+_RELEASE = re.compile(r"\d+(?:\.\d+)*")
+
+
+def _release(version: str) -> str:
+    """`2.4.0a0+git1234` -> `2.4.0`: what a checkout and a wheel of one release share."""
+    found = _RELEASE.match(version)
+    return found.group() if found else version
+
+
+_VERSION_ASSIGNMENT = re.compile(r"""^__version__\s*(?::\s*str\s*)?=\s*['"]([^'"]+)['"]""", re.MULTILINE)
+
+
+def source_version(root: str) -> str | None:
+    """A source tree's version as written in it (never by running it): `version.txt` at its
+    root (PyTorch's), else `__version__ = "..."` in a top-level package's version.py or __init__.py."""
+    try:
+        with open(os.path.join(root, "version.txt"), encoding="utf-8", errors="replace") as handle:
+            first = handle.readline().strip()
+        if first:
+            return first
+    except OSError:
+        pass
+    try:
+        packages = sorted(entry.name for entry in os.scandir(root) if entry.is_dir() and not entry.name.startswith("."))
+    except OSError:
+        return None
+    for package in packages:
+        for name in ("version.py", "__init__.py"):
+            try:
+                with open(os.path.join(root, package, name), encoding="utf-8", errors="replace") as handle:
+                    found = _VERSION_ASSIGNMENT.search(handle.read(65536))
+            except OSError:
+                continue
+            if found:
+                return found.group(1)
+    return None

@@ -1,0 +1,318 @@
+"""Several trees at once: a user project, source trees joined with --tree, and the installed
+distributions its imports name, found in the project's Python environment.
+
+The project here is a copy of the bundled sample_repo/mini_app; the source tree is sample_repo;
+the "installed" torch is a wheel-like folder made from sample_repo's own Python and YAML (no
+C++), with a dist-info folder. The hops are those test_bundled_extension.py and
+test_sample_repo.py read off the bundled sources, now located in the tree that has them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from explorer.cli import app
+from explorer.environment import Distribution, find_distributions, find_environment
+from explorer.errors import UnknownSymbolError, UsageError
+from explorer.index.build import refresh
+from explorer.model import TreeKind
+from explorer.query.lookup import resolve
+from explorer.query.trace import trace_symbol
+from explorer.trees import TreeRequest, Workspace, open_workspace, source_version
+from explorer.workspace import SAMPLE_ROOT
+
+SAMPLE = str(SAMPLE_ROOT)
+OPS = f"{SAMPLE}/mini_ops/csrc"
+MODULE = f"{SAMPLE}/torch/nn/modules/module.py"
+runner = CliRunner()
+
+
+def _refresh(tree, index_path, options) -> None:
+    refresh(tree.root, index_path, jobs=1, options=options)
+
+
+@contextmanager
+def workspace(root: Path, *trees: str, python: str | None = None) -> Iterator[Workspace]:
+    with open_workspace(TreeRequest(str(root), None, trees, python), _refresh) as opened:
+        yield opened
+
+
+def hops(opened: Workspace, query: str, to: str, backend: str = "cuda") -> list[tuple]:
+    report = trace_symbol(opened.reader, opened.root, query, to=to, backend=backend)
+    assert report.trace.paths, f"no path from {query} to {to}"
+    return [
+        (h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None, h.edge.site if h.edge else None)
+        for h in report.trace.paths[0]
+    ]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """The user's project, outside every other tree: the bundled mini_app."""
+    root = tmp_path / "project"
+    shutil.copytree(SAMPLE_ROOT / "mini_app", root / "mini_app")
+    return root
+
+
+def make_wheel(site: Path, version: str = "9.9.0") -> Path:
+    """An installed torch as a wheel lays it out: torch/ (Python and stubs), torchgen/'s
+    packaged native_functions.yaml, a C++ header that must not be read, and dist-info."""
+    site.mkdir(parents=True, exist_ok=True)
+    for source in (SAMPLE_ROOT / "torch").rglob("*"):
+        if source.suffix in (".py", ".pyi"):
+            target = site / "torch" / source.relative_to(SAMPLE_ROOT / "torch")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+    packaged = site / "torchgen" / "packaged" / "ATen" / "native"
+    packaged.mkdir(parents=True)
+    shutil.copyfile(SAMPLE_ROOT / "aten/src/ATen/native/native_functions.yaml", packaged / "native_functions.yaml")
+    (site / "torchgen" / "__init__.py").write_text("")
+    (site / "torch" / "include" / "ATen").mkdir(parents=True)
+    (site / "torch" / "include" / "ATen" / "Functions.h").write_text("namespace at { int conv2d(); }\n")
+    info = site / f"torch-{version}.dist-info"
+    info.mkdir()
+    (info / "top_level.txt").write_text("torch\ntorchgen\n")
+    (info / "RECORD").write_text("torch/__init__.py,,\ntorchgen/__init__.py,,\n")
+    return site
+
+
+@pytest.fixture
+def environment(tmp_path: Path) -> Path:
+    """A virtual environment folder with the wheel-like torch installed."""
+    folder = tmp_path / "env"
+    (folder).mkdir()
+    (folder / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    make_wheel(folder / "lib" / "python3.11" / "site-packages")
+    return folder
+
+
+# -- the project beside a source tree --------------------------------------------------------
+
+
+def test_the_project_reaches_kernels_in_a_joined_tree_each_hop_located_in_its_tree(project):
+    into_forward = [
+        ("mini_app.model.App", "mini_app/model.py", 10, None, None),
+        ("torch.nn.modules.module.Module.__call__", MODULE, 233, "method", None),
+        ("torch.nn.modules.module.Module._wrapped_call_impl", MODULE, 186, "alias", (MODULE, 233)),
+        ("torch.nn.modules.module.Module._call_impl", MODULE, 189, "method", (MODULE, 187)),
+        ("mini_app.model.App.forward", "mini_app/model.py", 16, "method", (MODULE, 198)),
+    ]
+    with workspace(project, SAMPLE) as opened:
+        assert [(t.name, t.root, t.kind) for t in opened.trees] == [
+            ("project", str(project), TreeKind.PROJECT), ("sample_repo", SAMPLE, TreeKind.SOURCE),
+        ]
+        # self.block(x) (model.py:18), where self.block = ScaledClamp(factor) (model.py:14)
+        assert hops(opened, "mini_app.model.App", "clamp_add_kernel") == [*into_forward,
+            ("torch.nn.modules.module.Module._wrapped_call_impl", MODULE, 186, "method", ("mini_app/model.py", 18)),
+            ("torch.nn.modules.module.Module._call_impl", MODULE, 189, "method", (MODULE, 187)),
+            ("mini_ops.layers.ScaledClamp.forward", f"{SAMPLE}/mini_ops/layers.py", 15, "method", (MODULE, 198)),
+            ("mini_ops.ops.clamp_add", f"{SAMPLE}/mini_ops/ops.py", 17, "call", (f"{SAMPLE}/mini_ops/layers.py", 17)),
+            ("mini_ops::clamp_add", f"{OPS}/ops.cpp", 30, "op-registration", (f"{SAMPLE}/mini_ops/ops.py", 19)),
+            ("mini_ops::clamp_add_cuda", f"{OPS}/kernels.cu", 54, "dispatch:CUDA", (f"{OPS}/kernels.cu", 86)),
+            ("mini_ops::clamp_add_kernel", f"{OPS}/kernels.cu", 22, "launch", (f"{OPS}/kernels.cu", 65)),
+        ]
+        # self.conv(x) (model.py:17), where self.conv = torch.nn.Conv2d(...) (model.py:13)
+        conv = hops(opened, "mini_app.model.App.forward", "cudnnConvolutionForward")
+        assert conv[:6] == [
+            ("mini_app.model.App.forward", "mini_app/model.py", 16, None, None),
+            ("torch.nn.modules.module.Module._wrapped_call_impl", MODULE, 186, "method", ("mini_app/model.py", 17)),
+            ("torch.nn.modules.module.Module._call_impl", MODULE, 189, "method", (MODULE, 187)),
+            ("torch.nn.modules.conv.Conv2d.forward", f"{SAMPLE}/torch/nn/modules/conv.py", 243, "method", (MODULE, 198)),
+            ("torch.nn.modules.conv.Conv2d._conv_forward", f"{SAMPLE}/torch/nn/modules/conv.py", 228, "method",
+             (f"{SAMPLE}/torch/nn/modules/conv.py", 244)),
+            ("torch.nn.functional.conv2d", f"{SAMPLE}/torch/nn/functional.py", 37, "call", (f"{SAMPLE}/torch/nn/modules/conv.py", 230)),
+        ]
+        assert conv[-1] == ("cudnnConvolutionForward", None, None, "call", (f"{SAMPLE}/aten/src/ATen/native/cudnn/Conv_v7.cpp", 110))
+        assert len(conv) == 20
+
+
+def test_the_project_hides_its_own_packages_in_trees_joined_after_it(project):
+    """sample_repo has a mini_app too: as on sys.path, the project's comes first and the
+    joined tree's copy is not read (one definition, in the project)."""
+    (project / "mini_app" / "model.py").write_text("def run(x):\n    return x\n")
+    with workspace(project, SAMPLE) as opened:
+        assert [(s.qname, s.path, s.line) for s in resolve(opened.reader, "mini_app.model.run").symbols] == [
+            ("mini_app.model.run", "mini_app/model.py", 1),
+        ]
+        with pytest.raises(UnknownSymbolError):
+            resolve(opened.reader, "mini_app.model.App")
+        # the joined tree's C++ is read, its call sites located in it (scale.cpp:26)
+        assert [(path, site.caller, site.line) for path, site in opened.reader.call_sites_of("scale_cuda")] == [
+            (f"{OPS}/scale.cpp", "mini_ops::scale", 26),
+        ]
+
+
+def test_calls_and_flow_facts_are_read_from_the_tree_holding_the_file(project):
+    with workspace(project, SAMPLE) as opened:
+        reader = opened.reader
+        assert [c.callee for c in reader.calls_in("mini_app.model.run", "mini_app/model.py")] == ["mini_ops.soft_square"]
+        assert [c.callee for c in reader.calls_in("mini_ops.ops.clamp_add", f"{SAMPLE}/mini_ops/ops.py")] == ["torch.ops.mini_ops.clamp_add"]
+        assert reader.calls_in("mini_ops.ops.clamp_add", "/elsewhere/mini_ops/ops.py") == []
+        assert reader.python_flow(f"{SAMPLE}/mini_ops/ops.py") is not None
+        assert reader.tree_relative(f"{SAMPLE}/mini_ops/ops.py") == "mini_ops/ops.py"
+        assert reader.compiled_only(f"{SAMPLE}/mini_ops/ops.py") is None
+
+
+# -- installed packages -----------------------------------------------------------------------
+
+
+def test_an_installed_wheel_is_read_for_python_and_yaml_and_its_chains_end_at_the_compiled_kernel(tmp_path, environment):
+    root = tmp_path / "net"
+    (root / "net").mkdir(parents=True)
+    (root / "net" / "__init__.py").write_text("")
+    (root / "net" / "model.py").write_text(
+        "import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.conv = torch.nn.Conv2d(3, 3, 3)\n\n    def forward(self, x):\n        return self.conv(x)\n"
+    )
+    site = str(environment / "lib" / "python3.11" / "site-packages")
+    with workspace(root, python=str(environment)) as opened:
+        assert [(t.name, t.root, t.kind, t.only) for t in opened.trees] == [
+            ("project", str(root), TreeKind.PROJECT, ()), ("torch 9.9.0", site, TreeKind.INSTALLED, ("torch", "torchgen")),
+        ]
+        reader = opened.reader
+        with pytest.raises(UnknownSymbolError):  # torch/include is C++: not read
+            resolve(reader, "at::conv2d")
+        chain = hops(opened, "net.model.Net.forward", "aten::conv2d")
+        assert chain == [
+            ("net.model.Net.forward", "net/model.py", 9, None, None),
+            ("torch.nn.modules.module.Module._wrapped_call_impl", f"{site}/torch/nn/modules/module.py", 186, "method", ("net/model.py", 10)),
+            ("torch.nn.modules.module.Module._call_impl", f"{site}/torch/nn/modules/module.py", 189, "method",
+             (f"{site}/torch/nn/modules/module.py", 187)),
+            ("torch.nn.modules.conv.Conv2d.forward", f"{site}/torch/nn/modules/conv.py", 243, "method", (f"{site}/torch/nn/modules/module.py", 198)),
+            ("torch.nn.modules.conv.Conv2d._conv_forward", f"{site}/torch/nn/modules/conv.py", 228, "method",
+             (f"{site}/torch/nn/modules/conv.py", 244)),
+            ("torch.nn.functional.conv2d", f"{site}/torch/nn/functional.py", 37, "call", (f"{site}/torch/nn/modules/conv.py", 230)),
+            ("torch._C._VariableFunctions.conv2d", f"{site}/torch/_C/_VariableFunctions.pyi", 14, "alias", (f"{site}/torch/nn/functional.py", 37)),
+            ("aten::conv2d", f"{site}/torchgen/packaged/ATen/native/native_functions.yaml", 74, "binding",
+             (f"{site}/torch/_C/_VariableFunctions.pyi", 14)),
+        ]
+        report = trace_symbol(reader, opened.root, "aten::conv2d", backend="cuda")
+        (kernel,) = [child for child in report.trace.tree.children]
+        assert (kernel.node.symbol.qname, kernel.node.symbol.path, kernel.edge.kind, kernel.edge.resolution.value) == (
+            "at::native::conv2d_symint", None, "dispatch:CompositeImplicitAutograd", "name",
+        )
+        assert kernel.node.symbol.signature == (
+            "compiled into torch 9.9.0, installed without its C++ sources: add a source checkout with --tree PATH to follow it"
+        )
+        assert kernel.children == ()
+
+
+def test_an_installed_tree_is_refreshed_only_when_its_distribution_changes(tmp_path, environment):
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / "app.py").write_text("import torch\n")
+    site = environment / "lib" / "python3.11" / "site-packages"
+    with workspace(root, python=str(environment)) as opened:
+        assert resolve(opened.reader, "torch.nn.functional.conv2d").symbols[0].line == 37
+    functional = site / "torch" / "nn" / "functional.py"
+    functional.write_text("\n\n" + functional.read_text())
+    with workspace(root, python=str(environment)) as opened:  # not walked: same install
+        assert resolve(opened.reader, "torch.nn.functional.conv2d").symbols[0].line == 37
+    (site / "torch-9.9.0.dist-info" / "RECORD").write_text("torch/__init__.py,,\n")  # installed again
+    with workspace(root, python=str(environment)) as opened:
+        assert resolve(opened.reader, "torch.nn.functional.conv2d").symbols[0].line == 39
+
+
+def test_a_wheel_beside_a_checkout_of_another_version_is_said_once_and_not_read(project, environment):
+    with workspace(project, SAMPLE, python=str(environment)) as opened:
+        assert [t.name for t in opened.trees] == ["project", "sample_repo"]
+        version = source_version(SAMPLE)
+        assert opened.notes == [
+            f"note: torch 9.9.0 installed in {environment} is not read: sample_repo at {SAMPLE}"
+            f"{f' (version {version})' if version else ''} provides torch, torchgen instead"
+        ]
+        assert all(s.path and s.path.startswith(SAMPLE) for s in resolve(opened.reader, "torch.nn.functional.conv2d").symbols)
+
+
+def test_the_cli_joins_trees_and_says_what_it_cannot_use(project, environment):
+    result = runner.invoke(app, ["search", "clamp_add_cuda", "--root", str(project), "--tree", SAMPLE, "--python-env", str(environment)])
+    assert result.exit_code == 0, result.output
+    assert f"{OPS}/kernels.cu:54" in result.stdout
+    assert result.stderr.count("note: torch 9.9.0 installed in") == 1
+    missing = runner.invoke(app, ["search", "x", "--root", str(project), "--tree", str(project / "nowhere")])
+    assert (missing.exit_code, missing.stderr) == (2, f"error: --tree {project / 'nowhere'}: not a folder\n")
+    bad_env = runner.invoke(app, ["search", "x", "--root", str(project), "--python-env", str(project / "nowhere")])
+    assert (bad_env.exit_code, bad_env.stderr) == (
+        2, f"error: --python-env {project / 'nowhere'}: not a Python interpreter or environment folder\n",
+    )
+    joined = runner.invoke(app, ["search", "clamp_add_cuda", "--root", str(project)], env={"EXPLORER_TREES": SAMPLE})
+    assert f"{OPS}/kernels.cu:54" in joined.stdout
+
+
+# -- finding the environment ------------------------------------------------------------------
+
+
+def test_the_environment_is_found_as_language_servers_find_it(tmp_path, monkeypatch):
+    monkeypatch.delenv("EXPLORER_PYTHON_ENV")
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    project = tmp_path / "project"
+    site = project / ".venv" / "lib" / "python3.12" / "site-packages"
+    site.mkdir(parents=True)
+    (project / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    found = find_environment(str(project), None)
+    assert found is not None and (found.where, found.found_by, found.site_folders) == (
+        str(project / ".venv"), "the project's .venv", (os.path.realpath(site),),
+    )
+    active = tmp_path / "active"
+    (active / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+    (active / "pyvenv.cfg").write_text("")
+    monkeypatch.setenv("VIRTUAL_ENV", str(active))
+    assert find_environment(str(project), None).found_by == "$VIRTUAL_ENV"
+    assert find_environment(str(project), "none") is None
+    monkeypatch.setenv("EXPLORER_PYTHON_ENV", str(project / ".venv" / "bin" / "python"))
+    with pytest.raises(UsageError):  # no interpreter there
+        find_environment(str(project), None)
+
+
+def test_pth_paths_are_read_and_their_code_lines_are_not_run(tmp_path):
+    env = tmp_path / "env"
+    site = env / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    (env / "pyvenv.cfg").write_text("")
+    src = tmp_path / "work" / "src"
+    (src / "mylib").mkdir(parents=True)
+    (src / "mylib" / "__init__.py").write_text("")
+    marker = tmp_path / "ran"
+    (site / "mylib.pth").write_text(f"{src}\nimport os; open({str(marker)!r}, 'w')\n")
+    found = find_environment(str(tmp_path), str(env))
+    assert found is not None and found.site_folders == (os.path.realpath(site), str(src))
+    assert find_distributions(found, {"mylib", "os"}) == {"mylib": Distribution("mylib", "", str(src), ("mylib",), None)}
+    assert not marker.exists()
+
+
+def test_distributions_are_read_from_dist_info_with_or_without_top_level_txt(tmp_path):
+    site = tmp_path / "site"
+    make_wheel(site, "2.13.0+cpu")
+    (site / "yaml").mkdir()
+    (site / "yaml" / "__init__.py").write_text("")
+    info = site / "PyYAML-6.0.dist-info"
+    info.mkdir()
+    (info / "RECORD").write_text("yaml/__init__.py,sha256=x,1\nPyYAML-6.0.dist-info/RECORD,,\n_yaml/__init__.py,,\n")
+    from explorer.environment import Environment
+
+    found = find_distributions(Environment(str(tmp_path), "test", (str(site),)), {"torch", "torchgen", "yaml", "json"})
+    assert sorted((name, d.name, d.version, d.top_level) for name, d in found.items()) == [
+        ("torch", "torch", "2.13.0+cpu", ("torch", "torchgen")),
+        ("torchgen", "torch", "2.13.0+cpu", ("torch", "torchgen")),
+        ("yaml", "PyYAML", "6.0", ("yaml",)),  # _yaml is listed but not installed here
+    ]
+    assert found["torch"].stamp is not None and found["torch"].stamp.startswith("torch-2.13.0+cpu.dist-info:")
+
+
+def test_index_indexes_the_joined_trees_too_and_lists_them(project, environment):
+    result = runner.invoke(app, ["index", "--root", str(project), "--tree", SAMPLE, "--python-env", str(environment)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == f"Joined: sample_repo (source) {SAMPLE}"
+    alone = runner.invoke(app, ["index", "--root", str(project), "--python-env", str(environment), "--json"])
+    import json
+
+    assert json.loads(alone.stdout)["trees"] == [{
+        "name": "torch 9.9.0", "kind": "installed", "root": str(environment / "lib" / "python3.11" / "site-packages"),
+        "version": "9.9.0", "packages": ["torch", "torchgen"],
+    }]
