@@ -316,3 +316,21 @@ def test_index_indexes_the_joined_trees_too_and_lists_them(project, environment)
         "name": "torch 9.9.0", "kind": "installed", "root": str(environment / "lib" / "python3.11" / "site-packages"),
         "version": "9.9.0", "packages": ["torch", "torchgen"],
     }]
+
+
+def test_the_call_graph_is_the_projects_with_callees_resolved_in_the_joined_trees(project):
+    from explorer.query.callgraph import python_call_graph
+
+    with workspace(project, SAMPLE) as opened:
+        assert python_call_graph(opened.reader, opened.root) == {
+            "mini_app": [],
+            "mini_app.model": [],
+            # model.py:12-14: super().__init__(), self.conv = torch.nn.Conv2d(...), self.block = ScaledClamp(factor)
+            "mini_app.model.App.__init__": [
+                "<builtin>.super", "mini_ops.layers.ScaledClamp.__init__", "torch.nn.modules.conv.Conv2d.__init__",
+                "torch.nn.modules.module.Module.__init__", "torch.nn.modules.module.Module.__setattr__",
+            ],
+            # model.py:17-18: self.conv(x), self.block(x): Module.__call__ is _wrapped_call_impl (module.py:233)
+            "mini_app.model.App.forward": ["torch.nn.modules.module.Module._wrapped_call_impl"],
+            "mini_app.model.run": ["mini_ops.ops.soft_square"],  # model.py:22
+        }

@@ -18,6 +18,7 @@ tools measured against it), so their benchmarks compare directly:
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -48,7 +49,11 @@ def python_call_graph_report(store: IndexReader, root: str) -> PythonCallGraph:
     solver, facts = flow.solver, flow.facts
     graph: dict[str, set[str]] = {}
     functions: list[Scope] = []
-    modules = sorted({s.qname for s in store.python_scopes() if s.kind is SymbolKind.MODULE and (s.path or "").endswith(".py")})
+    # The project's modules: joined trees' definitions are followed where the project's code
+    # reaches them, and named as callees, but are no nodes of their own (their paths are absolute).
+    modules = sorted({s.qname for s in store.python_scopes()
+                      if s.kind is SymbolKind.MODULE and (s.path or "").endswith(".py") and not os.path.isabs(s.path or "")})
+    in_project = set(modules)
     for module in modules:
         for scope in (facts.module(module) or {}).values():
             if scope.kind == "class":
@@ -70,7 +75,7 @@ def python_call_graph_report(store: IndexReader, root: str) -> PythonCallGraph:
     solver.solve()
     for key, made in solver.calls.items():
         caller = _caller_name(flow, key)
-        if caller is None:
+        if caller is None or (module := _module_of(flow, key)) is not None and module not in in_project:
             continue
         callees = graph.setdefault(caller, set())
         for call in made:
@@ -87,6 +92,11 @@ def _owning_class(flow: FlowEdges, scope: Scope) -> str | None:
     if scope.kind != "function" or not scope.params:
         return None
     return owner if flow.facts.class_scope(owner) is not None else None
+
+
+def _module_of(flow: FlowEdges, key: ScopeKey) -> str | None:
+    scope = flow.facts.scope(key[0], key[1])
+    return scope.module if scope is not None else None
 
 
 def _caller_name(flow: FlowEdges, key: ScopeKey) -> str | None:
