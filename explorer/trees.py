@@ -35,8 +35,9 @@ TREES_VARIABLE = "EXPLORER_TREES"
 INSTALLED_LANGUAGES = (Language.PYTHON.value, Language.YAML.value)
 _STAMP_KEY = "installed_stamp"
 
-# Bring one tree's index up to date: (tree, index file, walk options or None for the saved ones).
-RefreshTree = Callable[[Tree, Path, "WalkOptions | None"], object]
+# Bring one tree's index up to date: (tree, index file, walk options or None for the saved
+# ones, folders inside it that are trees of their own).
+RefreshTree = Callable[[Tree, Path, "WalkOptions | None", frozenset[str]], object]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +71,7 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree) -> Iterator[
         provided: dict[str, Tree] = {}  # top-level Python name -> the first tree that has it
         for tree in [project, *sources]:
             index_path = resolve_index_path(tree.root, request.index) if tree is project else default_index_path(tree.root)
-            refresh_tree(tree, index_path, None)
+            refresh_tree(tree, index_path, None, nested_roots(tree, [project, *sources]))
             index_paths.append(index_path)
             store = closing.enter_context(_opened(index_path))
             parts.append(TreeIndex(tree, store, frozenset(provided)))
@@ -139,6 +140,15 @@ def source_trees(named: tuple[str, ...], project_root: str) -> list[Tree]:
     return trees
 
 
+def nested_roots(tree: Tree, trees: list[Tree]) -> frozenset[str]:
+    """The folders of `tree` that are other trees of the query (a checkout inside the
+    project, the project inside a checkout), relative to its root: each file is read once,
+    as part of the innermost tree that holds it."""
+    prefix = tree.root.rstrip(os.sep) + os.sep
+    return frozenset(os.path.relpath(other.root, tree.root).replace(os.sep, "/")
+                     for other in trees if other.root.startswith(prefix))
+
+
 def installed_tree(distribution: Distribution) -> Tree:
     if distribution.stamp is None:  # a folder a .pth file adds (an editable install): sources
         return Tree(distribution.label, distribution.site_folder, TreeKind.SOURCE, None, distribution.top_level)
@@ -163,7 +173,7 @@ def _installed_index(tree: Tree, index_path: Path, refresh_tree: RefreshTree) ->
         store.close()
     if not fresh:
         languages = INSTALLED_LANGUAGES if tree.kind is TreeKind.INSTALLED else ()
-        refresh_tree(tree, index_path, WalkOptions(only=tree.only, languages=languages))
+        refresh_tree(tree, index_path, WalkOptions(only=tree.only, languages=languages), frozenset())
         if tree.stamp is not None:
             stamping = IndexStore.open(index_path)
             with stamping.transaction():

@@ -33,8 +33,8 @@ MODULE = f"{SAMPLE}/torch/nn/modules/module.py"
 runner = CliRunner()
 
 
-def _refresh(tree, index_path, options) -> None:
-    refresh(tree.root, index_path, jobs=1, options=options)
+def _refresh(tree, index_path, options, leave_out) -> None:
+    refresh(tree.root, index_path, jobs=1, options=options, leave_out=leave_out)
 
 
 @contextmanager
@@ -334,3 +334,24 @@ def test_the_call_graph_is_the_projects_with_callees_resolved_in_the_joined_tree
             "mini_app.model.App.forward": ["torch.nn.modules.module.Module._wrapped_call_impl"],
             "mini_app.model.run": ["mini_ops.ops.soft_square"],  # model.py:22
         }
+
+
+def test_a_tree_inside_the_project_is_read_once_as_its_own_tree(tmp_path):
+    """A checkout kept inside the project (deps/sample_repo) is the joined tree's, not the
+    project's too; a virtual environment in the project (env/, any name) is never its code."""
+    root = tmp_path / "work"
+    shutil.copytree(SAMPLE_ROOT / "mini_app", root / "mini_app")
+    shutil.copytree(SAMPLE_ROOT, root / "deps" / "sample_repo")
+    make_wheel(root / "env" / "lib" / "python3.11" / "site-packages")
+    (root / "env" / "pyvenv.cfg").write_text("")
+    nested = str(root / "deps" / "sample_repo")
+    with workspace(root, nested) as opened:
+        assert [(s.qname, s.path) for s in opened.reader.symbols_with_qname("at::native::conv2d_symint")] == [
+            ("at::native::conv2d_symint", f"{nested}/aten/src/ATen/native/Convolution.cpp"),
+        ]
+        assert opened.reader.symbols_with_qname("deps.sample_repo.torch.nn.functional.conv2d") == []
+        assert opened.reader.symbols_with_qname("env.lib.python3.11.site-packages.torch") == []
+    with workspace(root) as alone:  # without the joined tree, the checkout is the project's
+        assert [s.path for s in alone.reader.symbols_with_qname("at::native::conv2d_symint")] == [
+            "deps/sample_repo/aten/src/ATen/native/Convolution.cpp",
+        ]

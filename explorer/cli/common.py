@@ -149,10 +149,10 @@ def open_trees(
             raise damaged(workspace.index_paths, error) from None
 
 
-def _refresh_tree(tree: Tree, index_path: Path, options: WalkOptions | None) -> None:
+def _refresh_tree(tree: Tree, index_path: Path, options: WalkOptions | None, leave_out: frozenset[str]) -> None:
     if tree.kind is TreeKind.INSTALLED and stderr.is_terminal:
         stderr.print(f"indexing {tree.name} in {tree.root} (once per install)", soft_wrap=True)
-    report = refresh_index(tree.root, index_path, options=options)
+    report = refresh_index(tree.root, index_path, options=options, leave_out=leave_out)
     if report.rebuilt_because:
         which = "index" if tree.kind is TreeKind.PROJECT else f"index of {tree.root}"
         stderr.print(f"note: {which} rebuilt ({report.rebuilt_because})", soft_wrap=True)

@@ -79,7 +79,11 @@ def refresh(
     options: WalkOptions | None = None,
     progress: Progress | None = None,
     on_wait: Callable[[], None] | None = None,
+    leave_out: frozenset[str] = frozenset(),
 ) -> RefreshReport:
+    """Bring the index at `index_path` up to date with `root`. `options` are saved with the
+    index (later refreshes reuse them); `leave_out` (folders that are other trees of this
+    query) is not."""
     started = time.perf_counter()
     with writer_lock(index_path, on_wait):
         reason = "asked to rebuild" if rebuild else IndexStore.unusable_reason(index_path, root)
@@ -87,7 +91,7 @@ def refresh(
             try:
                 store = IndexStore.open(index_path)
                 try:
-                    report = _refresh(store, root, jobs, options, progress, started)
+                    report = _refresh(store, root, jobs, options, progress, started, leave_out=leave_out)
                 finally:
                     store.close()
                 record_verified(index_path)
@@ -105,7 +109,7 @@ def refresh(
         try:
             if options is None:
                 options = _saved_walk_options(index_path, root)
-            report = _refresh(store, root, jobs, options, progress, started, shards)
+            report = _refresh(store, root, jobs, options, progress, started, shards, leave_out)
             store.finish_bulk()
         finally:
             store.close()
@@ -150,12 +154,13 @@ def _refresh(
     progress: Progress | None,
     started: float,
     shards: Path | None = None,
+    leave_out: frozenset[str] = frozenset(),
 ) -> RefreshReport:
     """Bring `store` up to date. With `shards` (a new index), parser processes store their
     own rows in shard files there, merged once at the end."""
     options = _walk_options(store, given)
     # 1. walk
-    sources, walk_skips = walk(root, options)
+    sources, walk_skips = walk(root, options, leave_out)
     stored = store.stored_files()
 
     # 2. compare stat fingerprints

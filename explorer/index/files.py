@@ -241,12 +241,14 @@ class _IgnoreRules:
         return verdict
 
 
-def walk(root: str, options: WalkOptions) -> tuple[list[SourceFile], list[Diagnostic]]:
-    """Every indexable file under root, and the files passed over with a reason."""
+def walk(root: str, options: WalkOptions, leave_out: frozenset[str] = frozenset()) -> tuple[list[SourceFile], list[Diagnostic]]:
+    """Every indexable file under root, and the files passed over with a reason. `leave_out`:
+    folders (relative to root) that are trees of their own in this query (a checkout inside
+    the project): their files are theirs, not the project's."""
     found: list[SourceFile] = []
     skipped: list[Diagnostic] = []
     rules = _IgnoreRules()
-    for item in _walk_folder(root, root, "", rules, options, skipped):
+    for item in _walk_folder(root, root, "", rules, options, skipped, leave_out):
         found.append(item)
     found.sort(key=lambda source: source.path)
     skipped.sort(key=lambda diagnostic: diagnostic.path)
@@ -254,7 +256,8 @@ def walk(root: str, options: WalkOptions) -> tuple[list[SourceFile], list[Diagno
 
 
 def _walk_folder(
-    root: str, folder_abs: str, folder_rel: str, rules: _IgnoreRules, options: WalkOptions, skipped: list[Diagnostic]
+    root: str, folder_abs: str, folder_rel: str, rules: _IgnoreRules, options: WalkOptions, skipped: list[Diagnostic],
+    leave_out: frozenset[str],
 ) -> Iterator[SourceFile]:
     pushed = rules.load(root, folder_abs, folder_rel)
     try:
@@ -276,9 +279,13 @@ def _walk_folder(
                 continue
             if entry.name in THIRD_PARTY_FOLDERS and not options.include_third_party:
                 continue
-            if rules.ignored(rel, is_dir=True):
+            if rules.ignored(rel, is_dir=True) or rel in leave_out:
                 continue
-            yield from _walk_folder(root, entry.path, rel, rules, options, skipped)
+            # a virtual environment under any name (`env/`, `.venv-3.11/`): installed packages,
+            # read as an installed tree where the project imports them, never as its own code
+            if os.path.isfile(os.path.join(entry.path, "pyvenv.cfg")):
+                continue
+            yield from _walk_folder(root, entry.path, rel, rules, options, skipped, leave_out)
             continue
         lang = language_of(rel)
         if lang is None or (options.languages and lang.value not in options.languages) or rules.ignored(rel, is_dir=False):

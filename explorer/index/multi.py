@@ -66,9 +66,11 @@ class MultiTreeIndex:
                 best = index, path[len(prefix):]
         return best
 
-    def _symbols(self, index: int, symbols: Iterable[Symbol]) -> list[Symbol]:
+    def _symbols(self, index: int, symbols: list[Symbol]) -> list[Symbol]:
         hidden = self.parts[index].hidden
         prefix = self._prefixes[index]
+        if prefix is None and not hidden:
+            return symbols
         found = []
         for symbol in symbols:
             if hidden and symbol.lang == Language.PYTHON and symbol.qname.split(".", 1)[0] in hidden:
@@ -179,7 +181,11 @@ class MultiTreeIndex:
                 for index, part in enumerate(self.parts) for path, entry in part.store.derivatives_of(operator)]
 
     def operators_named(self, base: str) -> list[Symbol]:
-        return self._each_symbols("operators_named", base, has=lambda tree: base.lower() in tree.operator_lnames)
+        key = f"operators {base}"  # (no qname has a space)
+        found = self._by_qname.get(key)
+        if found is None:
+            found = self._by_qname[key] = self._each_symbols("operators_named", base, has=lambda tree: base.lower() in tree.operator_lnames)
+        return list(found)
 
     def operator_names(self) -> list[str]:
         return sorted({name for part in self.parts for name in part.store.operator_names()})

@@ -454,6 +454,8 @@ class IndexStore:
             for where in ("file_id >= ?", "file_id IS NULL AND ? IS NOT NULL"):
                 self.db.execute(f"INSERT OR IGNORE INTO names SELECT DISTINCT lname, name FROM symbols WHERE {where}", (names_from,))
             self.db.execute("DELETE FROM meta WHERE key IN ('stale', 'names_from')")
+            # read by every query that spans trees: kept here rather than scanned each time
+            self.set_meta("imported_top_level", json.dumps(sorted(self._scan_imported_top_level())))
 
     def _requalify_included_headers(self) -> None:
         """A header included inside `namespace N { ... }` defines its functions in N, though it
@@ -774,6 +776,10 @@ class IndexStore:
     def imported_top_level(self) -> set[str]:
         """The first parts of every module the tree's Python files import; not those of its
         setup.py files, whose imports (setuptools, torch.utils.cpp_extension) build it."""
+        saved = self.meta("imported_top_level")
+        return set(json.loads(saved)) if saved is not None else self._scan_imported_top_level()
+
+    def _scan_imported_top_level(self) -> set[str]:
         rows = self.db.execute(
             "SELECT DISTINCT i.target FROM imports i JOIN files f ON f.id = i.file_id"
             " WHERE f.lang = 'python' AND f.path != 'setup.py' AND f.path NOT LIKE '%/setup.py'"
