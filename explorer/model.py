@@ -22,6 +22,7 @@ class Language(StrEnum):
     CPP = "cpp"
     CUDA = "cuda"
     YAML = "yaml"
+    CMAKE = "cmake"  # build files: which Python module a set of C++ sources is
     VENDOR = "vendor"
 
 

@@ -406,3 +406,47 @@ def test_a_lambda_outside_any_registration_stays_part_of_its_function():
 
     facts = parse_cpp("a.cpp", b'void f() { builder.def("x", [](int a) { return g(a); }); }\n', Language.CPP)
     assert ([s.qname for s in facts.symbols], [(c.caller, c.callee) for c in facts.calls]) == (["f"], [("f", "builder.def"), ("f", "g")])
+
+
+CMAKE_PROJECT = {
+    "CMakeLists.txt": (
+        "cmake_minimum_required(VERSION 3.18)\n"
+        "project(fast LANGUAGES CXX)\n"
+        "find_package(pybind11 REQUIRED)  # pybind11_add_module( in a comment\n"
+        "file(GLOB EXTRA csrc/extra/*.cpp)\n"
+        "pybind11_add_module(_fast MODULE\n"                    # 5
+        "    csrc/bind.cpp  # the bindings\n"
+        "    \"${CMAKE_CURRENT_SOURCE_DIR}/csrc/ops.cpp\"\n"
+        "    ${EXTRA})\n"                                       # 8
+        "pybind11_add_module(${GENERATED_NAME} csrc/gen.cpp)\n"  # a computed name: no declaration
+    ),
+    "csrc/bind.cpp": (
+        "namespace fast { int add(int a, int b); }\n"
+        "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
+        "  m.def(\"add\", &fast::add);\n"                        # 3
+        "}\n"
+    ),
+    "csrc/ops.cpp": "namespace fast {\nint add(int a, int b) { return a + b; }\n}\n",  # add: 2
+    "fast/__init__.py": "import _fast\n\n\ndef add(a, b):\n    return _fast.add(a, b)\n",  # 4, 5
+}
+
+
+def test_a_cmake_pybind11_module_names_its_sources(tmp_path):
+    root = write_tree(tmp_path / "tree", CMAKE_PROJECT)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        assert [(s.qname, s.path, s.line, s.end_line, s.target) for s in store.extension_modules()] == [
+            ("_fast", "CMakeLists.txt", 5, 8, "csrc/bind.cpp;csrc/ops.cpp"),
+        ]
+        modules = ExtensionModules(store)
+        assert [(m.dotted, m.derived) for m in modules.module_names("csrc/bind.cpp", "TORCH_EXTENSION_NAME")] == [("_fast", False)]
+        report = trace_symbol(store, str(root), "fast.add", to="fast::add")
+        assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None)
+                for h in report.trace.paths[0]] == [
+            ("fast.add", "fast/__init__.py", 4, None),
+            ("_fast.add", "csrc/bind.cpp", 3, "pybind"),
+            ("fast::add", "csrc/ops.cpp", 2, "pybind"),
+        ]
+    finally:
+        store.close()

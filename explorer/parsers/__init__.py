@@ -14,6 +14,7 @@ CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl"
 CUDA_SUFFIXES = (".cu", ".cuh")
 OPERATOR_FILE_NAMES = ("native_functions.yaml",)
 DERIVATIVE_FILE_NAMES = ("derivatives.yaml",)
+CMAKE_FILE_NAMES = ("CMakeLists.txt",)
 
 
 def language_of(path: str) -> Language | None:
@@ -27,6 +28,8 @@ def language_of(path: str) -> Language | None:
         return Language.CUDA
     if name in OPERATOR_FILE_NAMES or name in DERIVATIVE_FILE_NAMES:
         return Language.YAML
+    if name in CMAKE_FILE_NAMES or name.endswith(".cmake"):
+        return Language.CMAKE
     return None
 
 
@@ -46,5 +49,9 @@ def parse_file(path: str, lang: Language, source: bytes) -> FileFacts:
             if path.rsplit("/", 1)[-1] in DERIVATIVE_FILE_NAMES:
                 return parse_derivatives(path, source)
             return parse_native_functions(path, source)
+        case Language.CMAKE:
+            from explorer.parsers.cmake import parse_cmake
+
+            return parse_cmake(path, source)
         case Language.VENDOR:
             raise ValueError("vendor symbols have no source files")
