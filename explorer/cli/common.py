@@ -150,8 +150,8 @@ def open_trees(
 
 
 def _refresh_tree(tree: Tree, index_path: Path, options: WalkOptions | None, leave_out: frozenset[str]) -> None:
-    if tree.kind is TreeKind.INSTALLED and stderr.is_terminal:
-        stderr.print(f"indexing {tree.name} in {tree.root} (once per install)", soft_wrap=True)
+    if tree.kind is TreeKind.INSTALLED:  # said, since the first query after an install waits for it
+        stderr.print(f"note: indexing {tree.name} in {tree.root} (once per install)", markup=False, highlight=False, soft_wrap=True)
     report = refresh_index(tree.root, index_path, options=options, leave_out=leave_out)
     if report.rebuilt_because:
         which = "index" if tree.kind is TreeKind.PROJECT else f"index of {tree.root}"
