@@ -450,3 +450,76 @@ def test_a_cmake_pybind11_module_names_its_sources(tmp_path):
         ]
     finally:
         store.close()
+
+
+JIT_PROJECT = {
+    "app/ops.py": (
+        "import torch\n"                                                      # 1
+        "from torch.utils.cpp_extension import load, load_inline\n"
+        "\n"
+        "cpp_source = \"\"\"\n"                                               # 4
+        "#include <torch/extension.h>\n"
+        "torch::Tensor scale_cuda(torch::Tensor x, double factor);\n"
+        "torch::Tensor scale(torch::Tensor x, double factor) {\n"             # 7
+        "  return scale_cuda(x, factor);\n"                                    # 8
+        "}\n"
+        "\"\"\"\n"
+        "cuda_source = '''\n"                                                 # 11
+        "__global__ void scale_kernel(float* out, float factor) { out[0] *= factor; }\n"  # 12
+        "torch::Tensor scale_cuda(torch::Tensor x, double factor) {\n"        # 13
+        "  scale_kernel<<<1, 1>>>(x.data_ptr<float>(), factor);\n"            # 14
+        "  return x;\n"
+        "}\n"
+        "'''\n"
+        "inline = load_inline(\n"                                              # 18
+        "    name='inline_scale', cpp_sources=[cpp_source], cuda_sources=cuda_source,\n"
+        "    functions={'scale': 'multiply by a factor'},\n"                   # 20
+        ")\n"
+        "jit = load(name='jit_ext', sources=['csrc/twice.cpp'])\n"             # 22
+        "\n"
+        "\n"
+        "def scale(x, factor):\n"                                              # 25
+        "    return inline.scale(x, factor)\n"                                 # 26
+        "\n"
+        "\n"
+        "def twice(x):\n"                                                      # 29
+        "    return jit.twice(x)\n"                                            # 30
+    ),
+    "app/csrc/twice.cpp": (
+        "#include <torch/extension.h>\n"
+        "torch::Tensor twice(torch::Tensor x) { return x * 2; }\n"             # 2
+        "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
+        "  m.def(\"twice\", &twice);\n"                                        # 4
+        "}\n"
+    ),
+}
+
+
+def test_cpp_extension_load_and_load_inline_modules_lead_to_their_cpp(tmp_path):
+    """load_inline's C++ is read where the Python file writes it; the module either builder
+    returns is the module its name= says, whose functions are its bindings."""
+    root = write_tree(tmp_path / "tree", JIT_PROJECT)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        assert [(s.qname, s.line, s.target) for s in store.extension_modules()] == [
+            ("inline_scale", 18, "app/ops.py"), ("jit_ext", 22, "app/csrc/twice.cpp"),
+        ]
+        report = trace_symbol(store, str(root), "app.ops.scale", to="scale_kernel")
+        assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None, h.edge.site if h.edge else None)
+                for h in report.trace.paths[0]] == [
+            ("app.ops.scale", "app/ops.py", 25, None, None),
+            ("inline_scale.scale", "app/ops.py", 20, "pybind", ("app/ops.py", 26)),
+            ("scale", "app/ops.py", 7, "pybind", ("app/ops.py", 20)),
+            ("scale_cuda", "app/ops.py", 13, "call", ("app/ops.py", 8)),
+            ("scale_kernel", "app/ops.py", 12, "launch", ("app/ops.py", 14)),
+        ]
+        report = trace_symbol(store, str(root), "app.ops.twice", to="^twice$")
+        assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None)
+                for h in report.trace.paths[0]] == [
+            ("app.ops.twice", "app/ops.py", 29, None),
+            ("jit_ext.twice", "app/csrc/twice.cpp", 4, "pybind"),
+            ("twice", "app/csrc/twice.cpp", 2, "pybind"),
+        ]
+    finally:
+        store.close()

@@ -88,6 +88,7 @@ def parse_python(path: str, source: bytes) -> FileFacts:
     _calls(found, facts, bindings, scopes, source)
     if _EXTENSION_WORDS.search(source):
         facts.symbols.extend(_extensions(found, path, source))
+        _add_inline_cpp(found, facts, root, source)
     facts.symbols.sort(key=source_order)
     package = module if is_package_init(path) else module.rpartition(".")[0]
     facts.flow = flow_facts(root, module, package)
@@ -439,14 +440,34 @@ def _extensions(found: dict[str, list[tsx.Node]], path: str, source: bytes) -> l
         if name is None or not _DOTTED.fullmatch(name) or (is_load and "name" not in keywords and len(positional) < 2) \
                 or (not is_load and "sources" not in keywords and len(positional) < 2):
             continue
-        listed = keywords.get("sources") or (positional[1] if len(positional) > 1 else None)
-        sources = [_string_value(item) for item in listed.named_children] if listed is not None and listed.type == "list" else []
-        folder = path.rpartition("/")[0]
-        relative = ";".join(f"{folder}/{item}" if folder else item for item in sources if item)
+        if tsx.text(callee).rpartition(".")[2] == "load_inline":
+            relative = path  # its C++ is written in this file (parsers/inline_cpp.py)
+        else:
+            listed = keywords.get("sources") or (positional[1] if len(positional) > 1 else None)
+            sources = [_string_value(item) for item in listed.named_children] if listed is not None and listed.type == "list" else []
+            folder = path.rpartition("/")[0]
+            relative = ";".join(f"{folder}/{item}" if folder else item for item in sources if item)
         statement = " ".join(tsx.text(call).split())[:300]
         declared.append(Symbol(name, name.rpartition(".")[2], SymbolKind.EXTENSION, Language.PYTHON, path,
                                tsx.line(call), tsx.end_line(call), statement, relative or None))
     return declared
+
+
+def _add_inline_cpp(found: dict[str, list[tsx.Node]], facts: FileFacts, root: tsx.Node, source: bytes) -> None:
+    """The C++ that `load_inline` calls are given as strings, read where it is written."""
+    calls = [callee.parent for callee in found.get("callee", [])
+             if callee.parent is not None and callee.parent.type == "call" and tsx.text(callee).rpartition(".")[2] == "load_inline"]
+    if not calls:
+        return
+    from explorer.parsers.inline_cpp import inline_facts, module_assignments
+
+    module_level = module_assignments(root)
+    for call in calls:
+        inline = inline_facts(call, facts.path, source, module_level)
+        facts.symbols.extend(inline.symbols)
+        facts.calls.extend(inline.calls)
+        facts.dispatch.extend(inline.dispatch)
+        facts.imports.extend(inline.imports)
 
 
 def _string_value(node: tsx.Node | None) -> str | None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import re
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -74,6 +75,9 @@ _STR_TO_LIST = frozenset({"split", "rsplit", "splitlines"})
 _CONVERSIONS = {"str": "str", "repr": "str", "format": "str", "int": "int", "float": "float", "bytes": "bytes", "chr": "str", "ascii": "str"}
 _CONTAINER_METHODS = {t.__name__: frozenset(n for n in dir(t) if not n.startswith("_")) for t in (dict, list, tuple, set)}
 _WRAPS = frozenset({"functools.wraps"})
+# torch.utils.cpp_extension's builders, which give back the module they compile
+_BUILDS_EXTENSION = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _NOTHING: frozenset = frozenset()
 _NAMING_ATTRIBUTES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})  # str on functions, classes, modules
 _MAX_VALUES = 64  # a set larger than this is capped: more values would be noise, not answers
@@ -507,6 +511,13 @@ class Solver:
             self.on(arguments.positional[0], lambda value: self.add(result, [Partial(value)]))
         elif self._binds_operator(dotted):
             self.add(result, [TENSOR])
+        elif dotted in _BUILDS_EXTENSION:
+            # load(name="ext", ...) gives back the compiled module `ext`: its functions are the
+            # bindings of that module (query/extensions.py), as `import ext` would give
+            name = dict(arguments.keywords).get("name", arguments.positional[0] if arguments.positional else None)
+            if name is not None:
+                self.on(name, lambda value: self.add(result, [External(value.value)])
+                        if isinstance(value, Constant) and value.value and _DOTTED_NAME.fullmatch(value.value) else None)
 
     # -- attributes ------------------------------------------------------------------------
 
