@@ -66,7 +66,8 @@ def find_environment(project_root: str, python: str | None) -> Environment | Non
     if named:
         if named == NO_ENVIRONMENT:
             return None
-        path = os.path.abspath(os.path.expanduser(named))
+        # a command name (`python3.11`) is looked up on PATH, as a shell would
+        path = os.path.abspath(os.path.expanduser(named)) if os.sep in named else shutil.which(named) or os.path.abspath(named)
         environment = _environment_at(path, "--python-env" if python else "$EXPLORER_PYTHON_ENV")
         if environment is None:
             raise UsageError(f"--python-env {named}: not a Python interpreter or environment folder")

@@ -265,6 +265,8 @@ def test_the_environment_is_found_as_language_servers_find_it(tmp_path, monkeypa
     monkeypatch.setenv("VIRTUAL_ENV", str(active))
     assert find_environment(str(project), None).found_by == "$VIRTUAL_ENV"
     assert find_environment(str(project), "none") is None
+    on_path = find_environment(str(project), "python3")  # a command name, found on PATH
+    assert on_path is not None and on_path.where == shutil.which("python3") and on_path.site_folders
     monkeypatch.setenv("EXPLORER_PYTHON_ENV", str(project / ".venv" / "bin" / "python"))
     with pytest.raises(UsageError):  # no interpreter there
         find_environment(str(project), None)
