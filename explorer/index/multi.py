@@ -40,6 +40,7 @@ class MultiTreeIndex:
         # A path of the project (index 0) is relative; the others' start with their root.
         self._prefixes = [None] + [part.tree.root.rstrip(os.sep) + os.sep for part in parts[1:]]
         self._by_qname: dict[str, list[Symbol]] = {}
+        self._absolute: dict[tuple[int, str], str] = {}
         self._small = [part.store.small_tree(_SMALL_TREE) for part in parts]
 
     @property
@@ -54,7 +55,14 @@ class MultiTreeIndex:
 
     def _path_out(self, index: int, path: str | None) -> str | None:
         prefix = self._prefixes[index]
-        return path if prefix is None or path is None else prefix + path
+        return path if prefix is None or path is None else self._absolute_path(index, prefix, path)
+
+    def _absolute_path(self, index: int, prefix: str, path: str) -> str:
+        # one string per file: a trace keys its nodes by path, and a string hashes once
+        found = self._absolute.get((index, path))
+        if found is None:
+            found = self._absolute[(index, path)] = prefix + path
+        return found
 
     def _route(self, path: str) -> tuple[int, str] | None:
         """The tree holding `path` (as this reader wrote it) and the path within that tree."""
@@ -75,7 +83,7 @@ class MultiTreeIndex:
         for symbol in symbols:
             if hidden and symbol.lang == Language.PYTHON and symbol.qname.split(".", 1)[0] in hidden:
                 continue
-            found.append(symbol if prefix is None or symbol.path is None else _located(symbol, prefix + symbol.path))
+            found.append(symbol if prefix is None or symbol.path is None else _located(symbol, self._absolute_path(index, prefix, symbol.path)))
         return found
 
     def _each_symbols(self, ask: str, *args: object, has: Callable[[SmallTree], bool] | None = None) -> list[Symbol]:
