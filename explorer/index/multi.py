@@ -13,7 +13,6 @@ which asks each tree in order and merges the answers:
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -37,10 +36,12 @@ class TreeIndex:
 class MultiTreeIndex:
     def __init__(self, parts: list[TreeIndex]) -> None:
         self.parts = parts
-        # A path of the project (index 0) is relative; the others' start with their root.
+        # A path of the project (index 0) is relative; the others' start with their root,
+        # as their stores report them (IndexStore.report_paths_under).
         self._prefixes = [None] + [part.tree.root.rstrip(os.sep) + os.sep for part in parts[1:]]
+        for part, prefix in zip(parts[1:], self._prefixes[1:]):
+            part.store.report_paths_under(prefix or "")
         self._by_qname: dict[str, list[Symbol]] = {}
-        self._absolute: dict[tuple[int, str], str] = {}
         self._small = [part.store.small_tree(_SMALL_TREE) for part in parts]
 
     @property
@@ -52,17 +53,6 @@ class MultiTreeIndex:
             part.store.close()
 
     # -- locations ----------------------------------------------------------------------------
-
-    def _path_out(self, index: int, path: str | None) -> str | None:
-        prefix = self._prefixes[index]
-        return path if prefix is None or path is None else self._absolute_path(index, prefix, path)
-
-    def _absolute_path(self, index: int, prefix: str, path: str) -> str:
-        # one string per file: a trace keys its nodes by path, and a string hashes once
-        found = self._absolute.get((index, path))
-        if found is None:
-            found = self._absolute[(index, path)] = prefix + path
-        return found
 
     def _route(self, path: str) -> tuple[int, str] | None:
         """The tree holding `path` (as this reader wrote it) and the path within that tree."""
@@ -76,15 +66,9 @@ class MultiTreeIndex:
 
     def _symbols(self, index: int, symbols: list[Symbol]) -> list[Symbol]:
         hidden = self.parts[index].hidden
-        prefix = self._prefixes[index]
-        if prefix is None and not hidden:
+        if not hidden:
             return symbols
-        found = []
-        for symbol in symbols:
-            if hidden and symbol.lang == Language.PYTHON and symbol.qname.split(".", 1)[0] in hidden:
-                continue
-            found.append(symbol if prefix is None or symbol.path is None else _located(symbol, self._absolute_path(index, prefix, symbol.path)))
-        return found
+        return [s for s in symbols if s.lang != Language.PYTHON or s.qname.split(".", 1)[0] not in hidden]
 
     def _each_symbols(self, ask: str, *args: object, has: Callable[[SmallTree], bool] | None = None) -> list[Symbol]:
         """`ask` of every tree, in order; a small tree only where `has` says it may answer."""
@@ -95,20 +79,15 @@ class MultiTreeIndex:
                 found.extend(self._symbols(index, getattr(part.store, ask)(*args)))
         return found
 
-    def _entries(self, index: int, entries: list[DispatchEntry]) -> list[DispatchEntry]:
-        if self._prefixes[index] is None:
-            return entries
-        return [dataclasses.replace(entry, path=self._path_out(index, entry.path)) for entry in entries]
-
     def _each_entries(self, ask: str, *args: object) -> list[DispatchEntry]:
-        found: list[DispatchEntry] = []
-        for index, part in enumerate(self.parts):
-            found.extend(self._entries(index, getattr(part.store, ask)(*args)))
-        return found
+        return [entry for part in self.parts for entry in getattr(part.store, ask)(*args)]
 
     def _hides_file(self, index: int, path: str) -> bool:
         hidden = self.parts[index].hidden
-        return bool(hidden) and path.endswith((".py", ".pyi")) and path.split("/", 1)[0].removesuffix(".py") in hidden
+        if not hidden or not path.endswith((".py", ".pyi")):
+            return False
+        local = path[len(self._prefixes[index] or ""):]
+        return local.split("/", 1)[0].removesuffix(".py") in hidden
 
     # -- what the trees say -------------------------------------------------------------------
 
@@ -185,8 +164,7 @@ class MultiTreeIndex:
         return None
 
     def derivatives_of(self, operator: str) -> list[tuple[str, DerivativeEntry]]:
-        return [(self._path_out(index, path) or path, entry)
-                for index, part in enumerate(self.parts) for path, entry in part.store.derivatives_of(operator)]
+        return [found for part in self.parts for found in part.store.derivatives_of(operator)]
 
     def operators_named(self, base: str) -> list[Symbol]:
         key = f"operators {base}"  # (no qname has a space)
@@ -199,8 +177,7 @@ class MultiTreeIndex:
         return sorted({name for part in self.parts for name in part.store.operator_names()})
 
     def call_sites_of(self, name: str) -> list[tuple[str, CallSite]]:
-        return [(self._path_out(index, path) or path, site)
-                for index, part in enumerate(self.parts)
+        return [(path, site) for index, part in enumerate(self.parts)
                 for path, site in part.store.call_sites_of(name) if not self._hides_file(index, path)]
 
     def calls_in(self, caller: str, path: str, lines: tuple[int, int] | None = None) -> list[CallSite]:
@@ -236,9 +213,3 @@ class MultiTreeIndex:
         return (f"compiled into {tree.name}, installed without its C++ sources: "
                 "add a source checkout with --tree PATH to follow it")
 
-
-def _located(symbol: Symbol, path: str) -> Symbol:
-    """`symbol` at `path` (a direct copy: dataclasses.replace costs several times more, and a
-    trace copies thousands)."""
-    return Symbol(symbol.qname, symbol.name, symbol.kind, symbol.lang, path, symbol.line, symbol.end_line,
-                  symbol.signature, symbol.target, symbol.file_local)

@@ -270,6 +270,10 @@ class IndexStore:
         self.db = connection
         # A trace asks for the same names many times; writes (in `transaction`) forget them.
         self._by_qname: dict[str, list[Symbol]] = {}  # qname (or "operators NAME") -> symbols
+        # Read beside other trees (trees.py), every location this store reports is under this
+        # prefix (its root): one string per file. Queries that take a path take it relative.
+        self._prefix = ""
+        self._paths: dict[str, str] = {}
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -512,6 +516,21 @@ class IndexStore:
 
     # -- reading ---------------------------------------------------------------------------
 
+    def report_paths_under(self, prefix: str) -> None:
+        self._prefix = prefix
+        self._by_qname.clear()
+
+    def _out(self, path: str | None) -> str | None:
+        if not self._prefix or path is None:
+            return path
+        found = self._paths.get(path)
+        if found is None:
+            found = self._paths[path] = self._prefix + path
+        return found
+
+    def _entries(self, rows: Iterable[tuple]) -> list[DispatchEntry]:
+        return [DispatchEntry(operator, key, kernel, line, self._out(path)) for operator, key, kernel, line, path in rows]
+
     def stats(self) -> IndexStats:
         files, parsed = self.db.execute("SELECT COUNT(*), COUNT(*) - COUNT(skipped) FROM files").fetchone()
         symbols = self.db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
@@ -562,6 +581,8 @@ class IndexStore:
         sql = f"SELECT {_SYMBOL_COLUMNS} FROM symbols s LEFT JOIN files f ON f.id = s.file_id WHERE {where}"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
+        if self._prefix:
+            return [_symbol(row, self._out(row[4])) for row in self.db.execute(sql, params)]
         return [_symbol(row) for row in self.db.execute(sql, params)]
 
     def import_bindings(self, module: str) -> list[ImportBinding]:
@@ -581,7 +602,7 @@ class IndexStore:
             "SELECT d.operator, d.key, d.kernel, d.line, f.path FROM dispatch d JOIN files f ON f.id = d.file_id "
             "WHERE d.operator = ? ORDER BY f.path LIKE '%.yaml' DESC, f.path, d.line, d.rowid", (operator,)
         )
-        return [DispatchEntry(*row) for row in rows]
+        return self._entries(rows)
 
     def registered_kernels(self, qnames: list[str]) -> set[str]:
         """Those of `qnames` that some operator's dispatch table names as its kernel."""
@@ -598,7 +619,7 @@ class IndexStore:
             "SELECT d.operator, d.key, d.kernel, d.line, f.path FROM dispatch d JOIN files f ON f.id = d.file_id "
             "WHERE d.kernel = ? ORDER BY d.operator, d.line", (kernel,)
         )
-        return [DispatchEntry(*row) for row in rows]
+        return self._entries(rows)
 
     def registrations_naming(self, name: str) -> list[DispatchEntry]:
         """Dispatch rows a C++ file registers (TORCH_LIBRARY_IMPL, RegisterOperators) whose
@@ -609,7 +630,7 @@ class IndexStore:
             "WHERE (d.kernel = ? OR d.kernel LIKE ? ESCAPE '\\') AND f.path NOT LIKE '%.yaml' ORDER BY d.operator, d.line",
             (name, "%::" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")),
         )
-        return [DispatchEntry(*row) for row in rows]
+        return self._entries(rows)
 
     def operators_delegating_to(self, operator: str) -> list[str]:
         """Operators whose structured_delegate is `operator` (a scan of a few thousand rows)."""
@@ -632,7 +653,7 @@ class IndexStore:
             " WHERE s.lang = 'python' AND s.kind IN (?, ?, ?, ?) AND f.path NOT LIKE '%.pyi' ORDER BY f.path, s.line, s.qname",
             kinds,
         )
-        return [_symbol(row) for row in rows]
+        return [_symbol(row, self._out(row[4])) for row in rows]
 
     def symbols_in_module(self, module: str, kind: SymbolKind) -> list[Symbol]:
         """The module-level definitions of one kind in a Python module."""
@@ -663,7 +684,7 @@ class IndexStore:
             (operator,),
         )
         return [
-            (path, DerivativeEntry(name, line, end_line, tuple((grads, formula) for grads, formula in json.loads(formulas))))
+            (self._out(path) or path, DerivativeEntry(name, line, end_line, tuple((grads, formula) for grads, formula in json.loads(formulas))))
             for path, name, line, end_line, formulas in rows
         ]
 
@@ -695,7 +716,7 @@ class IndexStore:
         for row in rows:
             site = _call_site(row[1:])
             if last_name(site.callee) == name or any(last_name(argument) == name for argument in site.name_args):
-                found.append((row[0], site))
+                found.append((self._out(row[0]) or row[0], site))
         return found
 
     def calls_in(self, caller: str, path: str, lines: tuple[int, int] | None = None) -> list[CallSite]:
@@ -796,9 +817,9 @@ def _call_site(row: tuple) -> CallSite:
     return CallSite(caller, callee, qualified, line, col, CallKind(kind), tuple(args.split()) if args else ())
 
 
-def _symbol(row: tuple) -> Symbol:
+def _symbol(row: tuple, located: str | None = None) -> Symbol:
     qname, name, kind, lang, path, line, end_line, signature, target, file_local = row
-    return Symbol(qname, name, SymbolKind(kind), Language(lang), path, line, end_line, signature, target, bool(file_local))
+    return Symbol(qname, name, SymbolKind(kind), Language(lang), located or path, line, end_line, signature, target, bool(file_local))
 
 
 def _like_prefix(prefix: str) -> str:
