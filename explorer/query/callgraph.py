@@ -75,7 +75,7 @@ def python_call_graph_report(store: IndexReader, root: str) -> PythonCallGraph:
     solver.solve()
     for key, made in solver.calls.items():
         caller = _caller_name(flow, key)
-        if caller is None or (module := _module_of(flow, key)) is not None and module not in in_project:
+        if caller is None or (home := _module_of(flow, key)) is not None and home not in in_project:
             continue
         callees = graph.setdefault(caller, set())
         for call in made:
