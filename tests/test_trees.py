@@ -266,7 +266,10 @@ def test_the_environment_is_found_as_language_servers_find_it(tmp_path, monkeypa
     assert find_environment(str(project), None).found_by == "$VIRTUAL_ENV"
     assert find_environment(str(project), "none") is None
     on_path = find_environment(str(project), "python3")  # a command name, found on PATH
-    assert on_path is not None and on_path.where == shutil.which("python3") and on_path.site_folders
+    interpreter = shutil.which("python3") or ""
+    in_venv = os.path.dirname(os.path.dirname(os.path.abspath(interpreter)))  # bin/python3 -> its environment
+    expected = in_venv if os.path.isfile(os.path.join(in_venv, "pyvenv.cfg")) else interpreter
+    assert on_path is not None and on_path.where == expected and on_path.site_folders
     monkeypatch.setenv("EXPLORER_PYTHON_ENV", str(project / ".venv" / "bin" / "python"))
     with pytest.raises(UsageError):  # no interpreter there
         find_environment(str(project), None)
