@@ -523,3 +523,59 @@ def test_cpp_extension_load_and_load_inline_modules_lead_to_their_cpp(tmp_path):
         ]
     finally:
         store.close()
+
+
+OPTIONS_REGISTRATIONS = {
+    "csrc/ops.cpp": (
+        "#include <torch/script.h>\n"
+        "namespace myops {\n"
+        "at::Tensor add_cpu(const at::Tensor& a, const at::Tensor& b) { return a + b; }\n"     # 3
+        "at::Tensor add_cuda(const at::Tensor& a, const at::Tensor& b) { return a + b; }\n"    # 4
+        "struct MulKernel final : public c10::OperatorKernel {\n"
+        "  at::Tensor operator()(const at::Tensor& a) { return a * 2; }\n"                      # 6
+        "};\n"
+        "static auto registry = torch::RegisterOperators()\n"
+        "  .op(torch::RegisterOperators::options()\n"                                          # 9
+        "        .schema(\"myops::add(Tensor a, Tensor b) -> Tensor\")\n"
+        "        .kernel<decltype(add_cpu), &add_cpu>(c10::DispatchKey::CPU)\n"                 # 11
+        "        .kernel<decltype(add_cuda), &add_cuda>(c10::DispatchKey::CUDA))\n"             # 12
+        "  .op(torch::RegisterOperators::options()\n"                                          # 13
+        "        .schema(\"myops::mul(Tensor a) -> Tensor\")\n"
+        "        .kernel<MulKernel>(c10::DispatchKey::CPU)\n"                                   # 15
+        "        .kernel(c10::DispatchKey::CUDA, [](const at::Tensor& a) { return a * 2; }))\n" # 16
+        "  .op(torch::RegisterOperators::options().schema(\"myops::neg(Tensor a) -> Tensor\")"
+        ".catchAllKernel<decltype(add_cpu), &add_cpu>())\n"                                    # 17
+        "  .op(\"myops::sub(Tensor a) -> Tensor\",\n"                                          # 18
+        "      torch::RegisterOperators::options().kernel<decltype(add_cuda), &add_cuda>(c10::DispatchKey::CUDA));\n"  # 19
+        "}\n"
+    ),
+    "myops.py": "import torch\n\n\ndef add(a, b):\n    return torch.ops.myops.add(a, b)\n",  # 4, 5
+}
+
+
+def test_older_registrations_through_register_operators_options(tmp_path):
+    root = write_tree(tmp_path / "tree", OPTIONS_REGISTRATIONS)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        operators = ("myops::add", "myops::mul", "myops::neg", "myops::sub")
+        assert [(d.key, d.kernel, d.line) for op in operators for d in store.dispatch_of(op)] == [
+            ("CPU", "myops::add_cpu", 11), ("CUDA", "myops::add_cuda", 12),
+            ("CPU", "myops::MulKernel::operator()", 15), ("CUDA", "myops::<lambda at line 16>", 16),
+            ("CompositeImplicitAutograd", "myops::add_cpu", 17),
+            ("CUDA", "myops::add_cuda", 19),  # the schema as the first argument, the options second
+        ]
+        assert [(s.qname, s.line) for s in store.symbols_with_qname("myops::<lambda at line 16>")] == [("myops::<lambda at line 16>", 16)]
+        report = trace_symbol(store, str(root), "myops.add", to="add_cuda")
+        assert [(h.node.symbol.qname, h.node.symbol.line, h.edge.kind if h.edge else None, h.edge.site if h.edge else None)
+                for h in report.trace.paths[0]] == [
+            ("myops.add", 4, None, None),
+            ("myops::add", 9, "op-registration", ("myops.py", 5)),
+            ("myops::add_cuda", 4, "dispatch:CUDA", ("csrc/ops.cpp", 12)),
+        ]
+        mul = trace_symbol(store, str(root), "myops::mul", backend="cpu")
+        assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.kind) for c in mul.trace.tree.children] == [
+            ("myops::MulKernel::operator()", 6, "dispatch:CPU"),
+        ]
+    finally:
+        store.close()

@@ -84,6 +84,7 @@ def registrations(
     symbols: list[Symbol] = []
     dispatch: list[DispatchEntry] = []
     registering: list[tsx.Node] = []  # the calls that do register (a lambda in another `.def` is no kernel)
+    chained_lambdas: list[tsx.Node] = []  # lambdas an older registration's options chain registers
     submodules: dict[int, dict[str, str]] = {}  # per pybind block: variable -> dotted submodule
     for call in sorted(calls, key=lambda node: node.start_byte):
         function = call.child_by_field_name("function")
@@ -101,10 +102,22 @@ def registrations(
         if member == "op" and "RegisterOperators" in tsx.text(root.child_by_field_name("function") or root):
             # torch::RegisterOperators().op("ns::op(schema)", &fn)
             registering.append(call)
+            if _string(arguments[0]) is None:  # .op(RegisterOperators::options().schema(...).kernel<...>(Key)...)
+                name, kernels = _options_chain(arguments[0], scope_of(call))
+                if name is not None:
+                    symbols.append(_operator(name, statement, lang, path, line))
+                    dispatch.extend(DispatchEntry(name, key, kernel, kernel_line) for key, kernel, kernel_line in kernels)
+                chained_lambdas.extend(_lambdas_in(arguments[0]))
+                continue
             name = _operator_name(_string(arguments[0]), None)
             if name is not None:
                 schema = _string(arguments[0]) or ""
                 symbols.append(_operator(name, schema if "(" in schema else statement, lang, path, line))
+                if len(arguments) > 1 and "options()" in tsx.text(arguments[1]):  # .op("ns::op(...)", options()...)
+                    _, kernels = _options_chain(arguments[1], scope_of(call))
+                    dispatch.extend(DispatchEntry(name, key, kernel, kernel_line) for key, kernel, kernel_line in kernels)
+                    chained_lambdas.extend(_lambdas_in(arguments[1]))
+                    continue
                 kernel = _kernel(arguments[1], scope_of(call)) if len(arguments) > 1 else None
                 if kernel is not None:
                     dispatch.append(DispatchEntry(name, CATCH_ALL_KEY, kernel, line))
@@ -137,7 +150,8 @@ def registrations(
             symbols.extend(_pybind(call, member, receiver, root, arguments, modules, lang, path, line, statement, scope_of))
     lambdas = [
         _lambda_kernel(argument, lang, path, scope_of(argument))
-        for call in registering for argument in _arguments(call)[1:] if argument.type == "lambda_expression"
+        for argument in [*(a for call in registering for a in _arguments(call)[1:]), *chained_lambdas]
+        if argument.type == "lambda_expression"
     ]
     return symbols, dispatch, lambdas
 
@@ -274,6 +288,57 @@ def _operator_name(schema: str | None, namespace: str | None) -> str | None:
             return None
         name = f"{namespace}::{name}"
     return name
+
+
+def _options_chain(node: tsx.Node, scope: list[str]) -> tuple[str | None, list[tuple[str, str, int]]]:
+    """The operator and kernels of an older registration's options:
+    `RegisterOperators::options().schema("ns::op(...)").kernel<decltype(f), &f>(DispatchKey::CPU)`,
+    `.kernel<Functor>(key)` (its operator()), `.kernel(key, fn)`, `.catchAllKernel<decltype(f), &f>()`,
+    `.catchAllKernel(fn)`. Read from the outermost call inward."""
+    schema: str | None = None
+    kernels: list[tuple[str, str, int]] = []
+    while node.type == "call_expression":
+        function, arguments = node.child_by_field_name("function"), _arguments(node)
+        if function is None or function.type != "field_expression":
+            break
+        field, inner = function.child_by_field_name("field"), function.child_by_field_name("argument")
+        if field is None or inner is None:
+            break
+        template = field.child_by_field_name("arguments") if field.type == "template_method" else None
+        member = tsx.text(field.child_by_field_name("name") if template is not None else field)
+        if member == "schema" and arguments:
+            schema = _string(arguments[0])
+        elif member in ("kernel", "catchAllKernel"):
+            key = CATCH_ALL_KEY if member == "catchAllKernel" else (collapse(tsx.text(arguments[0])).rpartition("::")[2] if arguments else "")
+            given = [a for a in (template.named_children if template is not None else arguments[member == "kernel":]) if a.type != "comment"]
+            kernel = _options_kernel(given, scope)
+            if key and kernel is not None:
+                kernels.append((key, kernel, tsx.line(field)))
+        node = inner
+    kernels.reverse()  # in the order written
+    return _operator_name(schema, None), kernels
+
+
+def _options_kernel(given: list[tsx.Node], scope: list[str]) -> str | None:
+    """`<decltype(f), &f>` or `(fn)`: the function; `<Functor>`: its call operator."""
+    if not given:
+        return None
+    if len(given) == 1 and given[0].type == "type_descriptor":
+        functor = _target(given, scope)
+        return f"{functor}::operator()" if functor else None
+    return _kernel(given[-1], scope)
+
+
+def _lambdas_in(node: tsx.Node) -> list[tsx.Node]:
+    found = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "lambda_expression":
+            found.append(current)
+            continue
+        stack.extend(current.named_children)
+    return found
 
 
 def _kernel(argument: tsx.Node, scope: list[str]) -> str | None:
