@@ -360,3 +360,24 @@ def test_a_tree_inside_the_project_is_read_once_as_its_own_tree(tmp_path):
         assert [s.path for s in alone.reader.symbols_with_qname("at::native::conv2d_symint")] == [
             "deps/sample_repo/aten/src/ATen/native/Convolution.cpp",
         ]
+
+
+def test_trace_json_lists_the_trees_its_files_are_in(project):
+    import json
+
+    result = runner.invoke(app, ["trace", "mini_app.model.run", "--to", "soft_square_kernel", "--root", str(project),
+                                 "--tree", SAMPLE, "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["trees"] == [
+        {"name": "project", "kind": "project", "root": str(project), "version": None, "packages": []},
+        {"name": "sample_repo", "kind": "source", "root": SAMPLE, "version": None, "packages": []},
+    ]
+    # model.py:22 mini_ops.soft_square(x), in the project; the rest in sample_repo
+    assert [(hop["symbol"], hop["file"], hop["line"]) for hop in out["paths"][0][:3]] == [
+        ("mini_app.model.run", "mini_app/model.py", 21),
+        ("mini_ops.ops.soft_square", f"{SAMPLE}/mini_ops/ops.py", 22),
+        ("mini_ops_legacy::soft_square", f"{SAMPLE}/mini_ops/csrc/legacy.cpp", 67),
+    ]
+    alone = json.loads(runner.invoke(app, ["trace", "mini_app.model.run", "--root", str(project), "--json"]).stdout)
+    assert "trees" not in alone

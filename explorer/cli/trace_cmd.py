@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from explorer.cli.common import IndexOption, PythonEnvOption, TreesOption, JsonOption, RootOption, open_index, reports_errors, stderr, stdout
+from explorer.cli.common import IndexOption, JsonOption, PythonEnvOption, RootOption, TreesOption, open_trees, reports_errors, stderr, stdout
 from explorer.cli.diagram_options import (
     DEFAULT_MAX_NODES,
     CollapseOption,
@@ -71,7 +71,8 @@ def trace(
     )
     if dynamic is not None and (request.wanted or json):
         raise UsageError("--dynamic prints the comparison as text; it does not combine with --json or --format")
-    with open_index(root, index, trees, python_env) as (tree, store):
+    with open_trees(root, index, trees, python_env) as workspace:
+        tree, store, spanned = workspace.root, workspace.reader, workspace.trees
         report = trace_symbol(store, tree, symbol, backend=backend, max_depth=max_depth, to=to, paths=paths)
         if dynamic is not None:
             run = run_program(RunRequest(dynamic, None, (), tree), store)
@@ -87,7 +88,7 @@ def trace(
             )
         write_diagram(trace_diagram(report), request, tree, symbol)
     elif json:
-        write_json(stdout, dumps(trace_json(report, tree, to)))
+        write_json(stdout, dumps(trace_json(report, tree, to, spanned)))
     else:
         trace_text(stdout, report, to)
     _note_unreadable(report)

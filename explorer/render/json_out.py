@@ -191,11 +191,12 @@ def _one_trace_node(hop: TraceNode) -> dict[str, object]:
 TRACE_SCHEMA = "explorer.trace/2"
 
 
-def trace_json(report: TraceReport, root: str, to: str | None) -> dict[str, object]:
+def trace_json(report: TraceReport, root: str, to: str | None, trees: list[Tree] | None = None) -> dict[str, object]:
     """`trace --json`, schema explorer.trace/2 (README, "JSON output"). Its size is bounded by
     what the text shows: with --to, the listed paths and the tree they make; without, the
     tree, each definition expanded once. `graph` holds the same hops as nodes listed once, by
-    id, and edges between ids."""
+    id, and edges between ids. With trees joined to the project, `trees` lists them: a file
+    outside the project is an absolute path under one of their roots."""
     trace = report.trace
     out: dict[str, object] = {
         "schema": TRACE_SCHEMA,
@@ -206,6 +207,8 @@ def trace_json(report: TraceReport, root: str, to: str | None) -> dict[str, obje
         "tree": trace_node_json(trace.tree),
         "graph": _graph_json(trace.tree),
     }
+    if trees and len(trees) > 1:
+        out["trees"] = [trees_json(tree) for tree in trees]
     if to is not None:
         out["to"] = to
         out["paths"] = [[node_json(hop.node, hop.edge) for hop in path] for path in trace.paths or []]
