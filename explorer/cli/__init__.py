@@ -7,6 +7,7 @@ import typer
 
 from explorer.cli.callgraph_cmd import callgraph
 from explorer.cli.index_cmd import index
+from explorer.cli.lsp_cmd import lsp
 from explorer.cli.neighbours_cmd import callees, callers
 from explorer.cli.run_cmd import run
 from explorer.cli.search_cmd import search
@@ -28,6 +29,7 @@ app.command()(trace)
 app.command()(callers)
 app.command()(callees)
 app.command()(callgraph)
+app.command()(lsp)
 app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True})(run)
 
 

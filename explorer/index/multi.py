@@ -201,6 +201,10 @@ class MultiTreeIndex:
     def symbols_targeting(self, target: str) -> list[Symbol]:
         return self._each_symbols("symbols_targeting", target)
 
+    def symbols_in_file(self, path: str) -> list[Symbol]:
+        routed = self._route(path)
+        return [] if routed is None else self._symbols(routed[0], self.parts[routed[0]].store.symbols_in_file(routed[1]))
+
     def tree_relative(self, path: str) -> str:
         routed = self._route(path)
         return path if routed is None else routed[1]

@@ -772,6 +772,10 @@ class IndexStore:
         """A tree read alone is a source tree: nothing in it is only compiled."""
         return None
 
+    def symbols_in_file(self, path: str) -> list[Symbol]:
+        """Every definition of one file, in line order (an editor's outline of it)."""
+        return self._symbols("f.path = ? ORDER BY s.line, s.end_line DESC, s.qname", (path,))
+
     def top_level_modules(self) -> set[str]:
         """The first parts of the tree's Python modules (`torch`, `mini_app`): the names it
         provides on the import path."""

@@ -248,3 +248,9 @@ def _reaches(target: CallNode, node: CallNode) -> bool:
     if node.self_class is not None and target.self_class != node.self_class:
         return False
     return not node.passed or [p.qname for p in target.passed] == [p.qname for p in node.passed]
+
+
+def callers_of(graph: CallGraph, node: CallNode) -> list[tuple[CallNode, CallEdge]]:
+    """Each definition that calls `node`, with its edge: one step of `callers` (an editor's
+    incoming calls)."""
+    return list(_Callers(graph).of(node))

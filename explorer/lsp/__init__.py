@@ -1,0 +1,1 @@
+"""`explorer lsp`: a Language Server Protocol server over the same queries as the CLI."""

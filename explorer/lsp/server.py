@@ -1,0 +1,295 @@
+"""The language server: one thin handler per LSP request, each turning protocol positions into
+a query of explorer's own modules (the CLI's) and explorer's records back into protocol types.
+
+The workspace's first folder is the project (`--root`); `initializationOptions` may name
+`trees` (other source trees) and `pythonEnv`, as the CLI's `--tree` and `--python-env`.
+The indexes are brought up to date when the first request comes and again after a file is
+saved; a request is answered from the index as it was last refreshed.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+
+from explorer import __version__
+from explorer.index.build import refresh
+from explorer.index.files import WalkOptions
+from explorer.index.reader import IndexReader
+from explorer.lsp.positions import column_of, line_range, path_of, span_range, uri_of
+from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind, Tree
+from explorer.query.at_position import symbols_at, word_at
+from explorer.query.details import describe
+from explorer.query.graph import CallGraph
+from explorer.query.neighbours import callers_of
+from explorer.query.nodes import layer_of
+from explorer.query.search import search
+from explorer.query.sources import SourceLines
+from explorer.trees import TreeRequest, open_workspace
+
+_KINDS = {
+    SymbolKind.MODULE: lsp.SymbolKind.Module, SymbolKind.CLASS: lsp.SymbolKind.Class,
+    SymbolKind.FUNCTION: lsp.SymbolKind.Function, SymbolKind.METHOD: lsp.SymbolKind.Method,
+    SymbolKind.VARIABLE: lsp.SymbolKind.Variable, SymbolKind.ALIAS: lsp.SymbolKind.Variable,
+    SymbolKind.NAMESPACE: lsp.SymbolKind.Namespace, SymbolKind.STRUCT: lsp.SymbolKind.Struct,
+    SymbolKind.ENUM: lsp.SymbolKind.Enum, SymbolKind.KERNEL: lsp.SymbolKind.Function,
+    SymbolKind.STRUCTURED_KERNEL: lsp.SymbolKind.Function, SymbolKind.META_FUNCTION: lsp.SymbolKind.Function,
+    SymbolKind.DISPATCH_STUB: lsp.SymbolKind.Variable, SymbolKind.DISPATCH_REGISTRATION: lsp.SymbolKind.Event,
+    SymbolKind.MACRO: lsp.SymbolKind.Constant, SymbolKind.PYBIND: lsp.SymbolKind.Function,
+    SymbolKind.METHOD_TABLE: lsp.SymbolKind.Function, SymbolKind.EXTENSION: lsp.SymbolKind.Package,
+    SymbolKind.OPERATOR: lsp.SymbolKind.Operator, SymbolKind.EXTERNAL: lsp.SymbolKind.Function,
+}
+_SEARCH_LIMIT = 100
+_HOVER_HOPS = 8
+
+
+@dataclass
+class Session:
+    """The open indexes of a workspace, and what queries share between requests."""
+
+    root: str
+    reader: IndexReader
+    trees: list[Tree]
+    graph: CallGraph
+    sources: SourceLines
+    closing: ExitStack
+
+
+class ExplorerServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("explorer", __version__)
+        self.session: Session | None = None
+        self.stale = False
+        self.options: dict = {}  # the client's initializationOptions
+
+    def current(self) -> Session:
+        """The session, opened (and its indexes refreshed) on first use and after a save."""
+        if self.session is not None and not self.stale:
+            return self.session
+        if self.session is not None:
+            self.session.closing.close()
+            self.session = None
+        root = self.workspace.root_path or os.getcwd()
+        options = self.options
+        request = TreeRequest(root, None, tuple(options.get("trees", ())), options.get("pythonEnv"))
+        closing = ExitStack()
+        opened = closing.enter_context(open_workspace(request, _refresh_quietly))
+        self.session = Session(opened.root, opened.reader, opened.trees, CallGraph(opened.reader, opened.root, "all"),
+                               SourceLines(opened.root), closing)
+        self.stale = False
+        return self.session
+
+
+def _refresh_quietly(tree: Tree, index_path: Path, options: WalkOptions | None, leave_out: frozenset[str]) -> None:
+    refresh(tree.root, index_path, options=options, leave_out=leave_out)
+
+
+server = ExplorerServer()
+
+
+@server.feature(lsp.INITIALIZE)
+def initialize(ls: ExplorerServer, params: lsp.InitializeParams) -> None:
+    ls.options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: ExplorerServer, params: lsp.DidSaveTextDocumentParams) -> None:
+    ls.stale = True
+
+
+@server.feature(lsp.WORKSPACE_SYMBOL)
+def workspace_symbol(ls: ExplorerServer, params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:
+    session = ls.current()
+    if not params.query.strip():
+        return []
+    hits = search(session.reader, params.query, _SEARCH_LIMIT)
+    return [info for hit in hits if (info := _information(session, hit.symbol)) is not None]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+def document_symbol(ls: ExplorerServer, params: lsp.DocumentSymbolParams) -> list[lsp.SymbolInformation]:
+    session = ls.current()
+    path = path_of(params.text_document.uri, session.root)
+    if path is None:
+        return []
+    return [info for symbol in session.reader.symbols_in_file(path)
+            if symbol.kind is not SymbolKind.MODULE and (info := _information(session, symbol)) is not None]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+def definition(ls: ExplorerServer, params: lsp.DefinitionParams) -> list[lsp.Location]:
+    session = ls.current()
+    return [location for symbol in _at(session, params.text_document.uri, params.position)
+            if (location := _location(session, symbol)) is not None]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+def references(ls: ExplorerServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+    session = ls.current()
+    found: dict[tuple[str, int], lsp.Location] = {}
+    for symbol in _at(session, params.text_document.uri, params.position):
+        if params.context.include_declaration and (own := _location(session, symbol)) is not None:
+            found.setdefault((own.uri, own.range.start.line), own)
+        for _, edge in callers_of(session.graph, CallNode(symbol, layer_of(symbol))):
+            if edge.site is not None:
+                site = _site_location(session, edge.site)
+                found.setdefault((site.uri, site.range.start.line), site)
+    return list(found.values())
+
+
+@server.feature(lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
+def prepare_call_hierarchy(ls: ExplorerServer, params: lsp.CallHierarchyPrepareParams) -> list[lsp.CallHierarchyItem]:
+    session = ls.current()
+    return [_item(session, symbol, None, None) for symbol in _at(session, params.text_document.uri, params.position)]
+
+
+@server.feature(lsp.CALL_HIERARCHY_OUTGOING_CALLS)
+def outgoing_calls(ls: ExplorerServer, params: lsp.CallHierarchyOutgoingCallsParams) -> list[lsp.CallHierarchyOutgoingCall]:
+    return [lsp.CallHierarchyOutgoingCall(to=item, from_ranges=ranges) for item, ranges in _steps(ls.current(), params.item, False)]
+
+
+@server.feature(lsp.CALL_HIERARCHY_INCOMING_CALLS)
+def incoming_calls(ls: ExplorerServer, params: lsp.CallHierarchyIncomingCallsParams) -> list[lsp.CallHierarchyIncomingCall]:
+    return [lsp.CallHierarchyIncomingCall(from_=item, from_ranges=ranges) for item, ranges in _steps(ls.current(), params.item, True)]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_HOVER)
+def hover(ls: ExplorerServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    session = ls.current()
+    symbols = _at(session, params.text_document.uri, params.position)
+    if not symbols:
+        return None
+    return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, _hover_text(session, symbols[0])))
+
+
+# -- from records to the protocol and back ----------------------------------------------------
+
+
+def _at(session: Session, uri: str, position: lsp.Position) -> list[Symbol]:
+    path = path_of(uri, session.root)
+    if path is None:
+        return []
+    text = session.sources.line(path, position.line + 1)
+    return symbols_at(session.graph, session.reader, path, position.line + 1, text, column_of(text, position.character))
+
+
+def _location(session: Session, symbol: Symbol) -> lsp.Location | None:
+    if symbol.path is None or symbol.line is None:
+        return None
+    return lsp.Location(uri_of(symbol.path, session.root), _name_range(session, symbol))
+
+
+def _name_range(session: Session, symbol: Symbol) -> lsp.Range:
+    """The definition's name on its first line (the whole line if it is not written there)."""
+    text = session.sources.line(symbol.path or "", symbol.line or 1)
+    at = _name_column(text, symbol.name)
+    return line_range(symbol.line or 1, text, at, at + len(symbol.name)) if at >= 0 else line_range(symbol.line or 1, text)
+
+
+def _name_column(text: str, name: str) -> int:
+    for column in range(len(text)):
+        found = word_at(text, column)
+        if found is not None and found.name == name:
+            return found.start
+    return -1
+
+
+def _site_location(session: Session, site: tuple[str, int]) -> lsp.Location:
+    path, line = site
+    return lsp.Location(uri_of(path, session.root), line_range(line, session.sources.line(path, line)))
+
+
+def _information(session: Session, symbol: Symbol) -> lsp.SymbolInformation | None:
+    location = _location(session, symbol)
+    if location is None:
+        return None
+    return lsp.SymbolInformation(name=symbol.qname, kind=_KINDS[symbol.kind], location=location,
+                                 container_name=layer_of(symbol).value)
+
+
+def _item(session: Session, symbol: Symbol, edge: CallEdge | None, site: tuple[str, int] | None) -> lsp.CallHierarchyItem:
+    """A definition as a call hierarchy item. One without source (a vendor API, a kernel the
+    tree lacks) is placed at the call that reaches it, and its detail says so."""
+    detail = _detail(symbol, edge)
+    if symbol.path is not None and symbol.line is not None:
+        text = session.sources.of_file(symbol.path)
+        last = min(symbol.end_line or symbol.line, max(len(text), symbol.line))
+        whole = span_range(symbol.line, last, text[last - 1] if 0 < last <= len(text) else "")
+        uri, selection = uri_of(symbol.path, session.root), _name_range(session, symbol)
+    elif site is not None:
+        place = _site_location(session, site)
+        uri, whole, selection = place.uri, place.range, place.range
+    else:
+        uri, whole, selection = uri_of(".", session.root), line_range(1, ""), line_range(1, "")
+    data = {"qname": symbol.qname, "path": symbol.path, "line": symbol.line}
+    return lsp.CallHierarchyItem(name=symbol.qname, kind=_KINDS[symbol.kind], uri=uri, range=whole,
+                                 selection_range=selection, detail=detail, data=data)
+
+
+def _detail(symbol: Symbol, edge: CallEdge | None) -> str:
+    """The layer, how the hop is made and how certain it is: `cuda · dispatch:CUDA`,
+    `cpp · call · ambiguous (2 candidates)`, `vendor · call`."""
+    parts = [layer_of(symbol).value]
+    if edge is not None:
+        parts.append(edge.kind)
+        if edge.resolution is Resolution.AMBIGUOUS:
+            parts.append(f"ambiguous ({len(edge.candidates)} candidates)")
+        elif edge.resolution is Resolution.NAME:
+            parts.append("by name only")
+    if symbol.path is None and layer_of(symbol) is not Layer.VENDOR:
+        parts.append(symbol.signature or "not defined in the tree")
+    return " · ".join(parts)
+
+
+def _symbol_of(session: Session, item: lsp.CallHierarchyItem) -> Symbol | None:
+    data = item.data if isinstance(item.data, dict) else {}
+    qname = data.get("qname", item.name)
+    found = session.reader.symbols_with_qname(qname)
+    candidates = [s for s in found if s.path == data.get("path") and s.line == data.get("line")] or found
+    return candidates[0] if candidates else None
+
+
+def _steps(session: Session, item: lsp.CallHierarchyItem, incoming: bool) -> list[tuple[lsp.CallHierarchyItem, list[lsp.Range]]]:
+    """One step of the call hierarchy from `item`: what it calls, or what calls it, each with
+    the lines of the calls (in the caller's file, as LSP has it both ways)."""
+    symbol = _symbol_of(session, item)
+    if symbol is None:
+        return []
+    if incoming:
+        steps = [(caller.symbol, edge) for caller, edge in callers_of(session.graph, CallNode(symbol, layer_of(symbol)))]
+    else:
+        steps = [(edge.target.symbol, edge) for edge in session.graph.edges(session.graph.node(symbol))]
+    return [(_item(session, other, edge, edge.site), [_site_location(session, edge.site).range] if edge.site is not None else [])
+            for other, edge in steps]
+
+
+def _hover_text(session: Session, symbol: Symbol) -> str:
+    details = describe(session.reader, session.root, symbol, 0)
+    where = f"{symbol.path}:{symbol.line}" if symbol.path is not None else "no source in the trees"
+    lines = [f"**{symbol.qname}** · {symbol.kind.value} · {layer_of(symbol).value} · `{where}`"]
+    if symbol.signature:
+        lines += ["```", symbol.signature, "```"]
+    for row in details.kernels:
+        defined = ", ".join(f"{k.path}:{k.line}" for k in row.definitions[:2]) or "not defined in the tree"
+        lines.append(f"- `{row.key}`: {row.kernel} ({defined})")
+    for path, entry in details.derivatives[:1]:
+        lines += [f"- autograd ({path}:{entry.line}): " + "; ".join(f"{grads}: {formula}" for grads, formula in entry.formulas[:3])]
+    hops = session.graph.edges(session.graph.node(symbol))[:_HOVER_HOPS]
+    if hops:
+        lines.append("")
+        lines.append("next: " + ", ".join(f"{edge.target.symbol.qname} ({edge.kind}{_at_line(edge.target.symbol)})" for edge in hops))
+    return "\n".join(lines)
+
+
+def _at_line(symbol: Symbol) -> str:
+    return f", {symbol.path}:{symbol.line}" if symbol.path is not None else ""
+
+
+def serve() -> None:
+    """Speak LSP on stdin and stdout until the client exits."""
+    server.start_io()

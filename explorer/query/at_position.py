@@ -1,0 +1,96 @@
+"""What a name at a place in a file is: the definitions an editor's "go to definition",
+"references" and "call hierarchy" start from.
+
+In order, the first that answers:
+1. a definition of that name written on that line (the cursor on `def forward`, on a C++
+   function's name, on a `- func:` entry of native_functions.yaml);
+2. a call written on that line inside a definition: the call graph's edges from that
+   definition whose call site is that line and whose target has that name, so that
+   `F.conv2d(...)` leads to what the value flow says it runs, a dispatch line of the YAML to
+   its kernel, a `m.def("f", &fn)` line to `fn`;
+3. the name as written (`torch.nn.Conv2d`, `at::native::conv2d`), looked up as `show` does.
+Lines are 1-based and columns are indexes into the line's characters (the language server
+converts its UTF-16 positions to these, in one place).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from explorer.errors import ExplorerError
+from explorer.index.reader import IndexReader
+from explorer.model import CallEdge, Symbol, SymbolKind
+from explorer.query.graph import CallGraph
+from explorer.query.lookup import named_exactly, resolve
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# a name written with its qualifiers: torch.nn.Conv2d, at::native::conv2d, torch.ops.ns.op
+_QUALIFIED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
+# kinds that enclose other code, innermost first by their extent
+_SCOPES = frozenset({
+    SymbolKind.MODULE, SymbolKind.CLASS, SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.KERNEL,
+    SymbolKind.STRUCTURED_KERNEL, SymbolKind.META_FUNCTION, SymbolKind.OPERATOR, SymbolKind.STRUCT,
+})
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    name: str  # the identifier under the cursor
+    written: str  # with the qualifiers around it, up to the identifier (`torch.nn.Conv2d` on Conv2d)
+    start: int  # the identifier's column span
+    end: int
+
+
+def word_at(text: str, column: int) -> Word | None:
+    """The identifier at (or just before) `column` of a line, and how it is qualified."""
+    for match in _QUALIFIED.finditer(text):
+        if match.start() <= column <= match.end():
+            for part in _WORD.finditer(text, match.start(), match.end()):
+                if part.start() <= column <= part.end():
+                    return Word(part.group(), text[match.start():part.end()], part.start(), part.end())
+    return None
+
+
+def enclosing(reader: IndexReader, path: str, line: int) -> Symbol | None:
+    """The innermost definition of a file whose lines hold `line`."""
+    holding = [s for s in reader.symbols_in_file(path)
+               if s.kind in _SCOPES and s.line is not None and s.line <= line <= (s.end_line or s.line)]
+    return min(holding, key=lambda s: ((s.end_line or s.line or 0) - (s.line or 0), -(s.line or 0)), default=None)
+
+
+def calls_on_line(graph: CallGraph, reader: IndexReader, path: str, line: int) -> list[CallEdge]:
+    """The call graph's edges made by the calls written on one line."""
+    scope = enclosing(reader, path, line)
+    if scope is None:
+        return []
+    return [edge for edge in graph.edges(graph.node(scope)) if edge.site is not None and edge.site == (path, line)]
+
+
+def symbols_at(graph: CallGraph, reader: IndexReader, path: str, line: int, text: str, column: int) -> list[Symbol]:
+    """The definitions the name at (line, column) of `path` stands for; [] for none."""
+    word = word_at(text, column)
+    if word is None:
+        return []
+    defined = [s for s in reader.symbols_in_file(path) if s.line == line and s.name == word.name]
+    if defined:
+        return defined
+    called = _unique(edge.target.symbol for edge in calls_on_line(graph, reader, path, line)
+                     if edge.target.symbol.name == word.name or edge.target.symbol.qname.endswith(word.name))
+    if called:
+        return called
+    for name in dict.fromkeys((word.written, word.name)):
+        try:
+            found = resolve(reader, name).symbols
+        except ExplorerError:
+            found = named_exactly(reader, name)
+        if found:
+            return found
+    return []
+
+
+def _unique(symbols) -> list[Symbol]:
+    seen: dict[tuple, Symbol] = {}
+    for symbol in symbols:
+        seen.setdefault((symbol.qname, symbol.path, symbol.line), symbol)
+    return list(seen.values())

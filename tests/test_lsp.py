@@ -1,0 +1,144 @@
+"""`explorer lsp`, driven over stdio as an editor's client drives it, on the bundled tree.
+Every expected location was read off sample_repo (LSP lines are 0-based: file line - 1)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from explorer.workspace import SAMPLE_ROOT
+
+CACHE = tempfile.mkdtemp(prefix="explorer-lsp-test-")
+SERVER = ClientServerConfig(
+    server_command=[sys.executable, "-m", "explorer", "lsp"],
+    server_env={**os.environ, "EXPLORER_CACHE_DIR": CACHE, "EXPLORER_PYTHON_ENV": "none"},
+)
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module", loop_scope="module")
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=SAMPLE_ROOT.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+    shutil.rmtree(CACHE, ignore_errors=True)
+
+
+def doc(path: str) -> lsp.TextDocumentIdentifier:
+    return lsp.TextDocumentIdentifier((SAMPLE_ROOT / path).as_uri())
+
+
+def where(location: lsp.Location) -> tuple[str, int, int, int]:
+    path = Path(location.uri.removeprefix("file://")).relative_to(SAMPLE_ROOT).as_posix()
+    return path, location.range.start.line, location.range.start.character, location.range.end.character
+
+
+async def test_workspace_symbols_rank_the_operator_first(client: LanguageClient):
+    found = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="cudnn_convolution"))
+    assert [(s.name, where(s.location)[:2], s.kind, s.container_name) for s in found[:3]] == [
+        ("aten::cudnn_convolution", ("aten/src/ATen/native/native_functions.yaml", 87), lsp.SymbolKind.Operator, "yaml"),
+        ("at::native::cudnn_convolution", ("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 12), lsp.SymbolKind.Function, "cpp"),
+        ("at::native::cudnn_convolution", ("aten/src/ATen/native/cudnn/ConvShared.cpp", 64), lsp.SymbolKind.Function, "cpp"),
+    ]
+    assert await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="  ")) == []
+
+
+@pytest.mark.parametrize(("path", "line", "character", "expected"), [
+    # ops.py:14 `return _C.scale(x, factor)`: the pybind11 binding, bindings.cpp:7 `m.def("scale", ...)`
+    ("mini_ops/ops.py", 13, 16, [("mini_ops/csrc/bindings.cpp", 6, 9, 14)]),
+    # conv.py:230 `return F.conv2d(`: the functional alias, functional.py:37 `conv2d = _add_docstr(`
+    ("torch/nn/modules/conv.py", 229, 22, [("torch/nn/functional.py", 36, 0, 6)]),
+    # native_functions.yaml:90 `CUDA: cudnn_convolution`: both definitions of the kernel
+    ("aten/src/ATen/native/native_functions.yaml", 89, 12, [
+        ("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 12, 7, 24), ("aten/src/ATen/native/cudnn/ConvShared.cpp", 64, 7, 24),
+    ]),
+    # conv.py:243 `def forward`: its own definition
+    ("torch/nn/modules/conv.py", 242, 9, [("torch/nn/modules/conv.py", 242, 8, 15)]),
+    # a position on no name (the indentation of conv.py:230)
+    ("torch/nn/modules/conv.py", 229, 2, []),
+])
+async def test_definition_follows_calls_across_languages(client: LanguageClient, path, line, character, expected):
+    found = await client.text_document_definition_async(lsp.DefinitionParams(doc(path), lsp.Position(line, character)))
+    assert [where(location) for location in found or []] == expected
+
+
+async def test_outgoing_calls_lead_from_python_into_the_kernels(client: LanguageClient):
+    (forward,) = await client.text_document_prepare_call_hierarchy_async(
+        lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(242, 9)))
+    assert (forward.name, forward.detail, forward.range.start.line, forward.selection_range.start.line) == (
+        "torch.nn.modules.conv.Conv2d.forward", "python", 242, 242)
+    steps = []
+    item = forward
+    # conv.py:244 self._conv_forward, conv.py:230 F.conv2d, functional.py:37 the alias of torch.conv2d,
+    # the binding's YAML operator, its CompositeImplicitAutograd kernel (Convolution.cpp:173)
+    for wanted in ("torch.nn.modules.conv.Conv2d._conv_forward", "torch.nn.functional.conv2d",
+                   "torch._C._VariableFunctions.conv2d", "aten::conv2d", "at::native::conv2d_symint"):
+        calls = await client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(item))
+        (call,) = [c for c in calls if c.to.name == wanted]
+        steps.append((call.to.name, call.to.detail, [r.start.line for r in call.from_ranges]))
+        item = call.to
+    assert steps == [
+        ("torch.nn.modules.conv.Conv2d._conv_forward", "python · method", [243]),
+        ("torch.nn.functional.conv2d", "python · call", [229]),
+        ("torch._C._VariableFunctions.conv2d", "binding · alias", [36]),
+        ("aten::conv2d", "yaml · binding · ambiguous (2 candidates)", [13]),
+        ("at::native::conv2d_symint", "cpp · dispatch:CompositeImplicitAutograd", [75]),
+    ]
+
+
+async def test_incoming_calls_lead_from_a_kernel_back_up(client: LanguageClient):
+    (kernel,) = await client.text_document_prepare_call_hierarchy_async(
+        lsp.CallHierarchyPrepareParams(doc("mini_ops/csrc/kernels.cu"), lsp.Position(21, 20)))
+    assert (kernel.name, kernel.detail) == ("mini_ops::clamp_add_kernel", "cuda")
+    calls = await client.call_hierarchy_incoming_calls_async(lsp.CallHierarchyIncomingCallsParams(kernel))
+    # kernels.cu:65 `clamp_add_kernel<<<blocks, threads>>>(...)` in clamp_add_cuda (kernels.cu:54)
+    assert [(c.from_.name, c.from_.detail, c.from_.selection_range.start.line, [r.start.line for r in c.from_ranges]) for c in calls] == [
+        ("mini_ops::clamp_add_cuda", "cuda · launch", 53, [64]),
+    ]
+    (upward,) = await client.call_hierarchy_incoming_calls_async(lsp.CallHierarchyIncomingCallsParams(calls[0].from_))
+    # kernels.cu:86 `m.impl("clamp_add", &clamp_add_cuda)` under TORCH_LIBRARY_IMPL(mini_ops, CUDA, m)
+    assert (upward.from_.name, upward.from_.detail, [r.start.line for r in upward.from_ranges]) == (
+        "mini_ops::clamp_add", "yaml · dispatch:CUDA", [85])
+
+
+async def test_references_are_the_call_sites_across_languages(client: LanguageClient):
+    found = await client.text_document_references_async(lsp.ReferenceParams(
+        text_document=doc("mini_ops/csrc/kernels.cu"), position=lsp.Position(53, 15),
+        context=lsp.ReferenceContext(include_declaration=True)))
+    # its definition (kernels.cu:54) and its registration for CUDA (kernels.cu:86)
+    assert [where(location)[:2] for location in found] == [("mini_ops/csrc/kernels.cu", 53), ("mini_ops/csrc/kernels.cu", 85)]
+
+
+async def test_hover_shows_the_dispatch_table_and_the_next_hop(client: LanguageClient):
+    shown = await client.text_document_hover_async(lsp.HoverParams(doc("aten/src/ATen/native/native_functions.yaml"), lsp.Position(87, 10)))
+    assert shown is not None
+    text = shown.contents.value
+    assert text.splitlines()[0] == "**aten::cudnn_convolution** · operator · yaml · `aten/src/ATen/native/native_functions.yaml:88`"
+    assert ("- `CUDA`: at::native::cudnn_convolution (aten/src/ATen/native/cudnn/ConvPlaceholders.cpp:13, "
+            "aten/src/ATen/native/cudnn/ConvShared.cpp:65)") in text.splitlines()
+
+
+async def test_document_symbols_outline_a_file(client: LanguageClient):
+    found = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(doc("mini_ops/ops.py")))
+    assert [(s.name, s.kind, s.location.range.start.line) for s in found] == [
+        ("mini_ops.ops.scale", lsp.SymbolKind.Function, 11), ("mini_ops.ops.clamp_add", lsp.SymbolKind.Function, 16),
+        ("mini_ops.ops.soft_square", lsp.SymbolKind.Function, 21), ("mini_ops.ops.ScaleFn", lsp.SymbolKind.Class, 26),
+        ("mini_ops.ops.ScaleFn.forward", lsp.SymbolKind.Method, 30), ("mini_ops.ops.ScaleFn.backward", lsp.SymbolKind.Method, 35),
+    ]
+
+
+async def test_a_file_outside_the_tree_or_unknown_gets_empty_answers(client: LanguageClient):
+    outside = lsp.TextDocumentIdentifier("file:///nowhere/at/all.py")
+    assert await client.text_document_definition_async(lsp.DefinitionParams(outside, lsp.Position(0, 0))) == []
+    assert await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(outside)) == []
+    assert await client.text_document_hover_async(lsp.HoverParams(outside, lsp.Position(3, 1))) is None
+    remote = lsp.TextDocumentIdentifier("untitled:Untitled-1")
+    assert not await client.text_document_prepare_call_hierarchy_async(lsp.CallHierarchyPrepareParams(remote, lsp.Position(0, 0)))
