@@ -3,6 +3,7 @@ Every expected location was read off sample_repo (LSP lines are 0-based: file li
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import sys
@@ -27,9 +28,21 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 @pytest_lsp.fixture(config=SERVER, scope="module", loop_scope="module")
 async def client(lsp_client: LanguageClient):
     await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=SAMPLE_ROOT.as_uri()))
+    await until_found(lsp_client, "conv2d")  # the index is built in the background
     yield
     await lsp_client.shutdown_session()
     shutil.rmtree(CACHE, ignore_errors=True)
+
+
+async def until_found(client: LanguageClient, query: str, seconds: float = 120) -> list[lsp.SymbolInformation]:
+    """Ask for `query` until the server's background refresh has indexed it."""
+    waited = 0.0
+    while True:
+        found = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query=query))
+        if found or waited >= seconds:
+            return list(found or [])
+        await asyncio.sleep(0.2)
+        waited += 0.2
 
 
 def doc(path: str) -> lsp.TextDocumentIdentifier:
@@ -142,3 +155,38 @@ async def test_a_file_outside_the_tree_or_unknown_gets_empty_answers(client: Lan
     assert await client.text_document_hover_async(lsp.HoverParams(outside, lsp.Position(3, 1))) is None
     remote = lsp.TextDocumentIdentifier("untitled:Untitled-1")
     assert not await client.text_document_prepare_call_hierarchy_async(lsp.CallHierarchyPrepareParams(remote, lsp.Position(0, 0)))
+
+
+TINY = "def first():\n    return 1\n"
+
+
+@pytest.fixture(scope="module")
+def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("tiny")
+    (root / "app.py").write_text(TINY)
+    return root
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module", loop_scope="module")
+async def tiny_client(lsp_client: LanguageClient, tiny_root: Path):
+    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=tiny_root.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_a_saved_file_is_indexed_again_in_the_background(tiny_client: LanguageClient, tiny_root: Path):
+    # no index yet: empty answers, and the client is told once why
+    early = await tiny_client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="first"))
+    if not early:
+        assert [m.message for m in tiny_client.messages] == [
+            f"explorer is indexing {tiny_root}; answers come when it is done (project: no index yet)",
+        ]
+    assert [s.name for s in await until_found(tiny_client, "first")] == ["app.first"]
+    (tiny_root / "app.py").write_text(TINY + "\n\ndef second():\n    return first()\n")
+    tiny_client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier((tiny_root / "app.py").as_uri())))
+    assert [(s.name, s.location.range.start.line) for s in await until_found(tiny_client, "second")] == [("app.second", 4)]
+    # app.py:6 `return first()`: the new call is a reference of first
+    references = await tiny_client.text_document_references_async(lsp.ReferenceParams(
+        text_document=lsp.TextDocumentIdentifier((tiny_root / "app.py").as_uri()), position=lsp.Position(0, 5),
+        context=lsp.ReferenceContext(include_declaration=False)))
+    assert [(r.uri.rsplit("/", 1)[1], r.range.start.line) for r in references] == [("app.py", 5)]

@@ -10,6 +10,10 @@ saved; a request is answered from the index as it was last refreshed.
 from __future__ import annotations
 
 import os
+import sqlite3
+import subprocess
+import sys
+import threading
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,9 +22,10 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from explorer import __version__
-from explorer.index.build import refresh
 from explorer.index.files import WalkOptions
+from explorer.errors import ExplorerError
 from explorer.index.reader import IndexReader
+from explorer.index.store import IndexStore
 from explorer.lsp.positions import column_of, line_range, path_of, span_range, uri_of
 from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind, Tree
 from explorer.query.at_position import symbols_at, word_at
@@ -60,33 +65,93 @@ class Session:
     closing: ExitStack
 
 
+class IndexNotReady(Exception):
+    """A tree's index is missing or out of date and is being built in the background."""
+
+
 class ExplorerServer(LanguageServer):
+    """Requests are answered from the indexes as a background refresh last left them: the
+    refresh runs in a thread of its own (on start, after a save, when watched files change),
+    and the next request after it finishes reopens them. SQLite's write-ahead log gives each
+    reader a consistent snapshot while the refresh writes; a rebuilt index replaces the old
+    file only when complete (index/build.py)."""
+
     def __init__(self) -> None:
         super().__init__("explorer", __version__)
         self.session: Session | None = None
-        self.stale = False
         self.options: dict = {}  # the client's initializationOptions
+        self.problem: str | None = None  # why the last refresh failed, if it did
+        self._refreshed = threading.Event()  # a refresh finished since the session was opened
+        self._lock = threading.Lock()
+        self._refreshing = False
+        self._again = False  # a change came in while refreshing: refresh once more
+        self._said_waiting = False
 
-    def current(self) -> Session:
-        """The session, opened (and its indexes refreshed) on first use and after a save."""
-        if self.session is not None and not self.stale:
+    def tree_request(self) -> TreeRequest:
+        root = self.workspace.root_path or os.getcwd()
+        return TreeRequest(root, None, tuple(self.options.get("trees", ())), self.options.get("pythonEnv"))
+
+    def start_refresh(self) -> None:
+        with self._lock:
+            if self._refreshing:
+                self._again = True
+                return
+            self._refreshing = True
+        threading.Thread(target=self._refresh_all, name="explorer-refresh", daemon=True).start()
+
+    def _refresh_all(self) -> None:
+        """Run `explorer index` over every tree in a process of its own (its parser workers
+        must not be forked from this server's threads), as often as changes came in."""
+        while True:
+            request = self.tree_request()
+            command = [sys.executable, "-m", "explorer", "index", "--root", request.root or os.getcwd()]
+            command += [argument for tree in request.trees for argument in ("--tree", tree)]
+            command += ["--python-env", request.python] if request.python else []
+            try:
+                done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                      text=True, check=False)
+                said = done.stderr.strip().splitlines()
+                self.problem = (said[-1] if said else f"explorer index exited with {done.returncode}") if done.returncode else None
+            except OSError as error:
+                self.problem = f"cannot run explorer index: {error}"
+            self._refreshed.set()
+            with self._lock:
+                if not self._again:
+                    self._refreshing = False
+                    return
+                self._again = False
+
+    def current(self) -> Session | None:
+        """The indexes as the last refresh left them; None while none can be read yet."""
+        if self.session is not None and not self._refreshed.is_set():
             return self.session
+        self._refreshed.clear()
+        closing = ExitStack()
+        try:
+            opened = closing.enter_context(open_workspace(self.tree_request(), _only_if_ready))
+        except (IndexNotReady, ExplorerError, OSError, sqlite3.Error) as error:
+            closing.close()
+            if self.session is None:
+                self._say_waiting(str(error))
+            return self.session  # the previous one, if any, until the refresh is done
         if self.session is not None:
             self.session.closing.close()
-            self.session = None
-        root = self.workspace.root_path or os.getcwd()
-        options = self.options
-        request = TreeRequest(root, None, tuple(options.get("trees", ())), options.get("pythonEnv"))
-        closing = ExitStack()
-        opened = closing.enter_context(open_workspace(request, _refresh_quietly))
         self.session = Session(opened.root, opened.reader, opened.trees, CallGraph(opened.reader, opened.root, "all"),
                                SourceLines(opened.root), closing)
-        self.stale = False
         return self.session
 
+    def _say_waiting(self, why: str) -> None:
+        if not self._said_waiting:
+            self._said_waiting = True
+            message = self.problem or f"explorer is indexing {self.tree_request().root}; answers come when it is done ({why})"
+            self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Info, message))
 
-def _refresh_quietly(tree: Tree, index_path: Path, options: WalkOptions | None, leave_out: frozenset[str]) -> None:
-    refresh(tree.root, index_path, options=options, leave_out=leave_out)
+
+def _only_if_ready(tree: Tree, index_path: Path, options: WalkOptions | None, leave_out: frozenset[str]) -> None:
+    """Opening for a request: nothing is refreshed; an index that cannot serve is not used."""
+    reason = IndexStore.unusable_reason(index_path, tree.root)
+    if reason is not None or options is not None:  # options: an installed tree whose stamp changed
+        raise IndexNotReady(f"{tree.name}: {reason or 'installed again'}")
 
 
 server = ExplorerServer()
@@ -97,14 +162,26 @@ def initialize(ls: ExplorerServer, params: lsp.InitializeParams) -> None:
     ls.options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
 
 
+@server.feature(lsp.INITIALIZED)
+def initialized(ls: ExplorerServer, params: lsp.InitializedParams) -> None:
+    ls.start_refresh()
+
+
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: ExplorerServer, params: lsp.DidSaveTextDocumentParams) -> None:
-    ls.stale = True
+    ls.start_refresh()
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: ExplorerServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+    ls.start_refresh()
 
 
 @server.feature(lsp.WORKSPACE_SYMBOL)
 def workspace_symbol(ls: ExplorerServer, params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:
     session = ls.current()
+    if session is None:
+        return []
     if not params.query.strip():
         return []
     hits = search(session.reader, params.query, _SEARCH_LIMIT)
@@ -114,6 +191,8 @@ def workspace_symbol(ls: ExplorerServer, params: lsp.WorkspaceSymbolParams) -> l
 @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 def document_symbol(ls: ExplorerServer, params: lsp.DocumentSymbolParams) -> list[lsp.SymbolInformation]:
     session = ls.current()
+    if session is None:
+        return []
     path = path_of(params.text_document.uri, session.root)
     if path is None:
         return []
@@ -124,6 +203,8 @@ def document_symbol(ls: ExplorerServer, params: lsp.DocumentSymbolParams) -> lis
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
 def definition(ls: ExplorerServer, params: lsp.DefinitionParams) -> list[lsp.Location]:
     session = ls.current()
+    if session is None:
+        return []
     return [location for symbol in _at(session, params.text_document.uri, params.position)
             if (location := _location(session, symbol)) is not None]
 
@@ -131,6 +212,8 @@ def definition(ls: ExplorerServer, params: lsp.DefinitionParams) -> list[lsp.Loc
 @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
 def references(ls: ExplorerServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
     session = ls.current()
+    if session is None:
+        return []
     found: dict[tuple[str, int], lsp.Location] = {}
     for symbol in _at(session, params.text_document.uri, params.position):
         if params.context.include_declaration and (own := _location(session, symbol)) is not None:
@@ -145,6 +228,8 @@ def references(ls: ExplorerServer, params: lsp.ReferenceParams) -> list[lsp.Loca
 @server.feature(lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
 def prepare_call_hierarchy(ls: ExplorerServer, params: lsp.CallHierarchyPrepareParams) -> list[lsp.CallHierarchyItem]:
     session = ls.current()
+    if session is None:
+        return []
     return [_item(session, symbol, None, None) for symbol in _at(session, params.text_document.uri, params.position)]
 
 
@@ -161,6 +246,8 @@ def incoming_calls(ls: ExplorerServer, params: lsp.CallHierarchyIncomingCallsPar
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)
 def hover(ls: ExplorerServer, params: lsp.HoverParams) -> lsp.Hover | None:
     session = ls.current()
+    if session is None:
+        return None
     symbols = _at(session, params.text_document.uri, params.position)
     if not symbols:
         return None
@@ -254,11 +341,11 @@ def _symbol_of(session: Session, item: lsp.CallHierarchyItem) -> Symbol | None:
     return candidates[0] if candidates else None
 
 
-def _steps(session: Session, item: lsp.CallHierarchyItem, incoming: bool) -> list[tuple[lsp.CallHierarchyItem, list[lsp.Range]]]:
+def _steps(session: Session | None, item: lsp.CallHierarchyItem, incoming: bool) -> list[tuple[lsp.CallHierarchyItem, list[lsp.Range]]]:
     """One step of the call hierarchy from `item`: what it calls, or what calls it, each with
     the lines of the calls (in the caller's file, as LSP has it both ways)."""
-    symbol = _symbol_of(session, item)
-    if symbol is None:
+    symbol = _symbol_of(session, item) if session is not None else None
+    if session is None or symbol is None:
         return []
     if incoming:
         steps = [(caller.symbol, edge) for caller, edge in callers_of(session.graph, CallNode(symbol, layer_of(symbol)))]
