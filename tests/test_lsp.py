@@ -83,6 +83,22 @@ async def test_definition_follows_calls_across_languages(client: LanguageClient,
     assert [where(location) for location in found or []] == expected
 
 
+@pytest.mark.parametrize(("path", "line", "character", "expected"), [
+    # conv.py:230 F.conv2d: both overloads' kernels, conv2d_symint (Convolution.cpp:173) and
+    # conv2d_padding_symint (Convolution.cpp:188), through the binding and native_functions.yaml
+    ("torch/nn/modules/conv.py", 229, 22, [("aten/src/ATen/native/Convolution.cpp", 172), ("aten/src/ATen/native/Convolution.cpp", 187)]),
+    # ops.py:14 _C.scale: the function the pybind11 binding names (scale.cpp:24)
+    ("mini_ops/ops.py", 13, 16, [("mini_ops/csrc/scale.cpp", 23)]),
+    # ops.py:19 torch.ops.mini_ops.clamp_add: the kernel of each key, CUDA (kernels.cu:54) and CPU (ops.cpp:12)
+    ("mini_ops/ops.py", 18, 30, [("mini_ops/csrc/kernels.cu", 53), ("mini_ops/csrc/ops.cpp", 11)]),
+    # native_functions.yaml:74 `- func: conv2d(...)`: its CompositeImplicitAutograd kernel
+    ("aten/src/ATen/native/native_functions.yaml", 73, 10, [("aten/src/ATen/native/Convolution.cpp", 172)]),
+])
+async def test_implementation_crosses_into_the_cpp_that_implements_a_name(client: LanguageClient, path, line, character, expected):
+    found = await client.text_document_implementation_async(lsp.ImplementationParams(doc(path), lsp.Position(line, character)))
+    assert [where(location)[:2] for location in found or []] == expected
+
+
 async def test_outgoing_calls_lead_from_python_into_the_kernels(client: LanguageClient):
     (forward,) = await client.text_document_prepare_call_hierarchy_async(
         lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(242, 9)))

@@ -28,7 +28,7 @@ from explorer.index.reader import IndexReader
 from explorer.index.store import IndexStore
 from explorer.lsp.positions import column_of, line_range, path_of, span_range, uri_of
 from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind, Tree
-from explorer.query.at_position import symbols_at, word_at
+from explorer.query.at_position import implementations, symbols_at, word_at
 from explorer.query.details import describe
 from explorer.query.graph import CallGraph
 from explorer.query.neighbours import callers_of
@@ -202,11 +202,22 @@ def document_symbol(ls: ExplorerServer, params: lsp.DocumentSymbolParams) -> lis
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
 def definition(ls: ExplorerServer, params: lsp.DefinitionParams) -> list[lsp.Location]:
+    return _definitions(ls.current(), params.text_document.uri, params.position)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DECLARATION)
+def declaration(ls: ExplorerServer, params: lsp.DeclarationParams) -> list[lsp.Location]:
+    """A definition is where explorer knows a name from (a C++ declaration in a header is not indexed)."""
+    return _definitions(ls.current(), params.text_document.uri, params.position)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_IMPLEMENTATION)
+def implementation(ls: ExplorerServer, params: lsp.ImplementationParams) -> list[lsp.Location]:
     session = ls.current()
     if session is None:
         return []
-    return [location for symbol in _at(session, params.text_document.uri, params.position)
-            if (location := _location(session, symbol)) is not None]
+    found = implementations(session.graph, _at(session, params.text_document.uri, params.position))
+    return [location for symbol in found if (location := _location(session, symbol)) is not None]
 
 
 @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
@@ -263,6 +274,12 @@ def _at(session: Session, uri: str, position: lsp.Position) -> list[Symbol]:
         return []
     text = session.sources.line(path, position.line + 1)
     return symbols_at(session.graph, session.reader, path, position.line + 1, text, column_of(text, position.character))
+
+
+def _definitions(session: Session | None, uri: str, position: lsp.Position) -> list[lsp.Location]:
+    if session is None:
+        return []
+    return [location for symbol in _at(session, uri, position) if (location := _location(session, symbol)) is not None]
 
 
 def _location(session: Session, symbol: Symbol) -> lsp.Location | None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from explorer.errors import ExplorerError
 from explorer.index.reader import IndexReader
-from explorer.model import CallEdge, Symbol, SymbolKind
+from explorer.model import CallEdge, Layer, Symbol, SymbolKind
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import named_exactly, resolve
 
@@ -94,3 +94,32 @@ def _unique(symbols) -> list[Symbol]:
     for symbol in symbols:
         seen.setdefault((symbol.qname, symbol.path, symbol.line), symbol)
     return list(seen.values())
+
+
+# Edges that cross from a name to what implements it rather than call something else.
+_TOWARD_IMPLEMENTATION = frozenset({"alias", "binding", "pybind", "op-registration", "method-table", "structured", "stub", "autograd"})
+_IMPLEMENTATION_STEPS = 8
+
+
+def implementations(graph: CallGraph, symbols: list[Symbol]) -> list[Symbol]:
+    """The C++/CUDA definitions that implement `symbols`, across the language boundary: a
+    Python binding to its operator's kernels, an operator to its kernels (every dispatch key),
+    a dispatch stub to its registered kernels, a pybind11 or registered name to its function.
+    A C++ definition implements itself."""
+    found: list[Symbol] = []
+    frontier = [graph.node(s) for s in symbols]
+    seen: set[tuple] = set()
+    for _ in range(_IMPLEMENTATION_STEPS):
+        following = []
+        for node in frontier:
+            if node.layer in (Layer.CPP, Layer.CUDA) and node.symbol.kind is not SymbolKind.DISPATCH_STUB:
+                found.append(node.symbol)
+                continue
+            for edge in graph.edges(node):
+                if (edge.kind in _TOWARD_IMPLEMENTATION or edge.kind.startswith("dispatch:")) and edge.target.key not in seen:
+                    seen.add(edge.target.key)
+                    following.append(edge.target)
+        frontier = following
+        if not frontier:
+            break
+    return _unique(s for s in found if s.path is not None)
