@@ -1,0 +1,132 @@
+"""Latency of `explorer lsp`'s requests on a real PyTorch tree, beside GNU global and cscope
+answering the questions they can, in the same run.
+
+    python benchmarks/lsp_bench.py --root /path/to/pytorch [--repeat 7]
+
+The server is started on the tree with a warm index (built first, not counted) and driven
+over stdio as an editor drives it; each figure is the median round trip of --repeat requests
+after one warm-up. global (`global -d NAME`, `global -r NAME`) and cscope (`cscope -d -L1 NAME`,
+`-L0`, `-L3 NAME`) run as processes on databases built first in a copy-free temporary folder
+(`GTAGSROOT`/`GTAGSDBPATH`, `cscope -b -q -R`), skipped where they are not installed.
+They answer by name only; explorer's definition and callers follow the call graph. This
+script asserts nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsprotocol import types as lsp
+from pygls.lsp.client import LanguageClient
+
+from common import arguments
+
+_NAME = "raw_cudnn_convolution_forward_out_32bit"
+
+
+async def _round_trips(repeat: int, ask) -> tuple[float, float, object]:
+    """The first round trip (nothing of it cached in the server) and the median of the next."""
+    started = time.perf_counter()
+    answer = await ask()
+    first = time.perf_counter() - started
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        answer = await ask()
+        samples.append(time.perf_counter() - started)
+    return first * 1000, statistics.median(samples) * 1000, answer
+
+
+async def _lsp_figures(root: Path, repeat: int, env: dict[str, str]) -> list[tuple[str, float, float, int]]:
+    client = LanguageClient("explorer-bench", "1")
+    await client.start_io(sys.executable, "-m", "explorer", "lsp", env=env)
+    await client.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=root.as_uri()))
+    client.initialized(lsp.InitializedParams())
+    while not await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="conv2d")):
+        await asyncio.sleep(0.2)
+
+    def doc(path: str) -> lsp.TextDocumentIdentifier:
+        return lsp.TextDocumentIdentifier((root / path).as_uri())
+
+    conv, yaml, v7 = "torch/nn/modules/conv.py", "aten/src/ATen/native/native_functions.yaml", "aten/src/ATen/native/cudnn/Conv_v7.cpp"
+    forward = lsp.CallHierarchyPrepareParams(doc(conv), lsp.Position(456, 9))
+    kernel = lsp.CallHierarchyPrepareParams(doc(v7), lsp.Position(696, 10))
+    (forward_item,) = await client.text_document_prepare_call_hierarchy_async(forward)
+    (kernel_item,) = await client.text_document_prepare_call_hierarchy_async(kernel)
+    asks = [
+        ("workspace/symbol conv2d", lambda: client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="conv2d"))),
+        (f"workspace/symbol {_NAME}", lambda: client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query=_NAME))),
+        ("definition (conv.py:451 F.conv2d)", lambda: client.text_document_definition_async(lsp.DefinitionParams(doc(conv), lsp.Position(450, 22)))),
+        ("implementation (conv.py:451 F.conv2d)", lambda: client.text_document_implementation_async(lsp.ImplementationParams(doc(conv), lsp.Position(450, 22)))),
+        ("hover (aten::conv2d)", lambda: client.text_document_hover_async(lsp.HoverParams(doc(yaml), lsp.Position(1706, 10)))),
+        ("references (Conv_v7.cpp:697)", lambda: client.text_document_references_async(lsp.ReferenceParams(
+            text_document=doc(v7), position=lsp.Position(696, 10), context=lsp.ReferenceContext(include_declaration=False)))),
+        ("callHierarchy/outgoingCalls (Conv2d.forward)", lambda: client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(forward_item))),
+        ("callHierarchy/incomingCalls (Conv_v7.cpp:697)", lambda: client.call_hierarchy_incoming_calls_async(lsp.CallHierarchyIncomingCallsParams(kernel_item))),
+        ("documentSymbol (conv.py)", lambda: client.text_document_document_symbol_async(lsp.DocumentSymbolParams(doc(conv)))),
+    ]
+    figures = []
+    for name, ask in asks:
+        first, milliseconds, answer = await _round_trips(repeat, ask)
+        figures.append((name, first, milliseconds, len(answer) if isinstance(answer, (list, tuple)) else int(answer is not None)))
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return figures
+
+
+def _process_ms(command: list[str], repeat: int, env: dict[str, str], cwd: str) -> tuple[float, int]:
+    samples, lines = [], 0
+    for _ in range(repeat + 1):
+        started = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd, check=False)
+        samples.append(time.perf_counter() - started)
+        lines = len(done.stdout.splitlines())
+    return statistics.median(samples[1:]) * 1000, lines
+
+
+def main() -> None:
+    args = arguments(__doc__, repeat=7)
+    root = Path(args.root)
+    with tempfile.TemporaryDirectory(prefix="explorer-lsp-bench-") as work:
+        env = {**os.environ, "EXPLORER_CACHE_DIR": os.environ.get("EXPLORER_CACHE_DIR", str(Path(work) / "cache")),
+               "EXPLORER_PYTHON_ENV": "none"}
+        print(f"indexing {root} ...", flush=True)
+        subprocess.run([sys.executable, "-m", "explorer", "index", "--root", str(root)], check=True, stdout=subprocess.DEVNULL, env=env)
+        figures = asyncio.run(_lsp_figures(root, args.repeat, env))
+        peers: list[tuple[str, float, int]] = []
+        if shutil.which("global") and shutil.which("gtags"):
+            tags = Path(work) / "gtags"
+            tags.mkdir()
+            print("gtags ...", flush=True)
+            subprocess.run(["gtags", "-q", str(tags)], cwd=root, check=True)
+            genv = {**env, "GTAGSROOT": str(root), "GTAGSDBPATH": str(tags)}
+            for flag, what in (("-d", "definition"), ("-r", "references")):
+                peers.append((f"global {flag} {_NAME} ({what}, by name)", *_process_ms(["global", flag, _NAME], args.repeat, genv, str(root))))
+        if shutil.which("cscope"):
+            print("cscope -b -q ...", flush=True)
+            database, names = Path(work) / "cscope.out", Path(work) / "cscope.files"
+            suffixes = (".c", ".cc", ".cpp", ".h", ".hpp", ".cu", ".cuh")  # cscope reads only .c/.h/.l/.y by itself
+            names.write_text("".join(f"{p}\n" for p in sorted(map(str, root.rglob("*"))) if p.endswith(suffixes) and " " not in p))
+            subprocess.run(["cscope", "-b", "-q", "-k", "-i", str(names), "-f", str(database)], cwd=root, check=True)
+            for flag, what in (("-L0", "symbol"), ("-L1", "definition"), ("-L3", "callers")):
+                peers.append((f"cscope -d {flag} {_NAME} ({what}, by name)",
+                              *_process_ms(["cscope", "-d", "-f", str(database), flag, _NAME], args.repeat, env, str(root))))
+    width = max(len(row[0]) for row in [*figures, *peers])
+    print(f"\nfirst round trip, then the median of {args.repeat} more; cores: {os.cpu_count()}\n")
+    for name, first, milliseconds, count in figures:
+        print(f"explorer lsp  {name:<{width}}  {first:7.1f} ms, then {milliseconds:6.1f} ms  ({count} results)")
+    for name, milliseconds, count in peers:
+        print(f"              {name:<{width}}  {milliseconds:7.1f} ms (a process)  ({count} lines)")
+
+
+if __name__ == "__main__":
+    main()
