@@ -206,3 +206,55 @@ async def test_a_saved_file_is_indexed_again_in_the_background(tiny_client: Lang
         text_document=lsp.TextDocumentIdentifier((tiny_root / "app.py").as_uri()), position=lsp.Position(0, 5),
         context=lsp.ReferenceContext(include_declaration=False)))
     assert [(r.uri.rsplit("/", 1)[1], r.range.start.line) for r in references] == [("app.py", 5)]
+
+
+async def test_code_lenses_offer_the_trace_and_the_diagram(client: LanguageClient):
+    lenses = await client.text_document_code_lens_async(lsp.CodeLensParams(doc("mini_ops/ops.py")))
+    # ops.py: scale (12), clamp_add (17), soft_square (22), ScaleFn.forward (31), ScaleFn.backward (36)
+    assert [(lens.range.start.line, lens.command.title, list(lens.command.arguments)) for lens in lenses][:4] == [
+        (11, "trace to vendor call", ["mini_ops.ops.scale"]), (11, "diagram", ["mini_ops.ops.scale"]),
+        (16, "trace to vendor call", ["mini_ops.ops.clamp_add"]), (16, "diagram", ["mini_ops.ops.clamp_add"]),
+    ]
+    assert len(lenses) == 10
+
+
+async def test_trace_to_vendor_call_returns_the_chain_as_locations(client: LanguageClient):
+    found = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="explorer.traceToVendor", arguments=["torch.nn.functional.conv2d"]))
+    chain = [(location["uri"].rsplit("sample_repo/", 1)[1], location["range"]["start"]["line"]) for location in found]
+    # the best-ranked path to any vendor call: functional.py:37 the alias, the binding
+    # (_VariableFunctions.pyi:14), aten::conv2d.padding (yaml:78), conv2d_padding_symint
+    # (Convolution.cpp:188), which pads (constant_pad_nd, PadNd.cpp:11) into a new tensor
+    # (empty.memory_format's CUDA kernel), down to the CUDA runtime's cudaFree at EmptyTensor.cpp:27
+    assert chain[:4] == [("torch/nn/functional.py", 36), ("torch/_C/_VariableFunctions.pyi", 13),
+                         ("aten/src/ATen/native/native_functions.yaml", 77), ("aten/src/ATen/native/Convolution.cpp", 187)]
+    assert chain[-1] == ("aten/src/ATen/cuda/EmptyTensor.cpp", 26)
+    assert len(chain) == 10
+
+
+@pytest.fixture(scope="module")
+def project_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("workspace") / "project"
+    shutil.copytree(SAMPLE_ROOT / "mini_app", root / "mini_app")
+    return root
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module", loop_scope="module")
+async def two_folders(lsp_client: LanguageClient, project_root: Path):
+    folders = [lsp.WorkspaceFolder(project_root.as_uri(), "project"), lsp.WorkspaceFolder(SAMPLE_ROOT.as_uri(), "sample_repo")]
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=lsp.ClientCapabilities(), root_uri=project_root.as_uri(), workspace_folders=folders))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_a_multi_root_workspace_is_the_project_and_its_joined_trees(two_folders: LanguageClient, project_root: Path):
+    found = await until_found(two_folders, "clamp_add_cuda")
+    # the second folder is a tree joined to the first: kernels.cu:54 in sample_repo
+    assert [(s.name, s.location.uri, s.location.range.start.line) for s in found[:1]] == [
+        ("mini_ops::clamp_add_cuda", (SAMPLE_ROOT / "mini_ops/csrc/kernels.cu").as_uri(), 53),
+    ]
+    # model.py:22 `mini_ops.soft_square(x)` in the project goes to the joined tree's ops.py:22
+    model = lsp.TextDocumentIdentifier((project_root / "mini_app/model.py").as_uri())
+    definition = await two_folders.text_document_definition_async(lsp.DefinitionParams(model, lsp.Position(21, 22)))
+    assert [(d.uri, d.range.start.line) for d in definition] == [((SAMPLE_ROOT / "mini_ops/ops.py").as_uri(), 21)]

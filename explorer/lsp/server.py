@@ -10,6 +10,7 @@ saved; a request is answered from the index as it was last refreshed.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -20,8 +21,11 @@ from pathlib import Path
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 
 from explorer import __version__
+from explorer.diagram.build import trace_diagram
+from explorer.diagram.fold import shape
 from explorer.index.files import WalkOptions
 from explorer.errors import ExplorerError
 from explorer.index.reader import IndexReader
@@ -34,6 +38,10 @@ from explorer.query.graph import CallGraph
 from explorer.query.neighbours import callers_of
 from explorer.query.nodes import layer_of
 from explorer.query.search import search
+from explorer.query.trace import trace_symbol
+from explorer.render.diagram import render_diagram
+from explorer.render.links import LinkTemplate
+from explorer.workspace import default_index_path
 from explorer.query.sources import SourceLines
 from explorer.trees import TreeRequest, open_workspace
 
@@ -50,6 +58,10 @@ _KINDS = {
     SymbolKind.OPERATOR: lsp.SymbolKind.Operator, SymbolKind.EXTERNAL: lsp.SymbolKind.Function,
 }
 _SEARCH_LIMIT = 100
+TRACE_COMMAND = "explorer.traceToVendor"
+DIAGRAM_COMMAND = "explorer.openDiagram"
+_TRACEABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.KERNEL, SymbolKind.STRUCTURED_KERNEL, SymbolKind.OPERATOR})
+DEFAULT_MAX_NODES = 60  # as the CLI's diagrams
 _HOVER_HOPS = 8
 
 
@@ -88,8 +100,12 @@ class ExplorerServer(LanguageServer):
         self._said_waiting = False
 
     def tree_request(self) -> TreeRequest:
-        root = self.workspace.root_path or os.getcwd()
-        return TreeRequest(root, None, tuple(self.options.get("trees", ())), self.options.get("pythonEnv"))
+        """The workspace as trees: its root (else its first folder) is the project; its other
+        folders and initializationOptions' `trees` join it, as --tree does."""
+        folders = [path for uri in self.workspace.folders if (path := to_fs_path(uri)) is not None]
+        root = self.workspace.root_path or (folders[0] if folders else os.getcwd())
+        others = [folder for folder in folders if os.path.abspath(folder) != os.path.abspath(root)]
+        return TreeRequest(root, None, (*others, *self.options.get("trees", ())), self.options.get("pythonEnv"))
 
     def start_refresh(self) -> None:
         with self._lock:
@@ -175,6 +191,62 @@ def did_save(ls: ExplorerServer, params: lsp.DidSaveTextDocumentParams) -> None:
 @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched_files(ls: ExplorerServer, params: lsp.DidChangeWatchedFilesParams) -> None:
     ls.start_refresh()
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+def did_change_workspace_folders(ls: ExplorerServer, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
+    ls.start_refresh()  # the folders are trees: the next request after it reopens them all
+
+
+@server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)
+def code_lens(ls: ExplorerServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+    """On each function, method, kernel and operator: trace it to a vendor call, or draw it."""
+    session = ls.current()
+    path = path_of(params.text_document.uri, session.root) if session is not None else None
+    if session is None or path is None:
+        return []
+    lenses = []
+    for symbol in session.reader.symbols_in_file(path):
+        if symbol.kind in _TRACEABLE:
+            place = _name_range(session, symbol)
+            lenses.append(lsp.CodeLens(place, lsp.Command(title="trace to vendor call", command=TRACE_COMMAND, arguments=[symbol.qname])))
+            lenses.append(lsp.CodeLens(place, lsp.Command(title="diagram", command=DIAGRAM_COMMAND, arguments=[symbol.qname])))
+    return lenses
+
+
+@server.command(TRACE_COMMAND)
+def trace_to_vendor(ls: ExplorerServer, qname: str) -> list[lsp.Location]:
+    """The best chain from a definition to a vendor API call (as `trace --to` ranks paths), as
+    locations: each hop's definition; the vendor API, which has no source, at its call."""
+    session = ls.current()
+    if session is None:
+        return []
+    report = trace_symbol(session.reader, session.root, qname, backend="cuda", to_vendor=True, paths=1)
+    locations = []
+    for hop in (report.trace.paths or [[]])[0]:
+        found = _location(session, hop.node.symbol)
+        if found is None and hop.edge is not None and hop.edge.site is not None:
+            found = _site_location(session, hop.edge.site)
+        if found is not None:
+            locations.append(found)
+    return locations
+
+
+@server.command(DIAGRAM_COMMAND)
+def open_diagram(ls: ExplorerServer, qname: str) -> str | None:
+    """Write the HTML diagram of a definition's trace (in explorer's cache folder) and return its
+    file URI for the client to open."""
+    session = ls.current()
+    if session is None:
+        return None
+    report = trace_symbol(session.reader, session.root, qname, backend="cuda")
+    diagram = shape(trace_diagram(report), max_nodes=DEFAULT_MAX_NODES, collapse=set(), paths_only=False)
+    content = render_diagram(diagram, "html", LinkTemplate.parse(None, session.root), session.sources)
+    folder = default_index_path(session.root).parent / "diagrams"
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', qname)[:120]}.html"
+    target.write_bytes(content)
+    return target.as_uri()
 
 
 @server.feature(lsp.WORKSPACE_SYMBOL)

@@ -20,7 +20,7 @@ import re2
 
 from explorer.errors import UsageError
 from explorer.index.reader import IndexReader
-from explorer.model import SymbolKind
+from explorer.model import Symbol, SymbolKind
 
 MAX_QUERY_LENGTH = 1000
 
@@ -42,6 +42,7 @@ class TargetKind(StrEnum):
     NAME = "name"  # the end of a qualified name, at a `.` or `::`
     PART = "part of a name"  # a name no definition has: anywhere in a qualified name
     REGEX = "regex"  # searched in the qualified name
+    VENDOR = "any vendor API"  # a call into a vendor library (cuDNN, cuBLAS, the CUDA runtime...)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,14 @@ class TargetPattern:
         if self.regex is None:
             return self.written in qname
         return self.regex.search(qname) is not None
+
+    def matches_symbol(self, symbol: Symbol) -> bool:
+        if self.kind is TargetKind.VENDOR:
+            return symbol.kind is SymbolKind.EXTERNAL
+        return self.matches(symbol.qname)
+
+
+VENDOR_TARGET = TargetPattern("any vendor API", TargetKind.VENDOR)
 
 
 def target_heading(written: str) -> str:

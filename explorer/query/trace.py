@@ -24,7 +24,7 @@ from explorer.query.bindings import is_out_overload
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import resolve
 from explorer.query.notes import UnreadableDefinition
-from explorer.query.patterns import TargetPattern, target_pattern
+from explorer.query.patterns import VENDOR_TARGET, TargetPattern, target_pattern
 
 DEFAULT_PATHS = 20  # listed with --to, best first; `--paths N` asks for more
 _PATHS_CONSIDERED = 1000  # enumerated best first, before paths that differ only in overloads fold
@@ -164,7 +164,7 @@ class _Reachable:
                         continue
                     self.depth[key] = depth
                     self.nodes[key] = edge.target
-                    if target.matches(edge.target.symbol.qname):
+                    if target.matches_symbol(edge.target.symbol):
                         self.matches.add(key)
                     else:
                         following.append(edge.target)
@@ -348,13 +348,14 @@ class TraceReport:
 
 def trace_symbol(
     store: IndexReader, root: str, query: str, *, backend: str = "cuda", max_depth: int | None = None, to: str | None = None,
-    paths: int = DEFAULT_PATHS,
+    paths: int = DEFAULT_PATHS, to_vendor: bool = False,
 ) -> TraceReport:
     """`explorer trace`: resolve the query, then trace from the definition it names (an
-    operator or a Python definition before a C++ one of the same name)."""
+    operator or a Python definition before a C++ one of the same name). `to_vendor`: the
+    paths to any vendor API call (an editor's "trace to vendor call")."""
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r}; one of: {', '.join(BACKENDS)}")
-    target = target_pattern(store, to) if to is not None else None
+    target = VENDOR_TARGET if to_vendor else target_pattern(store, to) if to is not None else None
     depth = max_depth if max_depth is not None else (DEFAULT_DEPTH_TO if target is not None else DEFAULT_DEPTH)
     if depth < 1:
         raise UsageError("--max-depth must be at least 1")
@@ -382,3 +383,4 @@ def _start_preference(symbol: Symbol) -> int:
     if symbol.kind in (SymbolKind.DISPATCH_REGISTRATION, SymbolKind.MACRO, SymbolKind.NAMESPACE):
         return 3
     return 2 if symbol.kind is not SymbolKind.EXTERNAL else 4
+
