@@ -9,6 +9,7 @@ saved; a request is answered from the index as it was last refreshed.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sqlite3
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcServerNotInitialized
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -102,8 +104,12 @@ class ExplorerServer(LanguageServer):
     def tree_request(self) -> TreeRequest:
         """The workspace as trees: its root (else its first folder) is the project; its other
         folders and initializationOptions' `trees` join it, as --tree does."""
-        folders = [path for uri in self.workspace.folders if (path := to_fs_path(uri)) is not None]
-        root = self.workspace.root_path or (folders[0] if folders else os.getcwd())
+        try:
+            workspace = self.workspace
+        except RuntimeError:  # a request before `initialize`: LSP's own error for it
+            raise JsonRpcServerNotInitialized() from None
+        folders = [path for uri in workspace.folders if (path := to_fs_path(uri)) is not None]
+        root = workspace.root_path or (folders[0] if folders else os.getcwd())
         others = [folder for folder in folders if os.path.abspath(folder) != os.path.abspath(root)]
         return TreeRequest(root, None, (*others, *self.options.get("trees", ())), self.options.get("pythonEnv"))
 
@@ -466,6 +472,23 @@ def _at_line(symbol: Symbol) -> str:
     return f", {symbol.path}:{symbol.line}" if symbol.path is not None else ""
 
 
+class _OneLine(logging.Formatter):
+    """The server's log, on stderr (which clients show in a log panel): one line per problem,
+    no traceback."""
+
+    def formatException(self, exc_info) -> str:  # noqa: N802 (logging's name)
+        return ""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return super().format(record).split("\n", 1)[0]
+
+
 def serve() -> None:
-    """Speak LSP on stdin and stdout until the client exits."""
+    """Speak LSP on stdin and stdout until the client exits (or goes away: stdin closes)."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(_OneLine("explorer lsp: %(levelname)s %(message)s"))
+    for name in ("pygls", "explorer"):
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.propagate = False
     server.start_io()

@@ -1,0 +1,49 @@
+"""`explorer lsp` fed what a broken or impatient client sends: bytes that are no JSON, requests
+before `initialize`, an unknown method, parameters of the wrong type, and then no more input
+(the client went away). Each gets an LSP error or is logged in one line; the server ends
+cleanly when its input ends, without a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+
+def frame(message: dict | bytes) -> bytes:
+    body = message if isinstance(message, bytes) else json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def responses(stdout: bytes) -> list[dict]:
+    found = []
+    for part in stdout.split(b"Content-Length: ")[1:]:
+        found.append(json.loads(part.split(b"\r\n\r\n", 1)[1]))
+    return found
+
+
+def test_bad_input_gets_errors_and_the_server_ends_with_its_input(tmp_path):
+    position = {"line": 0, "character": 0}
+    sent = b"".join([
+        frame(b"{not json"),
+        frame({"jsonrpc": "2.0", "id": 1, "method": "textDocument/definition",
+               "params": {"textDocument": {"uri": "file:///x.py"}, "position": position}}),
+        frame({"jsonrpc": "2.0", "id": 2, "method": "no/such/method", "params": {}}),
+        frame({"jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": {"textDocument": {"uri": 7}}}),
+    ])
+    env = {**os.environ, "EXPLORER_CACHE_DIR": str(tmp_path), "EXPLORER_PYTHON_ENV": "none"}
+    done = subprocess.run([sys.executable, "-m", "explorer", "lsp"], input=sent, capture_output=True, timeout=60, env=env)
+    assert done.returncode == 0
+    errors = {answer["id"]: answer["error"]["code"] for answer in responses(done.stdout) if "id" in answer}
+    assert errors == {1: -32002, 2: -32601}  # ServerNotInitialized, MethodNotFound
+    said = done.stderr.decode().splitlines()
+    assert "Traceback" not in done.stderr.decode()
+    assert all(line.startswith("explorer lsp: ") for line in said)
+    assert said == [
+        "explorer lsp: ERROR Unable to handle message",
+        'explorer lsp: ERROR Exception occurred for message "1"',
+        "explorer lsp: WARNING Failed to handle request 2, unknown method 'no/such/method'",
+        "explorer lsp: ERROR Unable to deserialize message",
+        "explorer lsp: ERROR Unable to handle message",
+    ]
