@@ -258,3 +258,16 @@ async def test_a_multi_root_workspace_is_the_project_and_its_joined_trees(two_fo
     model = lsp.TextDocumentIdentifier((project_root / "mini_app/model.py").as_uri())
     definition = await two_folders.text_document_definition_async(lsp.DefinitionParams(model, lsp.Position(21, 22)))
     assert [(d.uri, d.range.start.line) for d in definition] == [((SAMPLE_ROOT / "mini_ops/ops.py").as_uri(), 21)]
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz's dot is not installed")
+async def test_open_diagram_writes_the_html_diagram_of_a_trace(client: LanguageClient):
+    uri = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="explorer.openDiagram", arguments=["mini_ops.ops.clamp_add"]))
+    written = Path(uri.removeprefix("file://"))
+    assert written.name == "mini_ops.ops.clamp_add.html" and written.parent.name == "diagrams"
+    page = written.read_text()
+    # the CUDA trace of ops.py:17 clamp_add: the operator (ops.cpp:30), its CUDA kernel
+    # (kernels.cu:54) and the __global__ one it launches (kernels.cu:22); not the CPU kernel
+    assert all(name in page for name in ("mini_ops::clamp_add", "mini_ops::clamp_add_cuda", "mini_ops::clamp_add_kernel"))
+    assert "mini_ops::clamp_add_cpu" not in page
