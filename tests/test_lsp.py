@@ -185,7 +185,8 @@ def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest_lsp.fixture(config=SERVER, scope="module", loop_scope="module")
 async def tiny_client(lsp_client: LanguageClient, tiny_root: Path):
-    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=tiny_root.as_uri()))
+    shows_progress = lsp.ClientCapabilities(window=lsp.WindowClientCapabilities(work_done_progress=True))
+    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=shows_progress, root_uri=tiny_root.as_uri()))
     yield
     await lsp_client.shutdown_session()
 
@@ -201,6 +202,17 @@ async def test_a_saved_file_is_indexed_again_in_the_background(tiny_client: Lang
     (tiny_root / "app.py").write_text(TINY + "\n\ndef second():\n    return first()\n")
     tiny_client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier((tiny_root / "app.py").as_uri())))
     assert [(s.name, s.location.range.start.line) for s in await until_found(tiny_client, "second")] == [("app.second", 4)]
+    # the background refreshes showed as work-done progress, each begun and ended (a save that
+    # comes while one runs makes it go once more under the same token)
+    for _ in range(100):
+        if tiny_client.progress_reports and all(len(r) == 2 for r in tiny_client.progress_reports.values()):
+            break
+        await asyncio.sleep(0.1)
+    reports = {token: [(type(r).__name__, getattr(r, "title", None), r.message) for r in made]
+               for token, made in tiny_client.progress_reports.items()}
+    assert list(reports)[0] == "explorer-index-1" and len(reports) in (1, 2)
+    assert all(made == [("WorkDoneProgressBegin", "explorer: indexing", str(tiny_root)), ("WorkDoneProgressEnd", None, "indexed")]
+               for made in reports.values())
     # app.py:6 `return first()`: the new call is a reference of first
     references = await tiny_client.text_document_references_async(lsp.ReferenceParams(
         text_document=lsp.TextDocumentIdentifier((tiny_root / "app.py").as_uri()), position=lsp.Position(0, 5),

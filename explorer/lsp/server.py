@@ -9,6 +9,7 @@ saved; a request is answered from the index as it was last refreshed.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import re
@@ -100,6 +101,11 @@ class ExplorerServer(LanguageServer):
         self._refreshing = False
         self._again = False  # a change came in while refreshing: refresh once more
         self._said_waiting = False
+        # Work-done progress, for clients that show it: one token per background refresh.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._progress: str | None = None  # the open token
+        self._progress_begun: set[str] = set()
+        self._progress_count = 0
 
     def tree_request(self) -> TreeRequest:
         """The workspace as trees: its root (else its first folder) is the project; its other
@@ -114,12 +120,35 @@ class ExplorerServer(LanguageServer):
         return TreeRequest(root, None, (*others, *self.options.get("trees", ())), self.options.get("pythonEnv"))
 
     def start_refresh(self) -> None:
+        """Refresh every tree's index in the background (called from the server's loop)."""
         with self._lock:
             if self._refreshing:
                 self._again = True
                 return
             self._refreshing = True
+        self._loop = asyncio.get_event_loop()
+        self._begin_progress()
         threading.Thread(target=self._refresh_all, name="explorer-refresh", daemon=True).start()
+
+    def _begin_progress(self) -> None:
+        window = self.client_capabilities.window if self.client_capabilities is not None else None
+        if window is None or not window.work_done_progress:
+            return
+        self._progress_count += 1
+        token = self._progress = f"explorer-index-{self._progress_count}"
+
+        def created(*_: object) -> None:  # the client has the token: begin (and end, if done already)
+            self._progress_begun.add(token)
+            self.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(title="explorer: indexing", message=self.tree_request().root))
+            if self._progress != token:
+                self.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=self.problem or "indexed"))
+
+        self.work_done_progress.create(token, created)
+
+    def _end_progress(self) -> None:
+        token, self._progress = self._progress, None
+        if token is not None and token in self._progress_begun:
+            self.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=self.problem or "indexed"))
 
     def _refresh_all(self) -> None:
         """Run `explorer index` over every tree in a process of its own (its parser workers
@@ -140,6 +169,8 @@ class ExplorerServer(LanguageServer):
             with self._lock:
                 if not self._again:
                     self._refreshing = False
+                    if self._loop is not None:
+                        self._loop.call_soon_threadsafe(self._end_progress)
                     return
                 self._again = False
 
