@@ -9,7 +9,6 @@ import typer
 
 from explorer.cli.common import IndexOption, PythonEnvOption, TreesOption, RootOption, open_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
-from explorer.query.callgraph import python_call_graph_report
 
 
 @reports_errors
@@ -23,6 +22,7 @@ def callgraph(
     """Print the Python call graph: each module, function, method and lambda, and what it may call."""
     if format != "json":
         raise UsageError(f"unknown format {format!r}; one of: json")
+    from explorer.query.callgraph import python_call_graph_report  # the value-flow solver: this command's alone
     with open_index(root, index, trees, python_env) as (tree, store):
         graph = python_call_graph_report(store, tree)
     # plain print: an adjacency list of a large tree is too big for rich's highlighter

@@ -19,8 +19,6 @@ from explorer.cli.diagram_options import (
     diagram_request,
     write_diagram,
 )
-from explorer.diagram.build import neighbours_diagram
-from explorer.query.neighbours import neighbours
 from explorer.render.json_out import dumps, neighbours_json, write_json
 from explorer.trees import TreeRequest
 from explorer.render.text import neighbours_text, unreadable_note
@@ -29,6 +27,9 @@ DepthOption = Annotated[int, typer.Option("--depth", "-d", help="Steps to follow
 
 
 def _run(direction: str, symbol: str, trees: TreeRequest, depth: int, json: bool, request: DiagramRequest) -> None:
+    from explorer.diagram.build import neighbours_diagram  # the call graph loads for these commands only
+    from explorer.query.neighbours import neighbours
+
     with open_index(trees.root, trees.index, list(trees.trees), trees.python) as (tree, store):
         report = neighbours(store, tree, symbol, direction, depth)
     if request.wanted:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -18,16 +18,12 @@ from explorer.cli.diagram_options import (
     diagram_request,
     write_diagram,
 )
-from explorer.diagram.run import run_diagram
 from explorer.errors import UsageError
 from explorer.render.json_out import dumps
-from explorer.render.run_json import comparison_json, run_json
-from explorer.render.run_text import comparison_text, run_text
-from explorer.runtime.compare import compare_run
-from explorer.runtime.model import RunFrame
 from explorer.runtime.request import DEFAULT_MAX_EVENTS, RunRequest
-from explorer.runtime.run import run_program
-from explorer.runtime.shaping import filtered, fold_repeats, limited
+
+if TYPE_CHECKING:
+    from explorer.runtime.model import RunFrame
 
 PrefixesOption = Optional[list[str]]
 
@@ -57,6 +53,13 @@ def run(
     max_nodes: MaxNodesOption = DEFAULT_MAX_NODES,
 ) -> None:
     """Run SCRIPT (or -c CODE) under tracing and print the call tree it ran."""
+    # the runtime, the call graph and their views load for this command only
+    from explorer.diagram.run import run_diagram
+    from explorer.render.run_json import comparison_json, run_json
+    from explorer.render.run_text import comparison_text, run_text
+    from explorer.runtime.compare import compare_run
+    from explorer.runtime.run import run_program
+
     drawing = diagram_request(output_format, output, max_nodes, None, None, json=json)
     if max_depth is not None and max_depth < 1:
         raise UsageError("--max-depth must be at least 1")
@@ -98,6 +101,8 @@ class _Shape:
     max_depth: int | None
 
     def apply(self, tree: RunFrame) -> tuple[RunFrame, int]:
+        from explorer.runtime.shaping import filtered, fold_repeats, limited
+
         # calls a filter left side by side may be the same call: fold them again
         shown = fold_repeats(filtered(tree, self.include, self.exclude))
         return limited(shown, self.max_depth) if self.max_depth is not None else (shown, 0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -17,16 +17,14 @@ from explorer.cli.diagram_options import (
     diagram_request,
     write_diagram,
 )
-from explorer.diagram.build import trace_diagram
 from explorer.errors import ExplorerError, UsageError
 from explorer.query.patterns import target_heading
-from explorer.query.trace import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS, TraceReport, trace_symbol
+from explorer.query.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS
 from explorer.render.json_out import dumps, trace_json, write_json
-from explorer.render.run_text import comparison_text
 from explorer.render.text import printable, trace_text, unreadable_note
-from explorer.runtime.compare import compare_run, trace_nodes
-from explorer.runtime.request import RunRequest
-from explorer.runtime.run import run_program
+
+if TYPE_CHECKING:
+    from explorer.query.trace import TraceReport
 
 
 @reports_errors
@@ -71,10 +69,18 @@ def trace(
     )
     if dynamic is not None and (request.wanted or json):
         raise UsageError("--dynamic prints the comparison as text; it does not combine with --json or --format")
+    # the call graph (and the runtime, for --dynamic) load here, not for every command
+    from explorer.diagram.build import trace_diagram
+    from explorer.query.trace import trace_symbol
     with open_trees(root, index, trees, python_env) as workspace:
         tree, store, spanned = workspace.root, workspace.reader, workspace.trees
         report = trace_symbol(store, tree, symbol, backend=backend, max_depth=max_depth, to=to, paths=paths)
         if dynamic is not None:
+            from explorer.render.run_text import comparison_text
+            from explorer.runtime.compare import compare_run, trace_nodes
+            from explorer.runtime.request import RunRequest
+            from explorer.runtime.run import run_program
+
             run = run_program(RunRequest(dynamic, None, (), tree), store)
             comparison = compare_run(store, tree, run.root)
             trace_text(stdout, report, to)

@@ -24,9 +24,9 @@ from explorer.query.bindings import is_out_overload
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import resolve
 from explorer.query.notes import UnreadableDefinition
+from explorer.query.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS
 from explorer.query.patterns import VENDOR_TARGET, TargetPattern, target_pattern
 
-DEFAULT_PATHS = 20  # listed with --to, best first; `--paths N` asks for more
 _PATHS_CONSIDERED = 1000  # enumerated best first, before paths that differ only in overloads fold
 # Partial paths tried while enumerating. Costs to a match ignore that a path may not visit a
 # node twice, so around cycles the search can try many extensions that end nowhere: this
@@ -369,8 +369,6 @@ def trace_symbol(
     return TraceReport(query, backend, start, found, symbols[1:], to, graph.python.unreadable.records())
 
 
-DEFAULT_DEPTH = 6  # a whole tree this deep is already long on a real tree
-DEFAULT_DEPTH_TO = 40  # a path from nn.Conv2d to cuDNN is about 25 hops on PyTorch 2.4
 
 
 def _start_preference(symbol: Symbol) -> int:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from json.encoder import encode_basestring
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.highlighter import JSONHighlighter
@@ -13,10 +14,12 @@ from rich.text import Text
 
 from explorer.index.build import RefreshReport
 from explorer.model import CallEdge, CallNode, Symbol, Tree
-from explorer.query.details import SymbolDetails
-from explorer.query.neighbours import NeighbourReport
-from explorer.query.trace import TraceNode, TraceReport
-from explorer.query.search import SearchHit
+
+if TYPE_CHECKING:  # only annotations: a command imports the query layer it runs, no more
+    from explorer.query.details import SymbolDetails
+    from explorer.query.neighbours import NeighbourReport
+    from explorer.query.search import SearchHit
+    from explorer.query.trace import TraceNode, TraceReport
 
 
 def dumps(value: object) -> str:

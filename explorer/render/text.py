@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from rich.console import Console, Group
 from rich.panel import Panel
@@ -13,12 +14,14 @@ from rich.text import Text
 
 from explorer.index.build import RefreshReport
 from explorer.model import CallEdge, CallNode, Language, Layer, Resolution, Symbol, Tree, TreeKind
-from explorer.query.details import SymbolDetails
-from explorer.query.neighbours import NeighbourReport
 from explorer.query.notes import UnreadableDefinition
 from explorer.query.patterns import target_heading
-from explorer.query.trace import TraceNode, TraceReport
-from explorer.query.search import SearchHit
+
+if TYPE_CHECKING:  # only annotations: a command imports the query layer it runs, no more
+    from explorer.query.details import SymbolDetails
+    from explorer.query.neighbours import NeighbourReport
+    from explorer.query.search import SearchHit
+    from explorer.query.trace import TraceNode, TraceReport
 
 _LEXERS = {Language.PYTHON: "python", Language.CPP: "cpp", Language.CUDA: "cuda", Language.YAML: "yaml"}
 # Characters that would break a record's line or drive the terminal, when a file name (or a
