@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.index.files import SourceFile, UnreadableFile, WalkOptions, read_source, walk
+from explorer.index.listing import walk_remembered
 from explorer.index.store import (
     FileRows, IndexStats, IndexStore, StoredFile, encode_facts, is_corruption, move_database, record_verified, writer_lock,
 )
@@ -85,13 +86,14 @@ def refresh(
     index (later refreshes reuse them); `leave_out` (folders that are other trees of this
     query) is not."""
     started = time.perf_counter()
+    listing = Path(f"{index_path}.listing")  # the last walk, remembered (index/listing.py)
     with writer_lock(index_path, on_wait):
         reason = "asked to rebuild" if rebuild else IndexStore.unusable_reason(index_path, root)
         if reason is None:
             try:
                 store = IndexStore.open(index_path)
                 try:
-                    report = _refresh(store, root, jobs, options, progress, started, leave_out=leave_out)
+                    report = _refresh(store, root, jobs, options, progress, started, leave_out=leave_out, listing=listing)
                 finally:
                     store.close()
                 record_verified(index_path)
@@ -109,7 +111,7 @@ def refresh(
         try:
             if options is None:
                 options = _saved_walk_options(index_path, root)
-            report = _refresh(store, root, jobs, options, progress, started, shards, leave_out)
+            report = _refresh(store, root, jobs, options, progress, started, shards, leave_out, listing)
             store.finish_bulk()
         finally:
             store.close()
@@ -155,12 +157,13 @@ def _refresh(
     started: float,
     shards: Path | None = None,
     leave_out: frozenset[str] = frozenset(),
+    listing: Path | None = None,
 ) -> RefreshReport:
     """Bring `store` up to date. With `shards` (a new index), parser processes store their
     own rows in shard files there, merged once at the end."""
     options = _walk_options(store, given)
     # 1. walk
-    sources, walk_skips = walk(root, options, leave_out)
+    sources, walk_skips = walk_remembered(root, options, leave_out, listing) if listing is not None else walk(root, options, leave_out)
     stored = store.stored_files()
 
     # 2. compare stat fingerprints

@@ -241,14 +241,17 @@ class _IgnoreRules:
         return verdict
 
 
-def walk(root: str, options: WalkOptions, leave_out: frozenset[str] = frozenset()) -> tuple[list[SourceFile], list[Diagnostic]]:
+def walk(
+    root: str, options: WalkOptions, leave_out: frozenset[str] = frozenset(), stamps: dict[str, list[int]] | None = None
+) -> tuple[list[SourceFile], list[Diagnostic]]:
     """Every indexable file under root, and the files passed over with a reason. `leave_out`:
     folders (relative to root) that are trees of their own in this query (a checkout inside
-    the project): their files are theirs, not the project's."""
+    the project): their files are theirs, not the project's. `stamps`, if given, receives the
+    stat of every folder walked and every `.gitignore` read (index/listing.py)."""
     found: list[SourceFile] = []
     skipped: list[Diagnostic] = []
     rules = _IgnoreRules()
-    for item in _walk_folder(root, root, "", rules, options, skipped, leave_out):
+    for item in _walk_folder(root, root, "", rules, options, skipped, leave_out, stamps):
         found.append(item)
     found.sort(key=lambda source: source.path)
     skipped.sort(key=lambda diagnostic: diagnostic.path)
@@ -257,8 +260,12 @@ def walk(root: str, options: WalkOptions, leave_out: frozenset[str] = frozenset(
 
 def _walk_folder(
     root: str, folder_abs: str, folder_rel: str, rules: _IgnoreRules, options: WalkOptions, skipped: list[Diagnostic],
-    leave_out: frozenset[str],
+    leave_out: frozenset[str], stamps: dict[str, list[int]] | None,
 ) -> Iterator[SourceFile]:
+    if stamps is not None:  # before reading it: a change made during the walk shows next time
+        stamps[folder_rel or "."] = stat_stamp(folder_abs)
+        ignore_file = os.path.join(folder_abs, ".gitignore")
+        stamps[f"{folder_rel}/.gitignore" if folder_rel else ".gitignore"] = stat_stamp(ignore_file)
     pushed = rules.load(root, folder_abs, folder_rel)
     try:
         entries = sorted(os.scandir(folder_abs), key=lambda entry: entry.name)
@@ -285,7 +292,7 @@ def _walk_folder(
             # read as an installed tree where the project imports them, never as its own code
             if os.path.isfile(os.path.join(entry.path, "pyvenv.cfg")):
                 continue
-            yield from _walk_folder(root, entry.path, rel, rules, options, skipped, leave_out)
+            yield from _walk_folder(root, entry.path, rel, rules, options, skipped, leave_out, stamps)
             continue
         lang = language_of(rel)
         if lang is None or (options.languages and lang.value not in options.languages) or rules.ignored(rel, is_dir=False):
@@ -314,6 +321,16 @@ def _walk_folder(
         yield SourceFile(rel, lang, info.st_size, info.st_mtime_ns)
     if pushed:
         rules.pop()
+
+
+def stat_stamp(path: str) -> list[int]:
+    """What changes when a folder gains, loses or renames an entry, or a file is written,
+    replaced or has its mode changed: its stat's times, size and inode ([] if it is gone)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return []
+    return [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino]
 
 
 def _mib(size: int) -> str:

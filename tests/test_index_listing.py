@@ -1,0 +1,104 @@
+"""The remembered walk (index/listing.py) finds exactly what a full walk finds, after the tree
+is changed in every way a tree changes; and when nothing that decides it changed, it walks
+nothing."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from explorer.index import listing as listing_module
+from explorer.index.files import WalkOptions, walk
+from explorer.index.listing import walk_remembered
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    (root / "pkg" / "sub").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "mod.py").write_text("def f():\n    return 1\n")
+    (root / "pkg" / "sub" / "k.cu").write_text("__global__ void k() {}\n")
+    (root / "csrc").mkdir()
+    (root / "csrc" / "a.cpp").write_text("int a() { return 0; }\n")
+    (root / "third_party" / "lib").mkdir(parents=True)
+    (root / "third_party" / "lib" / "v.cpp").write_text("int v() { return 0; }\n")
+    (root / "big.py").write_text("x = 1\n")
+    return root
+
+
+def mutations(root: Path):
+    """Each a change to the tree, named."""
+    yield "content rewritten, same size", lambda: (root / "pkg" / "mod.py").write_text("def g():\n    return 2\n")
+    yield "content appended", lambda: (root / "csrc" / "a.cpp").write_text("int a() { return 0; }\nint b();\n")
+    yield "file added", lambda: (root / "csrc" / "b.cpp").write_text("int b() { return 1; }\n")
+    yield "folder with a file added", lambda: ((root / "new").mkdir(), (root / "new" / "n.py").write_text("n = 1\n"))
+    yield "file deleted", lambda: (root / "csrc" / "b.cpp").unlink()
+    yield "folder deleted", lambda: shutil.rmtree(root / "new")
+    yield "file renamed", lambda: (root / "pkg" / "mod.py").rename(root / "pkg" / "renamed.py")
+    yield "folder renamed", lambda: (root / "pkg" / "sub").rename(root / "pkg" / "moved")
+    yield "file of another language", lambda: (root / "pkg" / "notes.txt").write_text("not indexed\n")
+    yield ".gitignore added", lambda: (root / "pkg" / ".gitignore").write_text("renamed.py\n")
+    yield ".gitignore edited in place", lambda: _append(root / "pkg" / ".gitignore", "moved/\n")
+    yield ".gitignore emptied", lambda: (root / "pkg" / ".gitignore").write_text("")
+    yield ".gitignore removed", lambda: (root / "pkg" / ".gitignore").unlink()
+    yield "file grown past the size limit", lambda: (root / "big.py").write_text("x = 1\n" * 100)
+    yield "file shrunk under the limit", lambda: (root / "big.py").write_text("x = 2\n")
+    yield "symlink to a file added", lambda: (root / "link.py").symlink_to(root / "big.py")
+    yield "broken symlink added", lambda: (root / "dangling.py").symlink_to(root / "nowhere.py")
+    yield "broken symlink mended", lambda: (root / "nowhere.py").write_text("y = 1\n")
+    yield "file replaced by a folder", lambda: ((root / "big.py").unlink(), (root / "big.py").mkdir(), (root / "big.py" / "z.py").write_text(""))
+    yield "deep file changed", lambda: (root / "pkg" / "moved" / "k.cu").write_text("__global__ void k2() {}\n")
+
+
+def _append(path: Path, text: str) -> None:
+    with open(path, "a") as handle:
+        handle.write(text)
+
+
+def test_the_remembered_walk_sees_every_change(tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(listing_module, "RACY_NS", 0)  # each change below comes a clock tick after the walk
+    options = WalkOptions(max_file_size=200)
+    kept = tmp_path / "index.listing"
+    assert walk_remembered(str(tree), options, frozenset(), kept) == walk(str(tree), options)
+    for name, change in mutations(tree):
+        time.sleep(0.02)
+        change()
+        assert walk_remembered(str(tree), options, frozenset(), kept) == walk(str(tree), options), name
+    # other options, or a folder another tree takes, are another walk
+    for other, leave_out in ((WalkOptions(include_third_party=True), frozenset()), (options, frozenset({"pkg"}))):
+        assert walk_remembered(str(tree), other, leave_out, kept) == walk(str(tree), other, leave_out)
+
+
+def test_when_nothing_changed_nothing_is_walked(tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(listing_module, "RACY_NS", 0)
+    kept = tmp_path / "index.listing"
+    first = walk_remembered(str(tree), WalkOptions(), frozenset(), kept)
+    time.sleep(0.02)
+    (tree / "pkg" / "mod.py").write_text("def f():\n    return 3\n")  # a file's content: its folder is unchanged
+    walks: list[str] = []
+    monkeypatch.setattr(listing_module, "walk", lambda *args: walks.append("walked") or walk(*args))
+    again = walk_remembered(str(tree), WalkOptions(), frozenset(), kept)
+    assert walks == [] and [s.path for s in again[0]] == [s.path for s in first[0]]
+    changed = {s.path for s, before in zip(again[0], first[0]) if s != before}
+    assert changed == {"pkg/mod.py"}  # its new stat is read, so the refresh parses it
+
+
+def test_a_listing_written_just_after_a_change_is_not_trusted(tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A folder whose time is within the racy window of the walk may change again in the same
+    clock tick unseen: the next check walks again."""
+    kept = tmp_path / "index.listing"
+    walk_remembered(str(tree), WalkOptions(), frozenset(), kept)
+    walks: list[str] = []
+    monkeypatch.setattr(listing_module, "walk", lambda *args: walks.append("walked") or walk(*args))
+    walk_remembered(str(tree), WalkOptions(), frozenset(), kept)
+    assert walks == ["walked"]
+
+
+def test_an_unreadable_listing_means_a_full_walk(tree: Path, tmp_path: Path):
+    kept = tmp_path / "index.listing"
+    kept.write_text("{not json")
+    assert walk_remembered(str(tree), WalkOptions(), frozenset(), kept) == walk(str(tree), WalkOptions())
