@@ -166,20 +166,17 @@ def _distributions(environment: Environment, imported: set[str]) -> list[Distrib
 def _installed_index(tree: Tree, index_path: Path, refresh_tree: RefreshTree) -> Iterator[IndexStore]:
     """An installed distribution's index, refreshed only when its stamp differs from the one
     it was built for (nothing under site-packages is walked on a warm query)."""
-    fresh = tree.stamp is not None and IndexStore.unusable_reason(index_path, tree.root) is None
-    if fresh:
-        store = IndexStore.open(index_path)
-        fresh = store.meta(_STAMP_KEY) == tree.stamp and store.meta("walk_options") is not None
-        store.close()
-    if not fresh:
-        languages = INSTALLED_LANGUAGES if tree.kind is TreeKind.INSTALLED else ()
-        refresh_tree(tree, index_path, WalkOptions(only=tree.only, languages=languages), frozenset())
-        if tree.stamp is not None:
-            stamping = IndexStore.open(index_path)
-            with stamping.transaction():
-                stamping.set_meta(_STAMP_KEY, tree.stamp)
-            stamping.close()
-            record_verified(index_path)  # written by explorer, with the stamp
+    if tree.stamp is not None and IndexStore.unusable_reason(index_path, tree.root) is None:
+        with _opened(index_path) as store:
+            if store.meta(_STAMP_KEY) == tree.stamp and store.meta("walk_options") is not None:
+                yield store  # the warm path: one open, nothing walked
+                return
+    languages = INSTALLED_LANGUAGES if tree.kind is TreeKind.INSTALLED else ()
+    refresh_tree(tree, index_path, WalkOptions(only=tree.only, languages=languages), frozenset())
+    if tree.stamp is not None:
+        with _opened(index_path) as stamping, stamping.transaction():
+            stamping.set_meta(_STAMP_KEY, tree.stamp)
+        record_verified(index_path)  # written by explorer, with the stamp
     with _opened(index_path) as store:
         yield store
 

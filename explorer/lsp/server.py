@@ -35,7 +35,7 @@ from explorer.index.reader import IndexReader
 from explorer.index.store import IndexStore
 from explorer.lsp.positions import column_of, line_range, path_of, span_range, uri_of
 from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind, Tree
-from explorer.query.at_position import implementations, symbols_at, word_at
+from explorer.query.at_position import implementations, symbols_at
 from explorer.query.details import describe
 from explorer.query.graph import CallGraph
 from explorer.query.neighbours import callers_of
@@ -405,11 +405,9 @@ def _name_range(session: Session, symbol: Symbol) -> lsp.Range:
 
 
 def _name_column(text: str, name: str) -> int:
-    for column in range(len(text)):
-        found = word_at(text, column)
-        if found is not None and found.name == name:
-            return found.start
-    return -1
+    """Where `name` is written on a line as a whole identifier, or -1."""
+    found = re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text)
+    return found.start() if found is not None else -1
 
 
 def _site_location(session: Session, site: tuple[str, int]) -> lsp.Location:
