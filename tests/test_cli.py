@@ -6,16 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from explorer.cli import app
+from tests.command_line import invoke
 from tests.conftest import write_tree
 
-runner = CliRunner()
 
 
 def run(*args: str, env: dict[str, str] | None = None):
-    result = runner.invoke(app, list(args), env=env)
+    result = invoke(list(args), env=env)
     assert "Traceback" not in result.output
     return result
 

@@ -11,9 +11,8 @@ import sys
 import xml.etree.ElementTree as ElementTree
 
 import pytest
-from typer.testing import CliRunner
 
-from explorer.cli import app
+from tests.command_line import invoke
 from explorer.diagram.build import neighbours_diagram, trace_diagram
 from explorer.diagram.fold import collapse_layers, fold_widest, only_paths
 from explorer.diagram.model import MORE, Diagram, DiagramEdge, DiagramNode, Emphasis
@@ -24,7 +23,6 @@ from explorer.render.dot import PATH_COLOUR, to_dot
 from explorer.render.links import LinkTemplate
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz's dot program is not installed")
-runner = CliRunner()
 
 CONV2D_PATH = [
     "Conv2d", "Module.__call__", "Module._wrapped_call_impl", "Module._call_impl", "Conv2d.forward",
@@ -207,7 +205,7 @@ def test_dot_clusters_labels_and_highlighted_edges_as_graphviz_reads_them(conv2d
 
 @needs_dot
 def test_svg_holds_named_nodes_tooltips_and_links(tmp_path, sample_root):
-    result = runner.invoke(app, ["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "svg",
+    result = invoke(["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "svg",
                                  "-o", str(tmp_path / "conv2d.svg")])
     assert result.exit_code == 0, result.output
     assert result.stdout == f"wrote {tmp_path / 'conv2d.svg'} (42 nodes, 48 edges)\n"
@@ -228,7 +226,7 @@ def test_svg_holds_named_nodes_tooltips_and_links(tmp_path, sample_root):
 
 
 def cli(*args: str):
-    result = runner.invoke(app, list(args))
+    result = invoke(list(args))
     assert "Traceback" not in result.output
     return result
 

@@ -10,9 +10,8 @@ import re
 import shutil
 
 import pytest
-from typer.testing import CliRunner
 
-from explorer.cli import app
+from tests.command_line import invoke
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
@@ -35,7 +34,7 @@ CHROMIUM_ARGS = [
 def viewer(tmp_path_factory):
     folder = tmp_path_factory.mktemp("viewer")
     page_path = folder / "conv2d.html"
-    result = CliRunner().invoke(app, ["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "html", "-o", str(page_path)])
+    result = invoke(["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "html", "-o", str(page_path)])
     assert result.exit_code == 0, result.output
     with playwright_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -9,13 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from conftest import write_tree
-from explorer.cli import app
+from tests.command_line import invoke
 from explorer.index.build import refresh
 
-runner = CliRunner()
 CHECKOUT = Path(__file__).resolve().parent.parent
 
 
@@ -44,17 +42,17 @@ def test_a_link_to_a_file_outside_the_tree_is_not_read(linked_tree: Path, tmp_pa
     assert [(d.path, d.reason) for d in report.skipped] == [
         ("pkg/leak.py", "symlink to a file outside the tree, not followed (--follow-links-outside reads it)"),
     ]
-    show = runner.invoke(app, ["show", "secret_function", "--root", str(linked_tree), "--index", str(index)])
+    show = invoke(["show", "secret_function", "--root", str(linked_tree), "--index", str(index)])
     assert show.exit_code == 1 and "secret" not in show.stdout
-    inner = runner.invoke(app, ["search", "inner_function", "--root", str(linked_tree), "--index", str(index)])
+    inner = invoke(["search", "inner_function", "--root", str(linked_tree), "--index", str(index)])
     assert inner.stdout.count("pkg.") == 2  # pkg/sub/inner.py and the link pkg/alias.py
 
 
 def test_links_outside_are_read_when_the_user_asks(linked_tree: Path, tmp_path: Path):
     index = tmp_path / "index.sqlite"
-    result = runner.invoke(app, ["index", "--follow-links-outside", "--root", str(linked_tree), "--index", str(index)])
+    result = invoke(["index", "--follow-links-outside", "--root", str(linked_tree), "--index", str(index)])
     assert result.exit_code == 0 and result.stdout.startswith("Indexed 4 files")
-    show = runner.invoke(app, ["show", "secret_function", "--root", str(linked_tree), "--index", str(index)])
+    show = invoke(["show", "secret_function", "--root", str(linked_tree), "--index", str(index)])
     assert show.exit_code == 0 and "pkg/leak.py:1" in show.stdout
 
 

@@ -11,10 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from conftest import write_tree
-from explorer.cli import app
+from tests.command_line import invoke
 from explorer.index import store
 from explorer.index.store import SCHEMA_VERSION
 
@@ -95,11 +94,10 @@ DAMAGE = {
                      "index file corrupt (its content changed since explorer wrote it)"),
 }
 
-runner = CliRunner()
 
 
 def run(root: Path, index: Path, command: str):
-    result = runner.invoke(app, [*COMMANDS[command], "--root", str(root), "--index", str(index)])
+    result = invoke([*COMMANDS[command], "--root", str(root), "--index", str(index)])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result
 

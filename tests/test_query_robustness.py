@@ -13,18 +13,16 @@ import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from explorer.cli import app
+from tests.command_line import invoke
 from explorer.parsers.python_precise import MAX_NESTING, UnreadableSource, function_locals, nesting_depth
 from explorer.query.search import _letters_in_order
 from tests.conftest import write_tree
 
-runner = CliRunner()
 
 
 def cli(*args: str):
-    result = runner.invoke(app, list(args))
+    result = invoke(list(args))
     assert "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     return result

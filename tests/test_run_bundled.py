@@ -8,20 +8,18 @@ import json
 import shutil
 
 import pytest
-from typer.testing import CliRunner
 
-from explorer.cli import app
+from tests.command_line import invoke
 
 pytestmark = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler: the bundled runtime cannot be built")
 
-runner = CliRunner()
 CONV2D = "import torch; m = torch.nn.Conv2d(3, 8, 3).to('cuda'); m(torch.randn(2, 3, 16, 16, device='cuda'))"
 LINEAR = "import torch; m = torch.nn.Linear(5, 4); m(torch.randn(3, 5))"
 BATCHNORM = "import torch; m = torch.nn.BatchNorm2d(4); m(torch.randn(2, 4, 5, 5)); m.eval(); m(torch.randn(2, 4, 5, 5))"
 
 
 def run_json(*args: str) -> dict:
-    result = runner.invoke(app, ["run", "--json", *args])
+    result = invoke(["run", "--json", *args])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -156,7 +154,7 @@ def test_filters_depth_and_the_native_event_cap():
 
 
 def test_the_text_tree_and_an_svg_diagram(tmp_path):
-    result = runner.invoke(app, ["run", "--compare", "-c", LINEAR])
+    result = invoke(["run", "--compare", "-c", LINEAR])
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0].startswith("python -c 'import torch; m = torch.nn.Linear(5, 4); m(torch.randn(3, 5))'  (bundled runtime, device as written;")
@@ -164,18 +162,18 @@ def test_the_text_tree_and_an_svg_diagram(tmp_path):
     assert any("compared with the static call graph (backend all):" in line and ", 0 dynamic only," in line for line in lines)
     if shutil.which("dot") is not None:
         svg = tmp_path / "run.svg"
-        drawn = runner.invoke(app, ["run", "--compare", "--format", "svg", "-o", str(svg), "-c", LINEAR])
+        drawn = invoke(["run", "--compare", "--format", "svg", "-o", str(svg), "-c", LINEAR])
         assert drawn.exit_code == 0 and drawn.stdout.startswith(f"wrote {svg} (")
         assert "aten::addmm" in svg.read_text()
 
 
 def test_trace_dynamic_compares_the_static_trace_with_a_run():
-    result = runner.invoke(app, ["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--dynamic", CONV2D])
+    result = invoke(["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--dynamic", CONV2D])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     summary = next(line for line in lines if line.startswith("compared with the static call graph"))
     assert ", 0 dynamic only, " in summary
     at = lines.index("  at::native::_convolution")
     assert lines[at + 1] == "    not taken: aten::mkldnn_convolution (call)  at aten/src/ATen/native/Convolution.cpp:268"
-    bad = runner.invoke(app, ["trace", "torch.nn.Conv2d", "--json", "--dynamic", CONV2D])
+    bad = invoke(["trace", "torch.nn.Conv2d", "--json", "--dynamic", CONV2D])
     assert bad.exit_code == 2 and bad.output.strip().endswith("--dynamic prints the comparison as text; it does not combine with --json or --format")

@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from explorer.cli import app
+from tests.command_line import invoke
 from explorer.model import Layer
 from explorer.runtime.events import NativeRecording, PythonCode, PythonRecording, merge
 from explorer.runtime.model import Reach, RunFrame
@@ -17,7 +16,6 @@ from explorer.runtime.naming import qualified_name
 from explorer.runtime.shaping import filtered, fold_repeats, limited
 from tests.conftest import write_tree
 
-runner = CliRunner()
 
 PACKAGE = '''class Walker:
     def run(self, n):
@@ -48,7 +46,7 @@ def small_root(tmp_path: Path) -> Path:
 
 
 def run_cli(*args: str):
-    result = runner.invoke(app, ["run", *args])
+    result = invoke(["run", *args])
     assert "Traceback" not in result.stdout and "bootstrap.py" not in result.output  # the program's own traceback goes to stderr
     return result
 

@@ -42,9 +42,8 @@ import json
 import shutil
 
 import pytest
-from typer.testing import CliRunner
 
-from explorer.cli import app
+from tests.command_line import invoke
 from explorer.query.graph import CallGraph
 from explorer.query.trace import trace_symbol
 
@@ -95,7 +94,7 @@ def chain(store, root, query, to, backend="cuda"):
 
 
 def compare(code):
-    result = CliRunner().invoke(app, ["run", "--json", "--compare", "-c", code])
+    result = invoke(["run", "--json", "--compare", "-c", code])
     assert result.exit_code == 0, result.output
     run = json.loads(result.stdout)
     return run["comparison"], run["tree"]

@@ -15,9 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from explorer.cli import app
+from tests.command_line import invoke
 from explorer.environment import Distribution, find_distributions, find_environment
 from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.build import refresh
@@ -30,7 +29,6 @@ from explorer.workspace import SAMPLE_ROOT
 SAMPLE = str(SAMPLE_ROOT)
 OPS = f"{SAMPLE}/mini_ops/csrc"
 MODULE = f"{SAMPLE}/torch/nn/modules/module.py"
-runner = CliRunner()
 
 
 def _refresh(tree, index_path, options, leave_out) -> None:
@@ -231,17 +229,17 @@ def test_a_wheel_beside_a_checkout_of_another_version_is_said_once_and_not_read(
 
 
 def test_the_cli_joins_trees_and_says_what_it_cannot_use(project, environment):
-    result = runner.invoke(app, ["search", "clamp_add_cuda", "--root", str(project), "--tree", SAMPLE, "--python-env", str(environment)])
+    result = invoke(["search", "clamp_add_cuda", "--root", str(project), "--tree", SAMPLE, "--python-env", str(environment)])
     assert result.exit_code == 0, result.output
     assert f"{OPS}/kernels.cu:54" in result.stdout
     assert result.stderr.count("note: torch 9.9.0 installed in") == 1
-    missing = runner.invoke(app, ["search", "x", "--root", str(project), "--tree", str(project / "nowhere")])
+    missing = invoke(["search", "x", "--root", str(project), "--tree", str(project / "nowhere")])
     assert (missing.exit_code, missing.stderr) == (2, f"error: --tree {project / 'nowhere'}: not a folder\n")
-    bad_env = runner.invoke(app, ["search", "x", "--root", str(project), "--python-env", str(project / "nowhere")])
+    bad_env = invoke(["search", "x", "--root", str(project), "--python-env", str(project / "nowhere")])
     assert (bad_env.exit_code, bad_env.stderr) == (
         2, f"error: --python-env {project / 'nowhere'}: not a Python interpreter or environment folder\n",
     )
-    joined = runner.invoke(app, ["search", "clamp_add_cuda", "--root", str(project)], env={"EXPLORER_TREES": SAMPLE})
+    joined = invoke(["search", "clamp_add_cuda", "--root", str(project)], env={"EXPLORER_TREES": SAMPLE})
     assert f"{OPS}/kernels.cu:54" in joined.stdout
 
 
@@ -311,10 +309,10 @@ def test_distributions_are_read_from_dist_info_with_or_without_top_level_txt(tmp
 
 
 def test_index_indexes_the_joined_trees_too_and_lists_them(project, environment):
-    result = runner.invoke(app, ["index", "--root", str(project), "--tree", SAMPLE, "--python-env", str(environment)])
+    result = invoke(["index", "--root", str(project), "--tree", SAMPLE, "--python-env", str(environment)])
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[-1] == f"Joined: sample_repo (source) {SAMPLE}"
-    alone = runner.invoke(app, ["index", "--root", str(project), "--python-env", str(environment), "--json"])
+    alone = invoke(["index", "--root", str(project), "--python-env", str(environment), "--json"])
     import json
 
     assert json.loads(alone.stdout)["trees"] == [{
@@ -365,7 +363,7 @@ def test_a_tree_inside_the_project_is_read_once_as_its_own_tree(tmp_path):
 def test_trace_json_lists_the_trees_its_files_are_in(project):
     import json
 
-    result = runner.invoke(app, ["trace", "mini_app.model.run", "--to", "soft_square_kernel", "--root", str(project),
+    result = invoke(["trace", "mini_app.model.run", "--to", "soft_square_kernel", "--root", str(project),
                                  "--tree", SAMPLE, "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
@@ -379,5 +377,5 @@ def test_trace_json_lists_the_trees_its_files_are_in(project):
         ("mini_ops.ops.soft_square", f"{SAMPLE}/mini_ops/ops.py", 22),
         ("mini_ops_legacy::soft_square", f"{SAMPLE}/mini_ops/csrc/legacy.cpp", 67),
     ]
-    alone = json.loads(runner.invoke(app, ["trace", "mini_app.model.run", "--root", str(project), "--json"]).stdout)
+    alone = json.loads(invoke(["trace", "mini_app.model.run", "--root", str(project), "--json"]).stdout)
     assert "trees" not in alone

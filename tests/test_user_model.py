@@ -24,9 +24,8 @@ import json
 import shutil
 
 import pytest
-from typer.testing import CliRunner
 
-from explorer.cli import app
+from tests.command_line import invoke
 from explorer.query.graph import CallGraph
 from explorer.query.trace import trace_symbol
 
@@ -175,7 +174,7 @@ NET_RUN = (
 
 @needs_compiler
 def test_a_run_of_the_net_confirms_its_attribute_hops_with_nothing_dynamic_only():
-    result = CliRunner().invoke(app, ["run", "--json", "--compare", "--backend-device", "cuda", "-c", NET_RUN])
+    result = invoke(["run", "--json", "--compare", "--backend-device", "cuda", "-c", NET_RUN])
     assert result.exit_code == 0, result.output
     comparison = json.loads(result.stdout)["comparison"]
     assert comparison["dynamic_only"] == []

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import json as json_module
-from typing import Annotated
 
-import typer
-
-from explorer.cli.common import IndexOption, PythonEnvOption, TreesOption, RootOption, open_index, reports_errors, stderr, stdout
+from explorer.cli.common import open_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
 
 
 @reports_errors
 def callgraph(
-    root: RootOption = None,
-    index: IndexOption = None,
-    trees: TreesOption = None,
-    python_env: PythonEnvOption = None,
-    format: Annotated[str, typer.Option("--format", help="Output format: json (the only one).")] = "json",
+    root: str | None = None,
+    index: str | None = None,
+    trees: list[str] | None = None,
+    python_env: str | None = None,
+    format: str = "json",
 ) -> None:
     """Print the Python call graph: each module, function, method and lambda, and what it may call."""
     if format != "json":

@@ -1,4 +1,4 @@
-"""What every command shares: consoles, the root and index options, error handling."""
+"""What every command shares: consoles, opening the trees and their indexes, error handling."""
 
 from __future__ import annotations
 
@@ -9,12 +9,10 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, NoReturn, Optional, TypeVar
+from typing import NoReturn, TypeVar
 
-import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from explorer.errors import ExplorerError
 from explorer.index.build import RefreshReport, refresh
@@ -23,6 +21,7 @@ from explorer.index.reader import IndexReader
 from explorer.index.store import is_corruption
 from explorer.model import Tree, TreeKind
 from explorer.trees import TreeRequest, Workspace, damaged, open_workspace
+
 
 def _reader_went_away() -> NoReturn:
     """Output piped into `head` or a pager that quit: the reader had all it wanted, which is
@@ -42,33 +41,6 @@ class _Console(Console):
 stdout = _Console(highlight=False, width=None if sys.stdout.isatty() else 400)
 stderr = _Console(stderr=True, highlight=False)
 
-RootOption = Annotated[
-    Optional[str],
-    typer.Option("--root", help="Tree to explore (default: $EXPLORER_ROOT, else the bundled sample_repo).", show_default=False),
-]
-IndexOption = Annotated[
-    Optional[str],
-    typer.Option("--index", help="Index file (default: one per tree in the user cache folder).", show_default=False),
-]
-TreesOption = Annotated[
-    Optional[list[str]],
-    typer.Option(
-        "--tree",
-        help="Another source tree the project uses (a PyTorch checkout, a library): repeatable; also $EXPLORER_TREES.",
-        show_default=False,
-    ),
-]
-PythonEnvOption = Annotated[
-    Optional[str],
-    typer.Option(
-        "--python-env",
-        help="The project's Python interpreter or environment folder, whose installed packages the project's imports "
-        "are read from (default: $EXPLORER_PYTHON_ENV, $VIRTUAL_ENV, the project's .venv, python3 on PATH; none: no installed packages).",
-        show_default=False,
-    ),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-
 F = TypeVar("F", bound=Callable[..., object])
 
 
@@ -81,10 +53,10 @@ def reports_errors(command: F) -> F:
             return command(*args, **kwargs)
         except ExplorerError as error:
             stderr.print(f"[bold red]error:[/] {escape(str(error))}", markup=True, highlight=False, soft_wrap=True)
-            raise typer.Exit(error.exit_code) from None
+            raise SystemExit(error.exit_code) from None
         except KeyboardInterrupt:
             stderr.print("interrupted")
-            raise typer.Exit(130) from None
+            raise SystemExit(130) from None
         except BrokenPipeError:
             _reader_went_away()
 
@@ -111,6 +83,8 @@ def _progress() -> Iterator[Callable[[int, int], None] | None]:
     if not stderr.is_terminal:
         yield None
         return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     bar = Progress(
         TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=stderr, transient=True
     )

@@ -1,4 +1,4 @@
-"""The diagram options that trace, callers and callees share, and writing the result."""
+"""The diagram options that trace, callers, callees and run share, checked together, and writing the result."""
 
 from __future__ import annotations
 
@@ -6,9 +6,6 @@ import contextlib
 import os
 import sys
 from dataclasses import dataclass
-from typing import Annotated, Optional
-
-import typer
 
 from explorer.cli.common import stdout
 from explorer.diagram.fold import shape
@@ -18,32 +15,6 @@ from explorer.model import Layer
 from explorer.query.sources import SourceLines
 from explorer.render.diagram import FORMATS, default_file_name, render_diagram
 from explorer.render.links import LinkTemplate
-
-DEFAULT_MAX_NODES = 60
-
-FormatOption = Annotated[
-    str, typer.Option("--format", "-f", help="tree (text), or a diagram: dot, svg, png, html.", show_default=True)
-]
-OutputOption = Annotated[
-    Optional[str],
-    typer.Option("--output", "-o", help="Diagram file (default: dot to stdout, others to SYMBOL.FORMAT here).", show_default=False),
-]
-MaxNodesOption = Annotated[
-    int, typer.Option("--max-nodes", help="Fold the widest subtrees into '+N more' nodes beyond this many nodes.")
-]
-CollapseOption = Annotated[
-    Optional[list[str]],
-    typer.Option("--collapse", help="Fold a layer into one node per file: python, binding, yaml, cpp, cuda, vendor (repeatable).", show_default=False),
-]
-LinkTemplateOption = Annotated[
-    Optional[str],
-    typer.Option(
-        "--link-template",
-        help="Node links, with {file} {line} {path} {symbol}, e.g. https://github.com/pytorch/pytorch/blob/v2.4.0/{file}#L{line} (default: file:// to the source).",
-        show_default=False,
-    ),
-]
-
 
 @dataclass(frozen=True, slots=True)
 class DiagramRequest:

@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
-
-import typer
-
-from explorer.cli.common import (
-    IndexOption, JsonOption, PythonEnvOption, RootOption, TreesOption, open_trees, refresh_index, reports_errors, stderr, stdout,
-)
+from explorer.cli.common import open_trees, refresh_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
 from explorer.index.files import DEFAULT_MAX_FILE_SIZE, WalkOptions
 from explorer.render.json_out import dumps, report_json, trees_json
@@ -18,23 +12,17 @@ from explorer.workspace import resolve_index_path, resolve_root
 
 @reports_errors
 def index(
-    root: RootOption = None,
-    index: IndexOption = None,
-    trees: TreesOption = None,
-    python_env: PythonEnvOption = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Parser processes (default: one per core).")] = None,
-    rebuild: Annotated[bool, typer.Option("--rebuild", help="Throw the index away and build it again.")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List skipped files and problems.")] = False,
-    include_third_party: Annotated[
-        bool, typer.Option("--include-third-party", help="Also index vendored third_party folders.")
-    ] = False,
-    max_file_size: Annotated[
-        int, typer.Option("--max-file-size", help="Skip files larger than this many bytes.")
-    ] = DEFAULT_MAX_FILE_SIZE,
-    follow_links_outside: Annotated[
-        bool, typer.Option("--follow-links-outside", help="Also read files that symlinks in the tree point to outside it.")
-    ] = False,
-    json: JsonOption = False,
+    root: str | None = None,
+    index: str | None = None,
+    trees: list[str] | None = None,
+    python_env: str | None = None,
+    jobs: int | None = None,
+    rebuild: bool = False,
+    verbose: bool = False,
+    include_third_party: bool = False,
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+    follow_links_outside: bool = False,
+    json: bool = False,
 ) -> None:
     """Build or refresh the on-disk index of a tree (unchanged files are not parsed again)."""
     if jobs is not None and jobs < 1:

@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated
 
-import typer
-
-from explorer.cli.common import IndexOption, PythonEnvOption, TreesOption, JsonOption, RootOption, open_index, reports_errors, stderr, stdout
-from explorer.cli.diagram_options import (
-    DEFAULT_MAX_NODES,
-    CollapseOption,
-    DiagramRequest,
-    FormatOption,
-    LinkTemplateOption,
-    MaxNodesOption,
-    OutputOption,
-    diagram_request,
-    write_diagram,
-)
+from explorer.cli.common import open_index, reports_errors, stderr, stdout
+from explorer.cli.diagram_options import DiagramRequest, diagram_request, write_diagram
+from explorer.query.limits import DEFAULT_MAX_NODES
 from explorer.render.json_out import dumps, neighbours_json, write_json
 from explorer.trees import TreeRequest
 from explorer.render.text import neighbours_text, unreadable_note
-
-DepthOption = Annotated[int, typer.Option("--depth", "-d", help="Steps to follow.")]
-
 
 def _run(direction: str, symbol: str, trees: TreeRequest, depth: int, json: bool, request: DiagramRequest) -> None:
     from explorer.diagram.build import neighbours_diagram  # the call graph loads for these commands only
@@ -45,32 +30,27 @@ def _run(direction: str, symbol: str, trees: TreeRequest, depth: int, json: bool
         stderr.print(note, markup=False, highlight=False, soft_wrap=True)
 
 
-SymbolArgument = Annotated[
-    str, typer.Argument(help="A definition: torch.nn.Conv2d, F.conv2d, aten::conv2d, at::native::_convolution, cudnnConvolutionForward...")
-]
-
-
 def _command(direction: str, summary: str) -> Callable[..., None]:
     """`callers` and `callees` take the same options and differ only in direction."""
 
     def command(
-        symbol: SymbolArgument,
-        root: RootOption = None,
-        index: IndexOption = None,
-        trees: TreesOption = None,
-        python_env: PythonEnvOption = None,
-        depth: DepthOption = 1,
-        json: JsonOption = False,
-        output_format: FormatOption = "tree",
-        output: OutputOption = None,
-        max_nodes: MaxNodesOption = DEFAULT_MAX_NODES,
-        collapse: CollapseOption = None,
-        link_template: LinkTemplateOption = None,
+        symbol: str,
+        root: str | None = None,
+        index: str | None = None,
+        trees: list[str] | None = None,
+        python_env: str | None = None,
+        depth: int = 1,
+        json: bool = False,
+        output_format: str = "tree",
+        output: str | None = None,
+        max_nodes: int = DEFAULT_MAX_NODES,
+        collapse: list[str] | None = None,
+        link_template: str | None = None,
     ) -> None:
         request = diagram_request(output_format, output, max_nodes, collapse, link_template, json=json)
         _run(direction, symbol, TreeRequest(root, index, tuple(trees or ()), python_env), depth, json, request)
 
-    command.__name__ = command.__qualname__ = direction  # the command's name on the command line
+    command.__name__ = command.__qualname__ = direction
     command.__doc__ = summary
     return reports_errors(command)
 

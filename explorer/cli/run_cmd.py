@@ -5,52 +5,35 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING
 
-import typer
-
-from explorer.cli.common import IndexOption, JsonOption, RootOption, open_index, reports_errors, stdout
-from explorer.cli.diagram_options import (
-    DEFAULT_MAX_NODES,
-    FormatOption,
-    MaxNodesOption,
-    OutputOption,
-    diagram_request,
-    write_diagram,
-)
+from explorer.cli.common import open_index, reports_errors, stdout
+from explorer.cli.diagram_options import diagram_request, write_diagram
 from explorer.errors import UsageError
+from explorer.query.limits import DEFAULT_MAX_NODES
 from explorer.render.json_out import dumps
 from explorer.runtime.request import DEFAULT_MAX_EVENTS, RunRequest
 
 if TYPE_CHECKING:
     from explorer.runtime.model import RunFrame
 
-PrefixesOption = Optional[list[str]]
-
-
 @reports_errors
 def run(
-    program: Annotated[Optional[list[str]], typer.Argument(help="SCRIPT [ARGS...] (after --), unless -c is given.", show_default=False)] = None,
-    code: Annotated[Optional[str], typer.Option("-c", "--code", help="Program passed in as a string, as python -c.", show_default=False)] = None,
-    root: RootOption = None,
-    index: IndexOption = None,
-    python: Annotated[
-        Optional[str],
-        typer.Option("--python", help="Interpreter with real PyTorch: record its operators with the PyTorch profiler.", show_default=False),
-    ] = None,
-    backend_device: Annotated[
-        Optional[str],
-        typer.Option("--backend-device", help="Bundled runtime: run every tensor on cpu or cuda (emulated), whatever the code says.", show_default=False),
-    ] = None,
-    compare: Annotated[bool, typer.Option("--compare", help="Lay the run over the static call graph: confirmed, not taken, missed.")] = False,
-    include: Annotated[PrefixesOption, typer.Option("--include", help="Show only frames in this module, class or namespace (repeatable).", show_default=False)] = None,
-    exclude: Annotated[PrefixesOption, typer.Option("--exclude", help="Leave out frames in this module, class or namespace, and what they call (repeatable).", show_default=False)] = None,
-    max_depth: Annotated[Optional[int], typer.Option("--max-depth", help="Show this many levels below the program.", show_default=False)] = None,
-    max_events: Annotated[int, typer.Option("--max-events", help="Most call events to record (Python and native each).")] = DEFAULT_MAX_EVENTS,
-    json: JsonOption = False,
-    output_format: FormatOption = "tree",
-    output: OutputOption = None,
-    max_nodes: MaxNodesOption = DEFAULT_MAX_NODES,
+    program: list[str] | None = None,
+    code: str | None = None,
+    root: str | None = None,
+    index: str | None = None,
+    python: str | None = None,
+    backend_device: str | None = None,
+    compare: bool = False,
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
+    max_depth: int | None = None,
+    max_events: int = DEFAULT_MAX_EVENTS,
+    json: bool = False,
+    output_format: str = "tree",
+    output: str | None = None,
+    max_nodes: int = DEFAULT_MAX_NODES,
 ) -> None:
     """Run SCRIPT (or -c CODE) under tracing and print the call tree it ran."""
     # the runtime, the call graph and their views load for this command only
@@ -63,6 +46,8 @@ def run(
     drawing = diagram_request(output_format, output, max_nodes, None, None, json=json)
     if max_depth is not None and max_depth < 1:
         raise UsageError("--max-depth must be at least 1")
+    if program and program[0] == "--":  # `run -- SCRIPT ARGS`: the program's own options follow
+        program = program[1:]
     script, argv = (program[0], tuple(program[1:])) if program and code is None else (None, tuple(program or ()))
     shape = _Shape(tuple(include or ()), tuple(exclude or ()), max_depth)
     if python is not None and root is None and not os.environ.get("EXPLORER_ROOT"):
@@ -91,7 +76,7 @@ def run(
         if comparison is not None:
             comparison_text(stdout, comparison)
     if trace.exit_code != 0:
-        raise typer.Exit(trace.exit_code if 0 < trace.exit_code < 126 else 1)
+        raise SystemExit(trace.exit_code if 0 < trace.exit_code < 126 else 1)
 
 
 @dataclass(frozen=True, slots=True)

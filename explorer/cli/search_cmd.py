@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
-
-import typer
-
-from explorer.cli.common import IndexOption, PythonEnvOption, TreesOption, JsonOption, RootOption, open_index, reports_errors, stdout
+from explorer.cli.common import open_index, reports_errors, stdout
 from explorer.errors import UsageError
 from explorer.model import Language, SymbolKind
 from explorer.query.search import SearchFilter, search as run_search
@@ -18,18 +14,15 @@ _LANGS = {"python": Language.PYTHON, "cpp": Language.CPP, "cuda": Language.CUDA,
 
 @reports_errors
 def search(
-    query: Annotated[
-        str,
-        typer.Argument(help="Name, prefix, words or letters in order: conv2d, Conv2d, cudnnconvfwd. Plain text: * ? [ ] match themselves."),
-    ],
-    root: RootOption = None,
-    index: IndexOption = None,
-    trees: TreesOption = None,
-    python_env: PythonEnvOption = None,
-    kind: Annotated[Optional[str], typer.Option("--kind", "-k", help="Only this kind (class, function, operator, ...).")] = None,
-    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Only this language: python, cpp, yaml, vendor.")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many results.")] = 20,
-    json: JsonOption = False,
+    query: str,
+    root: str | None = None,
+    index: str | None = None,
+    trees: list[str] | None = None,
+    python_env: str | None = None,
+    kind: str | None = None,
+    lang: str | None = None,
+    limit: int = 20,
+    json: bool = False,
 ) -> None:
     """Find symbols by name: exact first, then prefix, word and fuzzy matches."""
     where = SearchFilter(kind=_kind(kind), lang=_lang(lang))

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
 from rich.text import Text
 
-from explorer.cli.common import IndexOption, PythonEnvOption, TreesOption, JsonOption, RootOption, open_index, reports_errors, stdout
+from explorer.cli.common import open_index, reports_errors, stdout
 from explorer.query.details import describe
 from explorer.query.lookup import resolve
 from explorer.render.json_out import details_json, dumps, write_json
@@ -18,12 +15,12 @@ _MAX_SHOWN = 10
 
 @reports_errors
 def show(
-    symbol: Annotated[str, typer.Argument(help="torch.nn.Conv2d, nn.Conv2d, F.conv2d, aten::conv2d.padding, a bare name...")],
-    root: RootOption = None,
-    index: IndexOption = None,
-    trees: TreesOption = None,
-    python_env: PythonEnvOption = None,
-    json: JsonOption = False,
+    symbol: str,
+    root: str | None = None,
+    index: str | None = None,
+    trees: list[str] | None = None,
+    python_env: str | None = None,
+    json: bool = False,
 ) -> None:
     """Show a symbol's definition: location, signature, source, dispatch table or alias target."""
     with open_index(root, index, trees, python_env) as (tree, store):

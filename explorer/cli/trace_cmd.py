@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING
 
-import typer
-
-from explorer.cli.common import IndexOption, JsonOption, PythonEnvOption, RootOption, TreesOption, open_trees, reports_errors, stderr, stdout
-from explorer.cli.diagram_options import (
-    DEFAULT_MAX_NODES,
-    CollapseOption,
-    FormatOption,
-    LinkTemplateOption,
-    MaxNodesOption,
-    OutputOption,
-    diagram_request,
-    write_diagram,
-)
+from explorer.cli.common import open_trees, reports_errors, stderr, stdout
+from explorer.cli.diagram_options import diagram_request, write_diagram
 from explorer.errors import ExplorerError, UsageError
 from explorer.query.patterns import target_heading
-from explorer.query.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS
+from explorer.query.limits import DEFAULT_MAX_NODES, DEFAULT_PATHS
 from explorer.render.json_out import dumps, trace_json, write_json
 from explorer.render.text import printable, trace_text, unreadable_note
 
@@ -29,39 +18,23 @@ if TYPE_CHECKING:
 
 @reports_errors
 def trace(
-    symbol: Annotated[str, typer.Argument(help="torch.nn.Conv2d, F.conv2d, aten::conv2d, at::native::_convolution...")],
-    root: RootOption = None,
-    index: IndexOption = None,
-    trees: TreesOption = None,
-    python_env: PythonEnvOption = None,
-    to: Annotated[
-        Optional[str],
-        typer.Option(
-            "--to",
-            help="Keep only paths reaching this: a name (cudnnConvolutionForward, at::native::add) matches definitions of "
-            "exactly that name, or, if the tree has none, names containing it; anything else is a regular expression "
-            "(RE2 syntax: no lookaround or backreferences) searched in qualified names.",
-        ),
-    ] = None,
-    backend: Annotated[str, typer.Option("--backend", help="cuda (with cuDNN/cuBLAS), cpu, or all.")] = "cuda",
-    max_depth: Annotated[
-        Optional[int],
-        typer.Option("--max-depth", help=f"Hops to follow (default {DEFAULT_DEPTH}, or {DEFAULT_DEPTH_TO} with --to).", show_default=False),
-    ] = None,
-    paths: Annotated[
-        int, typer.Option("--paths", help=f"With --to: how many paths to list, best first (default {DEFAULT_PATHS}).", show_default=False),
-    ] = DEFAULT_PATHS,
-    json: JsonOption = False,
-    output_format: FormatOption = "tree",
-    output: OutputOption = None,
-    max_nodes: MaxNodesOption = DEFAULT_MAX_NODES,
-    collapse: CollapseOption = None,
-    link_template: LinkTemplateOption = None,
-    only_paths: Annotated[bool, typer.Option("--only-paths", help="Diagram: leave out what is off the --to paths.")] = False,
-    dynamic: Annotated[
-        Optional[str],
-        typer.Option("--dynamic", help="Also run this code on the bundled runtime and compare the run with the static graph (as run --compare).", show_default=False),
-    ] = None,
+    symbol: str,
+    root: str | None = None,
+    index: str | None = None,
+    trees: list[str] | None = None,
+    python_env: str | None = None,
+    to: str | None = None,
+    backend: str = "cuda",
+    max_depth: int | None = None,
+    paths: int = DEFAULT_PATHS,
+    json: bool = False,
+    output_format: str = "tree",
+    output: str | None = None,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    collapse: list[str] | None = None,
+    link_template: str | None = None,
+    only_paths: bool = False,
+    dynamic: str | None = None,
 ) -> None:
     """Trace what calling SYMBOL runs, across Python, the torch._C binding, YAML, C++ and vendor APIs."""
     request = diagram_request(
@@ -99,7 +72,7 @@ def trace(
         trace_text(stdout, report, to)
     _note_unreadable(report)
     if to is not None and not report.trace.paths:
-        raise typer.Exit(1)
+        raise SystemExit(1)  # no path: as grep with no match
 
 
 def _note_unreadable(report: TraceReport) -> None:

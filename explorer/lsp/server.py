@@ -38,6 +38,7 @@ from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, Symbol
 from explorer.query.at_position import implementations, symbols_at
 from explorer.query.details import describe
 from explorer.query.graph import CallGraph
+from explorer.query.limits import DEFAULT_MAX_NODES
 from explorer.query.neighbours import callers_of
 from explorer.query.nodes import layer_of
 from explorer.query.search import search
@@ -64,7 +65,6 @@ _SEARCH_LIMIT = 100
 TRACE_COMMAND = "explorer.traceToVendor"
 DIAGRAM_COMMAND = "explorer.openDiagram"
 _TRACEABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.KERNEL, SymbolKind.STRUCTURED_KERNEL, SymbolKind.OPERATOR})
-DEFAULT_MAX_NODES = 60  # as the CLI's diagrams
 _HOVER_HOPS = 8
 
 
