@@ -3,7 +3,7 @@
 The environment is found the way Python language servers find it:
 1. `--python-env` or $EXPLORER_PYTHON_ENV: an interpreter or an environment folder (`none`: read no
    installed packages);
-2. $VIRTUAL_ENV, the environment the user's shell has activated;
+2. $VIRTUAL_ENV or $CONDA_PREFIX, the environment the user's shell has activated;
 3. a virtual environment inside the project: `.venv`, `venv` or `env` (a folder with pyvenv.cfg);
 4. `python3`, else `python`, on PATH.
 Explorer itself may be installed elsewhere (pipx): its own interpreter is never the answer.
@@ -11,11 +11,15 @@ Explorer itself may be installed elsewhere (pipx): its own interpreter is never 
 Nothing installed is imported. An environment folder is read as files (pyvenv.cfg and its
 `lib/python3.X/site-packages`). An interpreter outside one is asked only for its site folders,
 run isolated and without `site` (`-I -S`), so no `.pth` file's code runs; the path lines of
-those `.pth` files (editable installs) are then read as text, as `site` would add them.
+those `.pth` files (editable installs) are then read as text, as `site` would add them. Its
+answer is kept in the cache folder while the interpreter's file is unchanged, since starting an
+interpreter costs more than the rest of a query; a launcher script (pyenv's shims) may start a
+different interpreter each time, so it is asked every time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -24,6 +28,7 @@ import subprocess
 from dataclasses import dataclass
 
 from explorer.errors import UsageError
+from explorer.workspace import cache_folder
 
 _PROJECT_ENVIRONMENTS = (".venv", "venv", "env")
 _SITE_QUERY = (
@@ -72,9 +77,10 @@ def find_environment(project_root: str, python: str | None) -> Environment | Non
         if environment is None:
             raise UsageError(f"--python-env {named}: not a Python interpreter or environment folder")
         return environment
-    active = os.environ.get("VIRTUAL_ENV")
-    if active and (found := _environment_at(active, "$VIRTUAL_ENV")) is not None:
-        return found
+    for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        active = os.environ.get(variable)
+        if active and (found := _environment_at(active, f"${variable}")) is not None:
+            return found
     for name in _PROJECT_ENVIRONMENTS:
         folder = os.path.join(project_root, name)
         if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
@@ -114,14 +120,64 @@ def _folder_environment(folder: str, found_by: str) -> Environment:
 
 
 def _interpreter_environment(interpreter: str, found_by: str) -> Environment | None:
+    sites = _interpreter_sites(interpreter)
+    if sites is None:
+        return None
+    return Environment(interpreter, found_by, tuple(_with_pth_paths([path for path in sites if os.path.isdir(path)])))
+
+
+def _interpreter_sites(interpreter: str) -> list[str] | None:
+    """The site folders the interpreter reports (None if it cannot be run); remembered per
+    interpreter binary, by its size and time."""
+    binary = os.path.realpath(interpreter)
+    try:
+        with open(binary, "rb") as handle:
+            launcher = handle.read(2) == b"#!"
+        info = os.stat(binary)
+    except OSError:
+        return None
+    stamp = [info.st_size, info.st_mtime_ns]
+    remembered = _read_json(_INTERPRETERS_FILE)
+    entry = remembered.get(binary) if isinstance(remembered, dict) and not launcher else None
+    if isinstance(entry, dict) and entry.get("stamp") == stamp and isinstance(entry.get("sites"), list):
+        return [str(path) for path in entry["sites"]]
     try:
         done = subprocess.run(
             [interpreter, "-I", "-S", "-c", _SITE_QUERY], capture_output=True, text=True, timeout=20, check=False
         )
-        sites = [path for path in json.loads(done.stdout) if os.path.isdir(path)] if done.returncode == 0 else []
+        sites = [str(path) for path in json.loads(done.stdout)] if done.returncode == 0 else []
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
-    return Environment(interpreter, found_by, tuple(_with_pth_paths(sites)))
+    if not launcher and done.returncode == 0:
+        kept = remembered if isinstance(remembered, dict) else {}
+        kept[binary] = {"stamp": stamp, "sites": sites}
+        _write_json(_INTERPRETERS_FILE, kept)
+    return sites
+
+
+_INTERPRETERS_FILE = "interpreters.json"
+
+
+def _read_json(name: str) -> object:
+    try:
+        with open(cache_folder() / name, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(name: str, value: object) -> None:
+    """Written beside and renamed into place; a cache that cannot be written is only slower."""
+    path = cache_folder() / name
+    partial = path.with_name(f"{name}.{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(partial, "w", encoding="utf-8") as handle:
+            json.dump(value, handle)
+        os.replace(partial, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(partial)
 
 
 def _with_pth_paths(sites: list[str]) -> list[str]:

@@ -39,12 +39,16 @@ def default_index_path(root: str, name: str | None = None) -> Path:
     """A file in the user's cache folder, keyed by the tree's absolute path (or another key:
     an installed distribution is keyed by its site folder and its name), so the indexed tree
     itself is never written to (read-only trees work)."""
-    cache = os.environ.get("EXPLORER_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
-    base = Path(cache) if cache else Path.home() / ".cache"
-    if not os.environ.get("EXPLORER_CACHE_DIR"):
-        base = base / "explorer"
     key = hashlib.sha256(root.encode("utf-8")).hexdigest()[:16]
-    return base / f"{name or Path(root).name or 'root'}-{key}.sqlite"
+    return cache_folder() / f"{name or Path(root).name or 'root'}-{key}.sqlite"
+
+
+def cache_folder() -> Path:
+    """$EXPLORER_CACHE_DIR, else explorer/ in the user's cache folder (XDG)."""
+    if own := os.environ.get("EXPLORER_CACHE_DIR"):
+        return Path(own)
+    cache = os.environ.get("XDG_CACHE_HOME")
+    return (Path(cache) if cache else Path.home() / ".cache") / "explorer"
 
 
 def resolve_index_path(root: str, index: str | None) -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.command_line import invoke
+from explorer import environment as environment_module
 from explorer.environment import Distribution, find_distributions, find_environment
 from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.build import refresh
@@ -271,6 +273,25 @@ def test_the_environment_is_found_as_language_servers_find_it(tmp_path, monkeypa
     monkeypatch.setenv("EXPLORER_PYTHON_ENV", str(project / ".venv" / "bin" / "python"))
     with pytest.raises(UsageError):  # no interpreter there
         find_environment(str(project), None)
+
+
+def test_an_interpreters_answer_is_kept_while_its_file_is_unchanged_and_a_launcher_is_asked_each_time(tmp_path, monkeypatch):
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("EXPLORER_PYTHON_ENV")
+    binary = os.path.realpath(sys.base_exec_prefix + "/bin/python3")  # outside any venv: asked, not read as a folder
+    asked: list[str] = []
+    real_run = environment_module.subprocess.run
+    monkeypatch.setattr(environment_module.subprocess, "run", lambda command, **kw: asked.append(command[0]) or real_run(command, **kw))
+    first = find_environment(str(tmp_path), binary)
+    again = find_environment(str(tmp_path), binary)
+    assert first is not None and again == first and asked == [binary]
+    # a launcher script (pyenv's shims) may start another interpreter each time
+    launcher = tmp_path / "python3"
+    launcher.write_text(f"#!/bin/sh\nexec {binary} \"$@\"\n")
+    launcher.chmod(0o755)
+    assert find_environment(str(tmp_path), str(launcher)).site_folders == first.site_folders
+    assert find_environment(str(tmp_path), str(launcher)).site_folders == first.site_folders
+    assert asked == [binary, str(launcher), str(launcher)]
 
 
 def test_pth_paths_are_read_and_their_code_lines_are_not_run(tmp_path):
