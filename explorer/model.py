@@ -98,6 +98,9 @@ class CallSite(NamedTuple):
     # A functor made in place in the arguments (`gpu_reduce_kernel(iter, SumOps<float>{})`) is
     # its type's name followed by FUNCTOR_MARK: the callee calls its members.
     name_args: tuple[str, ...] = ()
+    # The vendor library the callee belongs to (parsers/vendors.py), as the index worked it out
+    # for a C++/CUDA call; None from parsers and for Python calls.
+    vendor: str | None = None
 
 
 FUNCTOR_MARK = "{}"

@@ -168,7 +168,8 @@ def _installed_index(tree: Tree, index_path: Path, refresh_tree: RefreshTree) ->
     it was built for (nothing under site-packages is walked on a warm query)."""
     if tree.stamp is not None and IndexStore.unusable_reason(index_path, tree.root) is None:
         with _opened(index_path) as store:
-            if store.meta(_STAMP_KEY) == tree.stamp and store.meta("walk_options") is not None:
+            current = store.meta(_STAMP_KEY) == tree.stamp
+            if current and store.meta("walk_options") is not None and store.meta("small_tree") is not None:
                 yield store  # the warm path: one open, nothing walked
                 return
     languages = INSTALLED_LANGUAGES if tree.kind is TreeKind.INSTALLED else ()

@@ -1,16 +1,20 @@
 """The remembered walk (index/listing.py) finds exactly what a full walk finds, after the tree
 is changed in every way a tree changes; and when nothing that decides it changed, it walks
-nothing."""
+nothing. A refresh built on it holds what a new index holds, and when nothing changed it does
+not even open the index."""
 
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import time
 from pathlib import Path
 
 import pytest
 
+from explorer.index import build as build_module
 from explorer.index import listing as listing_module
+from explorer.index.build import refresh
 from explorer.index.files import WalkOptions, walk
 from explorer.index.listing import walk_remembered
 
@@ -102,3 +106,63 @@ def test_an_unreadable_listing_means_a_full_walk(tree: Path, tmp_path: Path):
     kept = tmp_path / "index.listing"
     kept.write_text("{not json")
     assert walk_remembered(str(tree), WalkOptions(), frozenset(), kept) == walk(str(tree), WalkOptions())
+
+
+def _contents(index: Path) -> tuple[list, list]:
+    """What an index holds: each file with its stat, and each symbol where it is."""
+    db = sqlite3.connect(f"file:{index}?mode=ro", uri=True)  # read only: a test must not write the index it checks
+    try:
+        files = sorted(db.execute("SELECT path, lang, size, mtime_ns, skipped FROM files"))
+        symbols = sorted(db.execute("SELECT f.path, s.qname, s.kind, s.line FROM symbols s JOIN files f ON f.id = s.file_id"))
+    finally:
+        db.close()
+    return files, symbols
+
+
+def test_a_refresh_after_any_change_holds_what_a_new_index_holds(tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The freshness check a query makes (`refresh` with no options) answers "nothing changed"
+    from the listing alone; after every change of `mutations` it still brings the index to
+    exactly what indexing the tree from nothing gives."""
+    monkeypatch.setattr(listing_module, "RACY_NS", 0)
+    index = tmp_path / "index.sqlite"
+    refresh(str(tree), index, jobs=1, options=WalkOptions(max_file_size=200))
+    for name, change in mutations(tree):
+        time.sleep(0.02)
+        change()
+        report = refresh(str(tree), index, jobs=1)
+        fresh = tmp_path / f"fresh-{len(name)}-{time.monotonic_ns()}.sqlite"
+        refresh(str(tree), fresh, jobs=1, options=WalkOptions(max_file_size=200))
+        assert _contents(index) == _contents(fresh), name
+        assert report.stats.files == len(_contents(fresh)[0]), name
+
+
+def test_when_nothing_changed_the_index_is_not_opened(tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(listing_module, "RACY_NS", 0)
+    index = tmp_path / "index.sqlite"
+    first = refresh(str(tree), index, jobs=1)
+    time.sleep(0.02)
+    opened: list[Path] = []
+    real_open = build_module.IndexStore.open
+    monkeypatch.setattr(build_module.IndexStore, "open", staticmethod(lambda path: opened.append(path) or real_open(path)))
+    again = refresh(str(tree), index, jobs=1)
+    assert (again.parsed, again.unchanged, again.removed, opened) == (0, first.parsed, 0, [])
+    # its summary, asked for, is read from the index then
+    assert (again.stats, again.skipped, again.partial) == (first.stats, first.skipped, first.partial)
+    # the index written by anything else (its stat changed): compared file by file again
+    db = sqlite3.connect(index)
+    with db:
+        db.execute("INSERT INTO meta VALUES ('written elsewhere', '1')")
+    db.close()
+    refresh(str(tree), index, jobs=1)
+    assert opened[:1] == [index]
+
+
+def test_an_index_rebuilt_from_corruption_keeps_the_options_it_was_made_with(tree: Path, tmp_path: Path):
+    index = tmp_path / "index.sqlite"
+    refresh(str(tree), index, jobs=1, options=WalkOptions(max_file_size=3))
+    with open(index, "r+b") as handle:  # a page of the file overwritten
+        handle.seek(4096)
+        handle.write(b"\xff" * 4096)
+    report = refresh(str(tree), index, jobs=1)
+    assert report.rebuilt_because is not None and report.rebuilt_because.startswith("index file corrupt")
+    assert [path for path, *_ in _contents(index)[0]] == ["pkg/__init__.py"]  # the only file of at most 3 bytes

@@ -10,14 +10,16 @@
 4. drop files that disappeared; write each batch of parsed files in one transaction (a file
    and its facts land together);
 5. rebuild the derived tables (vendor symbols, search names).
+A query's refresh nearly always finds nothing changed; the remembered walk
+(index/listing.py) answers that from stats alone, without opening the index.
 Nothing in the tree is imported or executed: files are only read as bytes.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
-import multiprocessing
 import os
 import shutil
 import sqlite3
@@ -27,9 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.index.files import SourceFile, UnreadableFile, WalkOptions, read_source, walk
-from explorer.index.listing import walk_remembered
+from explorer.index.listing import confirm_indexed, remembered_options, unchanged_since_indexed, walk_remembered
 from explorer.index.store import (
-    FileRows, IndexStats, IndexStore, StoredFile, encode_facts, is_corruption, move_database, record_verified, writer_lock,
+    FileRows, IndexStats, IndexStore, StoredFile, encode_facts, index_file_stamp, is_corruption, move_database, record_verified,
+    writer_lock,
 )
 from explorer.model import Diagnostic
 from explorer.parsers import parse_file
@@ -40,17 +43,39 @@ _PARALLEL_THRESHOLD = 48  # fewer changed files than this are parsed in-process
 Progress = Callable[[int, int], None]  # (files done, files to do)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RefreshReport:
+    """What a refresh did; what the index then holds is read from it when first asked for
+    (a query's refresh never asks)."""
+
     index_path: Path
-    stats: IndexStats
     parsed: int  # files read and parsed in this refresh
     unchanged: int
     removed: int
-    skipped: list[Diagnostic]  # every file of the tree that is not indexed, with why
-    partial: list[Diagnostic]  # indexed, but with a problem (syntax errors, bad YAML entries)
     seconds: float
     rebuilt_because: str | None = None
+
+    @property
+    def stats(self) -> IndexStats:
+        return self._summary[0]
+
+    @property
+    def skipped(self) -> list[Diagnostic]:
+        """Every file of the tree that is not indexed, with why."""
+        return self._summary[1]
+
+    @property
+    def partial(self) -> list[Diagnostic]:
+        """Indexed, but with a problem (syntax errors, bad YAML entries)."""
+        return self._summary[2]
+
+    @functools.cached_property
+    def _summary(self) -> tuple[IndexStats, list[Diagnostic], list[Diagnostic]]:
+        store = IndexStore.open(self.index_path)
+        try:
+            return store.stats(), store.skipped(), store.partial()
+        finally:
+            store.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,20 +114,25 @@ def refresh(
     listing = Path(f"{index_path}.listing")  # the last walk, remembered (index/listing.py)
     with writer_lock(index_path, on_wait):
         reason = "asked to rebuild" if rebuild else IndexStore.unusable_reason(index_path, root)
+        if reason is None and options is None:
+            unchanged = unchanged_since_indexed(root, leave_out, listing, index_file_stamp(index_path))
+            if unchanged is not None:
+                return RefreshReport(index_path, 0, unchanged, 0, time.perf_counter() - started)
         if reason is None:
             try:
                 store = IndexStore.open(index_path)
                 try:
-                    report = _refresh(store, root, jobs, options, progress, started, leave_out=leave_out, listing=listing)
+                    report, found = _refresh(store, root, jobs, options, progress, started, leave_out=leave_out, listing=listing)
                 finally:
                     store.close()
                 record_verified(index_path)
+                confirm_indexed(listing, found, index_file_stamp(index_path))
                 return report
             except sqlite3.DatabaseError as error:
                 if not is_corruption(error):
                     raise
                 reason = f"index file corrupt ({error})"
-                options = options or WalkOptions()  # the saved ones are in the corrupt file
+                options = options or remembered_options(listing) or WalkOptions()  # the saved ones are in the corrupt file
         # A new index is built beside the old one and renamed into place when complete.
         building = Path(f"{index_path}.building")
         shards = Path(f"{index_path}.shards")
@@ -110,14 +140,15 @@ def refresh(
         store = IndexStore.create(building, root)
         try:
             if options is None:
-                options = _saved_walk_options(index_path, root)
-            report = _refresh(store, root, jobs, options, progress, started, shards, leave_out, listing)
+                options = _saved_walk_options(index_path, root) or remembered_options(listing)
+            report, found = _refresh(store, root, jobs, options, progress, started, shards, leave_out, listing)
             store.finish_bulk()
         finally:
             store.close()
             shutil.rmtree(shards, ignore_errors=True)
         move_database(building, index_path)
         record_verified(index_path)
+        confirm_indexed(listing, found, index_file_stamp(index_path))
         rebuilt = None if reason in ("no index yet", "asked to rebuild") else reason
         return dataclasses.replace(report, index_path=index_path, rebuilt_because=rebuilt)
 
@@ -158,9 +189,10 @@ def _refresh(
     shards: Path | None = None,
     leave_out: frozenset[str] = frozenset(),
     listing: Path | None = None,
-) -> RefreshReport:
-    """Bring `store` up to date. With `shards` (a new index), parser processes store their
-    own rows in shard files there, merged once at the end."""
+) -> tuple[RefreshReport, list[SourceFile]]:
+    """Bring `store` up to date; the report, and the files it now holds as they were found.
+    With `shards` (a new index), parser processes store their own rows in shard files there,
+    merged once at the end."""
     options = _walk_options(store, given)
     # 1. walk
     sources, walk_skips = walk_remembered(root, options, leave_out, listing) if listing is not None else walk(root, options, leave_out)
@@ -198,19 +230,23 @@ def _refresh(
             store.merge_shards(sorted(shards.glob("*.sqlite")))
         # 5. derived tables
         store.rebuild_derived()
-    elif progress is not None:
-        progress(0, 0)
+        with store.transaction():
+            store.save_small_tree()
+    else:
+        if store.meta("small_tree") is None:  # an index from before summaries were kept
+            with store.transaction():
+                store.save_small_tree()
+        if progress is not None:
+            progress(0, 0)
 
-    return RefreshReport(
+    report = RefreshReport(
         index_path=store.path,
-        stats=store.stats(),
         parsed=parsed_count,
         unchanged=len(sources) - len(changed) + unchanged_content,
         removed=len(gone),
-        skipped=store.skipped(),
-        partial=store.partial(),
         seconds=time.perf_counter() - started,
     )
+    return report, sources
 
 
 def _fingerprint_changed(record: StoredFile | None, source: SourceFile) -> bool:
@@ -304,6 +340,8 @@ def _parse_all(
         return
     # Largest files first, so that no worker is left with a big one while the others idle.
     tasks.sort(key=lambda task: -task[0].size)
+    import multiprocessing  # only when there is parsing to do: 6 ms of every query's start otherwise
+
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     with context.Pool(workers, initializer=_init_worker, initargs=(root, follow_links_outside, shards)) as pool:
         yield from pool.imap_unordered(_parse_one, tasks, chunksize=4)

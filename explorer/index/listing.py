@@ -10,6 +10,12 @@ The listing keeps the stat of every folder walked, every `.gitignore` (or its ab
 file passed over. When all of them are as kept, the files found are the ones found before, and
 only their own stats are read again: their size and time decide, as always, what is parsed.
 Anything else, or a listing that cannot be read, walks the tree again.
+
+Once a refresh has brought the index up to date with the files found, the listing also keeps
+the stat of the index file then (`confirm_indexed`). While the index file still has that stat,
+nothing else has written it, so it holds each file as the listing saw it: if every file's stat
+is still as kept, there is nothing to compare with the index and nothing to parse
+(`unchanged_since_indexed`), which is what a query's freshness check finds nearly every time.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from pathlib import Path
 from explorer.index.files import SourceFile, WalkOptions, stat_stamp, walk
 from explorer.model import Diagnostic, Language
 
-_VERSION = 1
+_VERSION = 2  # 2: each file's size and time, and the index's stat once it holds them
 # A folder changed this close to the moment it was stat'ed may change again within the same
 # clock tick without its time moving (git's "racy" entries): such a listing is not trusted.
 RACY_NS = 2_000_000_000
@@ -36,9 +42,12 @@ def walk_remembered(
     key = json.loads(json.dumps([_VERSION, root, dataclasses.asdict(options), sorted(leave_out)]))  # as read back
     kept = _read(listing)
     if kept is not None and kept.get("key") == key:
-        found = _still_found(root, kept, options.max_file_size)
-        if found is not None:
-            return found, [Diagnostic(path, reason) for path, reason, _ in kept["skipped"]]
+        try:
+            found = _still_found(root, kept, options.max_file_size)
+            if found is not None:
+                return found, [Diagnostic(path, reason) for path, reason, _ in kept["skipped"]]
+        except (TypeError, ValueError, KeyError):  # a listing not as written: walk
+            pass
     stamps: dict[str, list[int]] = {}
     started = time.time_ns()
     found, skipped = walk(root, options, leave_out, stamps)
@@ -47,31 +56,95 @@ def walk_remembered(
         "walked_ns": started,
         "stamps": stamps,
         "skipped": [[d.path, d.reason, stat_stamp(os.path.join(root, d.path))] for d in skipped],
-        "found": [[source.path, source.lang.value] for source in found],
+        "found": _found_rows(found),
     })
     return found, skipped
 
 
-def _still_found(root: str, kept: dict, max_file_size: int) -> list[SourceFile] | None:
-    """The files found last time with their stats now, or None if the walk must run again."""
+def confirm_indexed(listing: Path, found: list[SourceFile], index_stamp: list[int]) -> None:
+    """Note that the index, whose file now has `index_stamp`, holds exactly `found`."""
+    kept = _read(listing)
+    if kept is None:
+        return
+    rows = _found_rows(found)
+    if kept.get("indexed") == index_stamp and kept["found"] == rows:
+        return
+    _write(listing, {**kept, "found": rows, "indexed": index_stamp})
+
+
+def unchanged_since_indexed(root: str, leave_out: frozenset[str], listing: Path, index_stamp: list[int]) -> int | None:
+    """How many files the index holds, when it (its file still at `index_stamp`) holds every
+    one of them as it is now and the walk would find no other; else None."""
+    kept = _read(listing)
+    if kept is None or kept.get("indexed") != index_stamp:
+        return None
+    try:
+        version, kept_root, _, kept_leave_out = kept["key"]
+        if (version, kept_root, kept_leave_out) != (_VERSION, root, sorted(leave_out)):
+            return None
+        if not _walk_would_find_the_same(root, kept) or not _files_as_kept(root, kept["found"]):
+            return None
+    except (TypeError, ValueError, KeyError):  # a listing not as written: walk
+        return None
+    return len(kept["found"])
+
+
+def remembered_options(listing: Path) -> WalkOptions | None:
+    """The walk options of the last walk: what an index that cannot be read any more was
+    made with (`explorer index --include-third-party` sticks through a rebuild)."""
+    kept = _read(listing)
+    try:
+        return WalkOptions.from_saved(kept["key"][2]) if kept is not None else None
+    except (TypeError, ValueError, KeyError, IndexError):
+        return None
+
+
+def _found_rows(found: list[SourceFile]) -> list[list]:
+    return [[source.path, source.lang.value, source.size, source.mtime_ns] for source in found]
+
+
+def _walk_would_find_the_same(root: str, kept: dict) -> bool:
+    """Whether every folder, `.gitignore` and passed-over file the last walk depended on is as
+    it was then."""
     trusted_before = kept.get("walked_ns", 0) - RACY_NS
     for rel, stamp in kept["stamps"].items():
         if stat_stamp(os.path.join(root, rel) if rel != "." else root) != stamp:
-            return None
+            return False
         if stamp and max(stamp[0], stamp[1]) >= trusted_before:
-            return None  # changed just before the walk: it may have changed again unseen
-    for path, _, stamp in kept["skipped"]:
-        if stat_stamp(os.path.join(root, path)) != stamp:
-            return None
-    found = []
-    for path, lang in kept["found"]:
+            return False  # changed just before the walk: it may have changed again unseen
+    return all(stat_stamp(os.path.join(root, path)) == stamp for path, _, stamp in kept["skipped"])
+
+
+def _files_as_kept(root: str, rows: list[list]) -> bool:
+    """Whether every file still has the size and time kept for it. The loop every query runs:
+    8,800 stats on the PyTorch tree, so paths are joined by hand (os.path.join is a third of
+    the time) and no record is built."""
+    under = root.rstrip(os.sep) + os.sep
+    for path, _, size, mtime_ns in rows:
         try:
-            info = os.stat(os.path.join(root, path))
+            info = os.stat(under + path)
+        except OSError:
+            return False
+        if info.st_size != size or info.st_mtime_ns != mtime_ns:
+            return False
+    return True
+
+
+def _still_found(root: str, kept: dict, max_file_size: int) -> list[SourceFile] | None:
+    """The files found last time with their stats now, or None if the walk must run again."""
+    if not _walk_would_find_the_same(root, kept):
+        return None
+    found = []
+    under = root.rstrip(os.sep) + os.sep
+    languages = {language.value: language for language in Language}
+    for path, lang, *_ in kept["found"]:
+        try:
+            info = os.stat(under + path)
         except OSError:
             return None  # gone (its folder's stat says so too, unless the link it was broke)
         if info.st_size > max_file_size:
             return None  # grown past the limit: the walk passes it over, with its reason
-        found.append(SourceFile(path, Language(lang), info.st_size, info.st_mtime_ns))
+        found.append(SourceFile(path, languages[lang], info.st_size, info.st_mtime_ns))
     return found
 
 

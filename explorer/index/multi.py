@@ -23,9 +23,6 @@ from explorer.model import (
 )
 
 
-_SMALL_TREE = 50_000  # symbols: a tree this small answers name lookups from memory
-
-
 @dataclass(frozen=True, slots=True)
 class TreeIndex:
     tree: Tree
@@ -42,7 +39,13 @@ class MultiTreeIndex:
         for part, prefix in zip(parts[1:], self._prefixes[1:]):
             part.store.report_paths_under(prefix or "")
         self._by_qname: dict[str, list[Symbol]] = {}
-        self._small = [part.store.small_tree(_SMALL_TREE) for part in parts]
+        # read on first use: a search never needs them
+        self._small: dict[int, SmallTree | None] = {}
+
+    def _small_tree(self, index: int) -> SmallTree | None:
+        if index not in self._small:
+            self._small[index] = self.parts[index].store.small_tree()
+        return self._small[index]
 
     @property
     def trees(self) -> list[Tree]:
@@ -74,8 +77,7 @@ class MultiTreeIndex:
         """`ask` of every tree, in order; a small tree only where `has` says it may answer."""
         found: list[Symbol] = []
         for index, part in enumerate(self.parts):
-            small = self._small[index]
-            if has is None or small is None or has(small):
+            if has is None or (small := self._small_tree(index)) is None or has(small):
                 found.extend(self._symbols(index, getattr(part.store, ask)(*args)))
         return found
 
@@ -97,7 +99,7 @@ class MultiTreeIndex:
     def symbols_with_qname(self, qname: str) -> list[Symbol]:
         found = self._by_qname.get(qname)
         if found is None:
-            found = self._by_qname[qname] = self._each_symbols("symbols_with_qname", qname, has=lambda tree: qname in tree.qnames)
+            found = self._by_qname[qname] = self._each_symbols("symbols_with_qname", qname, has=lambda tree: tree.may_define(qname))
         return list(found)
 
     def symbols_named_any(self, lnames: list[str]) -> list[Symbol]:
@@ -117,7 +119,7 @@ class MultiTreeIndex:
     def import_bindings(self, module: str) -> list[ImportBinding]:
         top = module.split(".", 1)[0]
         return [binding for index, part in enumerate(self.parts)
-                if top not in part.hidden and ((small := self._small[index]) is None or module in small.importing_modules)
+                if top not in part.hidden and ((small := self._small_tree(index)) is None or small.may_define(module))
                 for binding in part.store.import_bindings(module)]
 
     def import_alias_targets(self, name: str) -> list[tuple[str, int]]:
@@ -158,8 +160,8 @@ class MultiTreeIndex:
 
     def operator_info(self, operator: str) -> OperatorInfo | None:
         for index, part in enumerate(self.parts):
-            small = self._small[index]
-            if (small is None or operator in small.qnames) and (info := part.store.operator_info(operator)) is not None:
+            small = self._small_tree(index)
+            if (small is None or small.may_define(operator)) and (info := part.store.operator_info(operator)) is not None:
                 return info
         return None
 

@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import posixpath
+import re
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -163,7 +164,7 @@ CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
 """
 
 _PER_FILE_TABLES = ("symbols", "imports", "dispatch", "operators", "derivatives", "diagnostics", "namespace_prefixes", "python_flow")
-_CALL_COLUMNS = "c.caller, c.callee, COALESCE(c.qualified, c.callee), c.line, c.col, c.kind, c.name_args"
+_CALL_COLUMNS = "c.caller, c.callee, COALESCE(c.qualified, c.callee), c.line, c.col, c.kind, c.name_args, c.vendor"
 _SYMBOL_COLUMNS = "s.qname, s.name, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.target, s.file_local"
 
 
@@ -254,11 +255,26 @@ class IndexStats:
     calls: int
 
 
+SMALL_TREE_SYMBOLS = 50_000  # a tree with at most this many symbols is summarised as a SmallTree
+_NAME_SEPARATOR = re.compile(r"\.|::")
+
+
+def first_part(qname: str) -> str:
+    """`torch` of torch.nn.Conv2d, `at` of at::native::add, `aten` of aten::conv2d."""
+    return _NAME_SEPARATOR.split(qname, 1)[0]
+
+
 @dataclass(frozen=True, slots=True)
 class SmallTree:
-    qnames: frozenset[str]
+    """What a small tree (a user's project, an installed package) may define: a set answers
+    "not here" far cheaper than a query, and most names a trace looks up are in other trees.
+    Kept in the index's meta table by each refresh, so reading it costs one row."""
+
+    first_parts: frozenset[str]  # of every qname the tree defines
     operator_lnames: frozenset[str]  # `operators_named` looks operators up by these
-    importing_modules: frozenset[str]  # modules whose imports the tree records
+
+    def may_define(self, qname: str) -> bool:
+        return first_part(qname) in self.first_parts
 
 
 class IndexStore:
@@ -270,6 +286,8 @@ class IndexStore:
         self.db = connection
         # A trace asks for the same names many times; writes (in `transaction`) forget them.
         self._by_qname: dict[str, list[Symbol]] = {}  # qname (or "operators NAME") -> symbols
+        self._call_spans: dict[str, tuple[int, int]] = {}  # path -> its rows in calls (calls_in)
+        self._operator_info: dict[str, OperatorInfo | None] = {}
         # Read beside other trees (trees.py), every location this store reports is under this
         # prefix (its root): one string per file. Queries that take a path take it relative.
         self._prefix = ""
@@ -355,6 +373,8 @@ class IndexStore:
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         self._by_qname.clear()
+        self._call_spans.clear()
+        self._operator_info.clear()
         with self.db:
             yield
 
@@ -519,6 +539,8 @@ class IndexStore:
     def report_paths_under(self, prefix: str) -> None:
         self._prefix = prefix
         self._by_qname.clear()
+        self._call_spans.clear()
+        self._operator_info.clear()
 
     def _out(self, path: str | None) -> str | None:
         if not self._prefix or path is None:
@@ -667,6 +689,11 @@ class IndexStore:
                 if "." not in s.qname[len(class_qname) + 1:]]
 
     def operator_info(self, operator: str) -> OperatorInfo | None:
+        if operator not in self._operator_info:  # a trace asks of each operator at every method call it meets
+            self._operator_info[operator] = self._read_operator_info(operator)
+        return self._operator_info[operator]
+
+    def _read_operator_info(self, operator: str) -> OperatorInfo | None:
         row = self.db.execute(
             "SELECT operator, variants, python_module, structured, structured_delegate, autogen FROM operators WHERE operator = ?",
             (operator,),
@@ -722,10 +749,13 @@ class IndexStore:
     def calls_in(self, caller: str, path: str, lines: tuple[int, int] | None = None) -> list[CallSite]:
         """The calls a definition makes in one file (a C++ name may be defined in several,
         and twice in one file: `lines` picks the definition)."""
-        row = self.db.execute("SELECT calls_first, calls_count FROM files WHERE path = ?", (path,)).fetchone()
-        if row is None or row[0] is None:
+        span = self._call_spans.get(path)
+        if span is None:
+            row = self.db.execute("SELECT calls_first, calls_count FROM files WHERE path = ?", (path,)).fetchone()
+            span = self._call_spans[path] = (row[0], row[1]) if row is not None and row[0] is not None else (0, 0)
+        first, count = span
+        if not count:
             return []
-        first, count = row
         low, high = lines if lines is not None else (0, 1 << 62)
         rows = self.db.execute(
             f"SELECT {_CALL_COLUMNS} FROM calls c WHERE c.rowid BETWEEN ? AND ? AND c.caller = ?"
@@ -785,17 +815,27 @@ class IndexStore:
         )
         return {first.split(".", 1)[0] for (first,) in rows}
 
-    def small_tree(self, limit: int) -> SmallTree | None:
-        """What a small tree (a user's project: at most `limit` symbols) defines, held in
-        memory, else None: a set answers "not here" far cheaper than a query, and most names
-        a trace looks up are in the other trees."""
+    def small_tree(self) -> SmallTree | None:
+        """The tree's summary if it is small (at most SMALL_TREE_SYMBOLS symbols), else None."""
+        saved = self.meta("small_tree")
+        if saved is None:  # an index from before summaries were kept: summarised now, not saved
+            return self._summarise()
+        kept = json.loads(saved)
+        return None if kept is None else SmallTree(frozenset(kept["first_parts"]), frozenset(kept["operator_lnames"]))
+
+    def save_small_tree(self) -> None:
+        """Keep the summary `small_tree` reads; inside the refresh's transaction."""
+        summary = self._summarise()
+        kept = None if summary is None else {"first_parts": sorted(summary.first_parts), "operator_lnames": sorted(summary.operator_lnames)}
+        self.set_meta("small_tree", json.dumps(kept))
+
+    def _summarise(self) -> SmallTree | None:
+        limit = SMALL_TREE_SYMBOLS
         if self.db.execute("SELECT COUNT(*) FROM (SELECT 1 FROM symbols LIMIT ?)", (limit + 1,)).fetchone()[0] > limit:
             return None
-        rows = self.db.execute("SELECT qname, lname, kind FROM symbols").fetchall()
         return SmallTree(
-            frozenset(qname for qname, _, _ in rows),
-            frozenset(lname for _, lname, kind in rows if kind == SymbolKind.OPERATOR.value),
-            frozenset(module for (module,) in self.db.execute("SELECT DISTINCT module FROM imports")),
+            frozenset(first_part(qname) for (qname,) in self.db.execute("SELECT DISTINCT qname FROM symbols")),
+            frozenset(lname for (lname,) in self.db.execute("SELECT lname FROM symbols WHERE kind = ?", (SymbolKind.OPERATOR.value,))),
         )
 
     def imported_top_level(self) -> set[str]:
@@ -816,14 +856,21 @@ class IndexStore:
         return self._symbols("s.target = ?", (target,))
 
 
+# A trace reads tens of thousands of rows: a dict finds an enum member several times faster
+# than calling the enum.
+_CALL_KINDS = {kind.value: kind for kind in CallKind}
+_SYMBOL_KINDS = {kind.value: kind for kind in SymbolKind}
+_LANGUAGES = {language.value: language for language in Language}
+
+
 def _call_site(row: tuple) -> CallSite:
-    caller, callee, qualified, line, col, kind, args = row
-    return CallSite(caller, callee, qualified, line, col, CallKind(kind), tuple(args.split()) if args else ())
+    caller, callee, qualified, line, col, kind, args, vendor = row
+    return CallSite(caller, callee, qualified, line, col, _CALL_KINDS[kind], tuple(args.split()) if args else (), vendor)
 
 
 def _symbol(row: tuple, located: str | None = None) -> Symbol:
     qname, name, kind, lang, path, line, end_line, signature, target, file_local = row
-    return Symbol(qname, name, SymbolKind(kind), Language(lang), located or path, line, end_line, signature, target, bool(file_local))
+    return Symbol(qname, name, _SYMBOL_KINDS[kind], _LANGUAGES[lang], located or path, line, end_line, signature, target, bool(file_local))
 
 
 def _like_prefix(prefix: str) -> str:
@@ -867,7 +914,7 @@ def _unusable_reason(path: Path, root: str) -> str | None:
             if meta.get("extraction") != extraction_fingerprint():
                 return "written by another version of explorer's parsers"
             recorded = _recorded(path)
-            if recorded is not None and recorded.get("stamp") == _file_stamp(path):
+            if recorded is not None and recorded.get("stamp") == index_file_stamp(path):
                 return None
             checksum = _checksum(path)
             same_bytes = recorded is not None and recorded.get("checksum") == checksum  # copied, or touched
@@ -893,7 +940,7 @@ def _integrity_problem(connection: sqlite3.Connection, meta: dict[str, str]) -> 
     return "its content changed since explorer wrote it"
 
 
-def _file_stamp(path: Path) -> list[int]:
+def index_file_stamp(path: Path) -> list[int]:
     """What changes whenever anything writes the index: the stat of the file and of its WAL.
     An empty WAL is no WAL: SQLite creates one empty when it merely reads a WAL-mode file, so
     the check that reads the file's format first would otherwise never match the record."""
@@ -937,7 +984,7 @@ def _recorded(path: Path) -> dict | None:
 def record_verified(path: Path, checksum: int | None = None) -> None:
     """Note that the index file, as it is now, was written (or checked) by explorer: its stat
     and checksum. Call it with the file closed (closing can fold the WAL into the file)."""
-    stamp = _file_stamp(path)
+    stamp = index_file_stamp(path)
     recorded = _recorded(path)
     if recorded is not None and recorded.get("stamp") == stamp:
         return
