@@ -8,13 +8,9 @@ import sys
 from dataclasses import dataclass
 
 from explorer.cli.common import stdout
-from explorer.diagram.fold import shape
-from explorer.diagram.model import Diagram
+from explorer.diagram.model import FORMATS, Diagram
 from explorer.errors import ExplorerError, UsageError
 from explorer.model import Layer
-from explorer.query.sources import SourceLines
-from explorer.render.diagram import FORMATS, default_file_name, render_diagram
-from explorer.render.links import LinkTemplate
 
 @dataclass(frozen=True, slots=True)
 class DiagramRequest:
@@ -64,6 +60,12 @@ def diagram_request(
 
 def write_diagram(diagram: Diagram, request: DiagramRequest, root: str, query: str, direction: str | None = None) -> None:
     """Shape the diagram as asked, render it, and write it (DOT without -o: to stdout)."""
+    # graphviz and the renderers load only when a diagram is drawn
+    from explorer.diagram.fold import shape
+    from explorer.query.sources import SourceLines
+    from explorer.render.diagram import default_file_name, render_diagram
+    from explorer.render.links import LinkTemplate
+
     links = LinkTemplate.parse(request.link_template, root)
     diagram = shape(diagram, max_nodes=request.max_nodes, collapse=set(request.collapse), paths_only=request.only_paths)
     content = render_diagram(diagram, request.output_format, links, SourceLines(root))

@@ -9,6 +9,7 @@ dropped; where it rules out all, or none, every definition is kept.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -43,6 +44,7 @@ def call_arguments(sources: SourceLines, path: str, line: int, column: int, writ
 _FIRST_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
+@functools.lru_cache(maxsize=8192)  # a trace asks of the same few thousand signatures again and again
 def parameter_range(signature: str) -> tuple[int, float]:
     """(fewest, most) arguments a definition accepts, from its signature."""
     start = signature.find("(")

@@ -13,6 +13,7 @@ those names and folders: with `--backend cuda` a path into `mkldnn` is dropped, 
 
 from __future__ import annotations
 
+import functools
 import re
 
 from explorer.model import CallNode, Layer
@@ -45,7 +46,11 @@ def node_allowed(node: CallNode, backend: str) -> bool:
         return True
     symbol = node.symbol
     # An operator is judged by its name alone: every operator lives in the same YAML file.
-    text = symbol.qname if node.layer is Layer.YAML else f"{symbol.qname} {symbol.path or ''}"
+    return _text_allowed(symbol.qname if node.layer is Layer.YAML else f"{symbol.qname} {symbol.path or ''}", backend)
+
+
+@functools.lru_cache(maxsize=16384)  # a trace meets the same definitions over and over
+def _text_allowed(text: str, backend: str) -> bool:
     if _MARKERS["other"].search(text):
         return False
     other = "cpu" if backend == "cuda" else "cuda"

@@ -138,7 +138,9 @@ class NativeEdges:
         it by the call that reached it)."""
         where = (caller.path or "", site.line)
         callee = site.callee
-        if vendor_library(callee.removeprefix("::")) is not None:
+        # The index says which callees are vendor APIs. It judged a qualified name written
+        # from the global namespace (`::dnnl::stream`) as written, so that is judged again.
+        if site.vendor is not None or (callee.startswith("::") and "::" in callee[2:] and vendor_library(callee[2:]) is not None):
             callee = callee.removeprefix("::")
             yield from fan_out(self._vendor_symbols(callee), "call", Layer.VENDOR, where)
             return

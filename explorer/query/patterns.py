@@ -15,12 +15,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
-
-import re2
+from typing import TYPE_CHECKING
 
 from explorer.errors import UsageError
 from explorer.index.reader import IndexReader
 from explorer.model import Symbol, SymbolKind
+
+if TYPE_CHECKING:
+    import re2
 
 MAX_QUERY_LENGTH = 1000
 
@@ -79,6 +81,8 @@ def target_pattern(store: IndexReader, written: str) -> TargetPattern:
         if any(s.name == name and s.kind not in _NOT_TRACED for s in store.symbols_named(name.lower())):
             return TargetPattern(written, TargetKind.NAME, _compile(rf"(?:^|\.|::){re.escape(written)}$"))
         return TargetPattern(written, TargetKind.PART)
+    import re2  # `trace --to` alone
+
     try:
         return TargetPattern(written, TargetKind.REGEX, _compile(written))
     except re2.error as error:
@@ -89,6 +93,8 @@ def target_pattern(store: IndexReader, written: str) -> TargetPattern:
 
 
 def _compile(pattern: str) -> re2._Regexp:
+    import re2
+
     options = re2.Options()
     options.log_errors = False  # RE2 would print its own message on stderr
     return re2.compile(pattern, options)

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import re
 
-from explorer.diagram.model import Diagram
+from explorer.diagram.model import FORMATS, Diagram
 from explorer.query.sources import SourceLines
 from explorer.render.dot import to_dot
 from explorer.render.html import to_html
 from explorer.render.image import render
 from explorer.render.links import LinkTemplate
 
-FORMATS = ("dot", "svg", "png", "html")
 
 
 def render_diagram(diagram: Diagram, output_format: str, links: LinkTemplate, sources: SourceLines) -> bytes:

@@ -7,9 +7,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from rich.console import Console, Group
-from rich.panel import Panel
-from rich.syntax import Syntax
-from rich.table import Table
 from rich.text import Text
 
 from explorer.index.build import RefreshReport
@@ -126,8 +123,13 @@ def details_text(console: Console, details: SymbolDetails) -> None:
         first = site_text(details.first_call_site)
         console.print(Text(f"  {printable(symbol.signature)}; {details.call_sites} call site(s), first at {first}"))
     if details.snippet is not None and details.snippet.text.strip():
+        from rich.panel import Panel  # pygments, for `show` alone: 10 ms of every other command's start
+        from rich.syntax import Syntax
+
+        # Highlighted only where colours show: compiling a lexer's patterns costs 60 ms.
+        lexer = _LEXERS.get(symbol.lang, "text") if console.color_system is not None else "text"
         syntax = Syntax(
-            details.snippet.text, _LEXERS.get(symbol.lang, "text"), line_numbers=True,
+            details.snippet.text, lexer, line_numbers=True,
             start_line=details.snippet.first_line, word_wrap=False, theme="ansi_dark",
         )
         console.print(Panel(syntax, title=Text(printable(details.snippet.path)), title_align="left", expand=False))
@@ -148,6 +150,8 @@ def _operator_text(console: Console, details: SymbolDetails) -> None:
         console.print(Text("  " + "; ".join(facts)))
     if not details.kernels:
         return
+    from rich.table import Table  # for `show` alone
+
     table = Table(title=None, box=None, header_style="bold", pad_edge=False)
     table.add_column("dispatch key")
     table.add_column("kernel", overflow="fold")
