@@ -1,6 +1,6 @@
 """`explorer lsp` fed what a broken or impatient client sends: bytes that are no JSON, requests
 before `initialize`, an unknown method, parameters of the wrong type, and then no more input
-(the client went away). Each gets an LSP error or is logged in one line; the server ends
+(the client went away). Each request gets an LSP error, and each problem is logged in one line; the server ends
 cleanly when its input ends, without a traceback."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def test_bad_input_gets_errors_and_the_server_ends_with_its_input(tmp_path):
     done = subprocess.run([sys.executable, "-m", "explorer", "lsp"], input=sent, capture_output=True, timeout=60, env=env)
     assert done.returncode == 0
     errors = {answer["id"]: answer["error"]["code"] for answer in responses(done.stdout) if "id" in answer}
-    assert errors == {1: -32002, 2: -32601}  # ServerNotInitialized, MethodNotFound
+    assert errors == {1: -32002, 2: -32601, 3: -32602}  # ServerNotInitialized, MethodNotFound, InvalidParams
     said = done.stderr.decode().splitlines()
     assert "Traceback" not in done.stderr.decode()
     assert all(line.startswith("explorer lsp: ") for line in said)

@@ -20,9 +20,11 @@ import threading
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcServerNotInitialized
+from pygls.exceptions import JsonRpcException, JsonRpcServerNotInitialized
+from pygls.protocol import LanguageServerProtocol
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -84,6 +86,19 @@ class IndexNotReady(Exception):
     """A tree's index is missing or out of date and is being built in the background."""
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls answers nothing to a request whose parameters it cannot read (it logs the error):
+    a client would wait on that request for ever. It gets LSP's InvalidParams error."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if "id" in data and "method" in data:  # a request, which the client waits on
+                self._send_response(data["id"], None, error.to_response_error())
+            raise
+
+
 class ExplorerServer(LanguageServer):
     """Requests are answered from the indexes as a background refresh last left them: the
     refresh runs in a thread of its own (on start, after a save, when watched files change),
@@ -92,7 +107,7 @@ class ExplorerServer(LanguageServer):
     file only when complete (index/build.py)."""
 
     def __init__(self) -> None:
-        super().__init__("explorer", __version__)
+        super().__init__("explorer", __version__, protocol_cls=_Protocol)
         self.session: Session | None = None
         self.options: dict = {}  # the client's initializationOptions
         self.problem: str | None = None  # why the last refresh failed, if it did
