@@ -1,7 +1,13 @@
-"""Latency of `explorer lsp`'s requests on a real PyTorch tree, beside GNU global and cscope
-answering the questions they can, in the same run.
+"""Latency of `explorer lsp`'s requests and of the query commands on a real PyTorch tree,
+beside GNU global and cscope answering the questions they can, in the same run.
 
-    python benchmarks/lsp_bench.py --root /path/to/pytorch [--repeat 7]
+    python benchmarks/lsp_bench.py --root /path/to/pytorch [--repeat 7] [--python-env PYTHON]
+
+Each command (`explorer search`, `show`, `callers`, `callees`, `trace`) is timed as a whole
+process on the warm index, as a user in a shell runs it: start-up, the freshness check and the
+answer. Its bytecode is compiled first, as `pip install` does. The project's installed
+packages are not joined unless --python-env names an interpreter or environment (they are
+the same figures plus what opening each installed package's index costs).
 
 The server is started on the tree with a warm index (built first, not counted) and driven
 over stdio as an editor drives it; each figure is the median round trip of --repeat requests
@@ -27,9 +33,17 @@ from pathlib import Path
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
+import explorer
 from common import arguments
 
 _NAME = "raw_cudnn_convolution_forward_out_32bit"
+_COMMANDS = (  # (what, arguments), each also answered by name by global -d
+    ("search conv2d", ["search", "conv2d"]),
+    ("show torch.nn.functional.conv2d", ["show", "torch.nn.functional.conv2d"]),
+    (f"callers {_NAME}", ["callers", _NAME]),
+    ("callees aten::conv2d", ["callees", "aten::conv2d"]),
+    ("trace torch.nn.Conv2d --to cudnnConvolutionForward", ["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward"]),
+)
 
 
 async def _round_trips(repeat: int, ask) -> tuple[float, float, object]:
@@ -94,13 +108,16 @@ def _process_ms(command: list[str], repeat: int, env: dict[str, str], cwd: str) 
 
 
 def main() -> None:
-    args = arguments(__doc__, repeat=7)
+    args = arguments(__doc__, repeat=7, python_env=True)
     root = Path(args.root)
     with tempfile.TemporaryDirectory(prefix="explorer-lsp-bench-") as work:
         env = {**os.environ, "EXPLORER_CACHE_DIR": os.environ.get("EXPLORER_CACHE_DIR", str(Path(work) / "cache")),
-               "EXPLORER_PYTHON_ENV": "none"}
+               "EXPLORER_PYTHON_ENV": args.python_env or "none"}
         print(f"indexing {root} ...", flush=True)
         subprocess.run([sys.executable, "-m", "explorer", "index", "--root", str(root)], check=True, stdout=subprocess.DEVNULL, env=env)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(explorer.__file__).parent)], check=True, stdout=subprocess.DEVNULL)
+        commands = [(what, *_process_ms([sys.executable, "-m", "explorer", *command, "--root", str(root)], args.repeat, env, str(root)))
+                    for what, command in _COMMANDS]
         figures = asyncio.run(_lsp_figures(root, args.repeat, env))
         peers: list[tuple[str, float, int]] = []
         if shutil.which("global") and shutil.which("gtags"):
@@ -126,6 +143,12 @@ def main() -> None:
         print(f"explorer lsp  {name:<{width}}  {first:7.1f} ms, then {milliseconds:6.1f} ms  ({count} results)")
     for name, milliseconds, count in peers:
         print(f"              {name:<{width}}  {milliseconds:7.1f} ms (a process)  ({count} lines)")
+    baseline = next((milliseconds for name, milliseconds, _ in peers if name.startswith("global -d")), None)
+    print(f"\neach command a whole process on the warm index, the median of {args.repeat} after one"
+          + (f"; x global -d = {baseline:.1f} ms" if baseline else ""))
+    for name, milliseconds, count in commands:
+        ratio = f"  x{milliseconds / baseline:5.1f} global -d" if baseline else ""
+        print(f"explorer {name:<{width + 5}}  {milliseconds:7.1f} ms{ratio}  ({count} lines)")
 
 
 if __name__ == "__main__":
