@@ -4,8 +4,11 @@ bundled tree. (`.ci/run` also installs a wheel into a fresh environment and trac
 from __future__ import annotations
 
 import fnmatch
+import shutil
 import tomllib
 from pathlib import Path
+
+from explorer.index.store import extraction_fingerprint, fingerprint_of
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 SETUPTOOLS = tomllib.loads((CHECKOUT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
@@ -28,3 +31,19 @@ def test_the_data_folders_map_to_the_checkout_folders_and_take_every_file_explor
     patterns = SETUPTOOLS["package-data"]["explorer._data.grammars"]
     assert [p for p in grammars if not any(fnmatch.fnmatch(p, pattern) for pattern in patterns)] == []
     assert SETUPTOOLS["package-data"]["explorer._data.sample_repo"] == ["**/*"]
+
+
+def test_a_wheel_and_a_checkout_of_the_same_parsers_write_indexes_each_can_use(tmp_path: Path):
+    """The two lay grammars/ out differently (beside the package, inside it as _data) and may
+    share one cache folder: their fingerprints must agree, or each rebuilds the other's index."""
+    checkout, wheel = tmp_path / "checkout", tmp_path / "wheel"
+    shutil.copytree(CHECKOUT / "explorer" / "parsers", checkout / "explorer" / "parsers")
+    shutil.copytree(CHECKOUT / "grammars", checkout / "grammars")
+    shutil.copytree(CHECKOUT / "explorer" / "parsers", wheel / "explorer" / "parsers")
+    shutil.copytree(CHECKOUT / "grammars", wheel / "explorer" / "_data" / "grammars")
+    fingerprint = fingerprint_of(checkout / "explorer" / "parsers", checkout / "grammars")
+    assert fingerprint_of(wheel / "explorer" / "parsers", wheel / "explorer" / "_data" / "grammars") == fingerprint
+    assert fingerprint == extraction_fingerprint()
+    query = next((wheel / "explorer" / "_data" / "grammars").rglob("*.scm"))
+    query.write_text(query.read_text() + "\n; changed\n")
+    assert fingerprint_of(wheel / "explorer" / "parsers", wheel / "explorer" / "_data" / "grammars") != fingerprint

@@ -60,11 +60,19 @@ SCHEMA_VERSION = 16  # 13: namespace_prefixes; 14: python_flow; 15: its statemen
 def extraction_fingerprint() -> str:
     """A hash of the code and queries that decide what an index holds: an index written by
     other parsers is rebuilt, as one of another schema is."""
+    return fingerprint_of(Path(__file__).resolve().parent.parent / "parsers", GRAMMARS_DIR)
+
+
+def fingerprint_of(parsers: Path, grammars: Path) -> str:
     digest = hashlib.sha256(str(SCHEMA_VERSION).encode())
-    package = Path(__file__).resolve().parent.parent
-    sources = sorted([*(package / "parsers").glob("*.py"), *GRAMMARS_DIR.rglob("*.scm"), *GRAMMARS_DIR.glob("*.yaml")])
-    for source in sources:
-        digest.update(source.name.encode())
+    # In an order that does not depend on where the package lies: a checkout keeps grammars/
+    # beside the package, a wheel inside it, and both may share one cache folder.
+    sources = [
+        *sorted((path.relative_to(parsers).as_posix(), path) for path in parsers.glob("*.py")),
+        *sorted((path.relative_to(grammars).as_posix(), path) for path in [*grammars.rglob("*.scm"), *grammars.glob("*.yaml")]),
+    ]
+    for name, source in sources:
+        digest.update(name.encode())
         digest.update(source.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -288,6 +296,7 @@ class IndexStore:
         self._by_qname: dict[str, list[Symbol]] = {}  # qname (or "operators NAME") -> symbols
         self._call_spans: dict[str, tuple[int, int]] = {}  # path -> its rows in calls (calls_in)
         self._operator_info: dict[str, OperatorInfo | None] = {}
+        self._imports: dict[str, list[ImportBinding]] = {}  # module (or C++ file) -> its imports
         # Read beside other trees (trees.py), every location this store reports is under this
         # prefix (its root): one string per file. Queries that take a path take it relative.
         self._prefix = ""
@@ -375,6 +384,7 @@ class IndexStore:
         self._by_qname.clear()
         self._call_spans.clear()
         self._operator_info.clear()
+        self._imports.clear()
         with self.db:
             yield
 
@@ -541,6 +551,7 @@ class IndexStore:
         self._by_qname.clear()
         self._call_spans.clear()
         self._operator_info.clear()
+        self._imports.clear()
 
     def _out(self, path: str | None) -> str | None:
         if not self._prefix or path is None:
@@ -608,8 +619,11 @@ class IndexStore:
         return [_symbol(row) for row in self.db.execute(sql, params)]
 
     def import_bindings(self, module: str) -> list[ImportBinding]:
-        rows = self.db.execute("SELECT module, name, target, line FROM imports WHERE module = ? ORDER BY line", (module,))
-        return [ImportBinding(*row) for row in rows]
+        found = self._imports.get(module)
+        if found is None:  # a trace asks of a C++ file's using-declarations at every name it resolves there
+            rows = self.db.execute("SELECT module, name, target, line FROM imports WHERE module = ? ORDER BY line", (module,))
+            found = self._imports[module] = [ImportBinding(*row) for row in rows]
+        return list(found)
 
     def import_alias_targets(self, name: str) -> list[tuple[str, int]]:
         """What modules bind `name` to, with how often: `F` -> [(torch.nn.functional, 40)]."""
