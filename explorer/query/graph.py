@@ -9,14 +9,19 @@ dropped here (backends.py), and several calls of one definition from one caller 
 
 from __future__ import annotations
 
+import functools
+from typing import TYPE_CHECKING
+
 from explorer.index.reader import IndexReader
 from explorer.model import CallEdge, CallNode, Layer, Symbol, SymbolKind
 from explorer.query.backends import node_allowed
-from explorer.query.flow.edges import FlowEdges
 from explorer.query.native_edges import NativeEdges
 from explorer.query.nodes import layer_of
 from explorer.query.python_edges import PythonEdges
 from explorer.query.sources import SourceLines
+
+if TYPE_CHECKING:
+    from explorer.query.flow.edges import FlowEdges
 
 
 class CallGraph:
@@ -25,9 +30,16 @@ class CallGraph:
         self.backend = backend
         sources = SourceLines(root)
         self.python = PythonEdges(store, sources)
-        self.flow = FlowEdges(store, self.python)
         self.native = NativeEdges(store, backend, sources)
         self._edges: dict[tuple, list[CallEdge]] = {}
+
+    @functools.cached_property
+    def flow(self) -> FlowEdges:
+        """The value-flow solver, loaded when a Python node is first met: a walk that stays in
+        C++ (the callers of a kernel) never needs it."""
+        from explorer.query.flow.edges import FlowEdges
+
+        return FlowEdges(self.store, self.python)
 
     def node(self, symbol: Symbol) -> CallNode:
         """A starting node: a class stands for calling its instances, so `self` is that class."""
