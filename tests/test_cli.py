@@ -274,3 +274,20 @@ def test_callers_and_callees_print_one_line_per_definition():
         (1, "at::native::cudnn_convolution", "aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 13, "dispatch:CUDA"),
         (1, "at::native::cudnn_convolution", "aten/src/ATen/native/cudnn/ConvShared.cpp", 65, "dispatch:CUDA"),
     ]
+
+
+def test_a_vendor_call_written_from_the_global_namespace_is_the_librarys_api(tmp_path: Path):
+    """`::dnnl::reorder` is oneDNN's `dnnl::reorder` (vendors.yaml names that library's API
+    qualified), and `::cudnnCreate` is cuDNN's `cudnnCreate`."""
+    tree = write_tree(tmp_path / "tree", {"ops/run.cpp": (
+        "void run(float* a, float* b) {\n"
+        "    ::dnnl::reorder(a, b);\n"
+        "    ::cudnnCreate(nullptr);\n"
+        "}\n"
+    )})
+    result = run("callees", "run", "--json", "--root", str(tree), "--index", str(tmp_path / "index.sqlite"), "--python-env", "none")
+    assert result.exit_code == 0, result.output
+    assert sorted((found["symbol"], found["kind"], found["layer"]) for found in json.loads(result.stdout)) == [
+        ("cudnnCreate", "external", "vendor"),
+        ("dnnl::reorder", "external", "vendor"),
+    ]

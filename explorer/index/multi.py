@@ -102,6 +102,19 @@ class MultiTreeIndex:
             found = self._by_qname[qname] = self._each_symbols("symbols_with_qname", qname, has=lambda tree: tree.may_define(qname))
         return list(found)
 
+    def symbols_with_qnames(self, qnames: list[str]) -> dict[str, list[Symbol]]:
+        missing = [qname for qname in dict.fromkeys(qnames) if qname not in self._by_qname]
+        if missing:
+            found: dict[str, list[Symbol]] = {qname: [] for qname in missing}
+            for index, part in enumerate(self.parts):
+                small = self._small_tree(index)
+                asked = [qname for qname in missing if small is None or small.may_define(qname)]
+                if asked:
+                    for qname, symbols in part.store.symbols_with_qnames(asked).items():
+                        found[qname].extend(self._symbols(index, symbols))
+            self._by_qname.update(found)
+        return {qname: list(self._by_qname[qname]) for qname in qnames}
+
     def symbols_named_any(self, lnames: list[str]) -> list[Symbol]:
         return self._each_symbols("symbols_named_any", lnames)
 

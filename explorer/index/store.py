@@ -53,7 +53,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
 
-SCHEMA_VERSION = 16  # 13: namespace_prefixes; 14: python_flow; 15: its statements decoded per scope; 16: C++ registrations, extensions
+SCHEMA_VERSION = 17  # 13: namespace_prefixes; 14: python_flow; 15: its statements decoded per scope; 16: C++ registrations, extensions; 17: vendor calls judged without a leading ::
 
 
 @functools.cache
@@ -212,7 +212,8 @@ def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
     callees = {call.callee for call in facts.calls}
     passed = {name for call in facts.calls for name in call.name_args}
     if facts.lang in (Language.CPP, Language.CUDA):
-        vendors = {callee: library for callee in callees if (library := vendor_library(callee)) is not None}
+        # `::dnnl::stream` from the global namespace is the library's `dnnl::stream`
+        vendors = {callee: library for callee in callees if (library := vendor_library(callee.removeprefix("::"))) is not None}
     else:
         vendors = {}
     return FileRows(
@@ -475,7 +476,7 @@ class IndexStore:
                 "SELECT callee, MIN(vendor) FROM calls WHERE vendor IS NOT NULL GROUP BY callee ORDER BY callee"
             ):
                 name = last_name(callee)
-                qname = callee if "::" in callee.lstrip(":") else name
+                qname = callee.removeprefix("::") if "::" in callee.lstrip(":") else name
                 known = externals.get(qname)
                 externals[qname] = (name, min(vendor, known[1]) if known else vendor)
             self.db.executemany(
@@ -590,6 +591,18 @@ class IndexStore:
         if found is None:
             found = self._by_qname[qname] = self._symbols("s.qname = ? ORDER BY f.path, s.line, s.kind, s.signature", (qname,))
         return list(found)
+
+    def symbols_with_qnames(self, qnames: list[str]) -> dict[str, list[Symbol]]:
+        """`symbols_with_qname` of each, in one query for those not asked before (a C++ name
+        is looked for in each enclosing namespace: most of them have none)."""
+        missing = list(dict.fromkeys(qname for qname in qnames if qname not in self._by_qname))
+        if missing:
+            found: dict[str, list[Symbol]] = {qname: [] for qname in missing}
+            marks = ", ".join("?" * len(missing))
+            for symbol in self._symbols(f"s.qname IN ({marks}) ORDER BY f.path, s.line, s.kind, s.signature", tuple(missing)):
+                found[symbol.qname].append(symbol)
+            self._by_qname.update(found)
+        return {qname: list(self._by_qname[qname]) for qname in qnames}
 
     def symbols_named_any(self, lnames: list[str]) -> list[Symbol]:
         marks = ", ".join("?" * len(lnames))

@@ -35,7 +35,6 @@ from collections.abc import Iterator
 from explorer.index.reader import IndexReader
 from explorer.index.store import last_name
 from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
-from explorer.parsers.vendors import vendor_library
 from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.query.backends import dispatch_key_allowed
 from explorer.query.bindings import operators_for
@@ -138,9 +137,7 @@ class NativeEdges:
         it by the call that reached it)."""
         where = (caller.path or "", site.line)
         callee = site.callee
-        # The index says which callees are vendor APIs. It judged a qualified name written
-        # from the global namespace (`::dnnl::stream`) as written, so that is judged again.
-        if site.vendor is not None or (callee.startswith("::") and "::" in callee[2:] and vendor_library(callee[2:]) is not None):
+        if site.vendor is not None:  # the index worked out which callees are vendor APIs
             callee = callee.removeprefix("::")
             yield from fan_out(self._vendor_symbols(callee), "call", Layer.VENDOR, where)
             return
@@ -402,11 +399,10 @@ class NativeEdges:
         return []
 
     def _in_scopes(self, scopes: list[str], name: str) -> list[Symbol]:
-        for scope in scopes:
-            found = self.store.symbols_with_qname(f"{scope}::{name}" if scope else name)
-            if found:
-                return found
-        return []
+        """The definitions of `name` in the first of `scopes` that has any (all asked at once)."""
+        candidates = [f"{scope}::{name}" if scope else name for scope in scopes]
+        found = self.store.symbols_with_qnames(candidates)
+        return next((found[qname] for qname in candidates if found[qname]), [])
 
     def _vendor_symbols(self, callee: str) -> list[Symbol]:
         for qname in (callee, last_name(callee)):
