@@ -43,7 +43,6 @@ def trace(
     if dynamic is not None and (request.wanted or json):
         raise UsageError("--dynamic prints the comparison as text; it does not combine with --json or --format")
     # the call graph (and the runtime, for --dynamic) load here, not for every command
-    from explorer.diagram.build import trace_diagram
     from explorer.query.trace import trace_symbol
     with open_trees(root, index, trees, python_env) as workspace:
         tree, store, spanned = workspace.root, workspace.reader, workspace.trees
@@ -65,6 +64,8 @@ def trace(
             raise ExplorerError(
                 f"no path from {printable(report.start.symbol.qname)} to {printable(target_heading(to))} (backend {backend}); nothing drawn"
             )
+        from explorer.diagram.build import trace_diagram
+
         write_diagram(trace_diagram(report), request, tree, symbol)
     elif json:
         write_json(stdout, dumps(trace_json(report, tree, to, spanned)))

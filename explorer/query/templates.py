@@ -11,6 +11,7 @@ AT_DISPATCH lambda), names no one specialisation: every definition stays a candi
 
 from __future__ import annotations
 
+import functools
 import re
 
 from explorer.model import Symbol
@@ -58,10 +59,17 @@ def call_template_arguments(sources: SourceLines, path: str, line: int, column: 
 def specialisation_arguments(symbol: Symbol) -> str | None:
     """`float` for a definition whose header reads `... gemm<float>(...)`; None for a primary
     template or a plain function."""
-    match = re.search(rf"\b{re.escape(symbol.name)}\s*<", symbol.signature)
+    return _specialisation_arguments(symbol.name, symbol.signature)
+
+
+@functools.lru_cache(maxsize=8192)  # a trace asks of the same definitions at every call it meets
+def _specialisation_arguments(name: str, signature: str) -> str | None:
+    if "<" not in signature:
+        return None
+    match = re.search(rf"\b{re.escape(name)}\s*<", signature)
     if match is None:
         return None
-    return written_template_arguments(symbol.signature, match.end() - 1)
+    return written_template_arguments(signature, match.end() - 1)
 
 
 def chosen_specialisations(candidates: list[Symbol], arguments: str | None, caller_parameters: set[str]) -> list[Symbol]:

@@ -202,8 +202,7 @@ def trace_text(console: Console, report: TraceReport, to: str | None) -> None:
         others = ", ".join(printable(s.qname) for s in report.other_matches[:5])
         console.print(Text(f"{len(report.other_matches) + 1} definitions match; tracing the first (also: {others})", "dim"))
     if to is None:
-        for line in _tree_lines(trace.tree):
-            console.print(line, soft_wrap=True)
+        _print_lines(console, list(_tree_lines(trace.tree)))
         return
     target = printable(target_heading(to))
     if not trace.paths:
@@ -217,13 +216,19 @@ def trace_text(console: Console, report: TraceReport, to: str | None) -> None:
     count = f"at least {trace.paths_found}" if trace.paths_capped else str(trace.paths_found)
     console.print(Text(f"{count} path{'s' if trace.paths_found != 1 else ''} from "
                        f"{start} to {target} (backend {report.backend}){more}", "bold"))
+    lines: list[Text] = []
     for number, path in enumerate(trace.paths, start=1):
-        console.print()
         variants = trace.variants[number - 1] if number <= len(trace.variants) else 1
         also = f" (and {variants - 1} more through other overloads or specialisations of its hops)" if variants > 1 else ""
-        console.print(Text(f"path {number}: {len(path) - 1} hops{also}", "bold"))
-        for step, hop in enumerate(path):
-            console.print(Text(f"{step:>3}  ").append_text(hop_text(hop.node, hop.edge)), soft_wrap=True)
+        lines += [Text(""), Text(f"path {number}: {len(path) - 1} hops{also}", "bold")]
+        lines += [Text(f"{step:>3}  ").append_text(hop_text(hop.node, hop.edge)) for step, hop in enumerate(path)]
+    _print_lines(console, lines)
+
+
+def _print_lines(console: Console, lines: list[Text]) -> None:
+    """Many lines in one print: rich's work per print, not per line, is most of the cost."""
+    if lines:
+        console.print(Text("\n").join(lines), soft_wrap=True)
 
 
 def _tree_lines(root: TraceNode) -> Iterator[Text]:
