@@ -6,11 +6,16 @@ import contextlib
 import os
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from explorer.cli.common import stdout
-from explorer.diagram.model import FORMATS, Diagram
+from explorer.diagram import FORMATS
 from explorer.errors import ExplorerError, UsageError
 from explorer.model import Layer
+
+if TYPE_CHECKING:
+    from explorer.diagram.model import Diagram
+
 
 @dataclass(frozen=True, slots=True)
 class DiagramRequest:

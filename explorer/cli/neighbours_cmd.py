@@ -11,13 +11,15 @@ from explorer.render.json_out import dumps, neighbours_json, write_json
 from explorer.trees import TreeRequest
 from explorer.render.text import neighbours_text, unreadable_note
 
+
 def _run(direction: str, symbol: str, trees: TreeRequest, depth: int, json: bool, request: DiagramRequest) -> None:
-    from explorer.diagram.build import neighbours_diagram  # the call graph loads for these commands only
-    from explorer.query.neighbours import neighbours
+    from explorer.query.neighbours import neighbours  # the call graph loads for these commands only
 
     with open_index(trees.root, trees.index, list(trees.trees), trees.python) as (tree, store):
         report = neighbours(store, tree, symbol, direction, depth)
     if request.wanted:
+        from explorer.diagram.build import neighbours_diagram
+
         write_diagram(neighbours_diagram(report), request, tree, symbol, direction)
     elif json:
         write_json(stdout, dumps(neighbours_json(report)))

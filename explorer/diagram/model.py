@@ -12,8 +12,6 @@ from enum import StrEnum
 
 from explorer.model import Layer
 
-FORMATS = ("dot", "svg", "png", "html")  # what a diagram can be written as
-
 
 class Emphasis(StrEnum):
     NORMAL = "normal"  # no --to: every node and edge is drawn alike

@@ -491,6 +491,7 @@ class IndexStore:
             self.db.execute("DELETE FROM meta WHERE key IN ('stale', 'names_from')")
             # read by every query that spans trees: kept here rather than scanned each time
             self.set_meta("imported_top_level", json.dumps(sorted(self._scan_imported_top_level())))
+            self.set_meta("top_level_modules", json.dumps(sorted(self._scan_top_level_modules())))
 
     def _requalify_included_headers(self) -> None:
         """A header included inside `namespace N { ... }` defines its functions in N, though it
@@ -836,6 +837,10 @@ class IndexStore:
     def top_level_modules(self) -> set[str]:
         """The first parts of the tree's Python modules (`torch`, `mini_app`): the names it
         provides on the import path."""
+        saved = self.meta("top_level_modules")
+        return set(json.loads(saved)) if saved is not None else self._scan_top_level_modules()
+
+    def _scan_top_level_modules(self) -> set[str]:
         # from the files, not the symbols: a module's name is its path's (parsers/python.py)
         rows = self.db.execute(
             "SELECT DISTINCT substr(path, 1, instr(path || '/', '/') - 1) FROM files WHERE lang = 'python' AND skipped IS NULL"

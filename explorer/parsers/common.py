@@ -15,6 +15,24 @@ def source_order(symbol: Symbol) -> tuple[int, str, str]:
     return (symbol.line or 0, symbol.kind.value, symbol.qname)
 
 
+def module_name(path: str) -> str:
+    """`torch/nn/modules/conv.py` -> `torch.nn.modules.conv`; a package's `__init__` is the package."""
+    stem = path.rsplit(".", 1)[0]
+    parts = stem.split("/")
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    return ".".join(parts)
+
+
+def expand(dotted: str, bindings: dict[str, str]) -> str:
+    """Rewrite the first segment of a dotted name through the file's bindings."""
+    head, _, rest = dotted.partition(".")
+    bound = bindings.get(head)
+    if bound is None:
+        return dotted
+    return f"{bound}.{rest}" if rest else bound
+
+
 def collapse(text: str) -> str:
     """One line, single spaces: how signatures and callee expressions are stored."""
     if "  " not in text and "\n" not in text and "\t" not in text and "\r" not in text:

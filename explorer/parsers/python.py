@@ -25,20 +25,11 @@ from explorer.model import (
     Symbol,
     SymbolKind,
 )
-from explorer.parsers.common import ScopeMap, collapse, source_order
+from explorer.parsers.common import ScopeMap, collapse, expand, module_name, source_order
 from explorer.parsers.python_flow import flow_facts
 
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
 _SKIPPED_NAMES = {"__all__", "__slots__", "__doc__"}
-
-
-def module_name(path: str) -> str:
-    """`torch/nn/modules/conv.py` -> `torch.nn.modules.conv`; a package's `__init__` is the package."""
-    stem = path.rsplit(".", 1)[0]
-    parts = stem.split("/")
-    if parts[-1] == "__init__" and len(parts) > 1:
-        parts.pop()
-    return ".".join(parts)
 
 
 def is_package_init(path: str) -> bool:
@@ -370,15 +361,6 @@ def _is_text(node: tsx.Node) -> bool:
         else:
             return False
     return True
-
-
-def expand(dotted: str, bindings: dict[str, str]) -> str:
-    """Rewrite the first segment of a dotted name through the file's bindings."""
-    head, _, rest = dotted.partition(".")
-    bound = bindings.get(head)
-    if bound is None:
-        return dotted
-    return f"{bound}.{rest}" if rest else bound
 
 
 # -- calls ---------------------------------------------------------------------------------

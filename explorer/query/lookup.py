@@ -15,7 +15,6 @@ Anything else is an UnknownSymbolError carrying the closest matches from search.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 
@@ -69,6 +68,8 @@ def resolve(store: IndexReader, query: str) -> Resolution:
 def suggestions(store: IndexReader, query: str, count: int = 5) -> list[str]:
     """Qualified names to offer for a name that resolved to nothing: close spellings of its
     last part first (a typo: `conv2dd` -> conv2d), then what search ranks best."""
+    import difflib  # only when a name is not found
+
     name = _PATH_SEPARATOR.split(query)[-1]
     pool = store.names_with_prefix(name[:2].lower(), 20_000) if len(name) >= 2 else []
     close = difflib.get_close_matches(name, pool, n=count, cutoff=0.75)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from explorer.index.reader import IndexReader
 from explorer.model import CallEdge, CallKind, CallNode, CallShape, CallSite, Layer, Resolution, Symbol, SymbolKind
-from explorer.parsers.python import expand, module_name
+from explorer.parsers.common import expand, module_name
 from explorer.query.arity import fits_schema, python_call_shape
 from explorer.query.bindings import (
     TORCH_MODULE_CLASSES, binding_operators, binding_symbol, bound_stub, is_method_binding, operators_for, stub_method,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from explorer.diagram.model import FORMATS, Diagram
+from explorer.diagram import FORMATS
+from explorer.diagram.model import Diagram
 from explorer.query.sources import SourceLines
 from explorer.render.dot import to_dot
 from explorer.render.html import to_html

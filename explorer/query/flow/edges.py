@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from explorer.index.reader import IndexReader
 from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind
-from explorer.parsers.python import module_name
+from explorer.parsers.common import module_name
 from explorer.query.arity import python_call_shape
 from explorer.query.bindings import binding_operators, bound_stub
 from explorer.query.flow.facts import FlowFacts
