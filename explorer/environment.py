@@ -205,21 +205,53 @@ def find_distributions(environment: Environment, imported: set[str]) -> dict[str
     """For each imported top-level name the environment has, what provides it; the first
     site folder that has a name wins, as on sys.path."""
     found: dict[str, Distribution] = {}
+    kept = _read_json(_DISTRIBUTIONS_FILE)
+    names = _TopLevelNames(kept if isinstance(kept, dict) else {})
     for site in environment.site_folders:
-        by_name = _installed_in(site)
+        by_name = _installed_in(site, names)
         for name in sorted(imported - found.keys()):
             if name in by_name:
                 found[name] = by_name[name]
             elif os.path.isfile(os.path.join(site, name, "__init__.py")) or os.path.isfile(os.path.join(site, f"{name}.py")):
                 found[name] = Distribution(name, "", site, (name,), None)
+    if names.changed:  # what was uninstalled is forgotten
+        _write_json(_DISTRIBUTIONS_FILE, {info: entry for info, entry in names.kept.items() if os.path.isdir(info)})
     return found
 
 
-def _installed_in(site: str) -> dict[str, Distribution]:
+_DISTRIBUTIONS_FILE = "distributions.json"
+
+
+class _TopLevelNames:
+    """The import names of each distribution, kept in the cache folder by the stat of the
+    files they are read from (RECORD, top_level.txt): a hundred RECORDs read again on every
+    query cost 15 ms."""
+
+    def __init__(self, kept: dict) -> None:
+        self.kept = kept
+        self.changed = False
+
+    def of(self, info: str, record: os.stat_result) -> list[str]:
+        top_level_txt = os.path.join(info, "top_level.txt")
+        try:
+            listed = os.stat(top_level_txt)
+            stamp = [record.st_size, record.st_mtime_ns, listed.st_size, listed.st_mtime_ns]
+        except OSError:
+            stamp = [record.st_size, record.st_mtime_ns]
+        entry = self.kept.get(info)
+        if isinstance(entry, dict) and entry.get("stamp") == stamp and isinstance(entry.get("names"), list):
+            return [str(name) for name in entry["names"]]
+        names = _read_lines(top_level_txt) or _top_level_from_record(os.path.join(info, "RECORD"))
+        self.kept[info] = {"stamp": stamp, "names": names}
+        self.changed = True
+        return names
+
+
+def _installed_in(site: str, names: _TopLevelNames) -> dict[str, Distribution]:
     """Import name -> its distribution, from the `*.dist-info` folders of one site folder."""
     by_name: dict[str, Distribution] = {}
     for info in sorted(glob.glob(os.path.join(site, "*.dist-info"))):
-        distribution = _read_dist_info(site, info)
+        distribution = _read_dist_info(site, info, names)
         if distribution is None:
             continue
         for name in distribution.top_level:
@@ -227,15 +259,14 @@ def _installed_in(site: str) -> dict[str, Distribution]:
     return by_name
 
 
-def _read_dist_info(site: str, info: str) -> Distribution | None:
+def _read_dist_info(site: str, info: str, names: _TopLevelNames) -> Distribution | None:
     folder = os.path.basename(info)[: -len(".dist-info")]
     name, _, version = folder.partition("-")
-    record = os.path.join(info, "RECORD")
     try:
-        stat = os.stat(record)
+        stat = os.stat(os.path.join(info, "RECORD"))
     except OSError:
         return None
-    top_level = _read_lines(os.path.join(info, "top_level.txt")) or _top_level_from_record(record)
+    top_level = names.of(info, stat)
     # only what is there: a distribution may list a name it did not install on this platform
     present = tuple(n for n in top_level if os.path.isdir(os.path.join(site, n)) or os.path.isfile(os.path.join(site, f"{n}.py")))
     if not present:

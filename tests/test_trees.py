@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -327,6 +328,35 @@ def test_distributions_are_read_from_dist_info_with_or_without_top_level_txt(tmp
         ("yaml", "PyYAML", "6.0", ("yaml",)),  # _yaml is listed but not installed here
     ]
     assert found["torch"].stamp is not None and found["torch"].stamp.startswith("torch-2.13.0+cpu.dist-info:")
+
+
+def test_a_distributions_import_names_are_kept_until_its_record_or_top_level_txt_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    site = tmp_path / "site"
+    for name in ("yaml", "_yaml"):
+        (site / name).mkdir(parents=True)
+        (site / name / "__init__.py").write_text("")
+    info = site / "PyYAML-6.0.dist-info"
+    info.mkdir()
+    (info / "RECORD").write_text("yaml/__init__.py,sha256=x,1\nPyYAML-6.0.dist-info/RECORD,,\n")
+    from explorer.environment import Environment
+
+    environment = Environment(str(tmp_path), "test", (str(site),))
+    read: list[str] = []
+    real_read = environment_module._top_level_from_record
+    monkeypatch.setattr(environment_module, "_top_level_from_record", lambda record: read.append(record) or real_read(record))
+
+    def providers() -> dict[str, tuple[str, ...]]:
+        return {name: d.top_level for name, d in find_distributions(environment, {"yaml", "_yaml"}).items()}
+
+    assert providers() == providers() == {"yaml": ("yaml",), "_yaml": ("_yaml",)}  # _yaml: a folder, no distribution
+    assert len(read) == 1  # the second time from the cache folder
+    time.sleep(0.02)
+    (info / "RECORD").write_text("yaml/__init__.py,sha256=x,1\n_yaml/__init__.py,,\n")  # reinstalled with _yaml
+    assert providers() == {"yaml": ("yaml", "_yaml"), "_yaml": ("yaml", "_yaml")}
+    (info / "top_level.txt").write_text("yaml\n")  # now listed: it wins over RECORD
+    assert providers() == {"yaml": ("yaml",), "_yaml": ("_yaml",)}
+    assert len(read) == 2
 
 
 def test_index_indexes_the_joined_trees_too_and_lists_them(project, environment):
