@@ -39,6 +39,7 @@ from explorer.lsp.positions import column_of, line_range, path_of, span_range, u
 from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind, Tree
 from explorer.query.at_position import implementations, symbols_at
 from explorer.query.details import describe
+from explorer.query.flow.edges import FlowEdges  # noqa: F401 - loaded with the server, not by its first request
 from explorer.query.graph import CallGraph
 from explorer.query.limits import DEFAULT_MAX_NODES
 from explorer.query.neighbours import callers_of
