@@ -124,3 +124,25 @@ def test_call_sites_are_stored_for_tracing(sample_store):
     assert (split.line, split.name_args[-1]) == (124, "raw_cudnn_convolution_forward_out_32bit")
     launches = [(c.callee, c.line) for c in sample_store.calls_in("at::native::relu_kernel_cuda", "aten/src/ATen/native/cuda/Activation.cu") if c.kind.value == "launch"]
     assert launches == [("relu_cuda_kernel", 27)]
+
+
+class _Reversed:
+    """The sample index, its rows of a name in the opposite order (as another build may store them)."""
+
+    def __init__(self, store) -> None:
+        self.store = store
+
+    def symbols_named_any(self, lnames):
+        return list(reversed(self.store.symbols_named_any(lnames)))
+
+    def __getattr__(self, name):
+        return getattr(self.store, name)
+
+
+def test_a_namespace_in_several_files_is_one_hit_at_its_first_file_whatever_the_row_order(sample_store):
+    opened = [s for s in sample_store.symbols_named("native") if s.kind is SymbolKind.NAMESPACE and s.qname == "at::native"]
+    assert len(opened) > 1  # at::native is opened in many files of the sample tree
+    first = min((s.path, s.line) for s in opened)
+    for reader in (sample_store, _Reversed(sample_store)):
+        [hit] = [h for h in search(reader, "native", limit=50) if h.symbol.qname == "at::native"]
+        assert (hit.symbol.path, hit.symbol.line) == first

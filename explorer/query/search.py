@@ -160,8 +160,16 @@ def _collect(
             if grading is None or not _wanted(symbol, where, qualifiers):
                 continue
             key = (symbol.qname, symbol.kind) if symbol.kind is SymbolKind.NAMESPACE else _identity(symbol)
-            hits.setdefault(key, SearchHit(symbol, grading[0], grading[1]))
+            # A namespace opened in several files is one hit, shown at its first file and line
+            # (the index returns rows in no particular order: a rebuild may order them anew).
+            kept = hits.get(key)
+            if kept is None or _location(symbol) < _location(kept.symbol):
+                hits[key] = SearchHit(symbol, grading[0], grading[1])
         position = end
+
+
+def _location(symbol: Symbol) -> tuple[str, int]:
+    return (symbol.path or "", symbol.line or 0)
 
 
 def _identity(symbol: Symbol) -> tuple:
