@@ -19,9 +19,11 @@ def main(argv: list[str] | None = None) -> None:
     namespace = vars(command_line(given).parse_args(given))
     command = COMMANDS[namespace.pop("command")]
     run = getattr(importlib.import_module(f"explorer.cli.{command.module}"), command.function)
-    # A query builds hundreds of thousands of small objects that live until it ends: the
-    # collector's default pace (every 700 allocations, through every module object too) costs
-    # a trace 7% of its time. What is loaded so far is set aside, and it runs less often.
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 20)
+    if not command.serves:
+        # A query builds hundreds of thousands of small objects that live until it ends: the
+        # collector's default pace (every 700 allocations, through every module object too)
+        # costs a trace 7% of its time. What is loaded so far is set aside, and it runs less
+        # often. Not in the language server, which lives on: there it made first answers slower.
+        gc.freeze()
+        gc.set_threshold(50_000, 20, 20)
     run(**namespace)

@@ -22,6 +22,7 @@ class Command:
     module: str  # explorer.cli.<module>, imported only when this command runs
     function: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
+    serves: bool = False  # runs until its client ends it (explorer lsp), not one query
 
 
 def _tree_options(parser: argparse.ArgumentParser, *, joins_trees: bool = True) -> None:
@@ -159,7 +160,9 @@ COMMANDS: dict[str, Command] = {
     "callgraph": Command(
         "Print the Python call graph: each module, function, method and lambda, and what it may call.", "callgraph_cmd", "callgraph", _callgraph_arguments
     ),
-    "lsp": Command("Serve the Language Server Protocol on stdin and stdout (an editor starts this).", "lsp_cmd", "lsp", lambda parser: None),
+    "lsp": Command(
+        "Serve the Language Server Protocol on stdin and stdout (an editor starts this).", "lsp_cmd", "lsp", lambda parser: None, serves=True
+    ),
     "run": Command("Run SCRIPT (or -c CODE) under tracing and print the call tree it ran.", "run_cmd", "run", _run_arguments),
 }
 
