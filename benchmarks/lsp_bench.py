@@ -138,17 +138,20 @@ def main() -> None:
                 peers.append((f"cscope -d {flag} {_NAME} ({what}, by name)",
                               *_process_ms(["cscope", "-d", "-f", str(database), flag, _NAME], args.repeat, env, str(root))))
     width = max(len(row[0]) for row in [*figures, *peers])
-    print(f"\nfirst round trip, then the median of {args.repeat} more; cores: {os.cpu_count()}\n")
+    baseline = next((milliseconds for name, milliseconds, _ in peers if name.startswith("global -d")), None)
+
+    def ratio(milliseconds: float) -> str:
+        return f"  x{milliseconds / baseline:5.1f} global -d" if baseline else ""
+
+    print(f"\nfirst round trip, then the median of {args.repeat} more; cores: {os.cpu_count()}"
+          + (f"; x global -d: against global -d's {baseline:.1f} ms, a process" if baseline else "") + "\n")
     for name, first, milliseconds, count in figures:
-        print(f"explorer lsp  {name:<{width}}  {first:7.1f} ms, then {milliseconds:6.1f} ms  ({count} results)")
+        print(f"explorer lsp  {name:<{width}}  {first:7.1f} ms, then {milliseconds:6.1f} ms{ratio(milliseconds)}  ({count} results)")
     for name, milliseconds, count in peers:
         print(f"              {name:<{width}}  {milliseconds:7.1f} ms (a process)  ({count} lines)")
-    baseline = next((milliseconds for name, milliseconds, _ in peers if name.startswith("global -d")), None)
-    print(f"\neach command a whole process on the warm index, the median of {args.repeat} after one"
-          + (f"; x global -d = {baseline:.1f} ms" if baseline else ""))
+    print(f"\neach command a whole process on the warm index, the median of {args.repeat} after one")
     for name, milliseconds, count in commands:
-        ratio = f"  x{milliseconds / baseline:5.1f} global -d" if baseline else ""
-        print(f"explorer {name:<{width + 5}}  {milliseconds:7.1f} ms{ratio}  ({count} lines)")
+        print(f"explorer {name:<{width + 5}}  {milliseconds:7.1f} ms{ratio(milliseconds)}  ({count} lines)")
 
 
 if __name__ == "__main__":
