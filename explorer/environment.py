@@ -19,7 +19,6 @@ different interpreter each time, so it is asked every time.
 
 from __future__ import annotations
 
-import contextlib
 import glob
 import json
 import os
@@ -27,6 +26,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
+from explorer.cache_files import read_kept, write_kept
 from explorer.errors import UsageError
 from explorer.workspace import cache_folder
 
@@ -137,8 +137,8 @@ def _interpreter_sites(interpreter: str) -> list[str] | None:
     except OSError:
         return None
     stamp = [info.st_size, info.st_mtime_ns]
-    remembered = _read_json(_INTERPRETERS_FILE)
-    entry = remembered.get(binary) if isinstance(remembered, dict) and not launcher else None
+    remembered = read_kept(cache_folder() / _INTERPRETERS_FILE) or {}
+    entry = remembered.get(binary) if not launcher else None
     if isinstance(entry, dict) and entry.get("stamp") == stamp and isinstance(entry.get("sites"), list):
         return [str(path) for path in entry["sites"]]
     try:
@@ -149,35 +149,12 @@ def _interpreter_sites(interpreter: str) -> list[str] | None:
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
     if not launcher and done.returncode == 0:
-        kept = remembered if isinstance(remembered, dict) else {}
-        kept[binary] = {"stamp": stamp, "sites": sites}
-        _write_json(_INTERPRETERS_FILE, kept)
+        remembered[binary] = {"stamp": stamp, "sites": sites}
+        write_kept(cache_folder() / _INTERPRETERS_FILE, remembered)
     return sites
 
 
 _INTERPRETERS_FILE = "interpreters.json"
-
-
-def _read_json(name: str) -> object:
-    try:
-        with open(cache_folder() / name, encoding="utf-8") as handle:
-            return json.load(handle)
-    except (OSError, ValueError):
-        return None
-
-
-def _write_json(name: str, value: object) -> None:
-    """Written beside and renamed into place; a cache that cannot be written is only slower."""
-    path = cache_folder() / name
-    partial = path.with_name(f"{name}.{os.getpid()}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(partial, "w", encoding="utf-8") as handle:
-            json.dump(value, handle)
-        os.replace(partial, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.remove(partial)
 
 
 def _with_pth_paths(sites: list[str]) -> list[str]:
@@ -205,8 +182,7 @@ def find_distributions(environment: Environment, imported: set[str]) -> dict[str
     """For each imported top-level name the environment has, what provides it; the first
     site folder that has a name wins, as on sys.path."""
     found: dict[str, Distribution] = {}
-    kept = _read_json(_DISTRIBUTIONS_FILE)
-    names = _TopLevelNames(kept if isinstance(kept, dict) else {})
+    names = _TopLevelNames(read_kept(cache_folder() / _DISTRIBUTIONS_FILE) or {})
     for site in environment.site_folders:
         by_name = _installed_in(site, names)
         for name in sorted(imported - found.keys()):
@@ -215,7 +191,7 @@ def find_distributions(environment: Environment, imported: set[str]) -> dict[str
             elif os.path.isfile(os.path.join(site, name, "__init__.py")) or os.path.isfile(os.path.join(site, f"{name}.py")):
                 found[name] = Distribution(name, "", site, (name,), None)
     if names.changed:  # what was uninstalled is forgotten
-        _write_json(_DISTRIBUTIONS_FILE, {info: entry for info, entry in names.kept.items() if os.path.isdir(info)})
+        write_kept(cache_folder() / _DISTRIBUTIONS_FILE, {info: entry for info, entry in names.kept.items() if os.path.isdir(info)})
     return found
 
 

@@ -26,6 +26,7 @@ import os
 import time
 from pathlib import Path
 
+from explorer.cache_files import read_kept, write_kept
 from explorer.index.files import SourceFile, WalkOptions, stat_stamp, walk
 from explorer.model import Diagnostic, Language
 
@@ -51,7 +52,7 @@ def walk_remembered(
     stamps: dict[str, list[int]] = {}
     started = time.time_ns()
     found, skipped = walk(root, options, leave_out, stamps)
-    _write(listing, {
+    write_kept(listing, {
         "key": key,
         "walked_ns": started,
         "stamps": stamps,
@@ -69,7 +70,7 @@ def confirm_indexed(listing: Path, found: list[SourceFile], index_stamp: list[in
     rows = _found_rows(found)
     if kept.get("indexed") == index_stamp and kept["found"] == rows:
         return
-    _write(listing, {**kept, "found": rows, "indexed": index_stamp})
+    write_kept(listing, {**kept, "found": rows, "indexed": index_stamp})
 
 
 def unchanged_since_indexed(root: str, leave_out: frozenset[str], listing: Path, index_stamp: list[int]) -> int | None:
@@ -149,24 +150,5 @@ def _still_found(root: str, kept: dict, max_file_size: int) -> list[SourceFile] 
 
 
 def _read(listing: Path) -> dict | None:
-    try:
-        with open(listing, encoding="utf-8") as handle:
-            kept = json.load(handle)
-    except (OSError, ValueError):
-        return None
-    return kept if isinstance(kept, dict) and {"key", "stamps", "skipped", "found"} <= kept.keys() else None
-
-
-def _write(listing: Path, kept: dict) -> None:
-    """Written beside and renamed into place; a listing that cannot be written only means a
-    full walk next time."""
-    partial = listing.with_name(f"{listing.name}.{os.getpid()}")
-    try:
-        with open(partial, "w", encoding="utf-8") as handle:
-            json.dump(kept, handle, separators=(",", ":"))
-        os.replace(partial, listing)
-    except OSError:
-        try:
-            os.remove(partial)
-        except OSError:
-            pass
+    kept = read_kept(listing)
+    return kept if kept is not None and {"key", "stamps", "skipped", "found"} <= kept.keys() else None

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.cache_files import read_kept, write_kept
 from explorer.model import (
     CallKind,
     CallSite,
@@ -1005,12 +1006,7 @@ def _record_path(path: Path) -> str:
 
 
 def _recorded(path: Path) -> dict | None:
-    try:
-        with open(_record_path(path), encoding="utf-8") as handle:
-            record = json.load(handle)
-    except (OSError, ValueError):
-        return None
-    return record if isinstance(record, dict) else None
+    return read_kept(_record_path(path))
 
 
 def record_verified(path: Path, checksum: int | None = None) -> None:
@@ -1020,12 +1016,8 @@ def record_verified(path: Path, checksum: int | None = None) -> None:
     recorded = _recorded(path)
     if recorded is not None and recorded.get("stamp") == stamp:
         return
-    record = {"stamp": stamp, "checksum": _checksum(path) if checksum is None else checksum}
-    with contextlib.suppress(OSError):  # a read-only cache only means checking again next time
-        temporary = f"{_record_path(path)}.{os.getpid()}"
-        with open(temporary, "w", encoding="utf-8") as handle:
-            json.dump(record, handle)
-        os.replace(temporary, _record_path(path))
+    # a read-only cache only means checking again next time
+    write_kept(_record_path(path), {"stamp": stamp, "checksum": _checksum(path) if checksum is None else checksum})
 
 
 def forget_verified(path: Path) -> None:
