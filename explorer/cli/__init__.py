@@ -18,6 +18,12 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(2)
     namespace = vars(command_line(given).parse_args(given))
     command = COMMANDS[namespace.pop("command")]
+    if "root" in namespace:  # a command that reads trees: its tree options, as one request
+        from explorer.trees import TreeRequest
+
+        namespace["where"] = TreeRequest(
+            namespace.pop("root"), namespace.pop("index"), tuple(namespace.pop("trees", None) or ()), namespace.pop("python_env", None)
+        )
     run = getattr(importlib.import_module(f"explorer.cli.{command.module}"), command.function)
     if not command.serves:
         # A query builds hundreds of thousands of small objects that live until it ends: the

@@ -6,21 +6,19 @@ import json as json_module
 
 from explorer.cli.common import open_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
+from explorer.trees import TreeRequest
 
 
 @reports_errors
 def callgraph(
-    root: str | None = None,
-    index: str | None = None,
-    trees: list[str] | None = None,
-    python_env: str | None = None,
+    where: TreeRequest,
     format: str = "json",
 ) -> None:
     """Print the Python call graph: each module, function, method and lambda, and what it may call."""
     if format != "json":
         raise UsageError(f"unknown format {format!r}; one of: json")
     from explorer.query.callgraph import python_call_graph_report  # the value-flow solver: this command's alone
-    with open_index(root, index, trees, python_env) as (tree, store):
+    with open_index(where) as (tree, store):
         graph = python_call_graph_report(store, tree)
     # plain print: an adjacency list of a large tree is too big for rich's highlighter
     stdout.file.write(json_module.dumps(graph.calls, indent=2) + "\n")

@@ -98,21 +98,16 @@ def _progress() -> Iterator[Callable[[int, int], None] | None]:
 
 
 @contextmanager
-def open_index(
-    root_option: str | None, index_option: str | None, trees: list[str] | None = None, python: str | None = None
-) -> Iterator[tuple[str, IndexReader]]:
+def open_index(where: TreeRequest) -> Iterator[tuple[str, IndexReader]]:
     """The project's root and one reader over the up-to-date indexes of every tree it spans."""
-    with open_trees(root_option, index_option, trees, python) as workspace:
+    with open_trees(where) as workspace:
         yield workspace.root, workspace.reader
 
 
 @contextmanager
-def open_trees(
-    root_option: str | None, index_option: str | None, trees: list[str] | None = None, python: str | None = None
-) -> Iterator[Workspace]:
+def open_trees(where: TreeRequest) -> Iterator[Workspace]:
     """Every tree the project spans, indexed and open; notes about them said on stderr."""
-    request = TreeRequest(root_option, index_option, tuple(trees or ()), python)
-    with open_workspace(request, _refresh_tree) as workspace:
+    with open_workspace(where, _refresh_tree) as workspace:
         for note in workspace.notes:
             stderr.print(note, markup=False, highlight=False, soft_wrap=True)
         try:

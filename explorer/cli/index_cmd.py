@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from explorer.cli.common import open_trees, refresh_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
 from explorer.index.files import DEFAULT_MAX_FILE_SIZE, WalkOptions
 from explorer.render.json_out import dumps, report_json, trees_json
 from explorer.render.text import report_text, trees_text
+from explorer.trees import TreeRequest
 from explorer.workspace import resolve_index_path, resolve_root
 
 
 @reports_errors
 def index(
-    root: str | None = None,
-    index: str | None = None,
-    trees: list[str] | None = None,
-    python_env: str | None = None,
+    where: TreeRequest,
     jobs: int | None = None,
     rebuild: bool = False,
     verbose: bool = False,
@@ -29,8 +29,8 @@ def index(
         raise UsageError("--jobs must be at least 1")
     if max_file_size < 1:
         raise UsageError("--max-file-size must be positive")
-    tree = resolve_root(root)
-    index_path = resolve_index_path(tree, index)
+    tree = resolve_root(where.root)
+    index_path = resolve_index_path(tree, where.index)
     report = refresh_index(
         tree,
         index_path,
@@ -41,7 +41,7 @@ def index(
     if report.rebuilt_because and not rebuild:
         stderr.print(f"note: index rebuilt ({report.rebuilt_because})", soft_wrap=True)
     # the other trees the project's queries span, indexed now rather than by the first query
-    with open_trees(tree, index, trees, python_env) as workspace:
+    with open_trees(dataclasses.replace(where, root=tree)) as workspace:
         joined = workspace.trees[1:]
     if json:
         stdout.print_json(dumps({**report_json(report), "trees": [trees_json(t) for t in joined]}))

@@ -12,10 +12,10 @@ from explorer.trees import TreeRequest
 from explorer.render.text import neighbours_text, unreadable_note
 
 
-def _run(direction: str, symbol: str, trees: TreeRequest, depth: int, json: bool, request: DiagramRequest) -> None:
+def _run(direction: str, symbol: str, where: TreeRequest, depth: int, json: bool, request: DiagramRequest) -> None:
     from explorer.query.neighbours import neighbours  # the call graph loads for these commands only
 
-    with open_index(trees.root, trees.index, list(trees.trees), trees.python) as (tree, store):
+    with open_index(where) as (tree, store):
         report = neighbours(store, tree, symbol, direction, depth)
     if request.wanted:
         from explorer.diagram.build import neighbours_diagram
@@ -37,10 +37,7 @@ def _command(direction: str, summary: str) -> Callable[..., None]:
 
     def command(
         symbol: str,
-        root: str | None = None,
-        index: str | None = None,
-        trees: list[str] | None = None,
-        python_env: str | None = None,
+        where: TreeRequest,
         depth: int = 1,
         json: bool = False,
         output_format: str = "tree",
@@ -50,7 +47,7 @@ def _command(direction: str, summary: str) -> Callable[..., None]:
         link_template: str | None = None,
     ) -> None:
         request = diagram_request(output_format, output, max_nodes, collapse, link_template, json=json)
-        _run(direction, symbol, TreeRequest(root, index, tuple(trees or ()), python_env), depth, json, request)
+        _run(direction, symbol, where, depth, json, request)
 
     command.__name__ = command.__qualname__ = direction
     command.__doc__ = summary

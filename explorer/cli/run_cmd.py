@@ -13,16 +13,16 @@ from explorer.errors import UsageError
 from explorer.query.limits import DEFAULT_MAX_NODES
 from explorer.render.json_out import dumps
 from explorer.runtime.request import DEFAULT_MAX_EVENTS, RunRequest
+from explorer.trees import TreeRequest
 
 if TYPE_CHECKING:
     from explorer.runtime.model import RunFrame
 
 @reports_errors
 def run(
+    where: TreeRequest,
     program: list[str] | None = None,
     code: str | None = None,
-    root: str | None = None,
-    index: str | None = None,
     python: str | None = None,
     backend_device: str | None = None,
     compare: bool = False,
@@ -50,7 +50,7 @@ def run(
         program = program[1:]
     script, argv = (program[0], tuple(program[1:])) if program and code is None else (None, tuple(program or ()))
     shape = _Shape(tuple(include or ()), tuple(exclude or ()), max_depth)
-    if python is not None and root is None and not os.environ.get("EXPLORER_ROOT"):
+    if python is not None and where.root is None and not os.environ.get("EXPLORER_ROOT"):
         # Real PyTorch without a source tree: operators come from the installed wheel's YAML,
         # and there is no static graph to index or compare with.
         if compare:
@@ -60,7 +60,7 @@ def run(
         comparison = None
         tree = os.getcwd()
     else:
-        with open_index(root, index) as (tree, store):
+        with open_index(where) as (tree, store):
             trace = run_program(RunRequest(code, script, argv, tree, python, backend_device, max_events), store)
             shown, cut = shape.apply(trace.root)
             comparison = compare_run(store, tree, trace.root) if compare else None

@@ -8,6 +8,7 @@ from explorer.model import Language, SymbolKind
 from explorer.query.search import SearchFilter, search as run_search
 from explorer.render.json_out import dumps, search_json, write_json
 from explorer.render.text import search_text
+from explorer.trees import TreeRequest
 
 _LANGS = {"python": Language.PYTHON, "cpp": Language.CPP, "cuda": Language.CUDA, "yaml": Language.YAML, "vendor": Language.VENDOR}
 
@@ -15,23 +16,20 @@ _LANGS = {"python": Language.PYTHON, "cpp": Language.CPP, "cuda": Language.CUDA,
 @reports_errors
 def search(
     query: str,
-    root: str | None = None,
-    index: str | None = None,
-    trees: list[str] | None = None,
-    python_env: str | None = None,
+    where: TreeRequest,
     kind: str | None = None,
     lang: str | None = None,
     limit: int = 20,
     json: bool = False,
 ) -> None:
     """Find symbols by name: exact first, then prefix, word and fuzzy matches."""
-    where = SearchFilter(kind=_kind(kind), lang=_lang(lang))
+    only = SearchFilter(kind=_kind(kind), lang=_lang(lang))
     if not query.strip():
         raise UsageError("give a name to search for")
     if limit < 1:
         raise UsageError("--limit must be at least 1")
-    with open_index(root, index, trees, python_env) as (_, store):
-        hits = run_search(store, query, limit=limit, where=where)
+    with open_index(where) as (_, store):
+        hits = run_search(store, query, limit=limit, where=only)
     if json:
         write_json(stdout, dumps(search_json(hits)))
     elif hits:

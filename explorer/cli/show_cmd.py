@@ -9,6 +9,7 @@ from explorer.query.details import describe
 from explorer.query.lookup import resolve
 from explorer.render.json_out import details_json, dumps, write_json
 from explorer.render.text import details_text, printable
+from explorer.trees import TreeRequest
 
 _MAX_SHOWN = 10
 
@@ -16,14 +17,11 @@ _MAX_SHOWN = 10
 @reports_errors
 def show(
     symbol: str,
-    root: str | None = None,
-    index: str | None = None,
-    trees: list[str] | None = None,
-    python_env: str | None = None,
+    where: TreeRequest,
     json: bool = False,
 ) -> None:
     """Show a symbol's definition: location, signature, source, dispatch table or alias target."""
-    with open_index(root, index, trees, python_env) as (tree, store):
+    with open_index(where) as (tree, store):
         resolution = resolve(store, symbol)
         details = [describe(store, tree, found) for found in resolution.symbols[:_MAX_SHOWN]]
     if json:

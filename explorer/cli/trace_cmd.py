@@ -12,6 +12,8 @@ from explorer.query.limits import DEFAULT_MAX_NODES, DEFAULT_PATHS
 from explorer.render.json_out import dumps, trace_json, write_json
 from explorer.render.text import printable, trace_text, unreadable_note
 
+from explorer.trees import TreeRequest
+
 if TYPE_CHECKING:
     from explorer.query.trace import TraceReport
 
@@ -19,10 +21,7 @@ if TYPE_CHECKING:
 @reports_errors
 def trace(
     symbol: str,
-    root: str | None = None,
-    index: str | None = None,
-    trees: list[str] | None = None,
-    python_env: str | None = None,
+    where: TreeRequest,
     to: str | None = None,
     backend: str = "cuda",
     max_depth: int | None = None,
@@ -44,7 +43,7 @@ def trace(
         raise UsageError("--dynamic prints the comparison as text; it does not combine with --json or --format")
     # the call graph (and the runtime, for --dynamic) load here, not for every command
     from explorer.query.trace import trace_symbol
-    with open_trees(root, index, trees, python_env) as workspace:
+    with open_trees(where) as workspace:
         tree, store, spanned = workspace.root, workspace.reader, workspace.trees
         report = trace_symbol(store, tree, symbol, backend=backend, max_depth=max_depth, to=to, paths=paths)
         if dynamic is not None:
