@@ -5,6 +5,7 @@ not even open the index."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import time
@@ -15,6 +16,7 @@ import pytest
 from explorer.index import build as build_module
 from explorer.index import listing as listing_module
 from explorer.index.build import refresh
+from explorer.index.store import record_verified
 from explorer.index.files import WalkOptions, walk
 from explorer.index.listing import walk_remembered
 
@@ -56,6 +58,8 @@ def mutations(root: Path):
     yield "broken symlink mended", lambda: (root / "nowhere.py").write_text("y = 1\n")
     yield "file replaced by a folder", lambda: ((root / "big.py").unlink(), (root / "big.py").mkdir(), (root / "big.py" / "z.py").write_text(""))
     yield "deep file changed", lambda: (root / "pkg" / "moved" / "k.cu").write_text("__global__ void k2() {}\n")
+    yield "folder made a virtual environment", lambda: (root / "csrc" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    yield "virtual environment made an ordinary folder again", lambda: (root / "csrc" / "pyvenv.cfg").unlink()
 
 
 def _append(path: Path, text: str) -> None:
@@ -140,21 +144,39 @@ def test_when_nothing_changed_the_index_is_not_opened(tree: Path, tmp_path: Path
     monkeypatch.setattr(listing_module, "RACY_NS", 0)
     index = tmp_path / "index.sqlite"
     first = refresh(str(tree), index, jobs=1)
+    held = (first.stats, first.skipped, first.partial)  # read now, before anything else runs
     time.sleep(0.02)
     opened: list[Path] = []
     real_open = build_module.IndexStore.open
     monkeypatch.setattr(build_module.IndexStore, "open", staticmethod(lambda path: opened.append(path) or real_open(path)))
     again = refresh(str(tree), index, jobs=1)
-    assert (again.parsed, again.unchanged, again.removed, opened) == (0, first.parsed, 0, [])
-    # its summary, asked for, is read from the index then
-    assert (again.stats, again.skipped, again.partial) == (first.stats, first.skipped, first.partial)
-    # the index written by anything else (its stat changed): compared file by file again
-    db = sqlite3.connect(index)
-    with db:
-        db.execute("INSERT INTO meta VALUES ('written elsewhere', '1')")
-    db.close()
-    refresh(str(tree), index, jobs=1)
-    assert opened[:1] == [index]
+    assert (again.parsed, again.unchanged, again.removed, opened) == (0, 5, 0, [])
+    assert held[0].files == 5 and (again.stats, again.skipped, again.partial) == held  # read from the index when asked
+    # written by another explorer since (its stat changed, and it was verified): compared file by file
+    store = real_open(index)
+    with store.transaction():
+        store.set_meta("written elsewhere", "1")
+    store.close()
+    record_verified(index)
+    opened.clear()
+    third = refresh(str(tree), index, jobs=1)
+    assert (opened, third.rebuilt_because, third.parsed, third.unchanged) == ([index], None, 0, 5)
+
+
+def test_a_file_rewritten_in_the_clock_tick_it_was_read_in_is_read_again(tree: Path, tmp_path: Path):
+    """On a file system whose times are coarse (a second on ext3, HFS+, some network mounts)
+    a file written again just after a refresh read it keeps its size and time. A file changed
+    that close to a refresh is compared by content at the next one."""
+    index = tmp_path / "index.sqlite"
+    module = tree / "pkg" / "mod.py"
+    refresh(str(tree), index, jobs=1)  # mod.py was written just now: within RACY_NS of this refresh
+    before = module.stat()
+    module.write_text("def h():\n    return 1\n")  # the same size
+    os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))  # and, on a coarse clock, the same time
+    report = refresh(str(tree), index, jobs=1)
+    assert report.parsed == 1
+    assert ("pkg/mod.py", "pkg.mod.h", "function", 1) in _contents(index)[1]
+    assert not any(qname == "pkg.mod.f" for _, qname, _, _ in _contents(index)[1])
 
 
 def test_an_index_rebuilt_from_corruption_keeps_the_options_it_was_made_with(tree: Path, tmp_path: Path):

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.index.files import SourceFile, UnreadableFile, WalkOptions, read_source, walk
-from explorer.index.listing import confirm_indexed, remembered_options, unchanged_since_indexed, walk_remembered
+from explorer.index.files import SourceFile, UnreadableFile, WalkOptions, read_source
+from explorer.index.listing import confirm_indexed, racy_since, remembered_options, unchanged_since_indexed, walk_remembered
 from explorer.index.store import (
     FileRows, IndexStats, IndexStore, StoredFile, encode_facts, index_file_stamp, is_corruption, move_database, record_verified,
     writer_lock,
@@ -111,22 +111,22 @@ def refresh(
     index (later refreshes reuse them); `leave_out` (folders that are other trees of this
     query) is not."""
     started = time.perf_counter()
+    started_ns = time.time_ns()  # before any file is read: what changes after it is seen next time
     listing = Path(f"{index_path}.listing")  # the last walk, remembered (index/listing.py)
     with writer_lock(index_path, on_wait):
         reason = "asked to rebuild" if rebuild else IndexStore.unusable_reason(index_path, root)
-        if reason is None and options is None:
-            unchanged = unchanged_since_indexed(root, leave_out, listing, index_file_stamp(index_path))
+        if reason is None:
+            unchanged = unchanged_since_indexed(root, options, leave_out, listing, index_file_stamp(index_path))
             if unchanged is not None:
                 return RefreshReport(index_path, 0, unchanged, 0, time.perf_counter() - started)
-        if reason is None:
             try:
                 store = IndexStore.open(index_path)
                 try:
-                    report, found = _refresh(store, root, jobs, options, progress, started, leave_out=leave_out, listing=listing)
+                    report, found = _refresh(store, root, jobs, options, progress, started, listing, leave_out=leave_out)
                 finally:
                     store.close()
                 record_verified(index_path)
-                confirm_indexed(listing, found, index_file_stamp(index_path))
+                confirm_indexed(listing, found, index_file_stamp(index_path), started_ns)
                 return report
             except sqlite3.DatabaseError as error:
                 if not is_corruption(error):
@@ -141,14 +141,14 @@ def refresh(
         try:
             if options is None:
                 options = _saved_walk_options(index_path, root) or remembered_options(listing)
-            report, found = _refresh(store, root, jobs, options, progress, started, shards, leave_out, listing)
+            report, found = _refresh(store, root, jobs, options, progress, started, listing, shards, leave_out)
             store.finish_bulk()
         finally:
             store.close()
             shutil.rmtree(shards, ignore_errors=True)
         move_database(building, index_path)
         record_verified(index_path)
-        confirm_indexed(listing, found, index_file_stamp(index_path))
+        confirm_indexed(listing, found, index_file_stamp(index_path), started_ns)
         rebuilt = None if reason in ("no index yet", "asked to rebuild") else reason
         return dataclasses.replace(report, index_path=index_path, rebuilt_because=rebuilt)
 
@@ -174,8 +174,10 @@ def _walk_options(store: IndexStore, given: WalkOptions | None) -> WalkOptions:
     if given is None:
         saved = store.meta("walk_options")
         return WalkOptions.from_saved(json.loads(saved)) if saved else WalkOptions()
-    with store.transaction():
-        store.set_meta("walk_options", json.dumps(dataclasses.asdict(given)))
+    saving = json.dumps(dataclasses.asdict(given))
+    if store.meta("walk_options") != saving:  # written only when new: any write means checking the file again
+        with store.transaction():
+            store.set_meta("walk_options", saving)
     return given
 
 
@@ -186,20 +188,25 @@ def _refresh(
     given: WalkOptions | None,
     progress: Progress | None,
     started: float,
+    listing: Path,
     shards: Path | None = None,
     leave_out: frozenset[str] = frozenset(),
-    listing: Path | None = None,
 ) -> tuple[RefreshReport, list[SourceFile]]:
     """Bring `store` up to date; the report, and the files it now holds as they were found.
     With `shards` (a new index), parser processes store their own rows in shard files there,
     merged once at the end."""
     options = _walk_options(store, given)
+    racy_after = racy_since(listing)  # read before the walk writes the listing anew
     # 1. walk
-    sources, walk_skips = walk_remembered(root, options, leave_out, listing) if listing is not None else walk(root, options, leave_out)
+    sources, walk_skips = walk_remembered(root, options, leave_out, listing)
     stored = store.stored_files()
 
-    # 2. compare stat fingerprints
+    # 2. compare stat fingerprints; a file changed just before the last refresh read it may
+    # have changed again since with the same stat, so its content is compared too
     changed = [s for s in sources if _fingerprint_changed(stored.get(s.path), s)]
+    if racy_after is not None:
+        unsure = [s for s in sources if s.mtime_ns >= racy_after and not _fingerprint_changed(stored.get(s.path), s)]
+        changed += [s for s in unsure if _content_changed(root, options.follow_links_outside, s, stored[s.path])]
     present = {s.path for s in sources}
     gone = [record for path, record in stored.items() if path not in present]
 
@@ -251,6 +258,13 @@ def _refresh(
 
 def _fingerprint_changed(record: StoredFile | None, source: SourceFile) -> bool:
     return record is None or record.size != source.size or record.mtime_ns != source.mtime_ns
+
+
+def _content_changed(root: str, follow_links_outside: bool, source: SourceFile, record: StoredFile) -> bool:
+    try:
+        return read_source(root, source.path, follow_links_outside)[1] != record.hash
+    except UnreadableFile:
+        return True  # parsed again, which says why it cannot be read
 
 
 def _write(store: IndexStore, stored: dict[str, StoredFile], batch: list[_Parsed]) -> None:

@@ -290,7 +290,10 @@ def _walk_folder(
                 continue
             # a virtual environment under any name (`env/`, `.venv-3.11/`): installed packages,
             # read as an installed tree where the project imports them, never as its own code
-            if os.path.isfile(os.path.join(entry.path, "pyvenv.cfg")):
+            venv_marker = os.path.join(entry.path, "pyvenv.cfg")
+            if os.path.isfile(venv_marker):
+                if stamps is not None:  # its removal makes the folder code again, unseen by its parent's stat
+                    stamps[f"{rel}/pyvenv.cfg"] = stat_stamp(venv_marker)
                 continue
             yield from _walk_folder(root, entry.path, rel, rules, options, skipped, leave_out, stamps)
             continue

@@ -30,7 +30,7 @@ from explorer.cache_files import read_kept, write_kept
 from explorer.index.files import SourceFile, WalkOptions, stat_stamp, walk
 from explorer.model import Diagnostic, Language
 
-_VERSION = 2  # 2: each file's size and time, and the index's stat once it holds them
+_VERSION = 3  # 2: each file's size and time, and the index's stat once it holds them; 3: when it was read
 # A folder changed this close to the moment it was stat'ed may change again within the same
 # clock tick without its time moving (git's "racy" entries): such a listing is not trusted.
 RACY_NS = 2_000_000_000
@@ -40,7 +40,7 @@ def walk_remembered(
     root: str, options: WalkOptions, leave_out: frozenset[str], listing: Path
 ) -> tuple[list[SourceFile], list[Diagnostic]]:
     """`files.walk`, answered from `listing` when nothing it depends on changed."""
-    key = json.loads(json.dumps([_VERSION, root, dataclasses.asdict(options), sorted(leave_out)]))  # as read back
+    key = _as_read_back([_VERSION, root, dataclasses.asdict(options), sorted(leave_out)])
     kept = _read(listing)
     if kept is not None and kept.get("key") == key:
         try:
@@ -62,26 +62,44 @@ def walk_remembered(
     return found, skipped
 
 
-def confirm_indexed(listing: Path, found: list[SourceFile], index_stamp: list[int]) -> None:
-    """Note that the index, whose file now has `index_stamp`, holds exactly `found`."""
+def confirm_indexed(listing: Path, found: list[SourceFile], index_stamp: list[int], started_ns: int) -> None:
+    """Note that the index, whose file now has `index_stamp`, holds exactly `found` as read by
+    a refresh that started at `started_ns`. A file changed within RACY_NS of that start may
+    change again in the same clock tick without its stat moving: while there is one, the
+    index is not trusted on stats alone, and the next refresh reads it again (`racy_since`)."""
     kept = _read(listing)
     if kept is None:
         return
     rows = _found_rows(found)
-    if kept.get("indexed") == index_stamp and kept["found"] == rows:
+    racy = any(source.mtime_ns >= started_ns - RACY_NS for source in found)
+    confirmed = {"found": rows, "indexed": None if racy else index_stamp, "indexed_ns": started_ns}
+    if all(kept.get(key) == value for key, value in confirmed.items()):
         return
-    write_kept(listing, {**kept, "found": rows, "indexed": index_stamp})
+    write_kept(listing, {**kept, **confirmed})
 
 
-def unchanged_since_indexed(root: str, leave_out: frozenset[str], listing: Path, index_stamp: list[int]) -> int | None:
+def racy_since(listing: Path) -> int | None:
+    """Files changed at or after this time may have changed since the last refresh read them,
+    whatever their stat says; None when no refresh has been confirmed."""
+    kept = _read(listing)
+    started = kept.get("indexed_ns") if kept is not None else None
+    return started - RACY_NS if isinstance(started, int) else None
+
+
+def unchanged_since_indexed(
+    root: str, options: WalkOptions | None, leave_out: frozenset[str], listing: Path, index_stamp: list[int]
+) -> int | None:
     """How many files the index holds, when it (its file still at `index_stamp`) holds every
-    one of them as it is now and the walk would find no other; else None."""
+    one of them as it is now and a walk with `options` (None: those it was made with) would
+    find no other; else None."""
     kept = _read(listing)
     if kept is None or kept.get("indexed") != index_stamp:
         return None
     try:
-        version, kept_root, _, kept_leave_out = kept["key"]
+        version, kept_root, kept_options, kept_leave_out = kept["key"]
         if (version, kept_root, kept_leave_out) != (_VERSION, root, sorted(leave_out)):
+            return None
+        if options is not None and kept_options != _as_read_back(dataclasses.asdict(options)):
             return None
         if not _walk_would_find_the_same(root, kept) or not _files_as_kept(root, kept["found"]):
             return None
@@ -98,6 +116,11 @@ def remembered_options(listing: Path) -> WalkOptions | None:
         return WalkOptions.from_saved(kept["key"][2]) if kept is not None else None
     except (TypeError, ValueError, KeyError, IndexError):
         return None
+
+
+def _as_read_back(value: object) -> object:
+    """`value` as the listing's JSON gives it back (tuples become lists)."""
+    return json.loads(json.dumps(value))
 
 
 def _found_rows(found: list[SourceFile]) -> list[list]:
