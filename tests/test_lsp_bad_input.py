@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 
 def frame(message: dict | bytes) -> bytes:
     body = message if isinstance(message, bytes) else json.dumps(message).encode()
@@ -47,3 +49,24 @@ def test_bad_input_gets_errors_and_the_server_ends_with_its_input(tmp_path):
         "explorer lsp: ERROR Unable to deserialize message",
         "explorer lsp: ERROR Unable to handle message",
     ]
+
+
+def test_a_source_folder_an_editable_install_names_is_ready_and_a_reinstalled_package_is_not(tmp_path):
+    """Opening the trees for a request refreshes nothing: an installed package whose RECORD
+    changed waits for the background refresh, but the source folder of an editable install
+    (handed over each time, with its walk options) is served as it is indexed."""
+    from explorer.index.build import refresh
+    from explorer.index.files import WalkOptions
+    from explorer.lsp.server import IndexNotReady, _only_if_ready
+    from explorer.model import Tree, TreeKind
+
+    folder = tmp_path / "src"
+    (folder / "mylib").mkdir(parents=True)
+    (folder / "mylib" / "__init__.py").write_text("def f():\n    return 1\n")
+    index = tmp_path / "mylib.sqlite"
+    refresh(str(folder), index, jobs=1)
+    options = WalkOptions(only=("mylib",))
+    _only_if_ready(Tree("mylib", str(folder), TreeKind.SOURCE, None, ("mylib",)), index, options, frozenset())
+    installed = Tree("mylib 1.0", str(folder), TreeKind.INSTALLED, "1.0", ("mylib",), "mylib-1.0.dist-info:10:20")
+    with pytest.raises(IndexNotReady, match="^mylib 1.0: installed again$"):
+        _only_if_ready(installed, index, options, frozenset())

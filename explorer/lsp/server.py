@@ -36,7 +36,7 @@ from explorer.errors import ExplorerError
 from explorer.index.reader import IndexReader
 from explorer.index.store import IndexStore
 from explorer.lsp.positions import column_of, line_range, path_of, span_range, uri_of
-from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind, Tree
+from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind, Tree, TreeKind
 from explorer.query.at_position import implementations, symbols_at
 from explorer.query.details import describe
 from explorer.query.flow.edges import FlowEdges  # noqa: F401 - loaded with the server, not by its first request
@@ -219,8 +219,12 @@ class ExplorerServer(LanguageServer):
 def _only_if_ready(tree: Tree, index_path: Path, options: WalkOptions | None, leave_out: frozenset[str]) -> None:
     """Opening for a request: nothing is refreshed; an index that cannot serve is not used."""
     reason = IndexStore.unusable_reason(index_path, tree.root)
-    if reason is not None or options is not None:  # options: an installed tree whose stamp changed
-        raise IndexNotReady(f"{tree.name}: {reason or 'installed again'}")
+    if reason is not None:
+        raise IndexNotReady(f"{tree.name}: {reason}")
+    # An installed distribution is handed over for refreshing only when its RECORD changed; a
+    # source folder an editable install names (.pth) is handed over each time, and is ready.
+    if tree.kind is TreeKind.INSTALLED:
+        raise IndexNotReady(f"{tree.name}: installed again")
 
 
 server = ExplorerServer()
