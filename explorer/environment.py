@@ -145,10 +145,12 @@ def _interpreter_sites(interpreter: str) -> list[str] | None:
         done = subprocess.run(
             [interpreter, "-I", "-S", "-c", _SITE_QUERY], capture_output=True, text=True, timeout=20, check=False
         )
-        sites = [str(path) for path in json.loads(done.stdout)] if done.returncode == 0 else []
+        if done.returncode != 0:  # not a Python that runs: not an environment
+            return None
+        sites = [str(path) for path in json.loads(done.stdout)]
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
-    if not launcher and done.returncode == 0:
+    if not launcher:
         remembered[binary] = {"stamp": stamp, "sites": sites}
         write_kept(cache_folder() / _INTERPRETERS_FILE, remembered)
     return sites
@@ -163,14 +165,8 @@ def _with_pth_paths(sites: list[str]) -> list[str]:
     found = list(dict.fromkeys(sites))
     for site in sites:
         for pth in sorted(glob.glob(os.path.join(site, "*.pth"))):
-            try:
-                with open(pth, encoding="utf-8", errors="replace") as handle:
-                    lines = handle.read().splitlines()
-            except OSError:
-                continue
-            for line in lines:
-                line = line.strip()
-                if not line or line.startswith(("#", "import ", "import\t")):
+            for line in _read_lines(pth, whole=True):
+                if line.startswith(("#", "import ", "import\t")):
                     continue
                 folder = os.path.normpath(os.path.join(site, line))
                 if os.path.isdir(folder) and folder not in found:

@@ -7,6 +7,7 @@ everything, and `output` keeps both streams in the order they were written.
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import sys
@@ -45,7 +46,7 @@ def invoke(args: list[str], env: Mapping[str, str] | None = None) -> CommandResu
     both = io.StringIO()
     out, err = _Stream(both), _Stream(both)
     exit_code, escaped = 0, None
-    with _environment(env or {}), _streams(out, err):
+    with _environment(env or {}), _streams(out, err), _collector():
         try:
             main([str(arg) for arg in args])
         except SystemExit as stop:
@@ -54,6 +55,18 @@ def invoke(args: list[str], env: Mapping[str, str] | None = None) -> CommandResu
         except Exception as error:  # noqa: BLE001 - a test asserts on it
             escaped, exit_code = error, 1
     return CommandResult(exit_code, out.getvalue(), err.getvalue(), both.getvalue(), escaped)
+
+
+@contextmanager
+def _collector() -> Iterator[None]:
+    """A command tunes the garbage collector for the rest of its process: undone here, since
+    the tests' process goes on."""
+    threshold = gc.get_threshold()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
 
 
 @contextmanager

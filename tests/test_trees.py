@@ -293,6 +293,11 @@ def test_an_interpreters_answer_is_kept_while_its_file_is_unchanged_and_a_launch
     assert find_environment(str(tmp_path), str(launcher)).site_folders == first.site_folders
     assert find_environment(str(tmp_path), str(launcher)).site_folders == first.site_folders
     assert asked == [binary, str(launcher), str(launcher)]
+    broken = tmp_path / "broken-python"
+    broken.write_text("#!/bin/sh\nexit 1\n")
+    broken.chmod(0o755)
+    with pytest.raises(UsageError, match="not a Python interpreter or environment folder"):
+        find_environment(str(tmp_path), str(broken))
 
 
 def test_pth_paths_are_read_and_their_code_lines_are_not_run(tmp_path):
