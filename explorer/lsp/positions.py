@@ -20,7 +20,8 @@ def path_of(uri: str, root: str) -> str | None:
     if parsed.scheme != "file":
         return None
     absolute = os.path.normpath(unquote(parsed.path))
-    inside = os.path.relpath(absolute, root)
+    # resolved as the root was: a workspace opened through a link (macOS's /tmp) is still inside it
+    inside = os.path.relpath(os.path.realpath(absolute), root)
     return absolute if inside.startswith("..") else inside.replace(os.sep, "/")
 
 

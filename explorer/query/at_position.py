@@ -76,7 +76,7 @@ def symbols_at(graph: CallGraph, reader: IndexReader, path: str, line: int, text
     if defined:
         return defined
     called = _unique(edge.target.symbol for edge in calls_on_line(graph, reader, path, line)
-                     if edge.target.symbol.name == word.name or edge.target.symbol.qname.endswith(word.name))
+                     if edge.target.symbol.name == word.name or _named_last(edge.target.symbol.qname, word.name))
     if called:
         return called
     for name in dict.fromkeys((word.written, word.name)):
@@ -87,6 +87,11 @@ def symbols_at(graph: CallGraph, reader: IndexReader, path: str, line: int, text
         if found:
             return found
     return []
+
+
+def _named_last(qname: str, name: str) -> bool:
+    """`aten::relu` and `torch.relu` end in the name `relu`; `torch.nn.functional.leaky_relu` does not."""
+    return qname == name or qname.endswith((f".{name}", f"::{name}"))
 
 
 def _unique(symbols) -> list[Symbol]:
