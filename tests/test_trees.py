@@ -8,6 +8,7 @@ test_sample_repo.py read off the bundled sources, now located in the tree that h
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -414,6 +415,20 @@ def test_a_tree_inside_the_project_is_read_once_as_its_own_tree(tmp_path):
         assert [s.path for s in alone.reader.symbols_with_qname("at::native::conv2d_symint")] == [
             "deps/sample_repo/aten/src/ATen/native/Convolution.cpp",
         ]
+
+
+def test_index_leaves_a_tree_inside_the_project_to_that_tree(tmp_path):
+    """`explorer index --tree` with the tree inside the project parses the project's own files
+    only (it used to parse the tree's files into the project, then drop them again)."""
+    root = tmp_path / "work"
+    shutil.copytree(SAMPLE_ROOT / "mini_app", root / "mini_app")
+    shutil.copytree(SAMPLE_ROOT, root / "deps" / "sample_repo")
+    args = ["index", "--root", str(root), "--tree", str(root / "deps" / "sample_repo"), "--python-env", "none", "--json"]
+    first = json.loads(invoke(args).stdout)
+    second = json.loads(invoke(args).stdout)
+    # the project's files are mini_app/__init__.py and mini_app/model.py; the tree's 201 are its own
+    assert (first["reparsed"], first["removed"], first["files"]) == (2, 0, 2)
+    assert (second["reparsed"], second["removed"], second["files"]) == (0, 0, 2)
 
 
 def test_trace_json_lists_the_trees_its_files_are_in(project):

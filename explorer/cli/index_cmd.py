@@ -9,7 +9,8 @@ from explorer.errors import UsageError
 from explorer.index.files import DEFAULT_MAX_FILE_SIZE, WalkOptions
 from explorer.render.json_out import dumps, report_json, trees_json
 from explorer.render.text import report_text, trees_text
-from explorer.trees import TreeRequest
+from explorer.model import Tree, TreeKind
+from explorer.trees import TreeRequest, nested_roots, source_trees
 from explorer.workspace import resolve_index_path, resolve_root
 
 
@@ -31,12 +32,15 @@ def index(
         raise UsageError("--max-file-size must be positive")
     tree = resolve_root(where.root)
     index_path = resolve_index_path(tree, where.index)
+    project = Tree("project", tree, TreeKind.PROJECT)
     report = refresh_index(
         tree,
         index_path,
         jobs=jobs,
         rebuild=rebuild,
         options=WalkOptions(include_third_party, max_file_size, follow_links_outside),
+        # the folders that are other trees (a --tree inside the project) are theirs, as in a query
+        leave_out=nested_roots(project, [project, *source_trees(where.trees, tree)]),
     )
     if report.rebuilt_because and not rebuild:
         stderr.print(f"note: index rebuilt ({report.rebuilt_because})", soft_wrap=True)
