@@ -46,9 +46,9 @@ from explorer.query.neighbours import callers_of
 from explorer.query.nodes import layer_of
 from explorer.query.search import search
 from explorer.query.trace import trace_symbol
-from explorer.render.diagram import render_diagram
+from explorer.render.diagram import default_file_name, render_diagram
 from explorer.render.links import LinkTemplate
-from explorer.workspace import default_index_path
+from explorer.workspace import cache_folder
 from explorer.query.sources import SourceLines
 from explorer.trees import TreeRequest, open_workspace
 
@@ -299,9 +299,9 @@ def open_diagram(ls: ExplorerServer, qname: str) -> str | None:
     report = trace_symbol(session.reader, session.root, qname, backend="cuda")
     diagram = shape(trace_diagram(report), max_nodes=DEFAULT_MAX_NODES, collapse=set(), paths_only=False)
     content = render_diagram(diagram, "html", LinkTemplate.parse(None, session.root), session.sources)
-    folder = default_index_path(session.root).parent / "diagrams"
+    folder = cache_folder() / "diagrams"
     folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', qname)[:120]}.html"
+    target = folder / default_file_name(qname, "html")
     target.write_bytes(content)
     return target.as_uri()
 
