@@ -47,13 +47,6 @@ class MultiTreeIndex:
             self._small[index] = self.parts[index].store.small_tree()
         return self._small[index]
 
-    @property
-    def trees(self) -> list[Tree]:
-        return [part.tree for part in self.parts]
-
-    def close(self) -> None:
-        for part in self.parts:
-            part.store.close()
 
     # -- locations ----------------------------------------------------------------------------
 

@@ -77,7 +77,6 @@ class Session:
 
     root: str
     reader: IndexReader
-    trees: list[Tree]
     graph: CallGraph
     sources: SourceLines
     closing: ExitStack
@@ -205,7 +204,7 @@ class ExplorerServer(LanguageServer):
             return self.session  # the previous one, if any, until the refresh is done
         if self.session is not None:
             self.session.closing.close()
-        self.session = Session(opened.root, opened.reader, opened.trees, CallGraph(opened.reader, opened.root, "all"),
+        self.session = Session(opened.root, opened.reader, CallGraph(opened.reader, opened.root, "all"),
                                SourceLines(opened.root), closing)
         return self.session
 

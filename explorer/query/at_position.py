@@ -38,8 +38,6 @@ _SCOPES = frozenset({
 class Word:
     name: str  # the identifier under the cursor
     written: str  # with the qualifiers around it, up to the identifier (`torch.nn.Conv2d` on Conv2d)
-    start: int  # the identifier's column span
-    end: int
 
 
 def word_at(text: str, column: int) -> Word | None:
@@ -48,7 +46,7 @@ def word_at(text: str, column: int) -> Word | None:
         if match.start() <= column <= match.end():
             for part in _WORD.finditer(text, match.start(), match.end()):
                 if part.start() <= column <= part.end():
-                    return Word(part.group(), text[match.start():part.end()], part.start(), part.end())
+                    return Word(part.group(), text[match.start():part.end()])
     return None
 
 
