@@ -8,6 +8,7 @@ from pathlib import Path
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.lsp.positions import path_of
+from explorer.query import lookup as lookup_module
 from explorer.query.at_position import symbols_at
 from explorer.query.graph import CallGraph
 from tests.conftest import write_tree
@@ -42,3 +43,17 @@ def test_a_document_opened_through_a_link_to_the_tree_is_in_the_tree(tmp_path: P
     os.symlink(root, tmp_path / "link")
     assert path_of((tmp_path / "link" / "pkg" / "mod.py").as_uri(), str(root.resolve())) == "pkg/mod.py"
     assert path_of("untitled:Untitled-1", str(root)) is None
+
+
+def test_a_word_that_names_nothing_finds_nothing_without_working_out_suggestions(tmp_path: Path, monkeypatch):
+    root = write_tree(tmp_path / "tree", {"pkg/__init__.py": SOURCE})
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    asked: list[str] = []
+    monkeypatch.setattr(lookup_module, "suggestions", lambda store, query, count=5: asked.append(query) or [])
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        line = "    return x + undefined_name"
+        found = symbols_at(CallGraph(store, str(root)), store, "pkg/__init__.py", 4, line, line.index("undefined") + 1)
+    finally:
+        store.close()
+    assert (found, asked) == ([], [])

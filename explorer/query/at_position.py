@@ -22,7 +22,7 @@ from explorer.errors import ExplorerError
 from explorer.index.reader import IndexReader
 from explorer.model import CallEdge, Layer, Symbol, SymbolKind
 from explorer.query.graph import CallGraph
-from explorer.query.lookup import named_exactly, resolve
+from explorer.query.lookup import find
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # a name written with its qualifiers: torch.nn.Conv2d, at::native::conv2d, torch.ops.ns.op
@@ -79,11 +79,11 @@ def symbols_at(graph: CallGraph, reader: IndexReader, path: str, line: int, text
         return called
     for name in dict.fromkeys((word.written, word.name)):
         try:
-            found = resolve(reader, name).symbols
-        except ExplorerError:
-            found = named_exactly(reader, name)
-        if found:
-            return found
+            found = find(reader, name)
+        except ExplorerError:  # a name the lookup refuses outright
+            continue
+        if found is not None and found.symbols:
+            return found.symbols
     return []
 
 

@@ -38,6 +38,16 @@ class Resolution:
 
 
 def resolve(store: IndexReader, query: str) -> Resolution:
+    """What `query` names, or UnknownSymbolError with the closest names."""
+    found = find(store, query)
+    if found is None:
+        raise UnknownSymbolError(query.strip(), suggestions(store, query.strip()))
+    return found
+
+
+def find(store: IndexReader, query: str) -> Resolution | None:
+    """What `query` names, or None; no suggestions are worked out (an editor asks of every
+    word under the cursor, `self` and `x` included)."""
     query = checked_query(query.strip(), "symbol name")
     if not query:
         raise UsageError("give a symbol name")
@@ -60,9 +70,7 @@ def resolve(store: IndexReader, query: str) -> Resolution:
         if bound:  # `mini_ops._C.scale` (pybind11), `torch.ops.pyg.fps`
             return Resolution(query, bound)
     found = named_exactly(store, query)
-    if found:
-        return Resolution(query, _ordered(found))
-    raise UnknownSymbolError(query, suggestions(store, query))
+    return Resolution(query, _ordered(found)) if found else None
 
 
 def suggestions(store: IndexReader, query: str, count: int = 5) -> list[str]:
