@@ -579,3 +579,10 @@ def test_older_registrations_through_register_operators_options(tmp_path):
         ]
     finally:
         store.close()
+
+
+def test_a_cmake_keyword_no_list_names_is_not_taken_for_a_source_file():
+    from explorer.parsers.cmake import parse_cmake
+
+    facts = parse_cmake("ext/CMakeLists.txt", b"nanobind_add_module(_ext NB_SUPPRESS_WARNINGS MUSL_DYNAMIC_LIBCPP NB_DOMAIN mine src/a.cpp)\n")
+    assert [(s.qname, s.line, s.target) for s in facts.symbols] == [("_ext", 1, "ext/src/a.cpp")]

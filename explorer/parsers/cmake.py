@@ -26,6 +26,8 @@ _OPTIONS = frozenset({
     "NB_STATIC", "NB_SHARED", "STABLE_ABI", "FREE_THREADED", "NOMINSIZE", "LTO", "PROTECT_STACK", "NOSTRIP",
 })
 _OPTIONS_WITH_VALUE = frozenset({"NB_DOMAIN", "USE_SABI"})
+# CMake's keywords are upper case words; a source file has a name with an extension
+_KEYWORD = re.compile(r"[A-Z][A-Z0-9_]*")
 _COMMAND = re.compile(r"(?m)^[ \t]*([A-Za-z_]\w*)[ \t]*\(")
 # a quoted argument, a bracket argument ([[...]], [=[...]=]), an unquoted one, a comment
 _ARGUMENT = re.compile(r'"((?:[^"\\]|\\.)*)"|\[(=*)\[(.*?)\]\2\]|([^\s()#"]+)|(#\[(=*)\[.*?\]\6\]|#[^\n]*)', re.DOTALL)
@@ -88,10 +90,10 @@ def _sources(arguments: list[str], folder: str) -> list[str]:
         if skip_next:
             skip_next = False
             continue
-        if argument in _OPTIONS:
-            continue
         if argument in _OPTIONS_WITH_VALUE:
             skip_next = True
+            continue
+        if argument in _OPTIONS or _KEYWORD.fullmatch(argument):  # a keyword no list here names yet
             continue
         for written in argument.split(";"):  # a CMake list
             located = _located(written, folder)
