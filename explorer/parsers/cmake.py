@@ -20,13 +20,9 @@ from explorer.model import Diagnostic, FileFacts, Language, Symbol, SymbolKind
 _MODULE_COMMANDS = frozenset({
     "pybind11_add_module", "nanobind_add_module", "python_add_library", "python3_add_library",
 })
-# Options of those commands that are not source files; a value follows the last two.
-_OPTIONS = frozenset({
-    "MODULE", "SHARED", "STATIC", "EXCLUDE_FROM_ALL", "NO_EXTRAS", "THIN_LTO", "OPT_SIZE", "WITH_SOABI",
-    "NB_STATIC", "NB_SHARED", "STABLE_ABI", "FREE_THREADED", "NOMINSIZE", "LTO", "PROTECT_STACK", "NOSTRIP",
-})
+# The options of those commands (MODULE, THIN_LTO, NB_STATIC, ...) are upper case words, which
+# no source file is named; a value follows these.
 _OPTIONS_WITH_VALUE = frozenset({"NB_DOMAIN", "USE_SABI"})
-# CMake's keywords are upper case words; a source file has a name with an extension
 _KEYWORD = re.compile(r"[A-Z][A-Z0-9_]*")
 _COMMAND = re.compile(r"(?m)^[ \t]*([A-Za-z_]\w*)[ \t]*\(")
 # a quoted argument, a bracket argument ([[...]], [=[...]=]), an unquoted one, a comment
@@ -93,7 +89,7 @@ def _sources(arguments: list[str], folder: str) -> list[str]:
         if argument in _OPTIONS_WITH_VALUE:
             skip_next = True
             continue
-        if argument in _OPTIONS or _KEYWORD.fullmatch(argument):  # a keyword no list here names yet
+        if _KEYWORD.fullmatch(argument):
             continue
         for written in argument.split(";"):  # a CMake list
             located = _located(written, folder)
