@@ -45,17 +45,20 @@ def test_builds_in_one_process_in_several_and_in_another_order_are_identical(tmp
     monkeypatch.setattr(build, "_PARALLEL_THRESHOLD", 1)
     refresh(str(SAMPLE_ROOT), parallel, jobs=2)
 
-    walk = build.walk
+    walk = build.walk_remembered  # the walk a refresh makes
 
     def shuffled_walk(*args, **kwargs):
         found, skipped = walk(*args, **kwargs)
         random.Random(11).shuffle(found)
+        shuffled.append(len(found))
         return found, skipped
 
-    monkeypatch.setattr(build, "walk", shuffled_walk)
+    shuffled: list[int] = []
+    monkeypatch.setattr(build, "walk_remembered", shuffled_walk)
     reordered = tmp_path / "reordered.sqlite"
     refresh(str(SAMPLE_ROOT), reordered, jobs=1)
 
+    assert shuffled == [201]
     expected = index_content(serial)
     assert len(expected["symbols"]) == 2308 and len(expected["calls"]) == 5498
     assert index_content(parallel) == expected
