@@ -225,19 +225,53 @@ class CallNode:
         return (self.symbol.qname, self.symbol.path, self.symbol.line, self.self_class, tuple(p.qname for p in self.passed), self.shape)
 
 
+class EdgeKind(StrEnum):
+    """How a call graph edge is made: what in the source leads from one node to the next."""
+
+    # Python and C++
+    CALL = "call"  # a call expression names the definition (calling a class runs its __init__)
+    METHOD = "method"  # a method called on an object (`self.forward()`, `x.relu()` to its operator, `this->f()`)
+    OPERATOR = "operator"  # a statement runs a method unwritten (`x += y` runs __iadd__, `self.conv = c` __setattr__)
+    ALIAS = "alias"  # a name bound to another (`conv2d = _add_docstr(torch.conv2d, ...)`) leads to what it names
+    FNPTR = "fnptr"  # a function passed as an argument is called by the function it was passed to
+    FUNCTOR = "functor"  # a functor made in a call's arguments: the callee calls its operator() and members
+    # Python to the native library
+    BINDING = "binding"  # a torch._C binding (or Tensor method) to the operators it binds; a call to that binding
+    PYBIND = "pybind"  # a pybind11 binding (`m.def("f", &f)`) to the C++ function it names
+    METHOD_TABLE = "method_table"  # a CPython PyMethodDef entry to the C++ function it names
+    OP_REGISTRATION = "op_registration"  # `torch.ops.ns.op(...)` to the operator TORCH_LIBRARY defines
+    # Operators and kernels
+    DISPATCH = "dispatch"  # an operator to the kernel registered for a dispatch key (CallEdge.dispatch_key)
+    STRUCTURED = "structured"  # a structured operator to its structured_delegate, the `.out` operator
+    STUB = "stub"  # a DispatchStub to each kernel REGISTER_DISPATCH registers for it
+    LAUNCH = "launch"  # a CUDA kernel launch, `k<<<grid, block>>>(...)`
+    AUTOGRAD = "autograd"  # a C++ autograd Function's `F::apply(...)` runs `F::forward`
+    # Only where a run is laid over the static graph (runtime/compare.py)
+    METHOD_BY_NAME = "method_by_name"  # a member call written on the run's call line, matched by the member's name alone
+    PASSED = "passed"  # a function defined in the caller's caller and handed down to the caller
+    MACRO = "macro"  # a call site names a function-like macro whose body makes the call
+
+
 @dataclass(frozen=True, slots=True)
 class CallEdge:
     """How a node is reached from the one before it."""
 
     target: CallNode
-    # call, alias, binding, method, dispatch:<Key>, stub, fnptr, structured, launch
-    kind: str
+    kind: EdgeKind
     resolution: Resolution = Resolution.EXACT
     candidates: tuple[str, ...] = ()  # for an ambiguous edge: every definition that fits
     site: tuple[str, int] | None = None  # the file and line of the call that leads here
     # An explicit template specialisation reached by a call whose template arguments did not
     # choose it, beside a general definition that fits as well: ranked after the general one.
     specialised: bool = False
+    dispatch_key: str | None = None  # a DISPATCH edge: the key its kernel is registered for (CUDA)
+
+    @property
+    def label(self) -> str:
+        """How the edge is shown: `dispatch:CUDA` for a dispatch edge, else its kind."""
+        if self.kind is EdgeKind.DISPATCH:
+            return f"{self.kind.value}:{self.dispatch_key}"
+        return self.kind.value
 
 
 class TreeKind(StrEnum):

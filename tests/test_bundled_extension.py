@@ -17,7 +17,7 @@ def hops(store, root: str, query: str, to: str, backend: str = "cuda") -> list[t
     report = trace_symbol(store, root, query, to=to, backend=backend)
     assert report.trace.paths, f"no path from {query} to {to}"
     return [
-        (h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None, h.edge.site if h.edge else None)
+        (h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None, h.edge.site if h.edge else None)
         for h in report.trace.paths[0]
     ]
 
@@ -32,19 +32,19 @@ def hops(store, root: str, query: str, to: str, backend: str = "cuda") -> list[t
     ]),
     ("mini_ops.ops.clamp_add", "clamp_add_kernel", "cuda", [
         ("mini_ops.ops.clamp_add", "mini_ops/ops.py", 17, None, None),
-        ("mini_ops::clamp_add", f"{OPS}/ops.cpp", 30, "op-registration", ("mini_ops/ops.py", 19)),
+        ("mini_ops::clamp_add", f"{OPS}/ops.cpp", 30, "op_registration", ("mini_ops/ops.py", 19)),
         ("mini_ops::clamp_add_cuda", f"{OPS}/kernels.cu", 54, "dispatch:CUDA", (f"{OPS}/kernels.cu", 86)),
         ("mini_ops::clamp_add_kernel", f"{OPS}/kernels.cu", 22, "launch", (f"{OPS}/kernels.cu", 65)),
     ]),
     ("mini_ops.ops.clamp_add", "clamp_add_cpu", "cpu", [
         ("mini_ops.ops.clamp_add", "mini_ops/ops.py", 17, None, None),
-        ("mini_ops::clamp_add", f"{OPS}/ops.cpp", 30, "op-registration", ("mini_ops/ops.py", 19)),
+        ("mini_ops::clamp_add", f"{OPS}/ops.cpp", 30, "op_registration", ("mini_ops/ops.py", 19)),
         ("mini_ops::clamp_add_cpu", f"{OPS}/ops.cpp", 12, "dispatch:CPU", (f"{OPS}/ops.cpp", 34)),
     ]),
     ("mini_app.model.run", "soft_square_kernel", "cuda", [
         ("mini_app.model.run", "mini_app/model.py", 21, None, None),
         ("mini_ops.ops.soft_square", "mini_ops/ops.py", 22, "call", ("mini_app/model.py", 22)),
-        ("mini_ops_legacy::soft_square", f"{OPS}/legacy.cpp", 67, "op-registration", ("mini_ops/ops.py", 24)),
+        ("mini_ops_legacy::soft_square", f"{OPS}/legacy.cpp", 67, "op_registration", ("mini_ops/ops.py", 24)),
         ("mini_ops::soft_square_op", f"{OPS}/legacy.cpp", 62, "dispatch:CompositeImplicitAutograd", (f"{OPS}/legacy.cpp", 67)),
         ("mini_ops::SoftSquare::forward", f"{OPS}/legacy.cpp", 32, "autograd", (f"{OPS}/legacy.cpp", 63)),
         ("mini_ops::soft_square_cuda", f"{OPS}/kernels.cu", 71, "call", (f"{OPS}/legacy.cpp", 37)),
@@ -71,7 +71,7 @@ def test_the_user_project_reaches_the_extension_kernels_through_its_model(sample
     # self.block(x) (model.py:18), where self.block = ScaledClamp(factor) (model.py:14)
     assert hops(sample_store, sample_root, "mini_app.model.App", "clamp_add_kernel") == [*into_forward, *module_call,
         ("mini_ops.ops.clamp_add", "mini_ops/ops.py", 17, "call", ("mini_ops/layers.py", 17)),
-        ("mini_ops::clamp_add", f"{OPS}/ops.cpp", 30, "op-registration", ("mini_ops/ops.py", 19)),
+        ("mini_ops::clamp_add", f"{OPS}/ops.cpp", 30, "op_registration", ("mini_ops/ops.py", 19)),
         ("mini_ops::clamp_add_cuda", f"{OPS}/kernels.cu", 54, "dispatch:CUDA", (f"{OPS}/kernels.cu", 86)),
         ("mini_ops::clamp_add_kernel", f"{OPS}/kernels.cu", 22, "launch", (f"{OPS}/kernels.cu", 65)),
     ]

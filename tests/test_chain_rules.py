@@ -28,7 +28,7 @@ def traced(tmp_path: Path, files: dict[str, str], query: str, **options) -> Trac
 
 def first_path(report: TraceReport) -> list[tuple[str, str | None, int | None, str | None]]:
     assert report.trace.paths, "no path"
-    return [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None)
+    return [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None)
             for h in report.trace.paths[0]]
 
 
@@ -615,13 +615,13 @@ FUNCTORS = {
 def test_a_functor_handed_to_a_helper_reaches_the_kernel_that_calls_its_members(tmp_path):
     report = traced(tmp_path, FUNCTORS, "at::native::sum_kernel", max_depth=4)
     (helper,) = report.trace.tree.children
-    assert (helper.node.symbol.qname, helper.edge.kind) == ("at::native::gpu_reduce", "call")
+    assert (helper.node.symbol.qname, helper.edge.label) == ("at::native::gpu_reduce", "call")
     by_name = {c.node.symbol.qname: c for c in helper.children}
     # the launch passes `ops` on; log_sizes(2, 0) is handed no functor, though it is a template
     assert sorted(by_name) == ["at::native::log_sizes", "at::native::reduce_kernel"]
     assert by_name["at::native::log_sizes"].children == ()
     kernel = by_name["at::native::reduce_kernel"]
-    assert sorted((c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.kind, c.edge.resolution.value, c.edge.site)
+    assert sorted((c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.label, c.edge.resolution.value, c.edge.site)
                   for c in kernel.children) == [
         ("at::native::SumOps::combine", "src/ops.h", 3, "functor", "exact", ("src/reduce.cu", 5)),
         ("at::native::SumOps::project", "src/ops.h", 4, "functor", "exact", ("src/reduce.cu", 5)),
@@ -646,6 +646,6 @@ def test_a_kernel_traced_alone_does_not_guess_the_functor(tmp_path):
 def test_a_functor_with_a_call_operator_is_called_by_the_helper(tmp_path):
     report = traced(tmp_path, FUNCTORS, "at::native::square_kernel", max_depth=2)
     (helper,) = report.trace.tree.children
-    assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.kind, c.edge.site) for c in helper.children] == [
+    assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.label, c.edge.site) for c in helper.children] == [
         ("at::native::Square::operator()", 10, "functor", ("src/reduce.cu", 15)),
     ]

@@ -172,7 +172,7 @@ def hops(extension, query: str, to: str, backend: str = "cuda") -> list[tuple]:
     report = trace_symbol(store, root, query, to=to, backend=backend)
     assert report.trace.paths, f"no path from {query} to {to}"
     return [
-        (hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line, hop.edge.kind if hop.edge else None,
+        (hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line, hop.edge.label if hop.edge else None,
          hop.edge.site if hop.edge else None)
         for hop in report.trace.paths[0]
     ]
@@ -193,12 +193,12 @@ def test_a_pybind11_binding_leads_from_python_to_the_cuda_kernel(extension):
 def test_torch_ops_reach_the_kernel_registered_for_each_backend(extension):
     assert hops(extension, "myext.ops.add_one", "add_one_kernel") == [
         ("myext.ops.add_one", "myext/ops.py", 9, None, None),
-        ("myext::add_one", "myext/csrc/ops.cpp", 5, "op-registration", ("myext/ops.py", 10)),
+        ("myext::add_one", "myext/csrc/ops.cpp", 5, "op_registration", ("myext/ops.py", 10)),
         ("myext::add_one_cuda", "myext/csrc/ops.cu", 6, "dispatch:CUDA", ("myext/csrc/ops.cu", 12)),
         ("myext::add_one_kernel", "myext/csrc/ops.cu", 3, "launch", ("myext/csrc/ops.cu", 7)),
     ]
     assert hops(extension, "myext.ops.add_one", "add_one_cpu", backend="cpu")[1:] == [
-        ("myext::add_one", "myext/csrc/ops.cpp", 5, "op-registration", ("myext/ops.py", 10)),
+        ("myext::add_one", "myext/csrc/ops.cpp", 5, "op_registration", ("myext/ops.py", 10)),
         ("myext::add_one_cpu", "myext/csrc/ops.cpp", 2, "dispatch:CPU", ("myext/csrc/ops.cpp", 10)),
     ]
 
@@ -206,7 +206,7 @@ def test_torch_ops_reach_the_kernel_registered_for_each_backend(extension):
 def test_register_operators_and_a_cpp_autograd_function(extension):
     assert hops(extension, "myext.ops.legacy", "legacy_kernel") == [
         ("myext.ops.legacy", "myext/ops.py", 13, None, None),
-        ("myext_legacy::legacy_op", "myext/csrc/legacy.cpp", 19, "op-registration", ("myext/ops.py", 14)),
+        ("myext_legacy::legacy_op", "myext/csrc/legacy.cpp", 19, "op_registration", ("myext/ops.py", 14)),
         ("legacy_op", "myext/csrc/legacy.cpp", 12, "dispatch:CompositeImplicitAutograd", ("myext/csrc/legacy.cpp", 19)),
         ("LegacyFn::forward", "myext/csrc/legacy.cpp", 6, "autograd", ("myext/csrc/legacy.cpp", 13)),
         ("legacy_cuda", "myext/csrc/legacy_cuda.cu", 3, "call", ("myext/csrc/legacy.cpp", 7)),
@@ -218,7 +218,7 @@ def test_an_operator_registered_twice_is_ambiguous_between_its_kernels(extension
     store, root = extension
     graph = CallGraph(store, root, "cuda")
     (operator,) = [s for s in store.symbols_with_qname("myext_legacy::legacy_op")][:1]
-    edges = [(e.target.symbol.qname, e.kind, e.resolution.value, e.candidates, e.site) for e in graph.edges(graph.node(operator))]
+    edges = [(e.target.symbol.qname, e.label, e.resolution.value, e.candidates, e.site) for e in graph.edges(graph.node(operator))]
     rivals = ("legacy_op", "legacy_op_again")
     assert edges == [
         ("legacy_op", "dispatch:CompositeImplicitAutograd", "ambiguous", rivals, ("myext/csrc/legacy.cpp", 19)),
@@ -232,7 +232,7 @@ def test_a_binding_of_a_function_the_tree_lacks_is_shown_unresolved(extension):
     (ghost,) = store.symbols_with_qname("myext.ops.ghost")
     (binding,) = [e.target for e in graph.edges(graph.node(ghost))]
     assert (binding.symbol.qname, binding.symbol.path, binding.symbol.line) == ("myext._C.ghost", "myext/csrc/bind.cpp", 11)
-    assert [(e.target.symbol.qname, e.target.symbol.path, e.kind, e.resolution.value) for e in graph.edges(binding)] == [
+    assert [(e.target.symbol.qname, e.target.symbol.path, e.label, e.resolution.value) for e in graph.edges(binding)] == [
         ("myext::ghost", None, "pybind", "name"),
     ]
 
@@ -332,14 +332,14 @@ def callers(extension, query: str, depth: int) -> list[tuple]:
     store, root = extension
     report = neighbours(store, root, query, "callers", depth)
     # (the registration block that names a kernel is no caller of it: the registration is the edge)
-    return [(n.depth, n.node.symbol.qname, n.node.symbol.path, n.node.symbol.line, n.edge.kind) for n in report.found]
+    return [(n.depth, n.node.symbol.qname, n.node.symbol.path, n.node.symbol.line, n.edge.label) for n in report.found]
 
 
 def test_callers_lead_back_up_through_registrations_and_bindings(extension):
     assert callers(extension, "myext::add_one_kernel", 3) == [
         (1, "myext::add_one_cuda", "myext/csrc/ops.cu", 6, "launch"),
         (2, "myext::add_one", "myext/csrc/ops.cpp", 5, "dispatch:CUDA"),
-        (3, "myext.ops.add_one", "myext/ops.py", 9, "op-registration"),
+        (3, "myext.ops.add_one", "myext/ops.py", 9, "op_registration"),
     ]
     assert callers(extension, "myext::scale", 3) == [
         (1, "myext._C.scale", "myext/csrc/bind.cpp", 5, "pybind"),
@@ -442,7 +442,7 @@ def test_a_cmake_pybind11_module_names_its_sources(tmp_path):
         modules = ExtensionModules(store)
         assert [(m.dotted, m.derived) for m in modules.module_names("csrc/bind.cpp", "TORCH_EXTENSION_NAME")] == [("_fast", False)]
         report = trace_symbol(store, str(root), "fast.add", to="fast::add")
-        assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None)
+        assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None)
                 for h in report.trace.paths[0]] == [
             ("fast.add", "fast/__init__.py", 4, None),
             ("_fast.add", "csrc/bind.cpp", 3, "pybind"),
@@ -506,7 +506,7 @@ def test_cpp_extension_load_and_load_inline_modules_lead_to_their_cpp(tmp_path):
             ("inline_scale", 18, "app/ops.py"), ("jit_ext", 22, "app/csrc/twice.cpp"),
         ]
         report = trace_symbol(store, str(root), "app.ops.scale", to="scale_kernel")
-        assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None, h.edge.site if h.edge else None)
+        assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None, h.edge.site if h.edge else None)
                 for h in report.trace.paths[0]] == [
             ("app.ops.scale", "app/ops.py", 25, None, None),
             ("inline_scale.scale", "app/ops.py", 20, "pybind", ("app/ops.py", 26)),
@@ -515,7 +515,7 @@ def test_cpp_extension_load_and_load_inline_modules_lead_to_their_cpp(tmp_path):
             ("scale_kernel", "app/ops.py", 12, "launch", ("app/ops.py", 14)),
         ]
         report = trace_symbol(store, str(root), "app.ops.twice", to="^twice$")
-        assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None)
+        assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None)
                 for h in report.trace.paths[0]] == [
             ("app.ops.twice", "app/ops.py", 29, None),
             ("jit_ext.twice", "app/csrc/twice.cpp", 4, "pybind"),
@@ -567,14 +567,14 @@ def test_older_registrations_through_register_operators_options(tmp_path):
         ]
         assert [(s.qname, s.line) for s in store.symbols_with_qname("myops::<lambda at line 16>")] == [("myops::<lambda at line 16>", 16)]
         report = trace_symbol(store, str(root), "myops.add", to="add_cuda")
-        assert [(h.node.symbol.qname, h.node.symbol.line, h.edge.kind if h.edge else None, h.edge.site if h.edge else None)
+        assert [(h.node.symbol.qname, h.node.symbol.line, h.edge.label if h.edge else None, h.edge.site if h.edge else None)
                 for h in report.trace.paths[0]] == [
             ("myops.add", 4, None, None),
-            ("myops::add", 9, "op-registration", ("myops.py", 5)),
+            ("myops::add", 9, "op_registration", ("myops.py", 5)),
             ("myops::add_cuda", 4, "dispatch:CUDA", ("csrc/ops.cpp", 12)),
         ]
         mul = trace_symbol(store, str(root), "myops::mul", backend="cpu")
-        assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.kind) for c in mul.trace.tree.children] == [
+        assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.label) for c in mul.trace.tree.children] == [
             ("myops::MulKernel::operator()", 6, "dispatch:CPU"),
         ]
     finally:

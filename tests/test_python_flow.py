@@ -72,7 +72,7 @@ def edges(flows, qname: str) -> list[tuple]:
     store, root = flows
     graph = CallGraph(store, root, "all")
     (symbol,) = store.symbols_with_qname(qname)
-    return [(e.site, e.kind, e.resolution.value, e.target.symbol.qname) for e in graph.edges(graph.node(symbol))]
+    return [(e.site, e.label, e.resolution.value, e.target.symbol.qname) for e in graph.edges(graph.node(symbol))]
 
 
 def test_a_method_of_a_tensor_is_its_operator_exactly(flows):

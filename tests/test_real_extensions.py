@@ -31,7 +31,7 @@ CHAINS = {
     "EXPLORER_REAL_DETECTRON2": [
         ("detectron2.layers.nms.nms_rotated", "nms_rotated_cuda_kernel", 1, [
             ("detectron2.layers.nms.nms_rotated", f"{D}/nms.py", 28, None, None),
-            ("detectron2::nms_rotated", f"{DC}/vision.cpp", 116, "op-registration", (f"{D}/nms.py", 89)),
+            ("detectron2::nms_rotated", f"{DC}/vision.cpp", 116, "op_registration", (f"{D}/nms.py", 89)),
             ("detectron2::nms_rotated", f"{DC}/nms_rotated/nms_rotated.h", 22, "dispatch:CompositeImplicitAutograd", (f"{DC}/vision.cpp", 116)),
             ("detectron2::nms_rotated_cuda", f"{DC}/nms_rotated/nms_rotated_cuda.cu", 80, "call", (f"{DC}/nms_rotated/nms_rotated.h", 29)),
             ("nms_rotated_cuda_kernel", f"{DC}/nms_rotated/nms_rotated_cuda.cu", 21, "launch", (f"{DC}/nms_rotated/nms_rotated_cuda.cu", 107)),
@@ -53,7 +53,7 @@ CHAINS = {
             ("detectron2.layers.roi_align_rotated.ROIAlignRotated", f"{D}/roi_align_rotated.py", 51, None, None),
             ("detectron2.layers.roi_align_rotated.ROIAlignRotated.forward", f"{D}/roi_align_rotated.py", 72, "method", None),
             ("detectron2.layers.roi_align_rotated._ROIAlignRotated.forward", f"{D}/roi_align_rotated.py", 14, "call", (f"{D}/roi_align_rotated.py", 93)),
-            ("detectron2::roi_align_rotated_forward", f"{DC}/vision.cpp", 118, "op-registration", (f"{D}/roi_align_rotated.py", 20)),
+            ("detectron2::roi_align_rotated_forward", f"{DC}/vision.cpp", 118, "op_registration", (f"{D}/roi_align_rotated.py", 20)),
             ("detectron2::ROIAlignRotated_forward", f"{DC}/ROIAlignRotated/ROIAlignRotated.h", 50, "dispatch:CompositeImplicitAutograd", (f"{DC}/vision.cpp", 118)),
             ("detectron2::ROIAlignRotated_forward_cuda", f"{DC}/ROIAlignRotated/ROIAlignRotated_cuda.cu", 325, "call", (f"{DC}/ROIAlignRotated/ROIAlignRotated.h", 59)),
             ("detectron2::RoIAlignRotatedForward", f"{DC}/ROIAlignRotated/ROIAlignRotated_cuda.cu", 144, "launch", (f"{DC}/ROIAlignRotated/ROIAlignRotated_cuda.cu", 366)),
@@ -62,7 +62,7 @@ CHAINS = {
     "EXPLORER_REAL_PYG_LIB": [
         (f"pyg_lib.ops.{op}", f"{op}_cuda_kernel", 1, [
             (f"pyg_lib.ops.{op}", "pyg_lib/ops/__init__.py", python, None, None),
-            (f"pyg::{op}", f"pyg_lib/csrc/ops/{op}.cpp", schema, "op-registration", ("pyg_lib/ops/__init__.py", call)),
+            (f"pyg::{op}", f"pyg_lib/csrc/ops/{op}.cpp", schema, "op_registration", ("pyg_lib/ops/__init__.py", call)),
             (f"pyg::ops::{op}_cuda", f"pyg_lib/csrc/ops/cuda/{op}_kernel.cu", host, "dispatch:CUDA", (f"pyg_lib/csrc/ops/cuda/{op}_kernel.cu", impl)),
             (f"pyg::ops::{op}_cuda_kernel", f"pyg_lib/csrc/ops/cuda/{op}_kernel.cu", kernel, "launch", (f"pyg_lib/csrc/ops/cuda/{op}_kernel.cu", launch)),
         ])
@@ -75,7 +75,7 @@ CHAINS = {
     "EXPLORER_REAL_TORCH_SCATTER": [
         ("torch_scatter.scatter.scatter_max", "scatter_arg_kernel", 1, [
             ("torch_scatter.scatter.scatter_max", "torch_scatter/scatter.py", 78, None, None),
-            ("torch_scatter::scatter_max", "csrc/scatter.cpp", 277, "op-registration", ("torch_scatter/scatter.py", 84)),
+            ("torch_scatter::scatter_max", "csrc/scatter.cpp", 277, "op_registration", ("torch_scatter/scatter.py", 84)),
             ("scatter_max", "csrc/scatter.cpp", 264, "dispatch:CompositeImplicitAutograd", ("csrc/scatter.cpp", 277)),
             ("ScatterMax::forward", "csrc/scatter.cpp", 201, "autograd", ("csrc/scatter.cpp", 268)),
             ("scatter_fw", "csrc/scatter.cpp", 35, "call", ("csrc/scatter.cpp", 210)),
@@ -84,7 +84,7 @@ CHAINS = {
         ]),
         ("torch_scatter.segment_csr.segment_sum_csr", "segment_csr_kernel", 1, [
             ("torch_scatter.segment_csr.segment_sum_csr", "torch_scatter/segment_csr.py", 6, None, None),
-            ("torch_scatter::segment_sum_csr", "csrc/segment_csr.cpp", 235, "op-registration", ("torch_scatter/segment_csr.py", 8)),
+            ("torch_scatter::segment_sum_csr", "csrc/segment_csr.cpp", 235, "op_registration", ("torch_scatter/segment_csr.py", 8)),
             ("segment_sum_csr", "csrc/segment_csr.cpp", 201, "dispatch:CompositeImplicitAutograd", ("csrc/segment_csr.cpp", 235)),
             ("SegmentSumCSR::forward", "csrc/segment_csr.cpp", 59, "autograd", ("csrc/segment_csr.cpp", 204)),
             ("segment_csr_fw", "csrc/segment_csr.cpp", 25, "call", ("csrc/segment_csr.cpp", 63)),
@@ -93,7 +93,7 @@ CHAINS = {
         ]),
         ("torch_scatter.segment_csr.gather_csr", "gather_csr_kernel", 1, [
             ("torch_scatter.segment_csr.gather_csr", "torch_scatter/segment_csr.py", 112, None, None),
-            ("torch_scatter::gather_csr", "csrc/segment_csr.cpp", 239, "op-registration", ("torch_scatter/segment_csr.py", 114)),
+            ("torch_scatter::gather_csr", "csrc/segment_csr.cpp", 239, "op_registration", ("torch_scatter/segment_csr.py", 114)),
             ("gather_csr", "csrc/segment_csr.cpp", 227, "dispatch:CompositeImplicitAutograd", ("csrc/segment_csr.cpp", 239)),
             ("GatherCSR::forward", "csrc/segment_csr.cpp", 178, "autograd", ("csrc/segment_csr.cpp", 230)),
             ("gather_csr_fw", "csrc/segment_csr.cpp", 40, "call", ("csrc/segment_csr.cpp", 182)),
@@ -129,7 +129,7 @@ def test_an_extension_chain_from_python_to_its_cuda_kernel(variable, query, to, 
     store, root = _store(stores, tmp_path_factory, variable)
     report = trace_symbol(store, root, query, to=to)
     listed = [
-        [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None, h.edge.site if h.edge else None)
+        [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None, h.edge.site if h.edge else None)
          for h in path]
         for path in report.trace.paths
     ]

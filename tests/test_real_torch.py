@@ -177,7 +177,7 @@ def test_conv2d_traces_to_cudnn_convolution_forward_through_the_2_4_chain(indexe
 
     _, store = indexed
     report = trace_symbol(store, str(Path(REAL_TREE).resolve()), "torch.nn.Conv2d", to="cudnnConvolutionForward")
-    path = [(hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line, hop.edge.kind if hop.edge else None)
+    path = [(hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line, hop.edge.label if hop.edge else None)
             for hop in report.trace.paths[0]]
     assert path[:8] == [
         ("torch.nn.modules.conv.Conv2d", "torch/nn/modules/conv.py", 311, None),
@@ -272,11 +272,11 @@ def test_a_hand_written_torch_c_function_reaches_its_cpp_through_the_method_tabl
 
     _, store = indexed
     report = trace_symbol(store, str(Path(REAL_TREE).resolve()), "torch.cuda.synchronize", to="cudaDeviceSynchronize")
-    assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None, h.edge.site if h.edge else None)
+    assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None, h.edge.site if h.edge else None)
             for h in report.trace.paths[0]] == [
         ("torch.cuda.synchronize", "torch/cuda/__init__.py", 885, None, None),
-        ("torch._C._cuda_synchronize", "torch/csrc/cuda/Module.cpp", 1803, "method-table", ("torch/cuda/__init__.py", 895)),
-        ("THCPModule_cudaSynchronize", "torch/csrc/cuda/Module.cpp", 446, "method-table", ("torch/csrc/cuda/Module.cpp", 1803)),
+        ("torch._C._cuda_synchronize", "torch/csrc/cuda/Module.cpp", 1803, "method_table", ("torch/cuda/__init__.py", 895)),
+        ("THCPModule_cudaSynchronize", "torch/csrc/cuda/Module.cpp", 446, "method_table", ("torch/csrc/cuda/Module.cpp", 1803)),
         ("c10::cuda::device_synchronize", "c10/cuda/CUDAFunctions.cpp", 136, "call", ("torch/csrc/cuda/Module.cpp", 449)),
         ("cudaDeviceSynchronize", None, None, "call", ("c10/cuda/CUDAFunctions.cpp", 141)),
     ]

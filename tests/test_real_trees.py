@@ -59,7 +59,7 @@ def workspace(project: Path, trees: tuple[str, ...], python: str) -> Iterator[Wo
 def first_path(opened: Workspace, query: str, to: str) -> list[tuple]:
     report = trace_symbol(opened.reader, opened.root, query, to=to)
     assert report.trace.paths, f"no path from {query} to {to}"
-    return [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None, h.edge.site if h.edge else None)
+    return [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None, h.edge.site if h.edge else None)
             for h in report.trace.paths[0]]
 
 
@@ -122,7 +122,7 @@ def test_with_only_the_wheel_the_net_reaches_the_operator_and_says_where_a_check
         ]
         report = trace_symbol(opened.reader, opened.root, "aten::conv2d")
         (kernel,) = report.trace.tree.children
-        assert (kernel.node.symbol.qname, kernel.node.symbol.path, kernel.edge.kind, kernel.edge.site) == (
+        assert (kernel.node.symbol.qname, kernel.node.symbol.path, kernel.edge.label, kernel.edge.site) == (
             "at::native::conv2d_symint", None, "dispatch:CompositeImplicitAutograd", (yaml, 1703),
         )
         assert kernel.node.symbol.signature.startswith("compiled into torch 2.13.0+cpu, installed without its C++ sources")

@@ -69,7 +69,7 @@ needs_compiler = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ 
 def callees(store, root, query, backend="cuda"):
     """(name, path, line, edge kind, resolution, call site) of each callee of `query`."""
     tree = trace_symbol(store, root, query, max_depth=1, backend=backend).trace.tree
-    return {(c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.kind, c.edge.resolution.value, c.edge.site)
+    return {(c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.label, c.edge.resolution.value, c.edge.site)
             for c in tree.children}
 
 
@@ -82,7 +82,7 @@ def callees_at(store, root, qname, path, line, backend="cuda"):
     """Like callees, for the one definition of `qname` at path:line (a specialisation)."""
     (symbol,) = [s for s in store.symbols_with_qname(qname) if (s.path, s.line) == (path, line)]
     graph = CallGraph(store, root, backend)
-    return {(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.kind, e.resolution.value, e.site)
+    return {(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.label, e.resolution.value, e.site)
             for e in graph.edges(graph.node(symbol))}
 
 

@@ -28,7 +28,7 @@ MODULE_CALL = [
 
 def hops(path) -> list[tuple[str, str, str, str | None]]:
     return [
-        (hop.node.layer.value, hop.node.symbol.qname, f"{hop.node.symbol.path}:{hop.node.symbol.line}", hop.edge.kind if hop.edge else None)
+        (hop.node.layer.value, hop.node.symbol.qname, f"{hop.node.symbol.path}:{hop.node.symbol.line}", hop.edge.label if hop.edge else None)
         for hop in path
     ]
 
@@ -68,7 +68,7 @@ def test_conv2d_reaches_cudnn_convolution_forward(sample_store, sample_root):
 
 def test_every_hop_names_the_call_that_leads_to_it(sample_store, sample_root):
     report = trace_symbol(sample_store, sample_root, "torch.nn.Conv2d", to="cudnnConvolutionForward")
-    sites = [(hop.edge.kind, hop.edge.site) for hop in report.trace.paths[0][5:8]]
+    sites = [(hop.edge.label, hop.edge.site) for hop in report.trace.paths[0][5:8]]
     assert sites == [
         ("method", ("torch/nn/modules/conv.py", 244)),
         ("call", ("torch/nn/modules/conv.py", 230)),
@@ -158,7 +158,7 @@ def test_the_cpu_backend_takes_the_slow_convolution_and_never_cudnn(sample_store
 
 def test_boolean_dispatch_reaches_both_branches(sample_store, sample_root):
     report = trace_symbol(sample_store, sample_root, "torch.nn.functional.max_pool2d", max_depth=1)
-    assert [(child.node.symbol.qname, child.edge.kind, child.edge.site) for child in report.trace.tree.children] == [
+    assert [(child.node.symbol.qname, child.edge.label, child.edge.site) for child in report.trace.tree.children] == [
         ("torch.nn.functional.max_pool2d_with_indices", "call", ("torch/nn/functional.py", 262)),
         ("torch.nn.functional._max_pool2d", "call", ("torch/nn/functional.py", 262)),
     ]
@@ -167,7 +167,7 @@ def test_boolean_dispatch_reaches_both_branches(sample_store, sample_root):
 def test_a_profiler_operator_name_traces_from_the_operator(sample_store, sample_root):
     report = trace_symbol(sample_store, sample_root, "aten::cudnn_convolution", max_depth=1)
     assert (report.start.layer.value, report.start.symbol.qname) == ("yaml", "aten::cudnn_convolution")
-    assert [(c.node.symbol.path, c.node.symbol.line, c.edge.kind, c.edge.resolution) for c in report.trace.tree.children] == [
+    assert [(c.node.symbol.path, c.node.symbol.line, c.edge.label, c.edge.resolution) for c in report.trace.tree.children] == [
         ("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 13, "dispatch:CUDA", "ambiguous"),
         ("aten/src/ATen/native/cudnn/ConvShared.cpp", 65, "dispatch:CUDA", "ambiguous"),
     ]
@@ -248,7 +248,7 @@ def traced(tmp_path: Path, files: dict[str, str], query: str, **options) -> Trac
 
 
 def children(report: TraceReport) -> list[tuple[str, str, str]]:
-    return [(c.node.symbol.qname, c.edge.kind, c.edge.resolution.value) for c in report.trace.tree.children]
+    return [(c.node.symbol.qname, c.edge.label, c.edge.resolution.value) for c in report.trace.tree.children]
 
 
 PYTHON_TREE = {
@@ -303,7 +303,7 @@ def test_python_locals_imports_super_and_constructors(tmp_path: Path):
     ]
     constructed = traced(tmp_path / "again", PYTHON_TREE, "pkg.core.make", max_depth=2)
     assert children(constructed) == [("pkg.core.Child.__init__", "call", "exact")]
-    assert [(c.node.symbol.qname, c.edge.kind) for c in constructed.trace.tree.children[0].children] == [
+    assert [(c.node.symbol.qname, c.edge.label) for c in constructed.trace.tree.children[0].children] == [
         ("pkg.core.Base.__init__", "method"),  # super().__init__()
     ]
 
@@ -374,16 +374,16 @@ def test_cpp_operator_api_tensor_methods_and_namespaces(tmp_path: Path):
 def test_cpp_dispatch_stub_fnptr_vendor_and_backends(tmp_path: Path):
     report = traced(tmp_path, CPP_TREE, "aten::scale", max_depth=3, backend="all")
     tree = report.trace.tree
-    assert [(c.node.symbol.qname, c.edge.kind) for c in tree.children] == [
+    assert [(c.node.symbol.qname, c.edge.label) for c in tree.children] == [
         ("at::native::scale_cpu", "dispatch:CPU"), ("at::native::scale_cuda", "dispatch:CUDA"),
     ]
     cpu, cuda = tree.children
-    assert [(c.node.symbol.qname, c.edge.kind) for c in cpu.children] == [("at::native::scale_stub", "call")]
-    assert [(c.node.symbol.qname, c.edge.kind) for c in cpu.children[0].children] == [("at::native::scale_kernel", "stub")]
-    assert [(c.node.symbol.qname, c.node.layer.value, c.edge.kind) for c in cuda.children] == [
+    assert [(c.node.symbol.qname, c.edge.label) for c in cpu.children] == [("at::native::scale_stub", "call")]
+    assert [(c.node.symbol.qname, c.edge.label) for c in cpu.children[0].children] == [("at::native::scale_kernel", "stub")]
+    assert [(c.node.symbol.qname, c.node.layer.value, c.edge.label) for c in cuda.children] == [
         ("at::native::apply", "cpp", "call"), ("cudnnScale", "vendor", "call"),
     ]
-    assert [(c.node.symbol.qname, c.edge.kind, c.edge.site) for c in cuda.children[0].children] == [
+    assert [(c.node.symbol.qname, c.edge.label, c.edge.site) for c in cuda.children[0].children] == [
         ("at::native::visit", "fnptr", ("aten/src/ATen/native/Scale.cpp", 11)),
     ]
     cuda_only = traced(tmp_path / "cuda", CPP_TREE, "aten::scale", max_depth=1, backend="cuda")
@@ -404,7 +404,7 @@ def test_graph_edges_are_computed_once_per_node(sample_store, sample_root):
     node = graph.node(sample_store.symbols_with_qname("at::native::_convolution")[0])
     assert graph.edges(node) is graph.edges(node)
     # backend cuda: the mkldnn branch is pruned, the cuDNN and slow ones are kept; one edge per callee
-    assert [(e.target.symbol.qname, e.kind, e.site[1]) for e in graph.edges(node) if e.target.symbol.qname.startswith("aten::")] == [
+    assert [(e.target.symbol.qname, e.label, e.site[1]) for e in graph.edges(node) if e.target.symbol.qname.startswith("aten::")] == [
         ("aten::cudnn_convolution", "call", 259),
         ("aten::add.Tensor", "call", 264),
         ("aten::_slow_conv2d_forward", "call", 274),
@@ -416,7 +416,7 @@ def test_graph_edges_are_computed_once_per_node(sample_store, sample_root):
 
 
 def listed(report) -> list[tuple]:
-    return [(n.depth, n.node.layer.value, n.node.symbol.qname, n.edge.kind, n.edge.site) for n in report.found]
+    return [(n.depth, n.node.layer.value, n.node.symbol.qname, n.edge.label, n.edge.site) for n in report.found]
 
 
 def test_callers_of_cudnn_lead_back_up_to_conv2d(sample_store, sample_root):
@@ -429,7 +429,7 @@ def test_callers_of_cudnn_lead_back_up_to_conv2d(sample_store, sample_root):
         (5, "cpp", "at::native::cudnn_convolution", "call", ("aten/src/ATen/native/cudnn/ConvShared.cpp", 72)),
         (6, "yaml", "aten::cudnn_convolution", "dispatch:CUDA", ("aten/src/ATen/native/native_functions.yaml", 90)),
     ]
-    top = [(n.depth, n.node.symbol.qname, n.node.self_class, n.edge.kind) for n in report.found if n.node.symbol.qname.endswith("Conv2d")]
+    top = [(n.depth, n.node.symbol.qname, n.node.self_class, n.edge.label) for n in report.found if n.node.symbol.qname.endswith("Conv2d")]
     assert top == [(20, "torch.nn.modules.conv.Conv2d", "torch.nn.modules.conv.Conv2d", "method")]
     assert not report.truncated
 
@@ -556,7 +556,7 @@ def test_a_call_of_a_decorated_function_runs_what_the_decorators_made(tmp_path: 
     hops, node = [], report.trace.tree
     while node.children:
         (node,) = node.children
-        hops.append((node.node.symbol.qname, node.node.symbol.line, node.edge.kind, node.edge.site))
+        hops.append((node.node.symbol.qname, node.node.symbol.line, node.edge.label, node.edge.site))
     assert hops == [
         ("deco.logged.wrapper", 2, "call", ("deco.py", 20)),
         ("deco.work", 13, "call", ("deco.py", 3)),

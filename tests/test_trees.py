@@ -49,7 +49,7 @@ def hops(opened: Workspace, query: str, to: str, backend: str = "cuda") -> list[
     report = trace_symbol(opened.reader, opened.root, query, to=to, backend=backend)
     assert report.trace.paths, f"no path from {query} to {to}"
     return [
-        (h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.kind if h.edge else None, h.edge.site if h.edge else None)
+        (h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None, h.edge.site if h.edge else None)
         for h in report.trace.paths[0]
     ]
 
@@ -115,7 +115,7 @@ def test_the_project_reaches_kernels_in_a_joined_tree_each_hop_located_in_its_tr
             ("torch.nn.modules.module.Module._call_impl", MODULE, 189, "method", (MODULE, 187)),
             ("mini_ops.layers.ScaledClamp.forward", f"{SAMPLE}/mini_ops/layers.py", 15, "method", (MODULE, 198)),
             ("mini_ops.ops.clamp_add", f"{SAMPLE}/mini_ops/ops.py", 17, "call", (f"{SAMPLE}/mini_ops/layers.py", 17)),
-            ("mini_ops::clamp_add", f"{OPS}/ops.cpp", 30, "op-registration", (f"{SAMPLE}/mini_ops/ops.py", 19)),
+            ("mini_ops::clamp_add", f"{OPS}/ops.cpp", 30, "op_registration", (f"{SAMPLE}/mini_ops/ops.py", 19)),
             ("mini_ops::clamp_add_cuda", f"{OPS}/kernels.cu", 54, "dispatch:CUDA", (f"{OPS}/kernels.cu", 86)),
             ("mini_ops::clamp_add_kernel", f"{OPS}/kernels.cu", 22, "launch", (f"{OPS}/kernels.cu", 65)),
         ]
@@ -196,7 +196,7 @@ def test_an_installed_wheel_is_read_for_python_and_yaml_and_its_chains_end_at_th
         ]
         report = trace_symbol(reader, opened.root, "aten::conv2d", backend="cuda")
         (kernel,) = [child for child in report.trace.tree.children]
-        assert (kernel.node.symbol.qname, kernel.node.symbol.path, kernel.edge.kind, kernel.edge.resolution.value) == (
+        assert (kernel.node.symbol.qname, kernel.node.symbol.path, kernel.edge.label, kernel.edge.resolution.value) == (
             "at::native::conv2d_symint", None, "dispatch:CompositeImplicitAutograd", "name",
         )
         assert kernel.node.symbol.signature == (

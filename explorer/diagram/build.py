@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from explorer.diagram.model import Diagram, DiagramEdge, DiagramNode, Emphasis
-from explorer.model import CallEdge, CallNode, Layer, Resolution
+from explorer.model import CallEdge, CallNode, EdgeKind, Layer, Resolution
 from explorer.query.neighbours import NeighbourReport
 from explorer.query.patterns import target_heading
 from explorer.query.trace import TraceNode, TraceReport
@@ -114,7 +114,7 @@ class _Builder:
 
     def link(self, caller: CallNode, callee: CallNode, edge: CallEdge | None, emphasis: Emphasis) -> None:
         source, target = self.nodes[caller.key].id, self.nodes[callee.key].id
-        kind = edge.kind if edge is not None else "call"
+        kind = edge.label if edge is not None else EdgeKind.CALL
         key = (source, target, kind)
         if key in self.edges:
             return

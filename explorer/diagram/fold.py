@@ -16,7 +16,7 @@ import posixpath
 from collections import deque
 
 from explorer.diagram.model import FILE, MORE, Diagram, DiagramEdge, DiagramNode, Emphasis
-from explorer.model import Layer
+from explorer.model import EdgeKind, Layer
 from explorer.parsers.vendors import vendor_library
 
 _STRONGER = {Emphasis.CONTEXT: 0, Emphasis.NORMAL: 1, Emphasis.PATH: 2}
@@ -133,7 +133,7 @@ def fold_widest(diagram: Diagram, max_nodes: int) -> Diagram:
     for more_id, parent in more_parent.items():
         if more_id in nodes:  # not itself folded into a later one
             caller, callee = (more_id, parent) if diagram.upward else (parent, more_id)
-            edges.append(DiagramEdge(caller, callee, "call", nodes[more_id].emphasis))
+            edges.append(DiagramEdge(caller, callee, EdgeKind.CALL, nodes[more_id].emphasis))
     return dataclasses.replace(diagram, nodes=tuple(nodes.values()), edges=tuple(edges))
 
 

@@ -45,7 +45,7 @@ class DiagramNode:
 class DiagramEdge:
     source: str  # node ids, in the direction of the call (caller -> callee)
     target: str
-    kind: str  # the CallEdge kind: call, method, alias, binding, dispatch:<Key>, fnptr, ...
+    kind: str  # how the call is made, as shown: the CallEdge's label (call, method, dispatch:CUDA, fnptr...) or a run's reach
     emphasis: Emphasis = Emphasis.NORMAL
     site: tuple[str, int] | None = None  # the call that makes this edge
     uncertain: bool = False  # ambiguous, or matched by name only

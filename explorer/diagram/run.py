@@ -53,7 +53,7 @@ def run_diagram(trace: RunTrace, shown: RunFrame, comparison: Comparison | None 
                 continue
             target_id = node_id(target.symbol.qname, target.layer, target.symbol.path, target.symbol.line,
                                 target.symbol.kind.value, Emphasis.CONTEXT)
-            edges.setdefault((source, target_id), DiagramEdge(source, target_id, f"not taken ({item.edge.kind})", Emphasis.CONTEXT, item.edge.site))
+            edges.setdefault((source, target_id), DiagramEdge(source, target_id, f"not taken ({item.edge.label})", Emphasis.CONTEXT, item.edge.site))
     title = f"{trace.command} ({trace.runtime} runtime, device {trace.device})"
     return Diagram(title, tuple(nodes.values()), tuple(edges.values()), root_id)
 

@@ -466,7 +466,7 @@ def _detail(symbol: Symbol, edge: CallEdge | None) -> str:
     `cpp · call · ambiguous (2 candidates)`, `vendor · call`."""
     parts = [layer_of(symbol).value]
     if edge is not None:
-        parts.append(edge.kind)
+        parts.append(edge.label)
         if edge.resolution is Resolution.AMBIGUOUS:
             parts.append(f"ambiguous ({len(edge.candidates)} candidates)")
         elif edge.resolution is Resolution.NAME:
@@ -512,7 +512,7 @@ def _hover_text(session: Session, symbol: Symbol) -> str:
     hops = session.graph.edges(session.graph.node(symbol))[:_HOVER_HOPS]
     if hops:
         lines.append("")
-        lines.append("next: " + ", ".join(f"{edge.target.symbol.qname} ({edge.kind}{_at_line(edge.target.symbol)})" for edge in hops))
+        lines.append("next: " + ", ".join(f"{edge.target.symbol.qname} ({edge.label}{_at_line(edge.target.symbol)})" for edge in hops))
     return "\n".join(lines)
 
 

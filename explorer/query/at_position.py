@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from explorer.errors import ExplorerError
 from explorer.index.reader import IndexReader
-from explorer.model import CallEdge, Layer, Symbol, SymbolKind
+from explorer.model import CallEdge, EdgeKind, Layer, Symbol, SymbolKind
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import find
 
@@ -100,7 +100,10 @@ def _unique(symbols) -> list[Symbol]:
 
 
 # Edges that cross from a name to what implements it rather than call something else.
-_TOWARD_IMPLEMENTATION = frozenset({"alias", "binding", "pybind", "op-registration", "method-table", "structured", "stub", "autograd"})
+_TOWARD_IMPLEMENTATION = frozenset({
+    EdgeKind.ALIAS, EdgeKind.BINDING, EdgeKind.PYBIND, EdgeKind.OP_REGISTRATION, EdgeKind.METHOD_TABLE,
+    EdgeKind.DISPATCH, EdgeKind.STRUCTURED, EdgeKind.STUB, EdgeKind.AUTOGRAD,
+})
 _IMPLEMENTATION_STEPS = 8
 
 
@@ -119,7 +122,7 @@ def implementations(graph: CallGraph, symbols: list[Symbol]) -> list[Symbol]:
                 found.append(node.symbol)
                 continue
             for edge in graph.edges(node):
-                if (edge.kind in _TOWARD_IMPLEMENTATION or edge.kind.startswith("dispatch:")) and edge.target.key not in seen:
+                if edge.kind in _TOWARD_IMPLEMENTATION and edge.target.key not in seen:
                     seen.add(edge.target.key)
                     following.append(edge.target)
         frontier = following

@@ -56,7 +56,7 @@ class CallGraph:
         for edge in computed if computed is not None else source.edges(node):
             if not node_allowed(edge.target, self.backend):
                 continue
-            identity = (edge.target.key, edge.kind)
+            identity = (edge.target.key, edge.kind, edge.dispatch_key)
             if identity not in seen:
                 seen.add(identity)
                 found.append(edge)

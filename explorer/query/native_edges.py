@@ -34,7 +34,7 @@ from collections.abc import Iterator
 
 from explorer.index.reader import IndexReader
 from explorer.index.store import last_name
-from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite, EdgeKind, Layer, Resolution, Symbol, SymbolKind
 from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.query.backends import dispatch_key_allowed
 from explorer.query.bindings import operators_for
@@ -78,9 +78,9 @@ class NativeEdges:
 
     def _handed(self, passed: tuple[Symbol, ...], where: tuple[str, int] | None) -> Iterator[CallEdge]:
         """What a function handed another calls: the function itself, a functor's operator()."""
-        yield from fan_out([s for s in passed if s.kind in _FUNCTION_KINDS], "fnptr", None, where)
+        yield from fan_out([s for s in passed if s.kind in _FUNCTION_KINDS], EdgeKind.FNPTR, None, where)
         for functor in _functors(passed):
-            yield from fan_out(self._members(functor, "operator()"), "functor", None, where)
+            yield from fan_out(self._members(functor, "operator()"), EdgeKind.FUNCTOR, None, where)
 
     def _members(self, owner: Symbol, name: str) -> list[Symbol]:
         return [s for s in self.store.symbols_with_qname(f"{owner.qname}::{name}") if s.kind in _FUNCTION_KINDS]
@@ -103,22 +103,22 @@ class NativeEdges:
             if kernels and per_key[entry.key] > 1:
                 # registered twice for one key: which wins depends on load order, not the source
                 rivals = tuple(e.kernel for e in entries if e.key == entry.key)
-                yield from (CallEdge(CallNode(k, layer_of(k)), f"dispatch:{entry.key}", Resolution.AMBIGUOUS, rivals, site) for k in kernels)
+                yield from (CallEdge(CallNode(k, layer_of(k)), EdgeKind.DISPATCH, Resolution.AMBIGUOUS, rivals, site, dispatch_key=entry.key) for k in kernels)
             elif kernels:
-                yield from fan_out(kernels, f"dispatch:{entry.key}", None, site)
+                yield from fan_out(kernels, EdgeKind.DISPATCH, None, site, dispatch_key=entry.key)
             elif entry.path is not None and not entry.path.endswith(".yaml"):
                 # a registration of a function the tree does not define: shown, not dropped
-                yield CallEdge(CallNode(undefined_function(entry.kernel), Layer.CPP), f"dispatch:{entry.key}", Resolution.NAME, (), site)
+                yield CallEdge(CallNode(undefined_function(entry.kernel), Layer.CPP), EdgeKind.DISPATCH, Resolution.NAME, (), site, dispatch_key=entry.key)
             elif (compiled := self.store.compiled_only(site[0])) is not None:
                 # an installed wheel's YAML: the kernel is in its compiled library, not here
-                yield CallEdge(CallNode(undefined_function(entry.kernel, compiled), Layer.CPP), f"dispatch:{entry.key}", Resolution.NAME, (), site)
+                yield CallEdge(CallNode(undefined_function(entry.kernel, compiled), Layer.CPP), EdgeKind.DISPATCH, Resolution.NAME, (), site, dispatch_key=entry.key)
         info = self.store.operator_info(operator.qname)
         if info is None or not info.structured_delegate:
             return
         listed = {entry.key for entry in entries}
         if self.backend == "all" or not any(dispatch_key_allowed(key, self.backend) for key in listed):
             delegates = self.store.symbols_with_qname(info.structured_delegate)
-            yield from fan_out(delegates, "structured", Layer.YAML, (operator.path or "", operator.line or 0))
+            yield from fan_out(delegates, EdgeKind.STRUCTURED, Layer.YAML, (operator.path or "", operator.line or 0))
 
     def _registered_kernels(self, stub: Symbol) -> Iterator[CallEdge]:
         for registration in self.store.symbols_with_qname(stub.qname):
@@ -128,7 +128,7 @@ class NativeEdges:
             # REGISTER_DISPATCH names the kernel its own file sees: one defined there, if any
             own = [s for s in kernels if s.path == registration.path]
             kernels = own or visible_from(registration.path, kernels)
-            yield from fan_out(kernels, "stub", None, (registration.path or "", registration.line or 0))
+            yield from fan_out(kernels, EdgeKind.STUB, None, (registration.path or "", registration.line or 0))
 
     # -- calls -----------------------------------------------------------------------------
 
@@ -139,7 +139,7 @@ class NativeEdges:
         callee = site.callee
         if site.vendor is not None:  # the index worked out which callees are vendor APIs
             callee = callee.removeprefix("::")
-            yield from fan_out(self._vendor_symbols(callee), "call", Layer.VENDOR, where)
+            yield from fan_out(self._vendor_symbols(callee), EdgeKind.CALL, Layer.VENDOR, where)
             return
         # A name that is one of the caller's parameters is a value, whatever else it names.
         parameters = self._parameters(caller)
@@ -151,7 +151,7 @@ class NativeEdges:
             return
         if site.kind is CallKind.LAUNCH:
             kernels = [s for s in self._named(caller, callee) if s.kind is SymbolKind.KERNEL]
-            targets = list(fan_out(kernels, "launch", None, where))
+            targets = list(fan_out(kernels, EdgeKind.LAUNCH, None, where))
         else:
             targets = list(self._callee(caller, callee, where, site))
         native_targets = {id(edge) for edge in targets if edge.target.layer in (Layer.CPP, Layer.CUDA)}
@@ -184,7 +184,7 @@ class NativeEdges:
             found = [m for functor in held for m in self._members(functor, "operator()")]
         else:
             return []
-        return list(fan_out(found, "functor", None, where))
+        return list(fan_out(found, EdgeKind.FUNCTOR, None, where))
 
     def _hands_on(self, caller: Symbol, site: CallSite) -> bool:
         """Whether the call passes on a parameter of the caller's that holds a functor: one of
@@ -216,16 +216,16 @@ class NativeEdges:
     def _callee(self, caller: Symbol, callee: str, where: tuple[str, int], site: CallSite) -> Iterator[CallEdge]:
         operators = self._operator_api(callee)
         if operators:
-            yield from fan_out(self._fitting_schemas(operators, caller, site, 0), "call", Layer.YAML, where)
+            yield from fan_out(self._fitting_schemas(operators, caller, site, 0), EdgeKind.CALL, Layer.YAML, where)
             return
         if "." in callee or "->" in callee:
             receiver = re.split(r"\.|->", callee)[0]
             name = last_name(callee)
             if receiver == "this":
-                yield from fan_out(self._in_scopes(_scopes(caller.qname), name), "method", None, where)
+                yield from fan_out(self._in_scopes(_scopes(caller.qname), name), EdgeKind.METHOD, None, where)
                 return
             operators = self._fitting_schemas(operators_for(self.store, name, variant="method"), caller, site, 1)
-            for edge in fan_out(operators, "method", Layer.YAML, where):
+            for edge in fan_out(operators, EdgeKind.METHOD, Layer.YAML, where):
                 resolution = Resolution.NAME if edge.resolution is Resolution.EXACT else edge.resolution
                 yield CallEdge(edge.target, edge.kind, resolution, edge.candidates, where)
             return
@@ -233,19 +233,19 @@ class NativeEdges:
         if not found and callee.endswith("::apply"):
             forwards = self._autograd_forward(caller, callee.removesuffix("::apply"))
             if forwards:
-                yield from fan_out(forwards, "autograd", None, where)
+                yield from fan_out(forwards, EdgeKind.AUTOGRAD, None, where)
                 return
         if not found and "::" in callee:
             # `at::cuda::getCurrentCUDAStream`, brought into at::cuda from c10::cuda by a
             # using-declaration in a header: the function of that name in a namespace of
             # the same last name, by name only.
-            for edge in fan_out(self._same_namespace_tail(callee), "call", None, where):
+            for edge in fan_out(self._same_namespace_tail(callee), EdgeKind.CALL, None, where):
                 yield dataclasses.replace(edge, resolution=Resolution.NAME if edge.resolution is Resolution.EXACT else edge.resolution)
             return
         stubs = [s for s in found if s.kind is SymbolKind.DISPATCH_STUB]
         if stubs:
             stub = defining_stub(stubs)
-            yield CallEdge(CallNode(stub, layer_of(stub)), "call", site=where)
+            yield CallEdge(CallNode(stub, layer_of(stub)), EdgeKind.CALL, site=where)
             return
         functions = [s for s in found if s.kind in _FUNCTION_KINDS]
         if len(functions) > 1 and caller.path is not None:
@@ -259,7 +259,7 @@ class NativeEdges:
         specialised = {id(s) for s in functions if self._is_specialisation(s)} if len(functions) > 1 else set()
         if len(specialised) == len(functions):
             specialised = set()
-        for edge in fan_out(functions, "call", None, where):
+        for edge in fan_out(functions, EdgeKind.CALL, None, where):
             yield dataclasses.replace(edge, specialised=True) if id(edge.target.symbol) in specialised else edge
 
     def _autograd_forward(self, caller: Symbol, written_class: str) -> list[Symbol]:

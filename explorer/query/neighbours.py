@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from explorer.errors import UsageError
 from explorer.index.reader import IndexReader
-from explorer.model import CallEdge, CallNode, CallSite, Layer, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, CallSite, EdgeKind, Layer, Symbol, SymbolKind
 from explorer.query.bindings import binding_symbol
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import resolve
@@ -111,7 +111,7 @@ class _Callers:
                     holder = edge.target
                     if _identity(holder) not in reported:
                         reported.add(_identity(holder))
-                        yield holder, CallEdge(node, "fnptr", site=holder.passed_at)
+                        yield holder, CallEdge(node, EdgeKind.FNPTR, site=holder.passed_at)
 
     def _edges(self, candidate: CallNode, sites: list[CallSite] | None) -> Iterator[CallEdge]:
         """The candidate's edges: all of them, or only those of the call sites that matter

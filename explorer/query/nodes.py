@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from explorer.model import CallEdge, CallNode, DispatchEntry, Language, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, DispatchEntry, EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
 from explorer.query.visibility import visible_from
 
 
@@ -28,7 +28,9 @@ def binding_operators_owner(qname: str) -> bool:
 _MAX_FAN_OUT = 12  # `main` or `TEST_F` is defined in hundreds of files: a name, not a target
 
 
-def fan_out(symbols: list[Symbol], kind: str, layer: Layer | None, site: tuple[str, int] | None) -> Iterator[CallEdge]:
+def fan_out(
+    symbols: list[Symbol], kind: EdgeKind, layer: Layer | None, site: tuple[str, int] | None, dispatch_key: str | None = None,
+) -> Iterator[CallEdge]:
     """One edge per definition; several definitions make each edge ambiguous, naming them all
     (past a dozen, the first dozen are followed and the candidates say how many more there are)."""
     ordered = sorted(symbols, key=lambda s: (s.path or "", s.line or 0, s.qname))
@@ -40,7 +42,7 @@ def fan_out(symbols: list[Symbol], kind: str, layer: Layer | None, site: tuple[s
         candidates = ()
     resolution = Resolution.AMBIGUOUS if candidates else Resolution.EXACT
     for symbol in ordered:
-        yield CallEdge(CallNode(symbol, layer or layer_of(symbol)), kind, resolution, candidates, site)
+        yield CallEdge(CallNode(symbol, layer or layer_of(symbol)), kind, resolution, candidates, site, dispatch_key=dispatch_key)
 
 
 

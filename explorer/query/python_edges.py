@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.index.reader import IndexReader
-from explorer.model import CallEdge, CallKind, CallNode, CallShape, CallSite, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallKind, CallNode, CallShape, CallSite, EdgeKind, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.common import expand, module_name
 from explorer.query.arity import fits_schema, python_call_shape
 from explorer.query.bindings import (
@@ -90,7 +90,7 @@ class PythonEdges:
                     target = CallNode(target.symbol, target.layer, node.self_class)
                 elif target.layer is Layer.BINDING and node.shape is not None:  # `gelu = _add_docstr(torch._C._nn.gelu)`
                     target = dataclasses.replace(target, shape=node.shape)
-                yield CallEdge(target, "alias", edge.resolution, edge.candidates, (symbol.path or "", symbol.line or 0))
+                yield CallEdge(target, EdgeKind.ALIAS, edge.resolution, edge.candidates, (symbol.path or "", symbol.line or 0))
         elif symbol.kind is SymbolKind.VARIABLE:
             yield from self._passed_functions(symbol)
         elif symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and symbol.path is not None:
@@ -149,7 +149,7 @@ class PythonEdges:
                 yield from self._member_edges(class_qname, rest, where, class_qname)
         elif not rest and (nested := self._nested(symbol, written)):
             # a function defined inside the caller (`def remove_from(...)` in __setattr__)
-            yield from fan_out(nested, "call", None, where)
+            yield from fan_out(nested, EdgeKind.CALL, None, where)
         elif not rest and site.qualified == written and not self._module_defines(symbol, written):
             if through_locals:
                 yield _ThroughLocal(written, self._local_values(symbol, written))
@@ -158,7 +158,7 @@ class PythonEdges:
             if not found and rest and site.qualified == written and self.tensor_methods:
                 found = list(self._tensor_method(written.rsplit(".", 1)[-1], receiver_known=False))
             for edge in found:
-                yield CallEdge(edge.target, edge.kind, edge.resolution, edge.candidates, where)
+                yield CallEdge(edge.target, edge.kind, edge.resolution, edge.candidates, where, dispatch_key=edge.dispatch_key)
 
     # -- rules -----------------------------------------------------------------------------
 
@@ -173,7 +173,7 @@ class PythonEdges:
             if is_method_binding(symbol.qname):  # `x.add(y)`: x is the schema's `self`
                 shape = shape._replace(positional=shape.positional + 1)
             operators = [s for s in operators if fits_schema(s.signature, shape)] or operators
-        yield from fan_out(operators, "binding", Layer.YAML, (symbol.path or "", symbol.line or 0) if symbol.path else None)
+        yield from fan_out(operators, EdgeKind.BINDING, Layer.YAML, (symbol.path or "", symbol.line or 0) if symbol.path else None)
 
     def _decorators(self, node: CallNode) -> Iterator[CallEdge]:
         """A decorated function is called through what its decorators made of it: `@d` and
@@ -204,7 +204,7 @@ class PythonEdges:
         for name in names:
             found = list(self._member_edges(class_qname, name, None, class_qname))
             if found:
-                yield from (CallEdge(edge.target, "method", edge.resolution, edge.candidates, None) for edge in found)
+                yield from (CallEdge(edge.target, EdgeKind.METHOD, edge.resolution, edge.candidates, None) for edge in found)
                 return
 
     def is_outside_module(self, class_qname: str) -> bool:
@@ -238,7 +238,7 @@ class PythonEdges:
         for owner in mro:
             found = [s for s in self.store.symbols_with_qname(f"{owner}.{name}") if s.kind in _CALLABLE_KINDS]
             if found:
-                for edge in fan_out(self.implementations(found), "method", Layer.PYTHON, site):
+                for edge in fan_out(self.implementations(found), EdgeKind.METHOD, Layer.PYTHON, site):
                     yield CallEdge(
                         CallNode(edge.target.symbol, layer_of(edge.target.symbol), context),
                         edge.kind, edge.resolution, edge.candidates, site,
@@ -249,24 +249,24 @@ class PythonEdges:
         """What a dotted name (imports already expanded) stands for, as call edges."""
         registered = registered_operators(self.store, dotted)
         if registered is not None:  # torch.ops.ns.op: what TORCH_LIBRARY (or the YAML) defines
-            yield from fan_out(registered, "op-registration", Layer.YAML, None)
+            yield from fan_out(registered, EdgeKind.OP_REGISTRATION, Layer.YAML, None)
             return
         pybind = self.extensions.python_bindings(dotted)
         if pybind:  # `_C.nms(...)` with `from pkg import _C`
-            yield from fan_out(pybind, "pybind", Layer.BINDING, None)
+            yield from fan_out(pybind, EdgeKind.PYBIND, Layer.BINDING, None)
             return
         operators = binding_operators(self.store, dotted)
         entries = [s for s in self.store.symbols_with_qname(dotted) if s.kind is SymbolKind.METHOD_TABLE]
         if entries and not operators:  # torch._C._cuda_synchronize: a PyMethodDef entry
-            yield from fan_out(entries, "method-table", Layer.BINDING, None)
+            yield from fan_out(entries, EdgeKind.METHOD_TABLE, Layer.BINDING, None)
             return
         if operators:
             stub = binding_symbol(self.store, dotted, operators)
-            yield CallEdge(CallNode(stub, Layer.BINDING), "binding")
+            yield CallEdge(CallNode(stub, Layer.BINDING), EdgeKind.BINDING)
             return
         bound = bound_stub(self.store, dotted)
         if bound is not None:  # `torch.Tensor._make_subclass`, `torch._C._set_grad_enabled`
-            yield CallEdge(CallNode(bound, Layer.BINDING), "binding")
+            yield CallEdge(CallNode(bound, Layer.BINDING), EdgeKind.BINDING)
             return
         paths = PythonPaths(self.store)
         target = paths.resolve(dotted)
@@ -279,15 +279,15 @@ class PythonEdges:
         if classes:
             init = list(self._member_edges(classes[0].qname, "__init__", None, classes[0].qname))
             if init:
-                yield from (CallEdge(edge.target, "call", edge.resolution, edge.candidates) for edge in init)
+                yield from (CallEdge(edge.target, EdgeKind.CALL, edge.resolution, edge.candidates) for edge in init)
                 return
-        yield from fan_out(self.implementations([s for s in symbols if s.kind is not SymbolKind.MODULE]), "call", None, None)
+        yield from fan_out(self.implementations([s for s in symbols if s.kind is not SymbolKind.MODULE]), EdgeKind.CALL, None, None)
 
     def _bound_function(self, binding: Symbol) -> Iterator[CallEdge]:
         """The C++ function a pybind11 binding or a method table entry names, or the
         registration shown as unresolved."""
         site = (binding.path or "", binding.line or 0)
-        kind = "pybind" if binding.kind is SymbolKind.PYBIND else "method-table"
+        kind = EdgeKind.PYBIND if binding.kind is SymbolKind.PYBIND else EdgeKind.METHOD_TABLE
         if not binding.target:
             return  # a lambda: its calls are the PYBIND11_MODULE block's
         found = registered_functions(self.store, binding.target, binding.path)
@@ -304,14 +304,14 @@ class PythonEdges:
         every edge is name-only, however many overloads the name has: that it is a tensor at
         all is the guess (`name.split("#")` on a str is no aten::split)."""
         operators = operators_for(self.store, name, variant="method")
-        for edge in fan_out(operators, "method", Layer.YAML, None):
-            yield CallEdge(edge.target, "method", edge.resolution if receiver_known else Resolution.NAME, edge.candidates)
+        for edge in fan_out(operators, EdgeKind.METHOD, Layer.YAML, None):
+            yield CallEdge(edge.target, EdgeKind.METHOD, edge.resolution if receiver_known else Resolution.NAME, edge.candidates)
         if not operators:
             # A method the extension module binds directly (size, dim, to, uniform_): the
             # stub declares it on TensorBase; no operator stands behind it.
             stub = stub_method(self.store, name)
             if stub is not None:
-                yield CallEdge(CallNode(stub, Layer.BINDING), "method", Resolution.EXACT if receiver_known else Resolution.NAME)
+                yield CallEdge(CallNode(stub, Layer.BINDING), EdgeKind.METHOD, Resolution.EXACT if receiver_known else Resolution.NAME)
 
     def _passed_functions(self, symbol: Symbol) -> Iterator[CallEdge]:
         from explorer.parsers.python_precise import UnreadableSource, passed_names  # libcst: slow to import
@@ -325,11 +325,11 @@ class PythonEdges:
         for name in names:
             nested = self._nested(symbol, name)  # `self._apply(convert)`, convert defined inside
             if nested:
-                yield from fan_out(nested, "call", None, (symbol.path or "", symbol.line or 0))
+                yield from fan_out(nested, EdgeKind.CALL, None, (symbol.path or "", symbol.line or 0))
                 continue
             for edge in self._dotted_targets(self._expand(symbol, name), module):
-                if edge.target.symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) or edge.kind == "binding":
-                    yield CallEdge(edge.target, "call", edge.resolution, edge.candidates, (symbol.path or "", symbol.line or 0))
+                if edge.target.symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) or edge.kind is EdgeKind.BINDING:
+                    yield CallEdge(edge.target, EdgeKind.CALL, edge.resolution, edge.candidates, (symbol.path or "", symbol.line or 0))
 
     # -- helpers ---------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from explorer.errors import UsageError
 from explorer.index.reader import IndexReader
-from explorer.model import CallEdge, CallNode, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, EdgeKind, Resolution, Symbol, SymbolKind
 from explorer.query.backends import BACKENDS
 from explorer.query.bindings import is_out_overload
 from explorer.query.graph import CallGraph
@@ -226,7 +226,7 @@ def hop_cost(edge: CallEdge) -> float:
     _UNLIKELY (a name-only hop with several candidates, more again as an ambiguous one)."""
     if edge.resolution is Resolution.NAME:
         return _UNLIKELY + (math.log2(max(2, candidate_count(edge))) if edge.candidates else 0.0)
-    if edge.kind in ("binding", "method") and edge.target.symbol.kind is SymbolKind.OPERATOR and is_out_overload(edge.target.symbol):
+    if edge.kind in (EdgeKind.BINDING, EdgeKind.METHOD) and edge.target.symbol.kind is SymbolKind.OPERATOR and is_out_overload(edge.target.symbol):
         return _UNLIKELY
     if edge.resolution is Resolution.AMBIGUOUS:
         # a specialisation the call's types did not choose: after the general definition
@@ -304,7 +304,7 @@ def _fold_variants(paths: list[list[TraceNode]]) -> list[tuple[list[TraceNode], 
     (the best of them) and a count."""
     folded: dict[tuple, list] = {}
     for path in paths:
-        shape = tuple((hop.node.symbol.qname, hop.edge.kind if hop.edge else None) for hop in path)
+        shape = tuple((hop.node.symbol.qname, hop.edge.label if hop.edge else None) for hop in path)
         if shape in folded:
             folded[shape][1] += 1
         else:
@@ -320,7 +320,7 @@ def _merged(paths: list[list[TraceNode]]) -> TraceNode:
     for path in paths:
         at = 0
         for hop in path[1:]:
-            key = (hop.node.key, hop.edge.kind if hop.edge else None, hop.edge.site if hop.edge else None)
+            key = (hop.node.key, hop.edge.label if hop.edge else None, hop.edge.site if hop.edge else None)
             index = children.setdefault(at, {}).get(key)
             if index is None:
                 index = children[at][key] = len(hops)

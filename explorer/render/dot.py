@@ -14,7 +14,7 @@ from html import escape
 import graphviz
 
 from explorer.diagram.model import FILE, MORE, Diagram, DiagramEdge, DiagramNode, Emphasis
-from explorer.model import Layer
+from explorer.model import EdgeKind, Layer
 from explorer.render.links import LinkTemplate
 
 
@@ -66,7 +66,7 @@ _FONT = "Helvetica"
 def edge_label(edge: DiagramEdge) -> str:
     """How an edge was reached, where that is not a plain call: the dispatch key, alias, fnptr..."""
     kind = edge.kind
-    label = "" if kind in ("call", "method") else kind.removeprefix("dispatch:")
+    label = "" if kind in (EdgeKind.CALL, EdgeKind.METHOD) else kind.removeprefix(f"{EdgeKind.DISPATCH.value}:")
     return f"{label} ?" if edge.uncertain else label
 
 
@@ -149,7 +149,7 @@ def _edge_attributes(edge: DiagramEdge, qnames: dict[str, str]) -> dict[str, str
     label = edge_label(edge)
     if label:
         attributes["label"] = f" {label} "
-    if edge.kind == "fnptr":
+    if edge.kind == EdgeKind.FNPTR:
         attributes["style"] = "dashed"
     if edge.emphasis is Emphasis.PATH:
         attributes.update(color=PATH_COLOUR, fontcolor=PATH_COLOUR, penwidth="2.2")
@@ -181,7 +181,7 @@ def _legend(graph: graphviz.Digraph, diagram: Diagram) -> None:
     if any(edge.emphasis is Emphasis.PATH for edge in diagram.edges):
         notes.append(f'<font color="{PATH_COLOUR}">red, bold: on a path to --to</font>')
         notes.append(f'<font color="{FAINT_TEXT}">grey: also called, off the paths</font>')
-    if any(edge.kind == "fnptr" for edge in diagram.edges):
+    if any(edge.kind == EdgeKind.FNPTR for edge in diagram.edges):
         notes.append("dashed edge: function pointer")
     if any(edge.uncertain for edge in diagram.edges):
         notes.append('"?": one of several fitting definitions')

@@ -162,7 +162,7 @@ def node_json(node: CallNode, edge: CallEdge | None) -> dict[str, object]:
         "kind": symbol.kind.value,
         "file": symbol.path,
         "line": symbol.line,
-        "edge": edge.kind if edge is not None else None,
+        "edge": edge.label if edge is not None else None,
         "resolution": edge.resolution.value if edge is not None else "exact",
         "site": f"{edge.site[0]}:{edge.site[1]}" if edge is not None and edge.site is not None else None,
     }
@@ -245,11 +245,11 @@ def _graph_json(tree: TraceNode) -> dict[str, list[dict[str, object]]]:
         parent, hop = pending.pop()
         source, target = node_id(parent.node), node_id(hop.node)
         edge = hop.edge
-        identity = (source, target, edge.kind if edge else None, edge.site if edge else None)
+        identity = (source, target, edge.label if edge else None, edge.site if edge else None)
         if edge is not None and identity not in seen_edges:
             seen_edges.add(identity)
             out: dict[str, object] = {
-                "from": source, "to": target, "kind": edge.kind, "resolution": edge.resolution.value,
+                "from": source, "to": target, "kind": edge.label, "resolution": edge.resolution.value,
                 "site": f"{edge.site[0]}:{edge.site[1]}" if edge.site is not None else None,
             }
             if edge.candidates:

@@ -44,8 +44,8 @@ def _edge(edge: RunEdge) -> dict[str, object]:
         "callee_layer": edge.callee.layer.value,
         "site": {"path": edge.callee.site[0], "line": edge.callee.site[1]} if edge.callee.site else None,
     }
-    if edge.static_kind is not None:
-        document["static_kind"] = edge.static_kind
+    if edge.static_label is not None:
+        document["static_kind"] = edge.static_label
     return document
 
 
@@ -54,7 +54,7 @@ def _not_taken(item: NotTaken) -> dict[str, object]:
     return {
         "caller": item.caller.name,
         "callee": item.edge.target.symbol.qname,
-        "kind": item.edge.kind,
+        "kind": item.edge.label,
         "site": {"path": site[0], "line": site[1]} if site else None,
         "taken": list(item.taken),
     }

@@ -86,7 +86,7 @@ def comparison_text(console: Console, comparison: Comparison, within: set[str] |
         for caller, items in by_caller.items():
             console.print(Text(f"  {caller}"))
             for item in items:
-                console.print(Text(f"    not taken: {item.edge.target.symbol.qname} ({item.edge.kind}){_at(item.edge.site)}", "dim"))
+                console.print(Text(f"    not taken: {item.edge.target.symbol.qname} ({item.edge.label}){_at(item.edge.site)}", "dim"))
             console.print(Text(f"    taken:     {', '.join(items[0].taken)}", "green"))
 
 

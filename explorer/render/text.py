@@ -184,7 +184,7 @@ def hop_text(node: CallNode, edge: CallEdge | None) -> Text:
         (location(node.symbol), "cyan"),
     )
     if edge is not None:
-        how = edge.kind
+        how = edge.label
         if edge.resolution is not Resolution.EXACT:
             how += f", {edge.resolution.value}"
             if edge.candidates:
@@ -263,7 +263,7 @@ def neighbours_text(console: Console, report: NeighbourReport) -> None:
         line = Text("  " * found.depth + f"{arrow} ", "dim")
         edge = found.edge
         node_text = hop_text(found.node, None)
-        how = edge.kind + (f", {edge.resolution.value}" if edge.resolution is not Resolution.EXACT else "")
+        how = edge.label + (f", {edge.resolution.value}" if edge.resolution is not Resolution.EXACT else "")
         if edge.site is not None:
             how += f", at {site_text(edge.site)}"
         node_text.append(f"  ({how}; {printable(found.via.symbol.qname)})", "dim")

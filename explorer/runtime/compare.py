@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from explorer.index.reader import IndexReader
-from explorer.model import CallEdge, CallNode, Language, Layer, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, EdgeKind, Language, Layer, Symbol, SymbolKind
 from explorer.query.graph import CallGraph
 from explorer.query.sources import SourceLines
 from explorer.query.trace import TraceReport
@@ -26,7 +26,7 @@ from explorer.runtime.model import Reach, RunFrame
 from explorer.runtime.naming import special_member
 
 _UNCOMPARED = (Reach.IMPLICIT, Reach.IMPORT)
-_TRANSPARENT_KINDS = ("alias",)
+_TRANSPARENT_KINDS = (EdgeKind.ALIAS,)
 _ALIAS_DEPTH = 4
 _CONSTRUCTORS = ("__new__", "__init__")
 _FACTORY_VALUE = re.compile(r"=\s*([A-Za-z_]\w*)\(")
@@ -36,7 +36,7 @@ _FACTORY_VALUE = re.compile(r"=\s*([A-Za-z_]\w*)\(")
 class RunEdge:
     caller: RunFrame
     callee: RunFrame
-    static_kind: str | None  # the static edge's kind when confirmed
+    static_label: str | None  # the static edge's label (CallEdge.label) when confirmed
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,7 @@ def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "a
             identity = (node.key, callee.name)
             if identity not in seen:
                 seen.add(identity)
-                (confirmed if static is not None else dynamic_only).append(RunEdge(frame, callee, static.kind if static else None))
+                (confirmed if static is not None else dynamic_only).append(RunEdge(frame, callee, static.label if static else None))
             onward[id(callee)] = matcher.onward(node, static, callee) if static is not None and static.target.symbol.qname == callee.name else None
         # A kernel's body runs once per emulated thread and is not recorded (the launcher
         # reports the launch alone): what it calls cannot be told from the run.
@@ -204,8 +204,8 @@ class _Matcher:
         edges = self.graph.edges(caller)
         if callee.key is not None:
             # `CPU, CUDA: sum` is one edge per key to the same kernel: the run names its key
-            wanted = f"dispatch:{callee.key}"
-            edges = sorted(edges, key=lambda edge: edge.kind != wanted)
+            wanted = callee.key
+            edges = sorted(edges, key=lambda edge: edge.kind is not EdgeKind.DISPATCH or edge.dispatch_key != wanted)
         for edge in edges:
             if self.leads_to(edge, callee):
                 return edge
@@ -229,7 +229,7 @@ class _Matcher:
         for site in sites:
             written = site.callee
             if re.split(r"\.|->|::", written)[-1] == member:
-                return CallEdge(self.node(callee) or caller, "method (by name)", site=(symbol.path, site.line))
+                return CallEdge(self.node(callee) or caller, EdgeKind.METHOD_BY_NAME, site=(symbol.path, site.line))
         return None
 
     def passed_in(self, grandparent: CallNode | None, callee: RunFrame) -> CallEdge | None:
@@ -244,7 +244,7 @@ class _Matcher:
             # a function defined inside the grandparent and handed down (`_apply(convert)`)
             nested = [s for s in self.store.symbols_with_qname(callee.name) if s.kind is SymbolKind.FUNCTION]
             if nested:
-                return CallEdge(CallNode(nested[0], Layer.PYTHON), "passed", site=(grandparent.symbol.path or "", callee.line or 0))
+                return CallEdge(CallNode(nested[0], Layer.PYTHON), EdgeKind.PASSED, site=(grandparent.symbol.path or "", callee.line or 0))
         return None
 
     def _through_macro(self, caller: CallNode, callee: RunFrame) -> CallEdge | None:
@@ -256,7 +256,7 @@ class _Matcher:
         for site in self.store.calls_in(symbol.qname, symbol.path, (callee.site[1], callee.site[1])):
             for macro in self.store.symbols_with_qname(site.callee):
                 if macro.kind is SymbolKind.MACRO and re.search(rf"\b{re.escape(callee.name.rpartition(':')[2])}\s*\(", self.macro_body(macro)):
-                    return CallEdge(CallNode(macro, Layer.CPP), "macro", site=(symbol.path, site.line))
+                    return CallEdge(CallNode(macro, Layer.CPP), EdgeKind.MACRO, site=(symbol.path, site.line))
         return None
 
     def leads_to(self, edge: CallEdge, callee: RunFrame, budget: int = _ALIAS_DEPTH) -> bool:

@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Iterator
 
 from explorer.index.reader import IndexReader
-from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, EdgeKind, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.common import module_name
 from explorer.query.arity import python_call_shape
 from explorer.query.bindings import binding_operators, bound_stub
@@ -27,6 +27,13 @@ from explorer.query.nodes import definition_lines, layer_of
 from explorer.query.python_edges import PythonEdges
 
 _MAX_LAMBDA_DEPTH = 8
+# The solver's record of how a call was made, as the edge it makes
+_EDGE_KINDS = {
+    "call": EdgeKind.CALL,
+    "new": EdgeKind.CALL,  # __new__ runs as the class is called
+    "method": EdgeKind.METHOD,  # a bound method, or an implicit protocol call
+    "operator": EdgeKind.OPERATOR,  # an in-place operator's method, `+=`; __setattr__ of `self.x = v`
+}
 
 
 class FlowEdges:
@@ -92,7 +99,7 @@ class FlowEdges:
             return
         if isinstance(target, TensorMethod):
             for edge in self.python._tensor_method(target.name, receiver_known=True):
-                yield CallEdge(self._with_shape(edge.target, caller, call), edge.kind, edge.resolution, edge.candidates, where)
+                yield CallEdge(self._with_shape(edge.target, caller, call), edge.kind, edge.resolution, edge.candidates, where, dispatch_key=edge.dispatch_key)
             return
         if isinstance(target, External):
             # `F.conv2d(...)`, where `conv2d = _add_docstr(torch.conv2d, ...)`: the name rules
@@ -102,7 +109,7 @@ class FlowEdges:
                 yield from aliased
                 return
             for edge in self.python._dotted_targets(target.dotted, module_name(self.python.store.tree_relative(caller.path or ""))):
-                yield CallEdge(self._with_shape(edge.target, caller, call), edge.kind, edge.resolution, edge.candidates, where)
+                yield CallEdge(self._with_shape(edge.target, caller, call), edge.kind, edge.resolution, edge.candidates, where, dispatch_key=edge.dispatch_key)
             return
         qname, line, context = target
         if "<lambda" in qname.rpartition(".")[2]:
@@ -112,8 +119,7 @@ class FlowEdges:
             return
         symbol = self._symbol(qname, line)
         if symbol is not None:
-            kind = "call" if call.kind == "new" else call.kind  # __new__ runs as the class is called
-            yield CallEdge(CallNode(symbol, layer_of(symbol), context), kind, Resolution.EXACT, (), where)
+            yield CallEdge(CallNode(symbol, layer_of(symbol), context), _EDGE_KINDS[call.kind], Resolution.EXACT, (), where)
 
     def _with_shape(self, node: CallNode, caller: Symbol, call: Call) -> CallNode:
         if node.layer is not Layer.BINDING or caller.path is None:
