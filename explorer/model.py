@@ -46,6 +46,9 @@ class SymbolKind(StrEnum):
     MACRO = "macro"  # a function-like #define
     PYBIND = "pybind"  # a Python name pybind11 binds (`m.def("f", &fn)`): its target is the C++ function
     METHOD_TABLE = "method_table"  # an entry of a CPython PyMethodDef table: its target is the C++ function
+    # A Python class whose methods are C++ functions: a py::class_ chain or a CPython type object
+    # added to a module. Its target is the C++ type; its methods are PYBIND or METHOD_TABLE symbols.
+    BOUND_CLASS = "bound_class"
     EXTENSION = "extension"  # a compiled module setup.py or cpp_extension.load declares: its target, the sources listed
     # YAML
     OPERATOR = "operator"
@@ -150,6 +153,19 @@ class DerivativeEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class ModuleArgument:
+    """A Python module object handed to a C++ function (`torch::jit::initJITBindings(module)`):
+    the bindings that function registers on its parameter land in that module
+    (parsers/cpp_modules.py; the index joins the two across files)."""
+
+    module: str  # dotted ("torch._C"), or a placeholder for the caller's own parameter
+    callee: str  # the function called, as written
+    scope: str  # the namespaces around the call, where the callee is looked up from
+    index: int  # which argument
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """Why a file was skipped or only partly understood."""
 
@@ -171,6 +187,7 @@ class FileFacts:
     operators: list[OperatorInfo] = field(default_factory=list)
     derivatives: list[DerivativeEntry] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    module_arguments: list[ModuleArgument] = field(default_factory=list)
     flow: str | None = None  # Python: the value-flow facts (parsers/python_flow.py), as JSON
 
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.cache_files import read_kept, write_kept
+from explorer.index.module_parameters import ModuleParameters
 from explorer.model import (
     CallKind,
     CallSite,
@@ -54,7 +55,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
 
-SCHEMA_VERSION = 17  # 13: namespace_prefixes; 14: python_flow; 15: its statements decoded per scope; 16: C++ registrations, extensions; 17: vendor calls judged without a leading ::
+SCHEMA_VERSION = 18  # 18: module arguments, bindings on them; 13: namespace_prefixes; 14: python_flow; 15: its statements decoded per scope; 16: C++ registrations, extensions; 17: vendor calls judged without a leading ::
 
 
 @functools.cache
@@ -105,7 +106,8 @@ CREATE TABLE symbols (
     end_line INTEGER,
     signature TEXT NOT NULL,
     target TEXT,
-    file_local INTEGER NOT NULL DEFAULT 0  -- C++ static or anonymous-namespace: seen only in its file
+    file_local INTEGER NOT NULL DEFAULT 0,  -- C++ static or anonymous-namespace: seen only in its file
+    written_qname TEXT        -- a binding on a module parameter, as parsed: `qname` is what the index made of it
 );
 -- Every distinct symbol name, for search: scanning these is several times cheaper than
 -- scanning the symbols. Names of deleted symbols may linger; they only find nothing.
@@ -140,6 +142,13 @@ CREATE TABLE derivatives (
 -- Headers included inside a namespace block (`namespace at::native { #include "X.cuh" }`):
 -- the namespace their definitions have been put in, so that it can be taken off again.
 CREATE TABLE namespace_prefixes (file_id INTEGER PRIMARY KEY, namespace TEXT NOT NULL);
+-- Python module objects handed to C++ functions (parsers/cpp_modules.py), and the bindings
+-- made on module parameters, as parsed: rebuild_derived joins them into `symbols`.
+CREATE TABLE module_arguments (file_id INTEGER NOT NULL, module TEXT NOT NULL, callee TEXT NOT NULL, scope TEXT NOT NULL, position INTEGER NOT NULL, line INTEGER NOT NULL);
+CREATE TABLE module_bindings (
+    file_id INTEGER NOT NULL, qname TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, lang TEXT NOT NULL,
+    line INTEGER, end_line INTEGER, signature TEXT NOT NULL, target TEXT
+);
 CREATE TABLE python_flow (file_id INTEGER PRIMARY KEY, facts BLOB NOT NULL);  -- zlib-compressed JSON lines
 CREATE TABLE operators (
     file_id INTEGER NOT NULL,
@@ -170,9 +179,15 @@ CREATE INDEX IF NOT EXISTS derivatives_file ON derivatives(file_id);
 CREATE INDEX IF NOT EXISTS derivatives_operator ON derivatives(operator);
 CREATE INDEX IF NOT EXISTS operators_operator ON operators(operator);
 CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
+CREATE INDEX IF NOT EXISTS symbols_written ON symbols(written_qname) WHERE written_qname IS NOT NULL;
+CREATE INDEX IF NOT EXISTS module_arguments_file ON module_arguments(file_id);
+CREATE INDEX IF NOT EXISTS module_bindings_file ON module_bindings(file_id);
 """
 
-_PER_FILE_TABLES = ("symbols", "imports", "dispatch", "operators", "derivatives", "diagnostics", "namespace_prefixes", "python_flow")
+_PER_FILE_TABLES = (
+    "symbols", "imports", "dispatch", "operators", "derivatives", "diagnostics", "namespace_prefixes", "python_flow",
+    "module_arguments", "module_bindings",
+)
 _CALL_COLUMNS = "c.caller, c.callee, COALESCE(c.qualified, c.callee), c.line, c.col, c.kind, c.name_args, c.vendor"
 _SYMBOL_COLUMNS = "s.qname, s.name, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.target, s.file_local"
 
@@ -205,6 +220,7 @@ class FileRows:
     derivatives: list[tuple]
     diagnostics: list[tuple]
     flow: list[tuple]
+    module_arguments: list[tuple]
 
 
 def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
@@ -244,6 +260,7 @@ def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
         diagnostics=[(file_id, d.reason) for d in facts.diagnostics],
         # JSON of every expression of the file: a tenth of the size compressed
         flow=[(file_id, zlib.compress(facts.flow.encode(), 1))] if facts.flow is not None else [],
+        module_arguments=[(file_id, a.module, a.callee, a.scope, a.index, a.line) for a in facts.module_arguments],
     )
 
 
@@ -358,7 +375,7 @@ class IndexStore:
                                     " SELECT rowid + ?, file_id, caller, callee, qualified, line, col, kind, name_args, vendor"
                                     " FROM shard.calls ORDER BY rowid", (offset,))
                     self.db.execute(f"INSERT INTO symbols ({columns}) SELECT {columns} FROM shard.symbols")
-                    for table in ("call_names", "imports", "dispatch", "operators", "derivatives", "diagnostics", "python_flow"):
+                    for table in ("call_names", "imports", "dispatch", "operators", "derivatives", "diagnostics", "python_flow", "module_arguments"):
                         self.db.execute(f"INSERT INTO {table} SELECT * FROM shard.{table}")
             finally:
                 self.db.execute("DETACH DATABASE shard")
@@ -452,6 +469,7 @@ class IndexStore:
             ("INSERT INTO derivatives VALUES (?, ?, ?, ?, ?)", rows.derivatives),
             ("INSERT INTO diagnostics VALUES (?, ?)", rows.diagnostics),
             ("INSERT INTO python_flow VALUES (?, ?)", rows.flow),
+            ("INSERT INTO module_arguments VALUES (?, ?, ?, ?, ?, ?)", rows.module_arguments),
         ):
             if records:
                 self.db.executemany(sql, records)
@@ -468,6 +486,7 @@ class IndexStore:
         Vendor APIs are known only from call sites: one external symbol per distinct callee.
         Names are added for the symbols of files written since the stale mark."""
         with self.db:
+            self._bind_module_parameters()
             self._requalify_included_headers()
             self.db.execute("DELETE FROM symbols WHERE file_id IS NULL")
             # `cudnn::Foo::bar` is its own symbol; a plain `cudnnConvolutionForward` and
@@ -493,6 +512,31 @@ class IndexStore:
             # read by every query that spans trees: kept here rather than scanned each time
             self.set_meta("imported_top_level", json.dumps(sorted(self._scan_imported_top_level())))
             self.set_meta("top_level_modules", json.dumps(sorted(self._scan_top_level_modules())))
+
+    def _bind_module_parameters(self) -> None:
+        """A binding made on a function's module parameter (`<arg 0 of torch::jit::initJITBindings>.
+        PyTorchFileWriter`) is named by the modules its callers pass, followed back through
+        callers that pass their own parameter on, to the module made by PyModule_Create or
+        an import. Bindings are kept as parsed in module_bindings and named again after every
+        refresh; one whose module no caller in the tree passes keeps its placeholder name."""
+        moved = self.db.execute(
+            "SELECT id, file_id, qname, name, kind, lang, line, end_line, signature, target FROM symbols"
+            " WHERE qname >= '<arg ' AND qname < '<arg!' AND written_qname IS NULL").fetchall()
+        if moved:
+            self.db.executemany("INSERT INTO module_bindings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [row[1:] for row in moved])
+            self.db.executemany("DELETE FROM symbols WHERE id = ?", [(row[0],) for row in moved])
+        self.db.execute("DELETE FROM symbols WHERE written_qname IS NOT NULL")
+        arguments = self.db.execute("SELECT module, callee, scope, position FROM module_arguments").fetchall()
+        modules = ModuleParameters(arguments)
+        rows = []
+        for file_id, qname, name, kind, lang, line, end_line, signature, target in self.db.execute(
+                "SELECT * FROM module_bindings ORDER BY file_id, line, qname"):
+            for named in modules.names(qname) or [qname]:
+                rows.append((file_id, named, name, name.lower(), kind, lang, line, end_line, signature, target, 0, qname))
+        self.db.executemany(
+            "INSERT INTO symbols (file_id, qname, name, lname, kind, lang, line, end_line, signature, target, file_local, written_qname)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        self.db.execute("INSERT OR IGNORE INTO names SELECT DISTINCT lname, name FROM symbols WHERE written_qname IS NOT NULL")
 
     def _requalify_included_headers(self) -> None:
         """A header included inside `namespace N { ... }` defines its functions in N, though it

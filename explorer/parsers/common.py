@@ -96,3 +96,19 @@ def strip_template_args(name: str) -> str:
         previous, name = name, _TEMPLATE_ARGS.sub("", name)
     # `zabs <float> (...)`, `Policy< N>:: prepack`: the spaces the arguments stood between
     return _SPACED_SCOPE.sub("::", name).strip() if " " in name else name
+
+
+def split_top_level(text: str, opening: str = "({[", closing: str = ")}]") -> list[tuple[int, str]]:
+    """`a, f(b, c), d` -> its comma-separated items outside brackets, each with its offset."""
+    items, depth, begun = [], 0, 0
+    for offset, character in enumerate(text):
+        if character in opening:
+            depth += 1
+        elif character in closing:
+            depth -= 1
+        elif character == "," and depth == 0:
+            items.append((begun, text[begun:offset]))
+            begun = offset + 1
+    if text[begun:].strip():
+        items.append((begun, text[begun:]))
+    return items

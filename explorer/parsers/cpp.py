@@ -135,17 +135,19 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     found = tsx.captures(tsx.query(lang, *_QUERIES[lang]), root)
     enclosures = _Enclosures()
     structured = _registrations(found, lang, facts, scopes, namespaces, enclosures)
+    scope_of = lambda node: _enclosing_names(node, namespaces, enclosures)[0]  # noqa: E731
+    modules = cpp_bindings.python_modules(root, source, lang, path, scope_of)
+    facts.symbols += modules.classes
+    facts.module_arguments = modules.arguments
     if found.get("registration.call"):
-        registered, kernels, lambdas = cpp_bindings.registrations(
-            found["registration.call"], lang, path, lambda node: _enclosing_names(node, namespaces, enclosures)[0])
+        registered, kernels, lambdas = cpp_bindings.registrations(found["registration.call"], lang, path, scope_of, modules)
         facts.symbols += registered
         facts.dispatch += kernels
         for kernel in lambdas:  # its calls are its own, not the registration block's
             facts.symbols.append(kernel.symbol)
             scopes.add(kernel.start_byte, kernel.end_byte, kernel.symbol.qname)
-    if found.get("method_table"):
-        facts.symbols += cpp_bindings.method_tables(
-            found["method_table"], source, lang, path, lambda node: _enclosing_names(node, namespaces, enclosures)[0])
+    if found.get("method_table") or b"PyTypeObject" in source:
+        facts.symbols += cpp_bindings.method_tables(found.get("method_table", []), source, lang, path, scope_of, modules.placed)
     _definitions(found, lang, facts, scopes, structured, namespaces, enclosures)
     _recovered_definitions(found, lang, facts, scopes, namespaces, enclosures, source)
     if namespaces is not None and b"_FUNC" in source:

@@ -35,8 +35,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from explorer import treesitter as tsx
-from explorer.model import DispatchEntry, Symbol, SymbolKind
+from explorer.model import DispatchEntry, ModuleArgument, Symbol, SymbolKind
 from explorer.parsers.common import collapse, strip_template_args
+from explorer.parsers import cpp_types
+from explorer.parsers.cpp_modules import ModuleValues, PyClass, PyModule, string_literal
+from explorer.parsers.cpp_modules import call_arguments as _arguments
 
 _OPERATOR_BLOCKS = ("TORCH_LIBRARY", "TORCH_LIBRARY_FRAGMENT", "TORCH_LIBRARY_IMPL")
 _PYBIND_BLOCKS = ("PYBIND11_MODULE",)
@@ -75,17 +78,100 @@ class LambdaKernel:
     end_byte: int
 
 
+@dataclass(slots=True)
+class PythonModules:
+    """What a file does with Python module objects: each function's module and class values,
+    the classes it binds, and the modules it hands to other functions."""
+
+    values: dict[int, ModuleValues]  # by the id of the function definition node
+    classes: list[Symbol]
+    arguments: list[ModuleArgument]
+    placed: dict[str, str]  # a type object's variable -> its dotted name in the module it is added to
+
+    def around(self, node: tsx.Node) -> ModuleValues | None:
+        """The values of the function that holds `node`."""
+        parent = node.parent
+        while parent is not None:
+            if parent.type == "function_definition":
+                return self.values.get(parent.id)
+            parent = parent.parent
+        return None
+
+
+_MENTIONS_PYTHON = re.compile(rb"py::|pybind11|PYBIND11|PyModule_|PyImport_Import|PyObject")
+
+
+def python_modules(root: tsx.Node, source: bytes, lang, path: str, scope_of) -> PythonModules:
+    """Follow module values through every function of the file (parsers/cpp_modules.py)."""
+    found = PythonModules({}, [], [], {})
+    if not _MENTIONS_PYTHON.search(source):
+        return found
+    text = source.decode("utf-8", "replace")
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type != "function_definition":
+            stack.extend(node.named_children)
+            continue
+        scope = scope_of(node)
+        block = _block_of(node)
+        if block is not None and block.macro in _PYBIND_BLOCKS and block.arguments:
+            values = ModuleValues(node, None, text, {block.module_variable: PyModule(block.arguments[0])})
+        elif block is None:
+            name = collapse(tsx.text(_function_name(node))).replace(" ", "")
+            if not name:
+                continue
+            values = ModuleValues(node, "::".join([*scope, name]), text)
+        else:
+            continue
+        if not values.values:
+            continue
+        found.values[node.id] = values
+        body = node.child_by_field_name("body")
+        for call in _calls_in(body) if body is not None else []:
+            found.arguments.extend(values.passed(call, scope))
+            placed = values.placement(call)
+            if placed is not None:
+                found.placed.setdefault(*placed)
+        for made in values.classes.values():
+            cpp = made.cpp.removeprefix("::") if made.cpp.startswith("::") or not scope else "::".join([*scope, made.cpp])
+            statement = f"class {made.name.rpartition('.')[2]}: binds {made.cpp}"
+            name = made.name.rpartition(".")[2]
+            found.classes.append(Symbol(made.name, name, SymbolKind.BOUND_CLASS, lang, path, made.line, made.line, statement, strip_template_args(cpp)))
+    found.classes.sort(key=lambda s: (s.line or 0, s.qname))
+    found.arguments.sort(key=lambda a: (a.line, a.index, a.callee))
+    return found
+
+
+def _function_name(function: tsx.Node) -> tsx.Node | None:
+    declarator = function.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    return declarator.child_by_field_name("declarator") if declarator is not None else None
+
+
+def _calls_in(body: tsx.Node) -> list[tsx.Node]:
+    calls, stack = [], [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "call_expression":
+            calls.append(node)
+        if node.type != "lambda_expression":
+            stack.extend(node.named_children)
+    return calls
+
+
 def registrations(
-    calls: list[tsx.Node], lang, path: str, scope_of,
+    calls: list[tsx.Node], lang, path: str, scope_of, modules: PythonModules | None = None,
 ) -> tuple[list[Symbol], list[DispatchEntry], list[LambdaKernel]]:
     """The operators, kernels and Python bindings the registration calls (`@registration.call`
     captures: calls of a member named def, impl, op, ...) make, and the lambdas among their
-    kernels. `scope_of(node)` gives the namespaces around a node, outermost first."""
+    kernels. `scope_of(node)` gives the namespaces around a node, outermost first; `modules`,
+    which Python module or class each value of a function is (python_modules)."""
     symbols: list[Symbol] = []
     dispatch: list[DispatchEntry] = []
     registering: list[tsx.Node] = []  # the calls that do register (a lambda in another `.def` is no kernel)
     chained_lambdas: list[tsx.Node] = []  # lambdas an older registration's options chain registers
-    submodules: dict[int, dict[str, str]] = {}  # per pybind block: variable -> dotted submodule
     for call in sorted(calls, key=lambda node: node.start_byte):
         function = call.child_by_field_name("function")
         field = function.child_by_field_name("field") if function is not None else None
@@ -123,9 +209,7 @@ def registrations(
                     dispatch.append(DispatchEntry(name, CATCH_ALL_KEY, kernel, line))
             continue
         block_node, block = _block_around(call)
-        if block is None or block_node is None:
-            continue
-        if block.macro in _OPERATOR_BLOCKS and tsx.text(receiver) == block.module_variable:
+        if block is not None and block.macro in _OPERATOR_BLOCKS and tsx.text(receiver) == block.module_variable:
             registering.append(call)
             namespace = block.arguments[0] if block.arguments else None
             name = _operator_name(_string(arguments[0]), namespace)
@@ -144,10 +228,14 @@ def registrations(
                 kernel = _kernel(arguments[1], scope_of(call))
                 if kernel is not None:
                     dispatch.append(DispatchEntry(name, _key(arguments[1], key), kernel, line))
-        elif block.macro in _PYBIND_BLOCKS and block.arguments:
-            registering.append(call)
-            modules = submodules.setdefault(block_node.id, {block.module_variable: block.arguments[0]})
-            symbols.extend(_pybind(call, member, receiver, root, arguments, modules, lang, path, line, statement, scope_of))
+        elif modules is not None and member in _PYBIND_MEMBERS:
+            values = modules.around(call)
+            bound = values.of(receiver) if values is not None else None
+            if bound is not None:
+                registering.append(call)
+                if isinstance(bound, PyClass) and tsx.text(arguments[0]).replace(" ", "").startswith(("py::init(", "pybind11::init(")):
+                    chained_lambdas.extend(_lambdas_in(arguments[0]))  # py::init([](...) {...})
+                symbols.extend(_pybind(call, member, bound, arguments, lang, path, line, statement, scope_of))
     lambdas = [
         _lambda_kernel(argument, lang, path, scope_of(argument))
         for argument in [*(a for call in registering for a in _arguments(call)[1:]), *chained_lambdas]
@@ -167,9 +255,11 @@ def _lambda_name(node: tsx.Node) -> str:
     return f"<lambda at line {tsx.line(node)}>"
 
 
-def method_tables(tables: list[tsx.Node], source: bytes, lang, path: str, scope_of) -> list[Symbol]:
-    """The entries of the file's PyMethodDef tables (`@method_table` captures)."""
+def method_tables(tables: list[tsx.Node], source: bytes, lang, path: str, scope_of, placed: dict[str, str]) -> list[Symbol]:
+    """The entries of the file's PyMethodDef and PyGetSetDef tables (`@method_table` captures),
+    and the special methods its type objects' slots give (parsers/cpp_types.py)."""
     text = source.decode("utf-8", "replace")
+    types = cpp_types.type_objects(text) if "PyTypeObject" in text else []
     entries = []
     for table in tables:
         declarator = table.child_by_field_name("declarator")
@@ -178,7 +268,7 @@ def method_tables(tables: list[tsx.Node], source: bytes, lang, path: str, scope_
         value = declarator.child_by_field_name("value") if declarator is not None else None
         if not name or value is None:
             continue
-        owner, guessed = _table_owner(name, text, path)
+        owner, guessed = _table_owner(name, text, path, types, placed)
         note = "  [module not named in the tree: named after the file]" if guessed else ""
         for entry in value.named_children:
             fields = [child for child in entry.named_children if child.type != "comment"] if entry.type == "initializer_list" else []
@@ -189,82 +279,65 @@ def method_tables(tables: list[tsx.Node], source: bytes, lang, path: str, scope_
             statement = collapse(tsx.text(entry))[:300] + note
             line = tsx.line(entry)
             entries.append(Symbol(f"{owner}.{python_name}", python_name, SymbolKind.METHOD_TABLE, lang, path, line, line, statement, target or None))
+    scope = scope_of(tables[0]) if tables else []
+    for type_object in types:
+        type_name = placed.get(type_object.variable) or type_object.tp_name
+        if not type_name:
+            continue
+        size = type_object.slots.get("tp_basicsize")
+        instances = re.fullmatch(r"sizeof\s*\(\s*([\w:]+)\s*\)", size[0]) if size is not None else None
+        cpp = instances.group(1) if instances is not None else type_object.variable  # what an instance is in C++
+        entries.append(Symbol(type_name, type_name.rpartition(".")[2], SymbolKind.BOUND_CLASS, lang, path, type_object.line, type_object.line,
+                              f"PyTypeObject {type_object.variable}: instances are {cpp}", cpp))
+        for python_name, function, line in cpp_types.slot_methods(type_object, text):
+            target = function.removeprefix("::") if function.startswith("::") or not scope else "::".join([*scope, function])
+            statement = f"{type_object.variable}: {python_name} is {function}"
+            entries.append(Symbol(f"{type_name}.{python_name}", python_name, SymbolKind.METHOD_TABLE, lang, path, line, line, statement, target))
     return entries
 
 
-def _table_owner(table: str, text: str, path: str) -> tuple[str, bool]:
-    """The module or type a method table belongs to, and whether that is a guess."""
+def _table_owner(table: str, text: str, path: str, types: list[cpp_types.TypeObject], placed: dict[str, str]) -> tuple[str, bool]:
+    """The module or type a method table belongs to, and whether that is a guess: the module a
+    PyModuleDef names with the table; the type whose slots hold it, by where it is added to a
+    module, else its tp_name; PyTorch's own tables are torch._C's (torch/csrc/Module.cpp adds
+    them at run time); else a module named after the file."""
     mentions = re.compile(rf"\b{re.escape(table)}\b")
-    for kind in ("PyModuleDef", "PyTypeObject"):
-        # `static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "torch._C._nn", ..., methods}`,
-        # `PyTypeObject THPStreamType = {..."torch.Stream", ..., THPStream_methods, ...}`
-        for found in re.finditer(rf"\b{kind}\s+\w+\s*=\s*\{{(.*?)\}};", text, re.S):
-            body = found.group(1)
-            named = re.search(r'"([A-Za-z_][\w.]*)"', body)
-            if named is not None and mentions.search(body):
-                return named.group(1), False
-    # set at run time: `THPVariableType.tp_methods = methods.data()`, the vector filled with
-    # `THPUtils_addPyMethodDefs(methods, extra_methods)`, or `X.tp_methods = table`
-    holders = [table, *re.findall(rf"THPUtils_addPyMethodDefs\s*\(\s*(\w+)\s*,\s*{re.escape(table)}\s*\)", text)]
-    for holder in holders:
-        assigned = re.search(rf"(\w+)\.tp_methods\s*=\s*{re.escape(holder)}\b", text)
-        if assigned is not None:
-            variable = re.escape(assigned.group(1))
-            initializer = re.search(rf"PyTypeObject\s+{variable}\s*=\s*\{{(.*?)\}};", text, re.S)
-            in_initializer = re.search(r'"([A-Za-z_][\w.]*)"', initializer.group(1)) if initializer is not None else None
-            type_name = in_initializer or re.search(rf'\b{variable}\.tp_name\s*=\s*"([A-Za-z_][\w.]*)"', text)
-            if type_name is not None:
-                return type_name.group(1), False
-            return f"{path.rpartition('/')[2].partition('.')[0]}.{assigned.group(1)}", True
+    for found in re.finditer(r"\bPyModuleDef\s+\w+\s*=\s*\{(.*?)\};", text, re.S):
+        # `static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "torch._C._nn", ..., methods}`
+        body = found.group(1)
+        named = re.search(r'"([A-Za-z_][\w.]*)"', body)
+        if named is not None and mentions.search(body):
+            return named.group(1), False
+    owner = cpp_types.table_owner(table, types, text)
+    if owner is not None:
+        python_name = placed.get(owner.variable) or owner.tp_name
+        if python_name:
+            return python_name, False
+        return f"{path.rpartition('/')[2].partition('.')[0]}.{owner.variable}", True
     if path.startswith("torch/csrc/") or "/torch/csrc/" in path:
         return "torch._C", False
     return path.rpartition("/")[2].partition(".")[0], True
 
 
-def _pybind(call, member, receiver, root, arguments, modules, lang, path, line, statement, scope_of) -> Iterator[Symbol]:
+def _pybind(call, member, bound: PyModule | PyClass, arguments, lang, path, line, statement, scope_of) -> Iterator[Symbol]:
+    """`m.def("f", &fn)` on a module; `.def("f", &T::f)`, `.def(py::init<...>())` on a class."""
     name = _string(arguments[0])
-    if member == "def_submodule":
-        # `auto sub = m.def_submodule("sub")`: later `sub.def(...)` binds into module.sub
-        declarator = call.parent
-        owner = modules.get(tsx.text(receiver))
-        if name and owner and declarator is not None and declarator.type == "init_declarator":
-            variable = declarator.child_by_field_name("declarator")
-            if variable is not None:
-                modules[tsx.text(variable)] = f"{owner}.{name}"
+    if isinstance(bound, PyModule):
+        if member == "def" and name:
+            yield _binding(f"{bound.name}.{name}", name, _target(arguments[1:], scope_of(call)) or "", lang, path, line, statement)
         return
-    if member not in _PYBIND_MEMBERS:
-        return
-    module = modules.get(tsx.text(receiver))
-    if module is not None and member == "def" and name:
-        # m.def("f", &fn)
-        yield _binding(f"{module}.{name}", name, _target(arguments[1:], scope_of(call)) or "", lang, path, line, statement)
-        return
-    cls = _pybind_class(root, modules)
-    if cls is None:
-        return
-    dotted, cpp_class = cls
     init = tsx.text(arguments[0]).replace(" ", "")
+    cpp_class = strip_template_args(bound.cpp.removeprefix("::"))
     if member == "def" and init.startswith(("py::init", "pybind11::init")):
-        constructor = "::".join([*scope_of(call), cpp_class, cpp_class.rpartition("::")[2]])
-        yield _binding(f"{dotted}.__init__", "__init__", constructor, lang, path, line, statement)
+        if "[" in init:  # py::init([](...) { ... }): the lambda makes the object
+            lambdas = [a for a in _lambdas_in(arguments[0])]
+            target = "::".join([*scope_of(call), _lambda_name(lambdas[0])]) if lambdas else ""
+        else:
+            scope = [] if bound.cpp.startswith("::") else scope_of(call)
+            target = "::".join([*scope, cpp_class, cpp_class.rpartition("::")[2]])
+        yield _binding(f"{bound.name}.__init__", "__init__", target, lang, path, line, statement)
     elif name:
-        yield _binding(f"{dotted}.{name}", name, _target(arguments[1:], scope_of(call)) or "", lang, path, line, statement)
-
-
-def _pybind_class(root: tsx.Node, modules: dict[str, str]) -> tuple[str, str] | None:
-    """`py::class_<T, Base>(m, "Py")` at the root of a `.def` chain: its dotted Python name and T."""
-    if root.type != "call_expression":
-        return None
-    function = root.child_by_field_name("function")
-    written = tsx.text(function) if function is not None else ""
-    match = re.match(r"^(?:py|pybind11)::class_\s*<\s*([\w:]+)", written)
-    arguments = _arguments(root)
-    if match is None or len(arguments) < 2:
-        return None
-    module, name = modules.get(tsx.text(arguments[0])), _string(arguments[1])
-    if module is None or not name:
-        return None
-    return f"{module}.{name}", match.group(1)
+        yield _binding(f"{bound.name}.{name}", name, _target(arguments[1:], scope_of(call)) or "", lang, path, line, statement)
 
 
 def _binding(qname: str, name: str, target: str, lang, path: str, line: int, statement: str) -> Symbol:
@@ -393,23 +466,14 @@ def _key(argument: tsx.Node, default: str) -> str:
 
 
 def _string(node: tsx.Node) -> str | None:
-    """A string literal's text, looking through TORCH_SELECTIVE_SCHEMA/NAME; None for others."""
+    """A string literal's text, looking through TORCH_SELECTIVE_SCHEMA/NAME and casts
+    (`(char*)"elapsed_time"`); None for others."""
     if node.type == "call_expression":
         inner = _arguments(node)
         if len(inner) == 1 and tsx.text(node.child_by_field_name("function") or node).startswith("TORCH_SELECTIVE"):
             return _string(inner[0])
         return None
-    if node.type == "concatenated_string":
-        parts = [_string(child) for child in node.named_children]
-        return "".join(part for part in parts if part) if all(part is not None for part in parts) else None
-    if node.type != "string_literal":
-        return None
-    return "".join(tsx.text(child) for child in node.named_children if child.type == "string_content")
-
-
-def _arguments(call: tsx.Node) -> list[tsx.Node]:
-    arguments = call.child_by_field_name("arguments")
-    return [child for child in arguments.named_children if child.type != "comment"] if arguments is not None else []
+    return string_literal(node)
 
 
 def _chain_root(receiver: tsx.Node) -> tsx.Node:
@@ -427,18 +491,24 @@ def _chain_root(receiver: tsx.Node) -> tsx.Node:
 
 
 def _block_around(node: tsx.Node) -> tuple[tsx.Node | None, _Block | None]:
-    """The registration macro whose body holds `node`, parsed as the function definition it
-    looks like: `TORCH_LIBRARY_IMPL(pyg, CUDA, m) { ... }`."""
+    """The registration macro whose body holds `node` (its nearest function definition)."""
     parent = node.parent
     while parent is not None:
         if parent.type == "function_definition":
-            declarator = parent.child_by_field_name("declarator")
-            name = declarator.child_by_field_name("declarator") if declarator is not None and declarator.type == "function_declarator" else None
-            macro = tsx.text(name) if name is not None else ""
-            if declarator is not None and (macro in _OPERATOR_BLOCKS or macro in _PYBIND_BLOCKS):
-                parameters = declarator.child_by_field_name("parameters")
-                arguments = tuple(collapse(tsx.text(p)) for p in parameters.named_children if p.type != "comment") if parameters is not None else ()
-                return parent, _Block(macro, arguments)
-            return None, None
+            block = _block_of(parent)
+            return (parent, block) if block is not None else (None, None)
         parent = parent.parent
     return None, None
+
+
+def _block_of(function: tsx.Node) -> _Block | None:
+    """A registration macro's body, parsed as the function definition it looks like:
+    `TORCH_LIBRARY_IMPL(pyg, CUDA, m) { ... }`; None for a real function."""
+    declarator = function.child_by_field_name("declarator")
+    name = declarator.child_by_field_name("declarator") if declarator is not None and declarator.type == "function_declarator" else None
+    macro = tsx.text(name) if name is not None else ""
+    if declarator is None or (macro not in _OPERATOR_BLOCKS and macro not in _PYBIND_BLOCKS):
+        return None
+    parameters = declarator.child_by_field_name("parameters")
+    arguments = tuple(collapse(tsx.text(p)) for p in parameters.named_children if p.type != "comment") if parameters is not None else ()
+    return _Block(macro, arguments)

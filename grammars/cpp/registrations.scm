@@ -22,9 +22,10 @@
     field: (field_identifier) @registration.member)
   (#match? @registration.member "^(def|impl|op|def_static|def_property|def_property_readonly|def_readwrite|def_readonly|def_submodule)$")) @registration.call
 
-; CPython method tables: `static PyMethodDef methods[] = {{"name", fn, METH_NOARGS, doc}, ...}`.
+; CPython method and property tables: `static PyMethodDef methods[] = {{"name", fn, METH_NOARGS, doc}, ...}`,
+; `static PyGetSetDef properties[] = {{"name", getter, setter, doc, nullptr}, ...}`.
 (declaration
   type: [(type_identifier) (struct_specifier)] @method_table.type
   declarator: (init_declarator
     value: (initializer_list))
-  (#match? @method_table.type "PyMethodDef$")) @method_table
+  (#match? @method_table.type "(PyMethodDef|PyGetSetDef)$")) @method_table

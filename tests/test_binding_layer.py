@@ -1,0 +1,206 @@
+"""PyTorch's own binding layer: pybind11 registered inside init functions on a module handed in
+(`torch::jit::initJITBindings(module)`), submodules, bound classes and their methods, and
+CPython type objects added to a module. The fixture mirrors torch/csrc's shapes in a few small
+files written here; every expected name and line was read off the fixture's text below."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import write_tree
+from explorer.index.build import refresh
+from explorer.index.store import IndexStore
+from explorer.model import SymbolKind
+
+MODULE_CPP = (
+    "#include <Python.h>\n"                                                  # 1
+    "static PyObject* module;\n"
+    "static std::vector<PyMethodDef> methods;\n"
+    "PyObject* initModule() {\n"                                             # 4
+    "  static struct PyModuleDef torchmodule = {\n"
+    "      PyModuleDef_HEAD_INIT, \"torch._C\", nullptr, -1, methods.data()};\n"
+    "  module = PyModule_Create(&torchmodule);\n"                            # 7
+    "  THPEvent_init(module);\n"                                             # 8
+    "  torch::jit::initJITBindings(module);\n"                               # 9
+    "  return module;\n"
+    "}\n"
+)
+
+TREE = {
+    "torch/__init__.py": "from torch import serialization\n",
+    "torch/_C/__init__.pyi": (
+        "class PyTorchFileWriter:\n"                                         # 1
+        "    def __init__(self, name: str) -> None: ...\n"
+        "    def write_record(self, name: str, data: bytes, size: int) -> None: ...\n"  # 3
+        "class Event:\n"                                                     # 4
+        "    def record(self) -> None: ...\n"
+        "def _jit_pass_lower(graph) -> None: ...\n"                          # 6
+    ),
+    "torch/serialization.py": (
+        "import torch\n"                                                     # 1
+        "\n"
+        "\n"
+        "def save(obj, f):\n"                                                # 4
+        "    writer = torch._C.PyTorchFileWriter(f)\n"                       # 5
+        "    writer.write_record('data.pkl', obj, 0)\n"                      # 6
+    ),
+    "torch/csrc/Module.cpp": MODULE_CPP,
+    "torch/csrc/jit/python/init.cpp": (
+        "namespace torch::jit {\n"                                           # 1
+        "void initPassBindings(py::module& m) {\n"                           # 2
+        "  m.def(\"_jit_pass_fold\", &foldGraph);\n"                         # 3
+        "}\n"
+        "void initJITBindings(PyObject* module) {\n"                         # 5
+        "  auto m = py::handle(module).cast<py::module>();\n"                # 6
+        "  auto jit = m.def_submodule(\"_jit\");\n"                          # 7
+        "  py::class_<PyTorchStreamWriter>(m, \"PyTorchFileWriter\")\n"      # 8
+        "      .def(py::init<std::string>())\n"                              # 9
+        "      .def(\"write_record\", [](PyTorchStreamWriter& self, const std::string& name, const char* data, size_t size) {\n"  # 10
+        "        self.writeRecord(name, data, size);\n"                      # 11
+        "      });\n"
+        "  m.def(\"_jit_pass_lower\", &lowerGraph);\n"                       # 13
+        "  initPassBindings(jit);\n"                                         # 14
+        "}\n"
+        "void initOrphanBindings(PyObject* module) {\n"                      # 16
+        "  auto m = py::handle(module).cast<py::module>();\n"
+        "  m.def(\"_orphan\", &lowerGraph);\n"                               # 18
+        "}\n"
+        "}  // namespace torch::jit\n"
+    ),
+    "torch/csrc/jit/serialization/writer.cpp": (
+        "namespace torch::jit {\n"                                           # 1
+        "PyTorchStreamWriter::PyTorchStreamWriter(std::string name) {}\n"    # 2
+        "void PyTorchStreamWriter::writeRecord(const std::string& name, const void* data, size_t size) {\n"  # 3
+        "  writeEndOfFile();\n"
+        "}\n"
+        "void PyTorchStreamWriter::writeEndOfFile() {}\n"                    # 6
+        "void lowerGraph(std::shared_ptr<Graph>& graph) {}\n"                # 7
+        "void foldGraph(std::shared_ptr<Graph>& graph) {}\n"                 # 8
+        "}  // namespace torch::jit\n"
+    ),
+    "torch/csrc/Event.cpp": (
+        "static PyObject* THPEvent_pynew(PyTypeObject* type, PyObject* args, PyObject* kwargs) { return nullptr; }\n"  # 1
+        "static PyObject* THPEvent_record(PyObject* self, PyObject* args) { return nullptr; }\n"  # 2
+        "static PyObject* THPEvent_get_device(THPEvent* self, void* unused) { return nullptr; }\n"  # 3
+        "static PyObject* THPEvent_repr(THPEvent* self) { return nullptr; }\n"  # 4
+        "static struct PyGetSetDef THPEvent_properties[] = {\n"              # 5
+        "    {\"device\", (getter)THPEvent_get_device, nullptr, nullptr, nullptr},\n"  # 6
+        "    {nullptr}};\n"
+        "static PyMethodDef THPEvent_methods[] = {\n"                        # 8
+        "    {(char*)\"record\", THPEvent_record, METH_VARARGS | METH_KEYWORDS, nullptr},\n"  # 9
+        "    {nullptr}};\n"
+        "PyTypeObject THPEventType = {\n"                                    # 11
+        "    PyVarObject_HEAD_INIT(nullptr, 0) \"torch.Event\", /* tp_name */\n"  # 12
+        "    sizeof(THPEvent), /* tp_basicsize */\n"
+        "    0, /* tp_itemsize */\n"
+        "    nullptr, /* tp_dealloc */\n"
+        "    0, /* tp_vectorcall_offset */\n"
+        "    nullptr, /* tp_getattr */\n"
+        "    nullptr, /* tp_setattr */\n"
+        "    nullptr, /* tp_reserved */\n"
+        "    (reprfunc)THPEvent_repr, /* tp_repr */\n"                       # 20
+        "};\n"
+        "void THPEvent_init(PyObject* module) {\n"                           # 22
+        "  THPEventType.tp_methods = THPEvent_methods;\n"                    # 23
+        "  THPEventType.tp_getset = THPEvent_properties;\n"
+        "  THPEventType.tp_new = THPEvent_pynew;\n"                          # 25
+        "  if (PyModule_AddObject(module, \"Event\", (PyObject*)&THPEventType) < 0) {\n"  # 26
+        "    throw python_error();\n"
+        "  }\n"
+        "}\n"
+    ),
+    "torch/csrc/distributed/c10d/init.cpp": (
+        "namespace torch::distributed::c10d {\n"                             # 1
+        "PyObject* c10d_init(PyObject* _unused, PyObject* noargs) {\n"       # 2
+        "  auto torch_C_module = THPObjectPtr(PyImport_ImportModule(\"torch._C\"));\n"
+        "  auto torch_C_m = py::handle(torch_C_module).cast<py::module>();\n"
+        "  auto m = torch_C_m.def_submodule(\"_distributed_c10d\", \"distributed c10d bindings\");\n"  # 5
+        "  auto module = py::handle(m).cast<py::module>();\n"
+        "  auto processGroup =\n"
+        "      py::class_<::c10d::ProcessGroup, c10::intrusive_ptr<::c10d::ProcessGroup>>(module, \"ProcessGroup\")\n"  # 8
+        "          .def(\"allreduce\", &::c10d::ProcessGroup::allreduce);\n"  # 9
+        "  intrusive_ptr_class_<::c10d::ProcessGroup::Options>(processGroup, \"Options\")\n"  # 10
+        "      .def_readwrite(\"timeout\", &::c10d::ProcessGroup::Options::timeout);\n"  # 11
+        "  Py_RETURN_TRUE;\n"
+        "}\n"
+        "}\n"
+    ),
+}
+
+
+def in_index_order(expected: list[tuple]) -> list[tuple]:
+    return sorted(expected, key=lambda b: (b[1], b[2], b[0]))
+
+
+def _moved(qname: str, prefixes: tuple[str, ...]) -> str:
+    for prefix in prefixes:
+        if qname == prefix or qname.startswith(prefix + "."):
+            return "torch._D" + qname.removeprefix("torch._C")
+    return qname
+
+
+@pytest.fixture()
+def tree(tmp_path):
+    root = write_tree(tmp_path / "tree", TREE)
+    return root, tmp_path / "index.sqlite"
+
+
+def bindings(index) -> list[tuple]:
+    """Every pybind11 and type-object binding of the index, bound classes included:
+    (qname, file, line, target)."""
+    store = IndexStore.open(index)
+    try:
+        return [tuple(row) for row in store.db.execute(
+            "SELECT s.qname, f.path, s.line, s.target FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE s.kind IN ('pybind', 'method_table', 'bound_class') ORDER BY f.path, s.line, s.qname")]
+    finally:
+        store.close()
+
+
+EXPECTED = [
+    ("torch._C.Event", "torch/csrc/Event.cpp", 11, "THPEvent"),
+    ("torch._C.Event.__new__", "torch/csrc/Event.cpp", 25, "THPEvent_pynew"),
+    ("torch._C.Event.device", "torch/csrc/Event.cpp", 6, "THPEvent_get_device"),
+    ("torch._C.Event.record", "torch/csrc/Event.cpp", 9, "THPEvent_record"),
+    ("torch._C.Event.__repr__", "torch/csrc/Event.cpp", 20, "THPEvent_repr"),
+    ("torch._C._distributed_c10d.ProcessGroup", "torch/csrc/distributed/c10d/init.cpp", 8, "c10d::ProcessGroup"),
+    ("torch._C._distributed_c10d.ProcessGroup.allreduce", "torch/csrc/distributed/c10d/init.cpp", 9, "c10d::ProcessGroup::allreduce"),
+    ("torch._C._distributed_c10d.ProcessGroup.Options", "torch/csrc/distributed/c10d/init.cpp", 10, "c10d::ProcessGroup::Options"),
+    ("torch._C._distributed_c10d.ProcessGroup.Options.timeout", "torch/csrc/distributed/c10d/init.cpp", 11,
+     "c10d::ProcessGroup::Options::timeout"),
+    ("torch._C._jit._jit_pass_fold", "torch/csrc/jit/python/init.cpp", 3, "torch::jit::foldGraph"),
+    ("torch._C.PyTorchFileWriter", "torch/csrc/jit/python/init.cpp", 8, "torch::jit::PyTorchStreamWriter"),
+    ("torch._C.PyTorchFileWriter.__init__", "torch/csrc/jit/python/init.cpp", 9,
+     "torch::jit::PyTorchStreamWriter::PyTorchStreamWriter"),
+    ("torch._C.PyTorchFileWriter.write_record", "torch/csrc/jit/python/init.cpp", 10, "torch::jit::<lambda at line 10>"),
+    ("torch._C._jit_pass_lower", "torch/csrc/jit/python/init.cpp", 13, "torch::jit::lowerGraph"),
+    # nothing in the tree calls initOrphanBindings: its module stays the parameter, said so
+    ("<arg 0 of torch::jit::initOrphanBindings>._orphan", "torch/csrc/jit/python/init.cpp", 18, "torch::jit::lowerGraph"),
+]
+
+
+def test_bindings_on_a_module_handed_in_are_named_by_the_module_the_caller_passes(tree):
+    root, index = tree
+    refresh(str(root), index, jobs=1)
+    assert bindings(index) == in_index_order(EXPECTED)
+
+
+def test_a_refresh_names_bindings_again_when_a_caller_changes(tree):
+    root, index = tree
+    refresh(str(root), index, jobs=1)
+    module = root / "torch/csrc/Module.cpp"
+    # the caller now hands the JIT bindings a submodule of its own
+    module.write_text(MODULE_CPP.replace("torch::jit::initJITBindings(module);", "torch::jit::initJITBindings(PyImport_ImportModule(\"torch._D\"));"))
+    refresh(str(root), index, jobs=1)
+    moved = ("torch._C.PyTorchFileWriter", "torch._C._jit", "torch._C._jit_pass_lower")
+    expected = [(_moved(q, moved), *rest) for q, *rest in EXPECTED]
+    assert bindings(index) == in_index_order(expected)
+    # and with no caller left, the parameter's placeholder comes back; a new index agrees
+    module.write_text(MODULE_CPP.replace("  torch::jit::initJITBindings(module);\n", ""))
+    refresh(str(root), index, jobs=1)
+    refreshed = bindings(index)
+    assert ("<arg 0 of torch::jit::initJITBindings>.PyTorchFileWriter.write_record", "torch/csrc/jit/python/init.cpp", 10,
+            "torch::jit::<lambda at line 10>") in refreshed
+    fresh = root.parent / "fresh.sqlite"
+    refresh(str(root), fresh, jobs=1)
+    assert bindings(fresh) == refreshed
