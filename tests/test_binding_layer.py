@@ -11,6 +11,7 @@ from conftest import write_tree
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.model import SymbolKind
+from explorer.query.trace import trace_symbol
 
 MODULE_CPP = (
     "#include <Python.h>\n"                                                  # 1
@@ -204,3 +205,26 @@ def test_a_refresh_names_bindings_again_when_a_caller_changes(tree):
     fresh = root.parent / "fresh.sqlite"
     refresh(str(root), fresh, jobs=1)
     assert bindings(fresh) == refreshed
+
+
+def test_a_method_of_a_bound_class_is_reached_through_an_instance(tree):
+    root, index = tree
+    refresh(str(root), index, jobs=1)
+    store = IndexStore.open(index)
+    try:
+        report = trace_symbol(store, str(root), "torch.serialization.save", to="writeEndOfFile", backend="all")
+        hops = [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None,
+                 h.edge.site if h.edge else None) for h in report.trace.paths[0]]
+    finally:
+        store.close()
+    assert hops == [
+        ("torch.serialization.save", "torch/serialization.py", 4, None, None),
+        # `writer` is an instance of the bound class: its method is the one the .def binds
+        ("torch._C.PyTorchFileWriter.write_record", "torch/csrc/jit/python/init.cpp", 10, "pybind", ("torch/serialization.py", 6)),
+        ("torch::jit::<lambda at line 10>", "torch/csrc/jit/python/init.cpp", 10, "pybind", ("torch/csrc/jit/python/init.cpp", 10)),
+        # `self.writeRecord(...)` on the lambda's `PyTorchStreamWriter& self`
+        ("torch::jit::PyTorchStreamWriter::writeRecord", "torch/csrc/jit/serialization/writer.cpp", 3, "method",
+         ("torch/csrc/jit/python/init.cpp", 11)),
+        ("torch::jit::PyTorchStreamWriter::writeEndOfFile", "torch/csrc/jit/serialization/writer.cpp", 6, "call",
+         ("torch/csrc/jit/serialization/writer.cpp", 4)),
+    ]

@@ -453,8 +453,14 @@ def test_callers_of_an_operator_a_kernel_and_a_function_passed_to_a_call(sample_
 def test_callees_follow_every_backend(sample_store, sample_root):
     assert listed(neighbours(sample_store, sample_root, "aten::relu", "callees", depth=2)) == [
         (1, "cpp", "at::native::relu", "dispatch:CPU", ("aten/src/ATen/native/native_functions.yaml", 127)),
+        # methods of `const Tensor& self` (TensorBody.h:53, 39, 54, 49; Tensor.cpp:50)
+        (2, "cpp", "at::Tensor::scalar_type", "method", ("aten/src/ATen/native/Activation.cpp", 12)),
         (2, "yaml", "aten::empty.memory_format", "call", ("aten/src/ATen/native/Activation.cpp", 13)),
+        (2, "cpp", "at::Tensor::sizes", "method", ("aten/src/ATen/native/Activation.cpp", 13)),
+        (2, "cpp", "at::Tensor::options", "method", ("aten/src/ATen/native/Activation.cpp", 13)),
         (2, "cpp", "at::native::relu_stub", "call", ("aten/src/ATen/native/Activation.cpp", 14)),
+        (2, "cpp", "at::Tensor::device", "method", ("aten/src/ATen/native/Activation.cpp", 14)),
+        (2, "cpp", "at::Tensor::contiguous", "method", ("aten/src/ATen/native/Activation.cpp", 14)),
     ]
 
 
@@ -640,4 +646,33 @@ def test_overload_declarations_are_not_what_runs(tmp_path: Path):
     report = traced(tmp_path, files, "ov.Net.run", max_depth=1)
     assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.resolution.value) for c in report.trace.tree.children] == [
         ("ov.Net.forward", 8, "exact"),
+    ]
+
+
+def test_paths_through_one_method_in_two_contexts_rank_without_comparing_node_keys(tmp_path: Path):
+    # Base.helper is reached as itself (`Base.helper(None)`, no class of `self` known) and on an
+    # A (`self.helper()` in A.run): two nodes whose keys differ only in None against "ctx.A",
+    # at the same cost to the target. Ranking them compared the keys (a TypeError on the real
+    # tree: torch._compile's `inner`, reached plain and with AdamW as `self`).
+    files = {"ctx.py": (
+        "def target():\n"
+        "    pass\n"
+        "\n"
+        "class Base:\n"
+        "    def helper(self):\n"
+        "        target()\n"
+        "\n"
+        "class A(Base):\n"
+        "    def run(self):\n"
+        "        self.helper()\n"
+        "\n"
+        "def main():\n"
+        "    A().run()\n"
+        "    Base.helper(None)\n"
+    )}
+    report = traced(tmp_path, files, "ctx.main", to="target")
+    assert report.trace.paths is not None
+    assert [[(hop.node.symbol.qname, hop.node.self_class) for hop in path] for path in report.trace.paths] == [
+        [("ctx.main", None), ("ctx.Base.helper", None), ("ctx.target", None)],
+        [("ctx.main", None), ("ctx.A.run", "ctx.A"), ("ctx.Base.helper", "ctx.A"), ("ctx.target", None)],
     ]

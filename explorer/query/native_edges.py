@@ -225,6 +225,11 @@ class NativeEdges:
                 yield from fan_out(self._in_scopes(_scopes(caller.qname), name), EdgeKind.METHOD, None, where)
                 return
             operators = self._fitting_schemas(operators_for(self.store, name, variant="method"), caller, site, 1)
+            declared = parameter_type(caller.signature, receiver) if not operators else None
+            methods = [s for s in self._named(caller, f"{declared}::{name}") if s.kind in _FUNCTION_KINDS] if declared else []
+            if methods:  # `[](PyTorchStreamWriter& self, ...) { self.writeRecord(...); }`
+                yield from fan_out(methods, EdgeKind.METHOD, None, where)
+                return
             for edge in fan_out(operators, EdgeKind.METHOD, Layer.YAML, where):
                 resolution = Resolution.NAME if edge.resolution is Resolution.EXACT else edge.resolution
                 yield CallEdge(edge.target, edge.kind, resolution, edge.candidates, where)
@@ -419,6 +424,29 @@ def _functors(passed: tuple[Symbol, ...]) -> tuple[Symbol, ...]:
 def _is_out_overload(operator: str) -> bool:
     overload = operator.partition(".")[2]
     return overload == "out" or overload.endswith("_out") or overload.startswith("out_")
+
+
+# `const c10::intrusive_ptr<::c10d::ProcessGroup>& self`: a type, then the parameter's name
+_SMART_POINTERS = re.compile(r"^(?:(?:c10|std)::)?(?:intrusive_ptr|shared_ptr|unique_ptr|weak_intrusive_ptr)\s*<\s*(.+?)\s*>$")
+
+
+def parameter_type(signature: str, name: str) -> str | None:
+    """The class a parameter of the function whose first line is `signature` has, as written
+    (`PyTorchStreamWriter` for `PyTorchStreamWriter& self`; the pointee of a smart pointer);
+    None for a name that is no parameter there, or a type that is no class name."""
+    if not name.isidentifier() or "(" not in signature:
+        return None
+    parameters = signature[signature.index("(") + 1:]
+    found = re.search(rf"(?:^|[(,])\s*(?:const\s+)?((?:::)?[A-Za-z_][\w:]*(?:\s*<[^()]*>)?)\s*(?:const\s*)?[&*]*\s*{re.escape(name)}\s*(?:[,)=]|$)", parameters)
+    if found is None:
+        return None
+    written = found.group(1).strip()
+    pointee = _SMART_POINTERS.match(written)
+    if pointee is not None:
+        written = pointee.group(1)
+    if "<" in written or written in ("auto", "int", "bool", "float", "double", "char", "void", "size_t", "int64_t"):
+        return None
+    return written
 
 
 def _scopes(qname: str) -> list[str]:

@@ -42,7 +42,8 @@ class FlowEdges:
         self.python = python
         self.facts = FlowFacts(store)
         self._torch_ops_files: dict[str, bool] = {}
-        self.solver = Solver(self.facts, python.mro, self._binds_operator, self._known_outside, python.outside_bases, contexts)
+        self.solver = Solver(self.facts, python.mro, self._binds_operator, self._known_outside, python.outside_bases, contexts,
+                             self._outside_class)
 
     def edges(self, node: CallNode) -> list[CallEdge] | None:
         """The node's edges, or None when the solver has no source for it (a stub, a class,
@@ -158,6 +159,12 @@ class FlowEdges:
 
     def _binds_operator(self, dotted: str) -> bool:
         return bool(binding_operators(self.store, dotted))
+
+    def _outside_class(self, dotted: str) -> bool:
+        """A class the stubs declare (`torch._C.PyTorchFileWriter` in torch/_C/__init__.pyi) or
+        C++ binds (a py::class_ chain, a type object added to a module)."""
+        return any(s.kind is SymbolKind.BOUND_CLASS or (s.kind is SymbolKind.CLASS and (s.path or "").endswith(".pyi"))
+                   for s in self.store.symbols_with_qname(dotted))
 
     def _known_outside(self, dotted: str) -> bool:
         """A torch binding, or a name only stubs (`.pyi`) define."""

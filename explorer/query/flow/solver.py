@@ -112,6 +112,7 @@ class Solver:
     def __init__(
         self, facts: FlowFacts, mro: Callable[[str], list[str]], binds_operator: Callable[[str], bool],
         known_outside: Callable[[str], bool], outside_bases: Callable[[str], Collection[str]], contexts: bool = True,
+        outside_class: Callable[[str], bool] = lambda dotted: False,
     ) -> None:
         self.facts = facts
         # a method solved once per receiver class (a trace), or once for all (a call graph)
@@ -119,6 +120,9 @@ class Solver:
         self._mro = mro  # a class's MRO as qualified names (from the index)
         self._binds_operator = binds_operator  # whether a dotted name is a torch binding
         self.known_outside = known_outside  # whether the index knows a name only from stubs or bindings
+        # whether a name from outside is a class (of the stubs, or bound from C++): calling it
+        # makes an instance, whose methods are looked up on it (`w = torch._C.PyTorchFileWriter(f)`)
+        self._outside_class = outside_class
         # a class's bases along its MRO that the tree has no class for, as dotted names:
         # `torch.nn.Module` where torch is outside the tree (an extension's or a user's tree)
         self._outside_bases = outside_bases
@@ -511,6 +515,8 @@ class Solver:
             self.on(arguments.positional[0], lambda value: self.add(result, [Partial(value)]))
         elif self._binds_operator(dotted):
             self.add(result, [TENSOR])
+        elif self._outside_class(dotted):
+            self.add(result, [Instance(dotted)])
         elif dotted in _BUILDS_EXTENSION:
             # load(name="ext", ...) gives back the compiled module `ext`: its functions are the
             # bindings of that module (query/extensions.py), as `import ext` would give
