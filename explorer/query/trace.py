@@ -15,6 +15,7 @@ import heapq
 import itertools
 import math
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from explorer.errors import UsageError
 from explorer.index.reader import IndexReader
@@ -33,6 +34,29 @@ _PATHS_CONSIDERED = 1000  # enumerated best first, before paths that differ only
 # bounds that work (a few tenths of a second); the paths found by then are the cheapest, in
 # order, and the count says "at least".
 _EXTENSIONS_ALLOWED = 30_000
+
+_Item = TypeVar("_Item")
+
+
+class _Queue(Generic[_Item]):
+    """A priority queue that orders by priority alone. Each entry is (priority, how many
+    pushes came before it, item): equal priorities go to the entry pushed first, and the items
+    are never compared (a node key holds None where another holds a str: the same method
+    reached with and without a known class of `self`). A priority must be totally ordered by
+    itself: numbers and strings, never None."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[tuple[float | str, ...], int, _Item]] = []
+        self._pushed = itertools.count()
+
+    def __bool__(self) -> bool:
+        return bool(self._heap)
+
+    def push(self, priority: tuple[float | str, ...], item: _Item) -> None:
+        heapq.heappush(self._heap, (priority, next(self._pushed), item))
+
+    def pop(self) -> _Item:
+        return heapq.heappop(self._heap)[2]
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,9 +201,11 @@ class _Reachable:
             for edge in edges:
                 callers.setdefault(edge.target.key, []).append((key, hop_cost(edge)))
         cost = {key: 0.0 for key in self.matches}
-        queue = [(0.0, key) for key in sorted(self.matches, key=repr)]
+        queue: _Queue[tuple[float, tuple]] = _Queue()
+        for key in sorted(self.matches, key=repr):
+            queue.push((0.0,), (0.0, key))
         while queue:  # Dijkstra from the matches, along edges reversed
-            reached, key = heapq.heappop(queue)
+            reached, key = queue.pop()
             if reached > cost[key]:
                 continue
             for caller, step in callers.get(key, ()):
@@ -187,7 +213,7 @@ class _Reachable:
                     continue  # a match ends its path
                 if reached + step < cost.get(caller, math.inf):
                     cost[caller] = reached + step
-                    heapq.heappush(queue, (reached + step, caller))
+                    queue.push((reached + step,), (reached + step, caller))
         hops = {key: 0 for key in self.matches}
         level = list(self.matches)
         while level:
@@ -279,12 +305,12 @@ def _ranked_paths(reachable: _Reachable, start: CallNode, max_depth: int) -> tup
     cost_to_match, hops_to_match = reachable.cost_to_match, reachable.hops_to_match
     if start.key not in cost_to_match:
         return [], False
-    counter = itertools.count()
-    queue = [(cost_to_match[start.key], 0, "", next(counter), _Partial(start, start.key, None, None, 0, 0.0))]
+    queue: _Queue[_Partial] = _Queue()
+    queue.push((cost_to_match[start.key], 0, ""), _Partial(start, start.key, None, None, 0, 0.0))
     found: list[list[TraceNode]] = []
     extensions = 0
     while queue and len(found) < _PATHS_CONSIDERED and extensions < _EXTENSIONS_ALLOWED:
-        _, _, _, _, partial = heapq.heappop(queue)
+        partial = queue.pop()
         if partial.key in reachable.matches:
             found.append(partial.hops_list(reachable))
             continue
@@ -294,7 +320,7 @@ def _ranked_paths(reachable: _Reachable, start: CallNode, max_depth: int) -> tup
             extensions += 1
             cost = partial.cost + step
             order = (round(cost + cost_to_match[key], 6), partial.hops + 1 + hops_to_match[key], edge.target.symbol.qname)
-            heapq.heappush(queue, (*order, next(counter), _Partial(edge.target, key, edge, partial, partial.hops + 1, cost)))
+            queue.push(order, _Partial(edge.target, key, edge, partial, partial.hops + 1, cost))
     return found, bool(queue)
 
 
