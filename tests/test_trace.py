@@ -436,6 +436,8 @@ def test_callers_of_cudnn_lead_back_up_to_conv2d(sample_store, sample_root):
 
 def test_callers_of_an_operator_a_kernel_and_a_function_passed_to_a_call(sample_store, sample_root):
     assert listed(neighbours(sample_store, sample_root, "aten::cudnn_convolution", "callers")) == [
+        # the generated inline of Functions.h:73 calls at::_ops::cudnn_convolution::call (line 76)
+        (1, "cpp", "at::cudnn_convolution", "call", ("aten/src/ATen/Functions.h", 76)),
         (1, "cpp", "at::native::_convolution", "call", ("aten/src/ATen/native/Convolution.cpp", 259)),
         (1, "binding", "torch._C._VariableFunctions.cudnn_convolution", "binding", ("torch/_C/_VariableFunctions.pyi", 19)),
     ]

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from explorer.parsers.common import enclosing_candidates
+
 _PLACEHOLDER = re.compile(r"^<arg (\d+) of ([^>]+)>")
 
 
@@ -43,7 +45,7 @@ class ModuleParameters:
             return []  # a cycle of init functions passing the module round: nothing new
         modules: set[str] = set()
         for module, callee, scope, at in self._by_last_name.get(function.rpartition("::")[2], []):
-            if at != position or function not in _looked_up(callee, scope):
+            if at != position or function not in enclosing_candidates(callee, scope):
                 continue
             passed = _PLACEHOLDER.match(module)
             if passed is None:
@@ -56,10 +58,3 @@ class ModuleParameters:
             self._held[key] = held
         return held
 
-
-def _looked_up(callee: str, scope: str) -> list[str]:
-    """The qualified names a call of `callee` from namespace `scope` may mean."""
-    if callee.startswith("::"):
-        return [callee[2:]]
-    parts = scope.split("::") if scope else []
-    return [*("::".join([*parts[:depth], callee]) for depth in range(len(parts), 0, -1)), callee]

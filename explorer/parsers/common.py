@@ -112,3 +112,13 @@ def split_top_level(text: str, opening: str = "({[", closing: str = ")}]") -> li
     if text[begun:].strip():
         items.append((begun, text[begun:]))
     return items
+
+
+def enclosing_candidates(written: str, scope: str) -> list[str]:
+    """The qualified names a C++ name written `written` in namespace `scope` may mean, as
+    unqualified lookup tries them: each enclosing namespace, innermost first, then the global
+    one; a name written from the global namespace (`::f`) means only that."""
+    if written.startswith("::"):
+        return [written[2:]]
+    parts = scope.split("::") if scope else []
+    return [*("::".join([*parts[:depth], written]) for depth in range(len(parts), 0, -1)), written]

@@ -37,7 +37,9 @@ from explorer.index.store import last_name
 from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite, EdgeKind, Layer, Resolution, Symbol, SymbolKind
 from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.query.backends import dispatch_key_allowed
+from explorer.parsers.common import enclosing_candidates
 from explorer.query.bindings import operators_for
+from explorer.query.generated_api import FAST_PATHS, generated
 from explorer.query.nodes import definition_lines, defining_stub, dispatch_kernels, fan_out, layer_of, undefined_function
 from explorer.query.sources import SourceLines
 from explorer.query.templates import (
@@ -46,7 +48,6 @@ from explorer.query.templates import (
 from explorer.query.visibility import visible_from
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_OPERATOR_API = re.compile(r"(?:at|torch)::(?:_ops::(\w+)::(?:call|redispatch)|(\w+))")
 _FUNCTION_KINDS = {
     SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.STRUCTURED_KERNEL, SymbolKind.KERNEL, SymbolKind.DISPATCH_STUB,
 }
@@ -214,7 +215,10 @@ class NativeEdges:
         return [defining_stub(stubs)] if stubs else found
 
     def _callee(self, caller: Symbol, callee: str, where: tuple[str, int], site: CallSite) -> Iterator[CallEdge]:
-        operators = self._operator_api(callee)
+        # `at::add` and `at::_ops::add_Tensor::call` are generated: the operator, whatever the
+        # tree defines; a fast path (`at::cuda::add`) only where the tree defines no such name
+        # (at::cuda::is_available is written by hand)
+        operators = self._operator_api(callee) if not _fast_path(callee) else []
         if operators:
             yield from fan_out(self._fitting_schemas(operators, caller, site, 0), EdgeKind.CALL, Layer.YAML, where)
             return
@@ -235,6 +239,13 @@ class NativeEdges:
                 yield CallEdge(edge.target, edge.kind, resolution, edge.candidates, where)
             return
         found = self._named(caller, callee)
+        if not found:
+            # `_foo_symint(...)` in at::native is at::_foo_symint, which torchgen generates
+            for qualified in enclosing_candidates(callee, caller.qname.rpartition("::")[0]):
+                operators = self._operator_api(qualified)
+                if operators:
+                    yield from fan_out(self._fitting_schemas(operators, caller, site, 0), EdgeKind.CALL, Layer.YAML, where)
+                    return
         if not found and callee.endswith("::apply"):
             forwards = self._autograd_forward(caller, callee.removesuffix("::apply"))
             if forwards:
@@ -320,28 +331,18 @@ class NativeEdges:
         return found
 
     def _operator_api(self, callee: str) -> list[Symbol]:
-        """`at::conv2d` -> aten::conv2d (every overload); `at::convolution_symint` ->
-        aten::convolution; `at::add_out` -> aten::add.out; `at::_ops::add_Tensor::call` ->
-        aten::add.Tensor."""
-        match = _OPERATOR_API.fullmatch(callee)
-        if match is None:
-            return []
-        name = match.group(1) or match.group(2)
-        if match.group(2) is not None:
-            # `at::addmm` is the functional overloads; their out= forms are `at::addmm_out`.
-            for base in (name, name.removesuffix("_symint")):
-                operators = [s for s in self.store.operators_named(base) if s.qname.startswith("aten::") and not _is_out_overload(s.qname)]
-                if operators:
-                    return operators
-            for suffix in ("_out", "_outf", "_symint_out", "_symint_outf"):
-                if name.endswith(suffix):
-                    found = [s for s in self.store.operators_named(name.removesuffix(suffix)) if s.qname.startswith("aten::") and _is_out_overload(s.qname)]
-                    if found:
-                        return found
-        head, _, overload = name.rpartition("_")
-        if head:
-            qname = f"aten::{head}.{overload}"
-            return [s for s in self.store.symbols_with_qname(qname) if s.kind is SymbolKind.OPERATOR]
+        """The operators a generated name calls (generated_api.py): `at::conv2d` -> the
+        functional overloads of aten::conv2d; `at::convolution_symint` -> aten::convolution;
+        `at::add_out` -> aten::add.out; `at::_ops::add_Tensor::call` -> aten::add.Tensor."""
+        for reading in generated(callee):
+            if reading.overload is not None:
+                qname = f"aten::{reading.base}.{reading.overload}" if reading.overload else f"aten::{reading.base}"
+                found = [s for s in self.store.symbols_with_qname(qname) if s.kind is SymbolKind.OPERATOR]
+            else:
+                found = [s for s in self.store.operators_named(reading.base)
+                         if s.qname.startswith("aten::") and _is_out_overload(s.qname) == reading.out]
+            if found:
+                return found
         return []
 
     def _named(self, caller: Symbol, written: str) -> list[Symbol]:
@@ -419,6 +420,12 @@ class NativeEdges:
 
 def _functors(passed: tuple[Symbol, ...]) -> tuple[Symbol, ...]:
     return tuple(s for s in passed if s.kind in _FUNCTOR_KINDS)
+
+
+def _fast_path(callee: str) -> bool:
+    """`at::cpu::add`: a name in a namespace torchgen writes per-backend fast paths into."""
+    parts = callee.split("::")
+    return len(parts) == 3 and parts[0] == "at" and parts[1] in FAST_PATHS
 
 
 def _is_out_overload(operator: str) -> bool:
