@@ -11,6 +11,7 @@ from conftest import write_tree
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.model import SymbolKind
+from explorer.parsers.cpp import parse_cpp
 from explorer.query.trace import trace_symbol
 
 MODULE_CPP = (
@@ -227,4 +228,63 @@ def test_a_method_of_a_bound_class_is_reached_through_an_instance(tree):
          ("torch/csrc/jit/python/init.cpp", 11)),
         ("torch::jit::PyTorchStreamWriter::writeEndOfFile", "torch/csrc/jit/serialization/writer.cpp", 6, "call",
          ("torch/csrc/jit/serialization/writer.cpp", 4)),
+    ]
+
+
+def bound(path: str, source: str) -> list[tuple]:
+    """The bindings one file makes, as parsed: (qname, kind, line, target)."""
+    return [(s.qname, s.kind.value, s.line, s.target) for s in parse_cpp(path, source.encode()).symbols
+            if s.kind in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE, SymbolKind.BOUND_CLASS)]
+
+
+def test_every_branch_of_a_conditional_inside_a_def_chain_is_read():
+    source = (
+        "void initJITBindings(PyObject* module) {\n"          # 1
+        "  auto m = py::handle(module).cast<py::module>();\n"
+        "  m.def(\"_a\", &a)\n"                              # 3
+        "#if defined(BUILDING_TESTS)\n"
+        "      .def(\"_tests\", []() { return true; })\n"     # 5
+        "#else\n"
+        "      .def(\"_tests\", []() { return false; })\n"    # 7
+        "#endif\n"
+        "      .def(\"_b\", &b);\n"                           # 9
+        "  m.def(\"_c\", &c);\n"                              # 10
+        "}\n"
+    )
+    assert bound("torch/csrc/x.cpp", source) == [
+        ("<arg 0 of initJITBindings>._a", "pybind", 3, "a"),
+        ("<arg 0 of initJITBindings>._tests", "pybind", 5, "<lambda at line 5>"),
+        ("<arg 0 of initJITBindings>._tests", "pybind", 7, "<lambda at line 7>"),
+        ("<arg 0 of initJITBindings>._b", "pybind", 9, "b"),
+        ("<arg 0 of initJITBindings>._c", "pybind", 10, "c"),
+    ]
+
+
+def test_a_method_table_entry_inside_a_conditional_and_a_type_under_two_names():
+    source = (
+        "static PyMethodDef methods[] = {\n"                 # 1
+        "    {\"_cuda_init\", THCPModule_init, METH_NOARGS, nullptr},\n"
+        "#ifdef USE_NCCL\n"
+        "    {\"_nccl_version\", THCPModule_nccl_version, METH_NOARGS, nullptr},\n"  # 4
+        "#endif\n"
+        "    {nullptr}};\n"
+        "PyTypeObject THPVariableType = {PyVarObject_HEAD_INIT(nullptr, 0) \"torch._C.TensorBase\", sizeof(THPVariable)};\n"  # 7
+        "static PyMethodDef extra_methods[] = {{\"_make_subclass\", THPVariable_make_subclass, METH_STATIC, nullptr}, {nullptr}};\n"  # 8
+        "bool THPVariable_initModule(PyObject* module) {\n"   # 9
+        "  static std::vector<PyMethodDef> all;\n"
+        "  THPUtils_addPyMethodDefs(all, extra_methods);\n"
+        "  THPVariableType.tp_methods = all.data();\n"
+        "  PyModule_AddObject(module, \"TensorBase\", (PyObject*)&THPVariableType);\n"
+        "  PyModule_AddObject(module, \"_TensorBase\", (PyObject*)&THPVariableType);\n"
+        "  return true;\n"
+        "}\n"
+    )
+    assert sorted(bound("torch/csrc/cuda/Module.cpp", source)) == [
+        ("<arg 0 of THPVariable_initModule>.TensorBase", "bound_class", 7, "THPVariable"),
+        ("<arg 0 of THPVariable_initModule>.TensorBase._make_subclass", "method_table", 8, "THPVariable_make_subclass"),
+        ("<arg 0 of THPVariable_initModule>._TensorBase", "bound_class", 7, "THPVariable"),
+        ("<arg 0 of THPVariable_initModule>._TensorBase._make_subclass", "method_table", 8, "THPVariable_make_subclass"),
+        # a table no type holds: PyTorch's own, added to torch._C by Module.cpp
+        ("torch._C._cuda_init", "method_table", 2, "THCPModule_init"),
+        ("torch._C._nccl_version", "method_table", 4, "THCPModule_nccl_version"),
     ]

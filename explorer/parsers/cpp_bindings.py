@@ -86,7 +86,7 @@ class PythonModules:
     values: dict[int, ModuleValues]  # by the id of the function definition node
     classes: list[Symbol]
     arguments: list[ModuleArgument]
-    placed: dict[str, str]  # a type object's variable -> its dotted name in the module it is added to
+    placed: dict[str, list[str]]  # a type object's variable -> the dotted names modules give it
 
     def around(self, node: tsx.Node) -> ModuleValues | None:
         """The values of the function that holds `node`."""
@@ -132,7 +132,7 @@ def python_modules(root: tsx.Node, source: bytes, lang, path: str, scope_of) -> 
             found.arguments.extend(values.passed(call, scope))
             placed = values.placement(call)
             if placed is not None:
-                found.placed.setdefault(*placed)
+                found.placed.setdefault(placed[0], []).append(placed[1])
         for made in values.classes.values():
             cpp = made.cpp.removeprefix("::") if made.cpp.startswith("::") or not scope else "::".join([*scope, made.cpp])
             statement = f"class {made.name.rpartition('.')[2]}: binds {made.cpp}"
@@ -255,12 +255,13 @@ def _lambda_name(node: tsx.Node) -> str:
     return f"<lambda at line {tsx.line(node)}>"
 
 
-def method_tables(tables: list[tsx.Node], source: bytes, lang, path: str, scope_of, placed: dict[str, str]) -> list[Symbol]:
+def method_tables(tables: list[tsx.Node], source: bytes, lang, path: str, scope_of, placed: dict[str, list[str]]) -> list[Symbol]:
     """The entries of the file's PyMethodDef and PyGetSetDef tables (`@method_table` captures),
-    and the special methods its type objects' slots give (parsers/cpp_types.py)."""
+    and its type objects as classes with the special methods their slots give
+    (parsers/cpp_types.py)."""
     text = source.decode("utf-8", "replace")
     types = cpp_types.type_objects(text) if "PyTypeObject" in text else []
-    entries = []
+    entries: list[Symbol] = []
     for table in tables:
         declarator = table.child_by_field_name("declarator")
         array = declarator.child_by_field_name("declarator") if declarator is not None else None
@@ -268,38 +269,47 @@ def method_tables(tables: list[tsx.Node], source: bytes, lang, path: str, scope_
         value = declarator.child_by_field_name("value") if declarator is not None else None
         if not name or value is None:
             continue
-        owner, guessed = _table_owner(name, text, path, types, placed)
+        owners, guessed = _table_owners(name, text, path, types, placed)
         note = "  [module not named in the tree: named after the file]" if guessed else ""
         for entry in value.named_children:
+            if entry.type == "compound_literal_expression":  # `#ifdef USE_NCCL {"_nccl_version", ...}`
+                entry = entry.child_by_field_name("value") or entry
             fields = [child for child in entry.named_children if child.type != "comment"] if entry.type == "initializer_list" else []
             python_name = _string(fields[0]) if fields else None
             if python_name is None or len(fields) < 2:
                 continue
-            target = _target([fields[1]], scope_of(entry)) or ""
+            target = _target([fields[1]], scope_of(entry)) or None
             statement = collapse(tsx.text(entry))[:300] + note
             line = tsx.line(entry)
-            entries.append(Symbol(f"{owner}.{python_name}", python_name, SymbolKind.METHOD_TABLE, lang, path, line, line, statement, target or None))
+            entries.extend(
+                Symbol(f"{owner}.{python_name}", python_name, SymbolKind.METHOD_TABLE, lang, path, line, line, statement, target)
+                for owner in owners
+            )
     scope = scope_of(tables[0]) if tables else []
     for type_object in types:
-        type_name = placed.get(type_object.variable) or type_object.tp_name
-        if not type_name:
-            continue
-        size = type_object.slots.get("tp_basicsize")
-        instances = re.fullmatch(r"sizeof\s*\(\s*([\w:]+)\s*\)", size[0]) if size is not None else None
-        cpp = instances.group(1) if instances is not None else type_object.variable  # what an instance is in C++
-        entries.append(Symbol(type_name, type_name.rpartition(".")[2], SymbolKind.BOUND_CLASS, lang, path, type_object.line, type_object.line,
-                              f"PyTypeObject {type_object.variable}: instances are {cpp}", cpp))
-        for python_name, function, line in cpp_types.slot_methods(type_object, text):
-            target = function.removeprefix("::") if function.startswith("::") or not scope else "::".join([*scope, function])
-            statement = f"{type_object.variable}: {python_name} is {function}"
-            entries.append(Symbol(f"{type_name}.{python_name}", python_name, SymbolKind.METHOD_TABLE, lang, path, line, line, statement, target))
+        for type_name in placed.get(type_object.variable) or ([type_object.tp_name] if type_object.tp_name else []):
+            entries.extend(_type_methods(type_object, type_name, text, lang, path, scope))
     return entries
 
 
-def _table_owner(table: str, text: str, path: str, types: list[cpp_types.TypeObject], placed: dict[str, str]) -> tuple[str, bool]:
-    """The module or type a method table belongs to, and whether that is a guess: the module a
-    PyModuleDef names with the table; the type whose slots hold it, by where it is added to a
-    module, else its tp_name; PyTorch's own tables are torch._C's (torch/csrc/Module.cpp adds
+def _type_methods(type_object: cpp_types.TypeObject, type_name: str, text: str, lang, path: str, scope: list[str]) -> list[Symbol]:
+    """A type object as the class `type_name`, and the special methods its slots give it."""
+    size = type_object.slots.get("tp_basicsize")
+    instances = re.fullmatch(r"sizeof\s*\(\s*([\w:]+)\s*\)", size[0]) if size is not None else None
+    cpp = instances.group(1) if instances is not None else type_object.variable  # what an instance is in C++
+    entries = [Symbol(type_name, type_name.rpartition(".")[2], SymbolKind.BOUND_CLASS, lang, path, type_object.line, type_object.line,
+                      f"PyTypeObject {type_object.variable}: instances are {cpp}", cpp)]
+    for python_name, function, line in cpp_types.slot_methods(type_object, text):
+        target = function.removeprefix("::") if function.startswith("::") or not scope else "::".join([*scope, function])
+        statement = f"{type_object.variable}: {python_name} is {function}"
+        entries.append(Symbol(f"{type_name}.{python_name}", python_name, SymbolKind.METHOD_TABLE, lang, path, line, line, statement, target))
+    return entries
+
+
+def _table_owners(table: str, text: str, path: str, types: list[cpp_types.TypeObject], placed: dict[str, list[str]]) -> tuple[list[str], bool]:
+    """The modules or types a method table belongs to, and whether that is a guess: the module
+    a PyModuleDef names with the table; the type whose slots hold it, by each name a module
+    gives it, else its tp_name; PyTorch's own tables are torch._C's (torch/csrc/Module.cpp adds
     them at run time); else a module named after the file."""
     mentions = re.compile(rf"\b{re.escape(table)}\b")
     for found in re.finditer(r"\bPyModuleDef\s+\w+\s*=\s*\{(.*?)\};", text, re.S):
@@ -307,16 +317,16 @@ def _table_owner(table: str, text: str, path: str, types: list[cpp_types.TypeObj
         body = found.group(1)
         named = re.search(r'"([A-Za-z_][\w.]*)"', body)
         if named is not None and mentions.search(body):
-            return named.group(1), False
+            return [named.group(1)], False
     owner = cpp_types.table_owner(table, types, text)
     if owner is not None:
-        python_name = placed.get(owner.variable) or owner.tp_name
-        if python_name:
-            return python_name, False
-        return f"{path.rpartition('/')[2].partition('.')[0]}.{owner.variable}", True
+        names = placed.get(owner.variable) or ([owner.tp_name] if owner.tp_name else [])
+        if names:
+            return names, False
+        return [f"{path.rpartition('/')[2].partition('.')[0]}.{owner.variable}"], True
     if path.startswith("torch/csrc/") or "/torch/csrc/" in path:
-        return "torch._C", False
-    return path.rpartition("/")[2].partition(".")[0], True
+        return ["torch._C"], False
+    return [path.rpartition("/")[2].partition(".")[0]], True
 
 
 def _pybind(call, member, bound: PyModule | PyClass, arguments, lang, path, line, statement, scope_of) -> Iterator[Symbol]:

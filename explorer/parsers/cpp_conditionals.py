@@ -19,6 +19,20 @@ without that macro, where the code around it balances. A conditional with severa
 or one that balances, is left alone, every branch indexed; where several branches do not
 balance, no one of them can be chosen without knowing the build, and error recovery reads
 what it can.
+
+A conditional inside an expression, each of whose branches goes on with it:
+
+    m.def("a", &a)
+    #ifdef USE_NCCL
+        .def("b", &b)
+    #else
+        .def("c", &c)
+    #endif
+        .def("d", &d);
+
+is read with its directive lines blanked: every branch then continues the one expression
+(`m.def(a).def(b).def(c).def(d)`), where the grammar would otherwise take the `#if` for a
+statement and lose the rest of the function. No branch is dropped.
 """
 
 from __future__ import annotations
@@ -37,6 +51,12 @@ class _Group:
     starts: list[int] = field(default_factory=list)  # offset after each branch's directive line
     ends: list[int] = field(default_factory=list)
     balance: list[int] = field(default_factory=list)
+    directives: list[tuple[int, int]] = field(default_factory=list)  # the directive lines
+    first_code: list[bytes | None] = field(default_factory=list)  # each branch's first line of code
+
+
+# A branch that starts with one of these continues the expression before the conditional.
+_CONTINUATIONS = (b".", b"->", b",", b"&&", b"||")
 
 
 def without_split_conditionals(source: bytes) -> bytes:
@@ -49,22 +69,33 @@ def without_split_conditionals(source: bytes) -> bytes:
         directive = _DIRECTIVE.match(line)
         end = offset + len(line)
         if directive is None:
+            if stack and stack[-1].first_code[-1] is None:
+                stack[-1].first_code[-1] = _NOT_CODE.sub(b"", line).strip() or None
             if stack and (b"{" in line or b"}" in line):
                 code = _NOT_CODE.sub(b"", line)
                 stack[-1].balance[-1] += code.count(b"{") - code.count(b"}")
         else:
             kind = directive.group(1)
             if kind in (b"if", b"ifdef", b"ifndef"):
-                stack.append(_Group([end], [], [0]))
+                stack.append(_Group([end], [], [0], [(offset, end)], [None]))
             elif stack and kind in (b"elif", b"else"):
                 group = stack[-1]
                 group.ends.append(offset)
                 group.starts.append(end)
                 group.balance.append(0)
+                group.directives.append((offset, end))
+                group.first_code.append(None)
             elif stack and kind == b"endif":
                 group = stack.pop()
                 group.ends.append(offset)
-                if len(group.starts) == 1 and group.balance[0] and not stack:
+                group.directives.append((offset, end))
+                if all(code is not None and code.startswith(_CONTINUATIONS) for code in group.first_code):
+                    blanked = blanked if blanked is not None else bytearray(source)
+                    for start, stop in group.directives:
+                        _blank(blanked, start, stop)
+                    if stack:
+                        stack[-1].balance[-1] += sum(group.balance)
+                elif len(group.starts) == 1 and group.balance[0] and not stack:
                     blanked = blanked if blanked is not None else bytearray(source)
                     _blank(blanked, group.starts[0], group.ends[0])
                 elif stack:
