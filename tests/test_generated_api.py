@@ -38,6 +38,10 @@ YAML = (
     "    CPU: scatter_cpu\n"
     "\n"
     "- func: is_available() -> bool\n"                       # 9
+    "\n"
+    "- func: xlogy.OutTensor(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)\n"  # 11
+    "  dispatch:\n"
+    "    CPU: xlogy_out\n"
 )
 
 TREE = {
@@ -50,6 +54,7 @@ TREE = {
         "  auto a = _foo_symint(self);\n"                     # 5
         "  auto b = at::cpu::scatter(self, 0, index, 1);\n"   # 6
         "  bool c = at::cuda::is_available();\n"              # 7
+        "  at::xlogy_out(a, self, index);\n"                 # 8
         "  return a;\n"
         "}\n"
         "}\n"
@@ -85,4 +90,6 @@ def test_calls_of_generated_names_reach_their_operator(store):
         ("aten::scatter.value", "aten/src/ATen/native/native_functions.yaml", 5, "call", ("aten/src/ATen/native/Foo.cpp", 6)),
         # at::cuda::is_available is written by hand: the definition, not the operator of that name
         ("at::cuda::is_available", "aten/src/ATen/cuda/Available.cpp", 2, "call", ("aten/src/ATen/native/Foo.cpp", 7)),
+        # an out= overload told by its schema (`*, Tensor(a!) out`), not by its overload's name
+        ("aten::xlogy.OutTensor", "aten/src/ATen/native/native_functions.yaml", 11, "call", ("aten/src/ATen/native/Foo.cpp", 8)),
     ]

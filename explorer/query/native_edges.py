@@ -38,7 +38,7 @@ from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite,
 from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.query.backends import dispatch_key_allowed
 from explorer.parsers.common import enclosing_candidates
-from explorer.query.bindings import operators_for
+from explorer.query.bindings import is_out_overload, operators_for
 from explorer.query.generated_api import FAST_PATHS, generated
 from explorer.query.nodes import definition_lines, defining_stub, dispatch_kernels, fan_out, layer_of, undefined_function
 from explorer.query.sources import SourceLines
@@ -340,7 +340,7 @@ class NativeEdges:
                 found = [s for s in self.store.symbols_with_qname(qname) if s.kind is SymbolKind.OPERATOR]
             else:
                 found = [s for s in self.store.operators_named(reading.base)
-                         if s.qname.startswith("aten::") and _is_out_overload(s.qname) == reading.out]
+                         if s.qname.startswith("aten::") and is_out_overload(s) == reading.out]
             if found:
                 return found
         return []
@@ -426,11 +426,6 @@ def _fast_path(callee: str) -> bool:
     """`at::cpu::add`: a name in a namespace torchgen writes per-backend fast paths into."""
     parts = callee.split("::")
     return len(parts) == 3 and parts[0] == "at" and parts[1] in FAST_PATHS
-
-
-def _is_out_overload(operator: str) -> bool:
-    overload = operator.partition(".")[2]
-    return overload == "out" or overload.endswith("_out") or overload.startswith("out_")
 
 
 # `const c10::intrusive_ptr<::c10d::ProcessGroup>& self`: a type, then the parameter's name
