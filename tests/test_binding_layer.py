@@ -288,3 +288,33 @@ def test_a_method_table_entry_inside_a_conditional_and_a_type_under_two_names():
         ("torch._C._cuda_init", "method_table", 2, "THCPModule_init"),
         ("torch._C._nccl_version", "method_table", 4, "THCPModule_nccl_version"),
     ]
+
+
+def test_a_helper_names_a_class_after_the_string_each_caller_passes(tmp_path):
+    files = {
+        "torch/csrc/utils/python_raii.h": (
+            "template <typename GuardT>\n"                                    # 1
+            "void py_context_manager(const py::module& m, const char* name) {\n"  # 2
+            "  py::class_<RAIIContextManager<GuardT>>(m, name)\n"             # 3
+            "      .def(\"__enter__\", [](RAIIContextManager<GuardT>& guard) { guard.enter(); });\n"  # 4
+            "}\n"
+        ),
+        "torch/csrc/autograd/init.cpp": (
+            "PyObject* THPAutograd_initExtension(PyObject* _unused, PyObject* unused) {\n"  # 1
+            "  auto torch_C_module = THPObjectPtr(PyImport_ImportModule(\"torch._C\"));\n"
+            "  auto _C_m = py::handle(torch_C_module).cast<py::module>();\n"
+            "  py_context_manager<DisableAutocast>(_C_m, \"_DisableAutocast\");\n"  # 4
+            "  py_context_manager<InferenceMode>(_C_m, \"_InferenceMode\");\n"      # 5
+            "  Py_RETURN_TRUE;\n"
+            "}\n"
+        ),
+    }
+    root = write_tree(tmp_path / "tree", files)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    # one class per call: the module and the name of one call go together, never crossed
+    assert [(q, p, line) for q, p, line, _ in bindings(tmp_path / "index.sqlite")] == [
+        ("torch._C._DisableAutocast", "torch/csrc/utils/python_raii.h", 3),
+        ("torch._C._InferenceMode", "torch/csrc/utils/python_raii.h", 3),
+        ("torch._C._DisableAutocast.__enter__", "torch/csrc/utils/python_raii.h", 4),
+        ("torch._C._InferenceMode.__enter__", "torch/csrc/utils/python_raii.h", 4),
+    ]

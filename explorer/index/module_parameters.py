@@ -1,60 +1,87 @@
-"""Which Python modules a C++ function's module parameter holds, from the calls that pass one.
+"""What a C++ function's module and name parameters hold, from the calls that pass them.
 
 The parsers name a binding made on a parameter by a placeholder (`<arg 0 of
-torch::jit::initJITBindings>.PyTorchFileWriter`, parsers/cpp_modules.py) and record every call
-that hands a module on (`torch::jit::initJITBindings(module)` in torch/csrc/Module.cpp, where
-`module` is "torch._C"). This joins the two across the tree: a parameter holds what every
-caller passes, and a caller may pass its own parameter on (followed back, cycles cut). A
-callee written `initFoo` or `jit::initFoo` is the function `ns::initFoo` as C++ looks it up
-from the calling namespace: each enclosing namespace, innermost first, then the global one.
+torch::jit::initJITBindings>.PyTorchFileWriter`, parsers/cpp_modules.py), and a class a helper
+names after its string parameter likewise (`<arg 0 of py_context_manager>.<arg 1 of
+py_context_manager>.__enter__`). They record every call that hands a module on, with the names
+it passes beside it (`torch::jit::initJITBindings(module)` in torch/csrc/Module.cpp, where
+`module` is "torch._C"; `py_context_manager<DisableAutocast>(_C_m, "_DisableAutocast")`).
+
+This joins the two across the tree: a binding has one name per call of its function, every
+placeholder of that function replaced by what that one call passes (so the module and the
+name of one call stay together), and a caller may pass its own parameters on, followed back
+(cycles cut). A callee written `initFoo` or `jit::initFoo` is the function `ns::initFoo` as C++
+looks it up from the calling namespace.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 
 from explorer.parsers.common import enclosing_candidates
 
-_PLACEHOLDER = re.compile(r"^<arg (\d+) of ([^>]+)>")
+_PLACEHOLDER = re.compile(r"<arg (\d+) of ([^>]+)>")
+_SEPARATOR = "\x1f"  # joins one call's arguments while they are named together
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    callee: str  # as written
+    scope: str  # the calling namespace
+    passed: tuple[tuple[int, str], ...]  # (position, module or name)
 
 
 class ModuleParameters:
-    def __init__(self, arguments: list[tuple[str, str, str, int]]) -> None:
-        """`arguments`: (module passed, callee as written, calling namespace, argument position)."""
-        self._by_last_name: dict[str, list[tuple[str, str, str, int]]] = defaultdict(list)
-        for module, callee, scope, position in arguments:
-            self._by_last_name[callee.rpartition("::")[2]].append((module, callee, scope, position))
-        self._held: dict[tuple[int, str], list[str]] = {}
+    def __init__(self, arguments: list[tuple[int, str, str, str, int, int]]) -> None:
+        """`arguments`: (file id, module or name passed, callee as written, calling namespace,
+        argument position, line) for each argument of each call."""
+        grouped: dict[tuple[int, int, str, str], list[tuple[int, str]]] = defaultdict(list)
+        for file_id, value, callee, scope, position, line in arguments:
+            grouped[(file_id, line, callee, scope)].append((position, value))
+        self._calls: dict[str, list[_Call]] = defaultdict(list)  # by the callee's last name
+        for (_, _, callee, scope), passed in sorted(grouped.items()):
+            self._calls[callee.rpartition("::")[2]].append(_Call(callee, scope, tuple(sorted(passed))))
+        self._resolved: dict[str, list[dict[int, str]]] = {}
 
     def names(self, qname: str) -> list[str]:
-        """The names a placeholder-named binding has in each module its parameter holds;
-        empty when no caller in the tree passes one (or `qname` has no placeholder)."""
-        found = _PLACEHOLDER.match(qname)
-        if found is None:
+        """Every name a placeholder-named binding has, sorted; empty when no chain of callers
+        in the tree gives its placeholders values (or `qname` has none)."""
+        if _PLACEHOLDER.search(qname) is None:
             return []
-        rest = qname[found.end():]
-        return [module + rest for module in self.held(int(found.group(1)), found.group(2))]
+        return sorted(set(self._substituted(qname, frozenset())))
 
-    def held(self, position: int, function: str, visiting: frozenset[tuple[int, str]] = frozenset()) -> list[str]:
-        """The dotted modules parameter `position` of `function` holds, sorted."""
-        key = (position, function)
-        if key in self._held:
-            return self._held[key]
-        if key in visiting:
-            return []  # a cycle of init functions passing the module round: nothing new
-        modules: set[str] = set()
-        for module, callee, scope, at in self._by_last_name.get(function.rpartition("::")[2], []):
-            if at != position or function not in enclosing_candidates(callee, scope):
-                continue
-            passed = _PLACEHOLDER.match(module)
-            if passed is None:
-                modules.add(module)
-                continue
-            rest = module[passed.end():]
-            modules.update(outer + rest for outer in self.held(int(passed.group(1)), passed.group(2), visiting | {key}))
-        held = sorted(modules)
-        if not visiting:  # a result cut short by a cycle is not remembered
-            self._held[key] = held
-        return held
+    def _substituted(self, text: str, visiting: frozenset[str]) -> list[str]:
+        """`text` with the placeholders of its first function replaced by each call's values,
+        then those of the next, until none is left."""
+        found = _PLACEHOLDER.search(text)
+        if found is None:
+            return [text]
+        function = found.group(2)
+        if function in visiting:
+            return []  # init functions passing a module round in a cycle: nothing new
+        results = []
+        for values in self._calls_of(function, visiting | {function}):
+            replaced = _PLACEHOLDER.sub(
+                lambda m: values.get(int(m.group(1)), m.group(0)) if m.group(2) == function else m.group(0), text)
+            if replaced == text or any(m.group(2) == function for m in _PLACEHOLDER.finditer(replaced)):
+                continue  # a call that does not pass every parameter the name uses
+            results.extend(self._substituted(replaced, visiting))
+        return results
 
+    def _calls_of(self, function: str, visiting: frozenset[str]) -> list[dict[int, str]]:
+        """What each call of `function` passes, position by position, with the callers' own
+        placeholders resolved (all of one call's arguments together)."""
+        cached = self._resolved.get(function)
+        if cached is not None:
+            return cached
+        resolved = []
+        for call in self._calls.get(function.rpartition("::")[2], []):
+            if function not in enclosing_candidates(call.callee, call.scope):
+                continue
+            joined = _SEPARATOR.join(f"{position}={value}" for position, value in call.passed)
+            for text in self._substituted(joined, visiting):
+                resolved.append({int(position): value for position, _, value in (part.partition("=") for part in text.split(_SEPARATOR))})
+        self._resolved[function] = resolved
+        return resolved

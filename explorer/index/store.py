@@ -526,7 +526,7 @@ class IndexStore:
             self.db.executemany("INSERT INTO module_bindings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [row[1:] for row in moved])
             self.db.executemany("DELETE FROM symbols WHERE id = ?", [(row[0],) for row in moved])
         self.db.execute("DELETE FROM symbols WHERE written_qname IS NOT NULL")
-        arguments = self.db.execute("SELECT module, callee, scope, position FROM module_arguments").fetchall()
+        arguments = self.db.execute("SELECT file_id, module, callee, scope, position, line FROM module_arguments").fetchall()
         modules = ModuleParameters(arguments)
         rows = []
         for file_id, qname, name, kind, lang, line, end_line, signature, target in self.db.execute(

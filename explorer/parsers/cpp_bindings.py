@@ -38,7 +38,7 @@ from explorer import treesitter as tsx
 from explorer.model import DispatchEntry, ModuleArgument, Symbol, SymbolKind
 from explorer.parsers.common import collapse, strip_template_args
 from explorer.parsers import cpp_types
-from explorer.parsers.cpp_modules import ModuleValues, PyClass, PyModule, string_literal
+from explorer.parsers.cpp_modules import ModuleValues, PyClass, PyModule, PyName, Value, string_literal
 from explorer.parsers.cpp_modules import call_arguments as _arguments
 
 _OPERATOR_BLOCKS = ("TORCH_LIBRARY", "TORCH_LIBRARY_FRAGMENT", "TORCH_LIBRARY_IMPL")
@@ -235,7 +235,8 @@ def registrations(
                 registering.append(call)
                 if isinstance(bound, PyClass) and tsx.text(arguments[0]).replace(" ", "").startswith(("py::init(", "pybind11::init(")):
                     chained_lambdas.extend(_lambdas_in(arguments[0]))  # py::init([](...) {...})
-                symbols.extend(_pybind(call, member, bound, arguments, lang, path, line, statement, scope_of))
+                name = _string(arguments[0]) or (values.name_of(arguments[0]) if values is not None else None)
+                symbols.extend(_pybind(call, member, bound, name, arguments, lang, path, line, statement, scope_of))
     lambdas = [
         _lambda_kernel(argument, lang, path, scope_of(argument))
         for argument in [*(a for call in registering for a in _arguments(call)[1:]), *chained_lambdas]
@@ -329,9 +330,10 @@ def _table_owners(table: str, text: str, path: str, types: list[cpp_types.TypeOb
     return [path.rpartition("/")[2].partition(".")[0]], True
 
 
-def _pybind(call, member, bound: PyModule | PyClass, arguments, lang, path, line, statement, scope_of) -> Iterator[Symbol]:
+def _pybind(call, member, bound: Value, name: str | None, arguments, lang, path, line, statement, scope_of) -> Iterator[Symbol]:
     """`m.def("f", &fn)` on a module; `.def("f", &T::f)`, `.def(py::init<...>())` on a class."""
-    name = _string(arguments[0])
+    if isinstance(bound, PyName):
+        return
     if isinstance(bound, PyModule):
         if member == "def" and name:
             yield _binding(f"{bound.name}.{name}", name, _target(arguments[1:], scope_of(call)) or "", lang, path, line, statement)

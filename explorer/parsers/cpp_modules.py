@@ -43,7 +43,15 @@ class PyClass:
     line: int  # where the class is made
 
 
-Value = PyModule | PyClass
+@dataclass(frozen=True, slots=True)
+class PyName:
+    """A string parameter a helper names a binding with (`py_context_manager<T>(m, "_InferenceMode")`
+    calls `py::class_<...>(m, name)`): a placeholder until the index knows the callers."""
+
+    name: str
+
+
+Value = PyModule | PyClass | PyName
 
 
 def placeholder(function: str, index: int) -> str:
@@ -72,6 +80,8 @@ _LIBRARY_CALLS = re.compile(r"^(?:::)?(?:(?:py|pybind11|std|c10|at)::|Py[A-Z_]|T
 # name says so: every CPython method takes `PyObject* self, PyObject* args`.
 _MODULE_TYPES = re.compile(r"\bmodule_?\b")
 _HANDLE_TYPES = re.compile(r"\b(?:PyObject|handle|object)\b")
+_STRING_PARAMETER = re.compile(r"\bchar\s*\*|\bstd::string\b|\bstring_view\b")
+_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
 _MODULE_NAMES = re.compile(r"(?i)^(?:m|mod|_?module|\w*_module|module_\w*|\w*_m|py_?m\w*|root\w*)$")
 
 
@@ -101,6 +111,8 @@ class ModuleValues:
             written_type = tsx.text(parameter.child_by_field_name("type"))
             if name and (_MODULE_TYPES.search(written_type) or (_HANDLE_TYPES.search(written_type) and _MODULE_NAMES.match(name))):
                 self.values[name] = PyModule(placeholder(function_name, index))
+            elif name and _STRING_PARAMETER.search(tsx.text(parameter)):
+                self.values[name] = PyName(placeholder(function_name, index))
 
     def _assignments(self, body: tsx.Node) -> None:
         stack = [body]
@@ -178,8 +190,8 @@ class ModuleValues:
             return self._created_module(tsx.text(arguments[0]).lstrip("&").strip())
         factory = _CLASS_FACTORIES.search(plain)
         if factory is not None and len(arguments) >= 2 and "<" in written:
-            scope, name = self.of(arguments[0]), string_literal(arguments[1])
-            if scope is None or not name:
+            scope, name = self.of(arguments[0]), self.name_of(arguments[1])
+            if not isinstance(scope, (PyModule, PyClass)) or not name:
                 return None
             cpp = _first_template_argument(written[len(plain):])
             made = PyClass(f"{scope.name}.{name}", cpp, tsx.line(node))
@@ -208,20 +220,40 @@ class ModuleValues:
             return None
         return variable.group(1), f"{module.name}.{name}"
 
+    def name_of(self, node: tsx.Node) -> str | None:
+        """A name a binding is given: a string literal, or a string parameter's placeholder."""
+        literal = string_literal(node)
+        if literal is not None:
+            return literal
+        value = self.values.get(tsx.text(node)) if node.type == "identifier" else None
+        return value.name if isinstance(value, PyName) else None
+
     def passed(self, call: tsx.Node, caller_scope: list[str]) -> list[ModuleArgument]:
-        """The module values a call hands to the function it calls."""
+        """The module values a call hands to the function it calls, and with them the names it
+        passes (string literals, or the caller's own string parameters), which the callee may
+        name its bindings with."""
         function = call.child_by_field_name("function")
+        if function is not None and function.type == "template_function":  # py_context_manager<Guard>(m, "Name")
+            function = function.child_by_field_name("name")
         if function is None or function.type not in ("identifier", "qualified_identifier"):
             return []
         callee = collapse(tsx.text(function)).replace(" ", "")
         if _LIBRARY_CALLS.match(callee):
             return []
-        found = []
+        modules: list[tuple[int, str]] = []
+        names: list[tuple[int, str]] = []
         for index, argument in enumerate(call_arguments(call)):
             value = self.of(argument)
             if isinstance(value, PyModule):
-                found.append(ModuleArgument(value.name, callee, "::".join(caller_scope), index, tsx.line(call)))
-        return found
+                modules.append((index, value.name))
+            else:
+                name = self.name_of(argument)
+                if name is not None and (_NAME.match(name) or name.startswith("<arg ")):
+                    names.append((index, name))
+        if not modules:
+            return []
+        scope = "::".join(caller_scope)
+        return [ModuleArgument(value, callee, scope, index, tsx.line(call)) for index, value in sorted(modules + names)]
 
 
 def string_literal(node: tsx.Node) -> str | None:
