@@ -21,9 +21,10 @@ would follow: nothing here resolves a name itself. Nothing under third_party/ is
    symbol of kind pybind or method_table, stored under that name or found for it as `show`
    finds names) whose graph edges, followed through at most two hops of binding-layer nodes,
    reach a C++/CUDA symbol with a location: a definition in the tree, not a name the tree
-   does not define. A class resolves when a binding of the class itself does, or else when
-   its `__init__` or any method its stub declares resolves: the index records the functions
-   bound, not (yet) the py::class_ or PyTypeObject that makes a class. Reasons given for the
+   does not define. A class resolves when the class is bound from C++ (a py::class_,
+   py::enum_ or PyTypeObject: a bound_class symbol) and the C++ type it binds is defined in
+   the tree (looked up from the namespace it is written in), or else when its `__init__` or
+   any method its stub declares resolves. Reasons given for the
    others: no binding; a binding of the same name stored under another qualified name (a
    function's last name, or a method's `Class.name`: torch.Stream.query for
    torch._C.Stream.query); a binding whose target the tree does not define, or a lambda; a
@@ -75,6 +76,7 @@ from explorer.cli.common import open_trees
 from explorer.errors import ExplorerError
 from explorer.index.store import IndexStore, last_name
 from explorer.model import CallEdge, CallKind, CallSite, Language, Layer, Symbol, SymbolKind
+from explorer.parsers.common import enclosing_candidates
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import find
 from explorer.query.nodes import definition_lines
@@ -297,15 +299,34 @@ def _reached_through_bindings(graph: CallGraph, binding: Symbol, hops: int = 2) 
     return reached
 
 
+_TYPE_KINDS = frozenset({SymbolKind.STRUCT, SymbolKind.CLASS, SymbolKind.ENUM})
+
+
+def _bound_class_verdict(store: IndexStore, qname: str) -> Verdict | None:
+    """A class bound from C++ (a py::class_, py::enum_ or type object: a bound_class symbol)
+    resolves when the C++ type it binds is defined in the tree, looked up as C++ does from the
+    namespace it is written in (`PyTorchStreamWriter` in torch::jit, then torch, then global)."""
+    bound = [s for s in store.symbols_with_qname(qname) if s.kind is SymbolKind.BOUND_CLASS]
+    if not bound:
+        return None
+    for binding in bound:
+        scope, _, written = (binding.target or "").rpartition("::")
+        for candidate in enclosing_candidates(written, scope):
+            types = [s for s in store.symbols_with_qname(candidate) if s.kind in _TYPE_KINDS and s.path is not None]
+            if types:
+                return Verdict(True, detail=f"{_where(binding)} -> {types[0].qname} ({_where(types[0])})")
+    return Verdict(False, "bound class whose C++ type is not defined in the tree", f"{bound[0].target} ({_where(bound[0])})")
+
+
 def _class_verdict(store: IndexStore, graph: CallGraph, qname: str, methods: list[str], verdicts: dict[str, Verdict]) -> Verdict:
-    own = _binding_verdict(store, graph, qname, "class")
+    own = _bound_class_verdict(store, qname) or _binding_verdict(store, graph, qname, "class")
     if own.resolved:
         return own
     for method in sorted(methods, key=lambda m: (not m.endswith(".__init__"), m)):
         if verdicts[method].resolved:
             return Verdict(True, detail=f"through {method.rpartition('.')[2]}: {verdicts[method].detail}")
     if not methods:
-        return Verdict(False, "class with no methods in its stub and no binding of its own")
+        return own if own.reason.startswith("bound class") else Verdict(False, "class with no methods in its stub and no binding of its own")
     return Verdict(False, "class none of whose methods resolves", f"{len(methods)} methods in the stub")
 
 

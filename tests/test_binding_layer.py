@@ -318,3 +318,25 @@ def test_a_helper_names_a_class_after_the_string_each_caller_passes(tmp_path):
         ("torch._C._DisableAutocast.__enter__", "torch/csrc/utils/python_raii.h", 4),
         ("torch._C._InferenceMode.__enter__", "torch/csrc/utils/python_raii.h", 4),
     ]
+
+
+def test_operators_pybind11_binds_are_special_methods():
+    source = (
+        "void initDispatchBindings(PyObject* module) {\n"     # 1
+        "  auto m = py::handle(module).cast<py::module>();\n"
+        "  py::class_<c10::DispatchKeySet>(m, \"DispatchKeySet\")\n"  # 3
+        "      .def(py::self | py::self)\n"                   # 4
+        "      .def(py::self -= py::self)\n"                  # 5
+        "      .def(float() * py::self)\n"                    # 6
+        "      .def(-py::self)\n"                             # 7
+        "      .def(hash(py::self));\n"                       # 8
+        "}\n"
+    )
+    assert bound("torch/csrc/utils/python_dispatch.cpp", source) == [
+        ("<arg 0 of initDispatchBindings>.DispatchKeySet", "bound_class", 3, "c10::DispatchKeySet"),
+        ("<arg 0 of initDispatchBindings>.DispatchKeySet.__or__", "pybind", 4, "operator|"),
+        ("<arg 0 of initDispatchBindings>.DispatchKeySet.__isub__", "pybind", 5, "operator-="),
+        ("<arg 0 of initDispatchBindings>.DispatchKeySet.__rmul__", "pybind", 6, "operator*"),
+        ("<arg 0 of initDispatchBindings>.DispatchKeySet.__neg__", "pybind", 7, "operator-"),
+        ("<arg 0 of initDispatchBindings>.DispatchKeySet.__hash__", "pybind", 8, "std::hash"),
+    ]

@@ -340,6 +340,13 @@ def _pybind(call, member, bound: Value, name: str | None, arguments, lang, path,
         return
     init = tsx.text(arguments[0]).replace(" ", "")
     cpp_class = strip_template_args(bound.cpp.removeprefix("::"))
+    operator = _self_operator(init) if member == "def" and "py::self" in init else None
+    if operator is not None:  # `.def(py::self & py::self)`: Python's __and__ runs C++'s operator&
+        python_name, cpp_operator = operator
+        symbol = not any(character.isalpha() for character in cpp_operator)  # `&`, `+=`: C++'s operator&, operator+=
+        target = "::".join([*scope_of(call), f"operator{cpp_operator}"]) if symbol else cpp_operator
+        yield _binding(f"{bound.name}.{python_name}", python_name, target, lang, path, line, statement)
+        return
     if member == "def" and init.startswith(("py::init", "pybind11::init")):
         if "[" in init:  # py::init([](...) { ... }): the lambda makes the object
             lambdas = [a for a in _lambdas_in(arguments[0])]
@@ -350,6 +357,42 @@ def _pybind(call, member, bound: Value, name: str | None, arguments, lang, path,
         yield _binding(f"{bound.name}.__init__", "__init__", target, lang, path, line, statement)
     elif name:
         yield _binding(f"{bound.name}.{name}", name, _target(arguments[1:], scope_of(call)) or "", lang, path, line, statement)
+
+
+_BINARY_OPERATORS = {
+    "+": "add", "-": "sub", "*": "mul", "/": "truediv", "%": "mod", "&": "and", "|": "or", "^": "xor",
+    "<<": "lshift", ">>": "rshift", "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
+}
+_UNARY_OPERATORS = {"-": "neg", "+": "pos", "~": "invert"}
+_SELF_FUNCTIONS = {"hash": ("__hash__", "std::hash"), "abs": ("__abs__", "abs"), "float_": ("__float__", "operator float"),
+                   "int_": ("__int__", "operator int"), "str": ("__str__", "operator<<")}
+_SELF = r"(?:py|pybind11)::self"
+_OPERAND = r"(?:(?:py|pybind11)::self|[\w:<>]+\(\)|[\w:.]+)"
+
+
+def _self_operator(written: str) -> tuple[str, str] | None:
+    """pybind11's operator bindings, spaces removed: `py::self&py::self` -> (__and__, &),
+    `py::self+=py::self` -> (__iadd__, +=), `float()*py::self` -> (__rmul__, *),
+    `-py::self` -> (__neg__, -), `hash(py::self)` -> (__hash__, std::hash)."""
+    called = re.fullmatch(rf"(\w+)\({_SELF}\)", written)
+    if called is not None:
+        return _SELF_FUNCTIONS.get(called.group(1))
+    unary = re.fullmatch(rf"([-+~]){_SELF}", written)
+    if unary is not None:
+        return f"__{_UNARY_OPERATORS[unary.group(1)]}__", unary.group(1)
+    operators = "|".join(re.escape(o) for o in sorted(_BINARY_OPERATORS, key=len, reverse=True))
+    binary = re.fullmatch(rf"({_OPERAND})({operators})(=?)({_OPERAND})", written)
+    if binary is None:
+        return None
+    left, operator, assigns, right = binary.groups()
+    if assigns and operator in ("<", ">", "=", "!"):  # `<=`, `>=`, `==`, `!=` were matched whole
+        return None
+    name = _BINARY_OPERATORS[operator]
+    if assigns:
+        return f"__i{name}__", operator + "="
+    if re.fullmatch(_SELF, left):
+        return f"__{name}__", operator
+    return (f"__r{name}__", operator) if re.fullmatch(_SELF, right) else None
 
 
 def _binding(qname: str, name: str, target: str, lang, path: str, line: int, statement: str) -> Symbol:
