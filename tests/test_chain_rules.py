@@ -421,8 +421,12 @@ def test_a_launch_in_a_macro_invoked_in_a_body_is_a_launch_by_that_body():
         "}\n"
     )
     launches = [(c.caller, c.callee, c.line) for c in facts.calls if c.kind.value == "launch"]
-    # `case 1: HANDLE_CASE(1);` does not begin its line: only invocations that do are expanded
-    assert launches == [("at::native::parallel_cat", "cat_kernel", 9), ("at::native::other_cat", "other_kernel", 19)]
+    # every invocation is expanded, `case 1: HANDLE_CASE(1);` too (line 7); each one means the
+    # definition above it (line 4 in parallel_cat, line 15 in other_cat)
+    assert launches == [
+        ("at::native::parallel_cat", "cat_kernel", 7), ("at::native::parallel_cat", "cat_kernel", 9),
+        ("at::native::other_cat", "other_kernel", 19),
+    ]
     assert [s.qname for s in facts.symbols if s.kind.value in ("function", "kernel")] == [
         "at::native::cat_kernel", "at::native::parallel_cat", "at::native::other_kernel", "at::native::other_cat",
     ]

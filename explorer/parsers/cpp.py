@@ -4,9 +4,10 @@ What it records: namespaces, classes, structs, enums, function and method defini
 their namespace path (`at::native::cudnn_convolution`), CUDA `__global__` kernels, the macro
 registrations PyTorch wires kernels with (TORCH_IMPL_FUNC, TORCH_META_FUNC, DECLARE/DEFINE/
 REGISTER_DISPATCH), and every call site: plain calls, kernel launches, and plain names passed
-as arguments (function pointers), function-like macros, and what a file's own macros
-define where it invokes them. Both sides of a preprocessor conditional are part of the tree
-tree-sitter builds, so both are indexed.
+as arguments (function pointers), and invocations of function-like macros. The file's own
+macros are expanded first (parsers/cpp_preprocessor.py), so what they define and call is read
+as the compiler reads it, at the line of the invocation. Both sides of a preprocessor
+conditional are part of the tree tree-sitter builds, so both are indexed.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from explorer.model import FUNCTOR_MARK, CallKind, CallSite, Diagnostic, FileFac
 from explorer.parsers import cpp_bindings
 from explorer.parsers.common import ScopeMap, collapse, source_order, strip_template_args
 from explorer.parsers.cpp_conditionals import without_split_conditionals
-from explorer.parsers.cpp_macros import Invocation, Macro, call_end, expandable, expansion_budget, find_invocations, read_defines
+from explorer.parsers.cpp_macros import Macro, call_end
 from explorer.parsers.cpp_namespaces import NamespaceExtent, anonymous_map, matching_brace, namespace_extents, namespace_map
+from explorer.parsers.cpp_preprocessor import Invocation, Preprocessed, preprocess
 
 _CLASS_TYPES = {"class_specifier", "struct_specifier"}
 _CONTAINER_KINDS = {
@@ -111,28 +113,39 @@ def _with_conditional_around(source: bytes, start: int, end: int) -> tuple[int, 
     return opening_start, closing.end()
 
 
-def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_macros: bool = True) -> FileFacts:
-    """The steps, in order:
-    1. parse, and run the queries of grammars/cpp (and grammars/cuda) once;
-    2. macro registrations first, since TORCH_IMPL_FUNC bodies look like odd functions;
-    3. definitions, qualified by namespaces and classes (namespaces from a brace scan where
+def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFacts:
+    """One pipeline, one stage per idea:
+    1. the preprocessor (parsers/cpp_preprocessor.py): the file's own macros expanded where
+       it invokes them, every line where it was;
+    2. what the grammar cannot read without a build: attribute macros of other files, launch
+       bounds hints, conditionals that split a definition (each blanked, offsets kept);
+    3. parse, and run the queries of grammars/cpp (and grammars/cuda, for CUDA and for a C++
+       header of kernels) once;
+    4. macro registrations first, since TORCH_IMPL_FUNC bodies look like odd functions;
+       then bindings;
+    5. definitions, qualified by namespaces and classes (namespaces from a brace scan where
        error recovery lost them);
-    4. call sites, attributed to the innermost definition around them;
-    5. function-like macros, read from the text and expanded where invoked at namespace level
-       (not inside expansions).
+    6. call sites, attributed to the innermost definition around them; each macro invocation
+       is a call site too, and columns go back to the file's.
     """
-    too_deep = _nested_too_deep(source)
-    if too_deep is not None:
+    too_deep = _nested_too_deep(source)  # checked before the preprocessor's work, and after it
+    preprocessed = preprocess(source) if too_deep is None else None
+    if preprocessed is not None and preprocessed.invocations:
+        too_deep = _nested_too_deep(preprocessed.text)
+    if too_deep is not None or preprocessed is None:
         return FileFacts(path=path, lang=lang, diagnostics=[Diagnostic(
             path, f"brackets nested more than {MAX_NESTING:,} deep at line {too_deep}; not indexed")])
-    source = without_split_conditionals(_without_launch_bounds(_without_attribute_macros(source, lang)))
-    tree = tsx.parse(lang, source)
+    source = preprocessed.text
+    grammar = _grammar(lang, source)
+    source = without_split_conditionals(_without_launch_bounds(_without_attribute_macros(source, grammar)))
+    tree = tsx.parse(grammar, source)
     root = tree.root_node
     facts = FileFacts(path=path, lang=lang)
+    facts.diagnostics += [Diagnostic(path, reason, skipped=False) for reason in preprocessed.diagnostics]
     scopes = ScopeMap(path)  # code outside any function is attributed to the file
     # Where error recovery may have swallowed a namespace, braces say where it is.
     namespaces = _RecoveredNamespaces(source) if root.has_error else None
-    found = tsx.captures(tsx.query(lang, *_QUERIES[lang]), root)
+    found = tsx.captures(tsx.query(grammar, *_QUERIES[grammar]), root)
     enclosures = _Enclosures()
     structured = _registrations(found, lang, facts, scopes, namespaces, enclosures)
     scope_of = lambda node: _enclosing_names(node, namespaces, enclosures)[0]  # noqa: E731
@@ -157,21 +170,24 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP, expand_ma
     _calls(found, facts, scopes, source, values)
     _using(found, facts)
     _includes_in_namespaces(found, facts, namespaces, enclosures)
-    # Function-like macros are read from the text: a comment inside a macro body derails the
-    # grammar's reading of the directive.
-    defines = read_defines(source) if b"define" in source else []
-    _macro_symbols(lang, facts, defines)
-    macros = expandable(defines) if expand_macros else []
-    if macros:
-        _macro_definitions(root, source, lang, facts, scopes, namespaces, enclosures, macros, defines)
-    if expand_macros and defines:
-        _macro_calls_in_bodies(source, lang, facts, scopes, defines, values)
+    _macro_symbols(lang, facts, preprocessed.macros)
+    if preprocessed.invocations:
+        _macro_invocations(facts, scopes, source, preprocessed)
     if enclosures.too_deep_at is not None:
         facts.diagnostics.append(Diagnostic(
             path, f"namespaces and classes nested more than {MAX_SCOPE_DEPTH} deep at line {enclosures.too_deep_at}; "
             "deeper ones add no name to what they define", skipped=False))
     facts.symbols.sort(key=source_order)
     return facts
+
+
+def _grammar(lang: Language, source: bytes) -> Language:
+    """The grammar a file is read with: CUDA's for a C++ header that defines or launches
+    kernels (flash_attn's launch templates, DistributionTemplates.h; the CUDA grammar reads
+    C++ as well), its own language's otherwise."""
+    if lang is Language.CPP and (b"__global__" in source or b"<<<" in source):
+        return Language.CUDA
+    return lang
 
 
 # Real code nests brackets a few dozen deep. tree-sitter's queries and node parents cost
@@ -353,6 +369,10 @@ def _signature(node: tsx.Node) -> str:
     """The header, cut to 300 characters, but never before the name and its template
     arguments: `gemm<float>(` says which specialisation a definition is."""
     body = node.child_by_field_name("body")
+    if body is None and node.type == "declaration":  # `void f() {};`, read as a brace initializer
+        body = tsx.field(node, "declarator").child_by_field_name("value")
+    elif body is None and node.type == "field_declaration":  # the same in a class
+        body = node.child_by_field_name("default_value")
     end = body.start_byte if body is not None else node.end_byte
     header = collapse(tsx.head(node, end))
     if len(header) <= 300:
@@ -623,85 +643,52 @@ def _namespace_symbols(
 
 
 def _macro_symbols(lang: Language, facts: FileFacts, defines: list[Macro]) -> None:
+    """A symbol for each function-like #define (an object-like one is a value, not a callee)."""
     for macro in defines:
-        facts.symbols.append(
-            Symbol(macro.name, macro.name, SymbolKind.MACRO, lang, facts.path, macro.line, macro.end_line,
-                   f"#define {macro.name}({', '.join(macro.parameters)})")
-        )
-
-
-def _macro_definitions(
-    root: tsx.Node,
-    source: bytes,
-    lang: Language,
-    facts: FileFacts,
-    scopes: ScopeMap,
-    namespaces: _RecoveredNamespaces | None,
-    enclosures: _Enclosures,
-    macros: list[Macro],
-    defines: list[Macro],
-) -> None:
-    """Index what the file's macros define where it invokes them at namespace level: the
-    expansion is parsed on its own, then placed at the invocation (its line, its namespace)."""
-    outside_functions = lambda offset: scopes.innermost(offset) == facts.path  # noqa: E731
-    invocations = find_invocations(source, macros, outside_functions, defines)
-    if invocations.over_budget_at is not None:
-        facts.diagnostics.append(Diagnostic(
-            facts.path, f"macro invocations expand past {expansion_budget(source):,} bytes (16 times the file, and 64 KiB) "
-            f"at line {invocations.over_budget_at}; the rest are not expanded", skipped=False))
-    for invocation in invocations.found:
-        node = root.descendant_for_byte_range(invocation.start, invocation.start)
-        scope, _ = _enclosing_names(node, namespaces, enclosures) if node is not None else ([], False)
-        anonymous = node is not None and _in_anonymous_namespace(node, namespaces, enclosures)
-        expanded = parse_cpp(facts.path, invocation.text, lang, expand_macros=False)
-        origin = f"{invocation.macro.name}(...) at line {invocation.line}"
-        for symbol in expanded.symbols:
-            if symbol.kind in (SymbolKind.MACRO, SymbolKind.NAMESPACE):
-                continue
+        if macro.parameters is not None:
             facts.symbols.append(
-                dataclasses.replace(
-                    symbol,
-                    qname=_qualify(scope, symbol.qname),
-                    line=invocation.line,
-                    end_line=invocation.end_line,
-                    signature=f"{symbol.signature}  [from {origin}]",
-                    target=_qualify(scope, symbol.target) if symbol.target and "::" not in symbol.target else symbol.target,
-                    file_local=symbol.file_local or anonymous,
-                )
+                Symbol(macro.name, macro.name, SymbolKind.MACRO, lang, facts.path, macro.line, macro.end_line,
+                       f"#define {macro.name}({', '.join(macro.written_parameters)})")
             )
-        for call in expanded.calls:
-            caller = facts.path if call.caller == facts.path else _qualify(scope, call.caller)
-            facts.calls.append(call._replace(caller=caller, line=invocation.line, column=0))
 
 
-_EXPANSION_HOLDER = "__explorer_expansion__"
+_FROM_MACRO_KINDS = frozenset(SymbolKind) - {SymbolKind.MACRO, SymbolKind.NAMESPACE}
 
 
-def _macro_calls_in_bodies(
-    source: bytes, lang: Language, facts: FileFacts, scopes: ScopeMap, defines: list[Macro], values: dict[str, set[str]]
-) -> None:
-    """Calls a function makes through a macro of its file: `#define LAUNCH(n) k<n><<<g, b>>>(...)`
-    then `LAUNCH(4);` in a function body is a launch by that function. The macros expanded
-    are those that launch a kernel and those defined inside a function body (a local helper
-    for that body). Each expansion is parsed as the body of a function of its own, and its
-    calls are given to the function around the invocation, at the invocation's line; it
-    defines nothing."""
-    in_function = lambda offset: scopes.innermost(offset) != facts.path  # noqa: E731
-    chosen = [macro for macro in defines if b"<<<" in macro.body or (in_function(macro.start) and b"(" in macro.body)]
-    found: list[Invocation] = []
-    for macro in chosen:
-        # A body's helper macro is often #defined again, differently, in the next function
-        # (`HANDLE_CASE`): an invocation means the definition last written above it.
-        redefined = min((other.start for other in defines if other.name == macro.name and other.start > macro.start), default=len(source))
-        in_reach = lambda offset, low=macro.stop, high=redefined: low <= offset < high and in_function(offset)  # noqa: E731
-        found += find_invocations(source, [macro], in_reach, defines).found
-    for invocation in sorted(found, key=lambda invocation: invocation.start):
-        caller = scopes.innermost(invocation.start)
-        wrapped = b"void " + _EXPANSION_HOLDER.encode() + b"() {\n" + invocation.text + b";\n}\n"
-        for call in parse_cpp(facts.path, wrapped, lang, expand_macros=False).calls:
-            if call.caller == _EXPANSION_HOLDER:
-                passed = _not_values(call.name_args, caller, values) if call.name_args else ()
-                facts.calls.append(call._replace(caller=caller, line=invocation.line, column=0, name_args=passed))
+def _macro_invocations(facts: FileFacts, scopes: ScopeMap, text: bytes, preprocessed: Preprocessed) -> None:
+    """What the preprocessor leaves to say: each invocation of a function-like macro is a
+    call site of the definition around it (`HANDLE_CASE(1);` calls HANDLE_CASE, beside the
+    calls its expansion makes); a definition a macro wrote says so in its signature
+    (`[from NAME(...) at line N]`); columns in expanded lines are the file's."""
+    by_line: dict[int, list[Invocation]] = {}
+    for invocation in preprocessed.invocations:
+        by_line.setdefault(invocation.line, []).append(invocation)
+        if invocation.function_like:
+            facts.calls.append(CallSite(scopes.innermost(invocation.start), invocation.name, invocation.name, invocation.line,
+                                        invocation.column))
+    columns = preprocessed.columns
+    facts.calls = [call._replace(column=columns.column(call.line, call.column)) if call.line in columns else call
+                   for call in facts.calls]
+    line_starts: list[int] | None = None
+    for number, symbol in enumerate(facts.symbols):
+        line = symbol.line or 0
+        invocations = by_line.get(line)
+        if not invocations or symbol.kind not in _FROM_MACRO_KINDS:
+            continue
+        if line_starts is None:
+            line_starts = [0, *(match.end() for match in re.finditer(rb"\n", text))]
+        line_start = line_starts[line - 1]
+        line_end = line_starts[line] if line < len(line_starts) else len(text)
+        # where the definition's name is first written on its line: inside an expansion or not
+        named = re.search(rb"(?<![\w$])" + re.escape(symbol.name.encode("utf-8", "replace")) + rb"(?![\w$])", text[line_start:line_end])
+        if named is None:
+            continue
+        offset = line_start + named.start()
+        found = next((each for each in invocations if each.start <= offset < each.end), None)
+        if found is not None:
+            invocation = found
+            suffix = f"  [from {invocation.name}{'(...)' if invocation.function_like else ''} at line {invocation.line}]"
+            facts.symbols[number] = dataclasses.replace(symbol, signature=symbol.signature + suffix)
 
 
 def _includes_in_namespaces(
@@ -823,9 +810,21 @@ def _kernel_aliases(declarators: list[tsx.Node], scopes: ScopeMap) -> dict[tuple
             value = value.child_by_field_name("argument")
             if value is None:
                 continue
-        written = strip_template_args(collapse(tsx.text(value)))
-        aliases[(scopes.innermost(node.start_byte), _alias_name(declarator))] = written
+        aliases[(scopes.innermost(node.start_byte), _alias_name(declarator))] = _kernel_name(value)
     return aliases
+
+
+def _kernel_name(value: tsx.Node) -> str:
+    """`ns::k` of `ns::k<T, N>`, read from the tree: template arguments may hold `<=` or `&&`
+    (`flash_fwd_kernel<Traits, Is_local && !Is_causal, Traits::kHeadDim <= 128>`), which a
+    text-level strip cannot balance."""
+    if value.type == "template_function":
+        return collapse(tsx.text(tsx.field(value, "name")))
+    if value.type == "qualified_identifier":
+        scope, name = value.child_by_field_name("scope"), value.child_by_field_name("name")
+        if scope is not None and name is not None and name.type == "template_function":
+            return f"{strip_template_args(collapse(tsx.text(scope)))}::{_kernel_name(name)}"
+    return strip_template_args(collapse(tsx.text(value)))
 
 
 def _alias_name(declarator: tsx.Node) -> str:

@@ -16,6 +16,17 @@
 ; Function bodies only: prototypes say where a function is declared, not defined.
 (function_definition) @definition.function
 
+; `void f(int) {};`: an empty body followed by `;` (as a macro that writes a function is
+; usually invoked) is read by the grammar as a brace initializer of a declaration (a member's
+; default value in a class). A function declarator takes no initializer: a definition.
+(declaration
+  declarator: (init_declarator
+    declarator: (function_declarator)
+    value: (initializer_list))) @definition.function
+(field_declaration
+  declarator: (function_declarator)
+  default_value: (initializer_list)) @definition.function
+
 ; A function whose definition error recovery took apart (a preprocessor conditional inside an
 ; expression can turn the rest of a file into one ERROR node): its declarator is left directly
 ; in the ERROR node, followed by the `{` of its body. The parser finds the body's end by
