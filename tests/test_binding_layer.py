@@ -293,11 +293,11 @@ def test_a_method_table_entry_inside_a_conditional_and_a_type_under_two_names():
 def test_a_helper_names_a_class_after_the_string_each_caller_passes(tmp_path):
     files = {
         "torch/csrc/utils/python_raii.h": (
-            "template <typename GuardT>\n"                                    # 1
+            "namespace torch::impl { template <typename GuardT>\n"            # 1
             "void py_context_manager(const py::module& m, const char* name) {\n"  # 2
             "  py::class_<RAIIContextManager<GuardT>>(m, name)\n"             # 3
             "      .def(\"__enter__\", [](RAIIContextManager<GuardT>& guard) { guard.enter(); });\n"  # 4
-            "}\n"
+            "}}\n"
         ),
         "torch/csrc/autograd/init.cpp": (
             "PyObject* THPAutograd_initExtension(PyObject* _unused, PyObject* unused) {\n"  # 1
@@ -311,7 +311,8 @@ def test_a_helper_names_a_class_after_the_string_each_caller_passes(tmp_path):
     }
     root = write_tree(tmp_path / "tree", files)
     refresh(str(root), tmp_path / "index.sqlite", jobs=1)
-    # one class per call: the module and the name of one call go together, never crossed
+    # one class per call: the module and the name of one call go together, never crossed; the
+    # global-namespace call reaches torch::impl::py_context_manager (by a using-directive in PyTorch)
     assert [(q, p, line) for q, p, line, _ in bindings(tmp_path / "index.sqlite")] == [
         ("torch._C._DisableAutocast", "torch/csrc/utils/python_raii.h", 3),
         ("torch._C._InferenceMode", "torch/csrc/utils/python_raii.h", 3),
@@ -339,4 +340,19 @@ def test_operators_pybind11_binds_are_special_methods():
         ("<arg 0 of initDispatchBindings>.DispatchKeySet.__rmul__", "pybind", 6, "operator*"),
         ("<arg 0 of initDispatchBindings>.DispatchKeySet.__neg__", "pybind", 7, "operator-"),
         ("<arg 0 of initDispatchBindings>.DispatchKeySet.__hash__", "pybind", 8, "std::hash"),
+    ]
+
+
+def test_a_bound_operator_function_and_a_wrapped_function_are_targets():
+    source = (
+        "void initDispatchBindings(PyObject* module) {\n"     # 1
+        "  auto m = py::handle(module).cast<py::module>();\n"
+        "  py::class_<c10::DispatchKeySet>(m, \"DispatchKeySet\")\n"  # 3
+        "      .def(\"__or__\", &c10::DispatchKeySet::operator|)\n"  # 4
+        "      .def(\"capture_end\", torch::wrap_pybind_function_no_gil(&at::cuda::CUDAGraph::capture_end));\n"  # 5
+        "}\n"
+    )
+    assert bound("torch/csrc/utils/python_dispatch.cpp", source)[1:] == [
+        ("<arg 0 of initDispatchBindings>.DispatchKeySet.__or__", "pybind", 4, "c10::DispatchKeySet::operator|"),
+        ("<arg 0 of initDispatchBindings>.DispatchKeySet.capture_end", "pybind", 5, "at::cuda::CUDAGraph::capture_end"),
     ]

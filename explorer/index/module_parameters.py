@@ -11,7 +11,8 @@ This joins the two across the tree: a binding has one name per call of its funct
 placeholder of that function replaced by what that one call passes (so the module and the
 name of one call stay together), and a caller may pass its own parameters on, followed back
 (cycles cut). A callee written `initFoo` or `jit::initFoo` is the function `ns::initFoo` as C++
-looks it up from the calling namespace.
+looks it up from the calling namespace; where no call is found that way, an unqualified call of
+the same last name is taken (it may come through a using-declaration the index does not keep).
 """
 
 from __future__ import annotations
@@ -77,9 +78,12 @@ class ModuleParameters:
         if cached is not None:
             return cached
         resolved = []
-        for call in self._calls.get(function.rpartition("::")[2], []):
-            if function not in enclosing_candidates(call.callee, call.scope):
-                continue
+        named = self._calls.get(function.rpartition("::")[2], [])
+        # as C++ looks the callee up from the calling namespace; else by its last name, for a
+        # call that reaches it through a using-declaration or -directive (`py_context_manager`
+        # from the global namespace is torch::impl::py_context_manager), which are not recorded
+        looked_up = [call for call in named if function in enclosing_candidates(call.callee, call.scope)]
+        for call in looked_up or [call for call in named if "::" not in call.callee]:
             joined = _SEPARATOR.join(f"{position}={value}" for position, value in call.passed)
             for text in self._substituted(joined, visiting):
                 resolved.append({int(position): value for position, _, value in (part.partition("=") for part in text.split(_SEPARATOR))})

@@ -52,6 +52,8 @@ _UNWRAP = (  # what a kernel is written inside: each gives the expression within
     re.compile(r"^(?:torch::)?dispatch\s*\([^,]*,\s*(.*)\)$", re.S),
     re.compile(r"^castPyCFunction\w*\s*\((.*)\)$", re.S),  # PyTorch's casts of a method table's function
     re.compile(r"^\((?:[^()]|\([^()]*\))*\)\s*(.+)$", re.S),  # a C cast: `(PyCFunction)(void (*)(void))fn`
+    # a helper handed one function, which it wraps: `torch::wrap_pybind_function_no_gil(&CUDAGraph::capture_end)`
+    re.compile(r"^[\w:]+(?:\s*<[^()]*>)?\s*\(\s*(&\s*[\w:]+(?:::operator\W{1,3})?)\s*\)$", re.S),
 )
 _PYBIND_MEMBERS = ("def", "def_static", "def_property", "def_property_readonly", "def_readwrite", "def_readonly")
 
@@ -504,8 +506,8 @@ def _target(arguments: list[tsx.Node], scope: list[str]) -> str | None:
             if match is not None:
                 text = match.group(1)
     text = strip_template_args(text)
-    if not re.fullmatch(r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*", text):
-        return ""
+    if not re.fullmatch(r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*(?:::operator(?:\W{1,3}|\(\)))?", text):
+        return ""  # `&c10::DispatchKeySet::operator|` is a function too
     if text.startswith("::") or not scope:
         return text.removeprefix("::")
     # `native::conv2d_symint` written in namespace at::functorch: looked up from there
