@@ -84,10 +84,15 @@ def _search_arguments(parser: argparse.ArgumentParser) -> None:
     _json_option(parser)
 
 
+def _tests_option(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--tests", action="store_true", help=f"Also {what} the tree's tests (test/ and tests/ folders, *_test files).")
+
+
 def _show_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("symbol", metavar="SYMBOL", help="torch.nn.Conv2d, nn.Conv2d, F.conv2d, aten::conv2d.padding, a bare name...")
     _tree_options(parser)
     _json_option(parser, "text")
+    _tests_option(parser, "list the kernels registered by")
 
 
 def _trace_arguments(parser: argparse.ArgumentParser) -> None:
@@ -109,6 +114,7 @@ def _trace_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only-paths", action="store_true", help="Diagram: leave out what is off the --to paths.")
     parser.add_argument("--dynamic", metavar="CODE",
                         help="Also run this code on the bundled runtime and compare the run with the static graph (as run --compare).")
+    _tests_option(parser, "follow calls and kernels into")
 
 
 def _neighbours_arguments(parser: argparse.ArgumentParser) -> None:
@@ -117,6 +123,7 @@ def _neighbours_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--depth", "-d", type=int, default=1, metavar="N", help="Steps to follow (default 1).")
     _json_option(parser, "text")
     _diagram_options(parser)
+    _tests_option(parser, "follow calls and kernels into")
 
 
 def _callgraph_arguments(parser: argparse.ArgumentParser) -> None:

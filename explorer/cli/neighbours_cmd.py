@@ -12,11 +12,11 @@ from explorer.trees import TreeRequest
 from explorer.render.text import neighbours_text, unreadable_note
 
 
-def _run(direction: str, symbol: str, where: TreeRequest, depth: int, json: bool, request: DiagramRequest) -> None:
+def _run(direction: str, symbol: str, where: TreeRequest, depth: int, json: bool, request: DiagramRequest, tests: bool) -> None:
     from explorer.query.neighbours import neighbours  # the call graph loads for these commands only
 
     with open_index(where) as (tree, store):
-        report = neighbours(store, tree, symbol, direction, depth)
+        report = neighbours(store, tree, symbol, direction, depth, tests=tests)
     if request.wanted:
         from explorer.diagram.build import neighbours_diagram
 
@@ -45,9 +45,10 @@ def _command(direction: str, summary: str) -> Callable[..., None]:
         max_nodes: int = DEFAULT_MAX_NODES,
         collapse: list[str] | None = None,
         link_template: str | None = None,
+        tests: bool = False,
     ) -> None:
         request = diagram_request(output_format, output, max_nodes, collapse, link_template, json=json)
-        _run(direction, symbol, where, depth, json, request)
+        _run(direction, symbol, where, depth, json, request, tests)
 
     command.__name__ = command.__qualname__ = direction
     command.__doc__ = summary

@@ -19,11 +19,12 @@ def show(
     symbol: str,
     where: TreeRequest,
     json: bool = False,
+    tests: bool = False,
 ) -> None:
     """Show a symbol's definition: location, signature, source, dispatch table or alias target."""
     with open_index(where) as (tree, store):
         resolution = resolve(store, symbol)
-        details = [describe(store, tree, found) for found in resolution.symbols[:_MAX_SHOWN]]
+        details = [describe(store, tree, found, tests=tests) for found in resolution.symbols[:_MAX_SHOWN]]
     if json:
         write_json(stdout, dumps({"query": symbol, "via": resolution.via, "definitions": [details_json(d) for d in details]}))
         return

@@ -34,6 +34,7 @@ def trace(
     link_template: str | None = None,
     only_paths: bool = False,
     dynamic: str | None = None,
+    tests: bool = False,
 ) -> None:
     """Trace what calling SYMBOL runs, across Python, the torch._C binding, YAML, C++ and vendor APIs."""
     request = diagram_request(
@@ -45,7 +46,7 @@ def trace(
     from explorer.query.trace import trace_symbol
     with open_trees(where) as workspace:
         tree, store, spanned = workspace.root, workspace.reader, workspace.trees
-        report = trace_symbol(store, tree, symbol, backend=backend, max_depth=max_depth, to=to, paths=paths)
+        report = trace_symbol(store, tree, symbol, backend=backend, max_depth=max_depth, to=to, paths=paths, tests=tests)
         if dynamic is not None:
             from explorer.render.run_text import comparison_text
             from explorer.runtime.compare import compare_run, trace_nodes

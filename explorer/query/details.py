@@ -12,6 +12,7 @@ from explorer.model import DerivativeEntry, OperatorInfo, Symbol, SymbolKind
 from explorer.query.bindings import binding_operators
 from explorer.query.lookup import resolve
 from explorer.query.nodes import dispatch_kernels
+from explorer.query.test_code import hidden_as_test
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,7 @@ class KernelRow:
     line: int  # of the key in the YAML file
     definitions: list[Symbol]
     via: str | None = None  # the structured_delegate op this row comes from
+    registered_in: str | None = None  # the file that registers it
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,16 +44,20 @@ class SymbolDetails:
     resolves_to: list[Symbol] = field(default_factory=list)  # an alias's or registration's target
     call_sites: int = 0  # for vendor APIs: how many calls the tree makes
     first_call_site: tuple[str, int] | None = None
+    test_kernels: int = 0  # dispatch rows the tree's tests register, left out (test_code.py)
 
 
-def describe(store: IndexReader, root: str, symbol: Symbol, snippet_lines: int = 15) -> SymbolDetails:
+def describe(store: IndexReader, root: str, symbol: Symbol, snippet_lines: int = 15, tests: bool = False) -> SymbolDetails:
+    """`tests`: also the kernels the tree's tests register for a production operator."""
     snippet = read_snippet(root, symbol, snippet_lines)
     if symbol.kind is SymbolKind.OPERATOR:
         info = store.operator_info(symbol.qname)
         kernels = _kernel_rows(store, symbol.qname)
         if not kernels and info is not None and info.structured_delegate:
             kernels = _kernel_rows(store, info.structured_delegate, via=info.structured_delegate)
-        return SymbolDetails(symbol, snippet, operator=info, kernels=kernels, derivatives=store.derivatives_of(symbol.qname))
+        shown = kernels if tests else [row for row in kernels if not hidden_as_test(symbol.path, row.registered_in)]
+        return SymbolDetails(symbol, snippet, operator=info, kernels=shown, derivatives=store.derivatives_of(symbol.qname),
+                             test_kernels=len(kernels) - len(shown))
     if symbol.kind is SymbolKind.EXTERNAL:
         calls = sorted((path, site.line) for path, site in store.call_sites_of(symbol.name) if last_name(site.callee) == symbol.name)
         return SymbolDetails(symbol, None, call_sites=len(calls), first_call_site=calls[0] if calls else None)
@@ -66,7 +72,7 @@ def _kernel_rows(store: IndexReader, operator: str, via: str | None = None) -> l
         kernels = dispatch_kernels(store, entry)
         # a C++ registration's kernel is stored with the namespaces around it: named as found
         named = kernels[0].qname if kernels and len({k.qname for k in kernels}) == 1 else entry.kernel
-        rows.append(KernelRow(entry.key, named, entry.line, kernels, via))
+        rows.append(KernelRow(entry.key, named, entry.line, kernels, via, entry.path))
     return rows
 
 

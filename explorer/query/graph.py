@@ -3,7 +3,8 @@
 A node is a definition (CallNode); its edges are what it calls, resolved by the rules of its
 layer: the value-flow solver (flow/) for Python functions with source, python_edges.py for
 the rest of Python and the torch._C bindings, native_edges.py for operators and C++/CUDA. Edges into definitions that serve another backend than the one asked for are
-dropped here (backends.py), and several calls of one definition from one caller are one edge
+dropped here (backends.py), as are edges from production code into the tree's tests unless
+asked for (test_code.py), and several calls of one definition from one caller are one edge
 (at the first call's line). Each node's edges are computed once per graph.
 """
 
@@ -19,15 +20,17 @@ from explorer.query.native_edges import NativeEdges
 from explorer.query.nodes import layer_of
 from explorer.query.python_edges import PythonEdges
 from explorer.query.sources import SourceLines
+from explorer.query.test_code import hidden_as_test
 
 if TYPE_CHECKING:
     from explorer.query.flow.edges import FlowEdges
 
 
 class CallGraph:
-    def __init__(self, store: IndexReader, root: str, backend: str = "cuda") -> None:
+    def __init__(self, store: IndexReader, root: str, backend: str = "cuda", tests: bool = False) -> None:
         self.store = store
         self.backend = backend
+        self.tests = tests  # follow edges from production code into the tree's tests (test_code.py)
         sources = SourceLines(root)
         self.python = PythonEdges(store, sources)
         self.native = NativeEdges(store, backend, sources)
@@ -55,6 +58,8 @@ class CallGraph:
         seen: set[tuple] = set()
         for edge in computed if computed is not None else source.edges(node):
             if not node_allowed(edge.target, self.backend):
+                continue
+            if not self.tests and hidden_as_test(node.symbol.path, edge.target.symbol.path):
                 continue
             identity = (edge.target.key, edge.kind, edge.dispatch_key)
             if identity not in seen:

@@ -230,6 +230,8 @@ class NativeEdges:
                 return
             operators = self._fitting_schemas(operators_for(self.store, name, variant="method"), caller, site, 1)
             declared = parameter_type(caller.signature, receiver) if not operators else None
+            if declared is not None and declared.rpartition("::")[2] in _VALUE_CLASSES:
+                declared = None  # `self.sizes()`: an accessor of the tensor a kernel is handed, in every kernel
             methods = [s for s in self._named(caller, f"{declared}::{name}") if s.kind in _FUNCTION_KINDS] if declared else []
             if methods:  # `[](PyTorchStreamWriter& self, ...) { self.writeRecord(...); }`
                 yield from fan_out(methods, EdgeKind.METHOD, None, where)
@@ -428,6 +430,10 @@ def _fast_path(callee: str) -> bool:
     return len(parts) == 3 and parts[0] == "at" and parts[1] in FAST_PATHS
 
 
+# The tensor classes: their methods that are operators go to the operator; the rest are
+# accessors (sizes(), data_ptr(), options()) that every kernel calls, edges that would bury the
+# chain a reader follows under boilerplate.
+_VALUE_CLASSES = frozenset({"Tensor", "TensorBase"})
 # `const c10::intrusive_ptr<::c10d::ProcessGroup>& self`: a type, then the parameter's name
 _SMART_POINTERS = re.compile(r"^(?:(?:c10|std)::)?(?:intrusive_ptr|shared_ptr|unique_ptr|weak_intrusive_ptr)\s*<\s*(.+?)\s*>$")
 

@@ -48,12 +48,12 @@ class NeighbourReport:
     unreadable: tuple[UnreadableDefinition, ...] = ()  # definitions whose locals libcst could not read
 
 
-def neighbours(store: IndexReader, root: str, query: str, direction: str, depth: int = 1) -> NeighbourReport:
+def neighbours(store: IndexReader, root: str, query: str, direction: str, depth: int = 1, tests: bool = False) -> NeighbourReport:
     if depth < 1:
         raise UsageError("--depth must be at least 1")
     symbols = resolve(store, query).symbols
     symbol = sorted(symbols, key=lambda s: (s.kind is not SymbolKind.OPERATOR, s.lang != "python"))[0]
-    graph = CallGraph(store, root, backend="all")
+    graph = CallGraph(store, root, backend="all", tests=tests)
     start = graph.node(symbol) if direction == "callees" else CallNode(symbol, layer_of(symbol))
     reverse = _Callers(graph) if direction == "callers" else None
     found: list[Neighbour] = []

@@ -374,11 +374,12 @@ class TraceReport:
 
 def trace_symbol(
     store: IndexReader, root: str, query: str, *, backend: str = "cuda", max_depth: int | None = None, to: str | None = None,
-    paths: int = DEFAULT_PATHS, to_vendor: bool = False,
+    paths: int = DEFAULT_PATHS, to_vendor: bool = False, tests: bool = False,
 ) -> TraceReport:
     """`explorer trace`: resolve the query, then trace from the definition it names (an
     operator or a Python definition before a C++ one of the same name). `to_vendor`: the
-    paths to any vendor API call (an editor's "trace to vendor call")."""
+    paths to any vendor API call (an editor's "trace to vendor call"). `tests`: follow edges
+    from production code into the tree's tests too (test_code.py)."""
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r}; one of: {', '.join(BACKENDS)}")
     target = VENDOR_TARGET if to_vendor else target_pattern(store, to) if to is not None else None
@@ -387,7 +388,7 @@ def trace_symbol(
         raise UsageError("--max-depth must be at least 1")
     if paths < 1:
         raise UsageError("--paths must be at least 1")
-    graph = CallGraph(store, root, backend)
+    graph = CallGraph(store, root, backend, tests)
     # an `@overload` declaration has no body to trace: the implementation beside it does
     symbols = sorted(graph.python.implementations(resolve(store, query).symbols), key=_start_preference)
     start = graph.node(symbols[0])

@@ -124,6 +124,7 @@ def details_json(details: SymbolDetails) -> dict[str, object]:
             }
             for row in details.kernels
         ]
+        out["test_kernels_left_out"] = details.test_kernels
     if details.operator is not None:
         out["derivatives"] = [
             {"file": path, "line": entry.line, "formulas": [{"gradients": g, "formula": f} for g, f in entry.formulas]}

@@ -148,6 +148,8 @@ def _operator_text(console: Console, details: SymbolDetails) -> None:
         if info.autogen:
             facts.append(f"autogen: {', '.join(info.autogen)}")
         console.print(Text("  " + "; ".join(facts)))
+    if details.test_kernels:
+        console.print(Text(f"  ({details.test_kernels} kernel(s) registered by the tree's tests left out; --tests shows them)", style="dim"))
     if not details.kernels:
         return
     from rich.table import Table  # for `show` alone

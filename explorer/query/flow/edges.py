@@ -42,6 +42,7 @@ class FlowEdges:
         self.python = python
         self.facts = FlowFacts(store)
         self._torch_ops_files: dict[str, bool] = {}
+        self._outside_classes: dict[str, bool] = {}
         self.solver = Solver(self.facts, python.mro, self._binds_operator, self._known_outside, python.outside_bases, contexts,
                              self._outside_class)
 
@@ -163,8 +164,12 @@ class FlowEdges:
     def _outside_class(self, dotted: str) -> bool:
         """A class the stubs declare (`torch._C.PyTorchFileWriter` in torch/_C/__init__.pyi) or
         C++ binds (a py::class_ chain, a type object added to a module)."""
-        return any(s.kind is SymbolKind.BOUND_CLASS or (s.kind is SymbolKind.CLASS and (s.path or "").endswith(".pyi"))
-                   for s in self.store.symbols_with_qname(dotted))
+        known = self._outside_classes.get(dotted)
+        if known is None:
+            known = self._outside_classes[dotted] = any(
+                s.kind is SymbolKind.BOUND_CLASS or (s.kind is SymbolKind.CLASS and (s.path or "").endswith(".pyi"))
+                for s in self.store.symbols_with_qname(dotted))
+        return known
 
     def _known_outside(self, dotted: str) -> bool:
         """A torch binding, or a name only stubs (`.pyi`) define."""

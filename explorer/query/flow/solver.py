@@ -561,7 +561,10 @@ class Solver:
         elif isinstance(value, Module):
             self.add_global(value.name, name, result)
         elif isinstance(value, External):
-            self.add(result, [External(f"{value.dotted}.{name}")])
+            # a member read off an instance of a bound class (`dev.device`) holds some value,
+            # not a namespace: what is read off it in turn is unknown
+            if not self._outside_class(value.dotted.rpartition(".")[0]):
+                self.add(result, [External(f"{value.dotted}.{name}")])
         elif isinstance(value, TensorValue):
             self.add(result, [TensorMethod(name)])
         elif isinstance(value, SuperObject):
