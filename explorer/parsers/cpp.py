@@ -659,16 +659,19 @@ def _macro_invocations(facts: FileFacts, scopes: ScopeMap, text: bytes, preproce
     """What the preprocessor leaves to say: each invocation of a function-like macro is a
     call site of the definition around it (`HANDLE_CASE(1);` calls HANDLE_CASE, beside the
     calls its expansion makes); a definition a macro wrote says so in its signature
-    (`[from NAME(...) at line N]`); columns in expanded lines are the file's."""
+    (`[from NAME(...) at line N]`); a call in an expanded line is placed where the file
+    writes what made it (an argument's own line and column, else the invocation's)."""
+    positions = preprocessed.positions
+    for number, call in enumerate(facts.calls):
+        if call.line in positions:
+            line, column = positions.at(call.line, call.column)
+            facts.calls[number] = call._replace(line=line, column=column)
     by_line: dict[int, list[Invocation]] = {}
     for invocation in preprocessed.invocations:
         by_line.setdefault(invocation.line, []).append(invocation)
         if invocation.function_like:
             facts.calls.append(CallSite(scopes.innermost(invocation.start), invocation.name, invocation.name, invocation.line,
                                         invocation.column))
-    columns = preprocessed.columns
-    facts.calls = [call._replace(column=columns.column(call.line, call.column)) if call.line in columns else call
-                   for call in facts.calls]
     line_starts: list[int] | None = None
     for number, symbol in enumerate(facts.symbols):
         line = symbol.line or 0

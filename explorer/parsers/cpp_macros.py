@@ -43,9 +43,6 @@ class Token(NamedTuple):
     space: bool  # white space (or a comment, or a line break) before it
     hide: frozenset[str] = NO_NAMES  # macros this token may not invoke
     written: bool = False  # taken from the file's own text (an argument), not from a macro body
-    # Written where the expansion is, not on its own line: a token of an argument that fits
-    # on one line, and the first token of one that does not (cpp_preprocessor's layout).
-    follows: bool = False
 
 
 # A preprocessing token at a position (white space and comments are skipped before it).
@@ -262,12 +259,7 @@ class Expander:
                 arguments.append([])
                 continue
             arguments[-1].append(token)
-        for argument in arguments:
-            if argument and argument[0].written:
-                if argument[0].line == argument[-1].line:
-                    argument[:] = [token._replace(follows=True) if token.written else token for token in argument]
-                else:
-                    argument[0] = argument[0]._replace(follows=True)
+        self.budget.spend(len(taken))
         assert macro.parameters is not None
         count = len(macro.parameters)
         if macro.variadic and len(arguments) > count:
@@ -332,7 +324,7 @@ class Expander:
                 result.extend(operand[1:])
             else:
                 result.extend(operand)
-        result = [token._replace(hide=token.hide | hide) for token in result if token is not _PLACEMARKER]
+        result = [token._replace(hide=hide if not token.hide else token.hide | hide) for token in result if token is not _PLACEMARKER]
         self.budget.spend(len(result))
         return result
 

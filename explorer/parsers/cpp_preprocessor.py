@@ -18,18 +18,20 @@ What counts as a macro at a place in the file:
 - macros of other files (`#include`d headers) are not known: their invocations stay as
   written, and the grammar reads them as calls.
 
-Lines never move. An expansion is written on the line of its invocation; a token inside an
-argument that spans lines is written on its own line when the expansion reaches it in order
-(the calls in a lambda handed to a macro keep their lines), and the expansion ends with the line breaks
+Lines never move. An expansion is written on the line of its invocation; a token of an
+argument that follows the token before it in the file from an earlier line is written on its
+own line (the calls in a lambda handed to a macro keep their lines), and the expansion ends
+with the line breaks
 the invocation spanned, so every line after it is where it was and a tree-sitter row is the
 file's line. Directive lines inside an invocation (an `#if` among its arguments) are kept on
-their lines. Columns are mapped back (ColumnMap): a token of the file to its own column, a
-token a macro body made to the invocation's.
+their lines. Places are mapped back (PositionMap): a token of the file to its own line and
+column, a token a macro body made to the invocation's.
 
 Bounded: each file may expand to expansion_budget() bytes, and the work of expanding
 (every token substituted, at every level, and every token read for an invocation) is
 bounded by the same figure; an invocation past it, one whose argument list never closes,
-and everything after either is left as written, with a diagnostic.
+one whose arguments nest invocations too deep, and everything after it are left as
+written, with a diagnostic.
 """
 
 from __future__ import annotations
@@ -61,36 +63,42 @@ class Invocation:
     column: int
 
 
-class ColumnMap:
-    """Columns of the preprocessed text back to the file's, on the lines an expansion changed.
-    On such a line, each entry says from which column on the text maps how: `exact` text of
-    the file is shifted back by its entry's offset; text a macro made maps to one column,
-    the invocation's."""
+class PositionMap:
+    """Places in the preprocessed text back to the file's, on the lines an expansion changed.
+    On such a line, each entry says from which column on the text maps how: text of the file
+    written where it was (`exact`) maps to its own line and column, shifted by how far the
+    expansion before it moved it; a token written elsewhere (a macro body's, at its
+    invocation; an argument used twice) maps to the one place it stands for."""
 
     def __init__(self) -> None:
-        self._lines: dict[int, tuple[list[int], list[int], list[bool]]] = {}
+        self._rows: dict[int, tuple[list[int], list[int], list[int], list[bool]]] = {}
 
-    def add(self, line: int, column: int, original: int, exact: bool) -> None:
-        entries = self._lines.setdefault(line, ([], [], []))
-        columns, originals, exacts = entries
-        if columns and exacts[-1] == exact and (originals[-1] - columns[-1] == original - column if exact else originals[-1] == original):
+    def add(self, row: int, column: int, line: int, original: int, exact: bool) -> None:
+        entries = self._rows.setdefault(row, ([], [], [], []))
+        columns, lines, originals, exacts = entries
+        if columns and exacts[-1] == exact and lines[-1] == line and (
+                originals[-1] - columns[-1] == original - column if exact else originals[-1] == original):
             return  # the entry before maps this column the same way
         columns.append(column)
+        lines.append(line)
         originals.append(original)
         exacts.append(exact)
 
-    def __contains__(self, line: int) -> bool:
-        return line in self._lines
+    def __contains__(self, row: int) -> bool:
+        return row in self._rows
 
-    def column(self, line: int, column: int) -> int:
-        entries = self._lines.get(line)
+    def at(self, row: int, column: int) -> tuple[int, int]:
+        """The file's line and column of the preprocessed text's `row` and `column`."""
+        entries = self._rows.get(row)
         if entries is None:
-            return column
-        columns, originals, exacts = entries
+            return row, column
+        columns, lines, originals, exacts = entries
         index = bisect.bisect_right(columns, column) - 1
         if index < 0:
-            return column
-        return originals[index] + (column - columns[index]) if exacts[index] else originals[index]
+            return row, column
+        if exacts[index]:
+            return lines[index], originals[index] + (column - columns[index])
+        return lines[index], originals[index]
 
 
 @dataclass
@@ -98,7 +106,7 @@ class Preprocessed:
     text: bytes  # what the grammar reads: the file's lines, expansions written over their invocations
     macros: list[Macro] = field(default_factory=list)  # every #define, in source order
     invocations: list[Invocation] = field(default_factory=list)
-    columns: ColumnMap = field(default_factory=ColumnMap)
+    positions: PositionMap = field(default_factory=PositionMap)
     diagnostics: list[str] = field(default_factory=list)
 
 
@@ -118,6 +126,7 @@ _CONTINUATION = re.compile(r"\\\r?\n")
 _LEADING_NAME = re.compile(r"[ \t]*([A-Za-z_$][\w$]*)")
 _SPACE = re.compile(r"(?:[ \t\r\n\f\v]|\\\r?\n|/\*(?s:.*?)(?:\*/|\Z)|//(?:[^\n\\]|\\(?s:.))*)*")
 _WORD = re.compile(r"[\w$]")
+_NAME_START = re.compile(r"[A-Za-z_$]")
 
 Path = tuple[tuple[int, int], ...]  # the conditionals around a place: (conditional, branch) each, outermost first
 
@@ -335,11 +344,6 @@ class _Preprocessor:
                 if stopped.reason == "layout":
                     position = more.position
                     continue
-                if stopped.reason == "depth":
-                    result.diagnostics.append(
-                        f"macro arguments nest invocations more than {MAX_ARGUMENT_DEPTH} deep at line {line}; {name}(...) is not expanded")
-                    position = match.end()
-                    continue
                 result.diagnostics.append(self._stopped(stopped.reason, name, line))
                 return
             self.output_budget -= len(replacement)
@@ -353,7 +357,7 @@ class _Preprocessor:
             self.length += len(replacement)
             self.written = end
             for entry in entries:
-                result.columns.add(*entry)
+                result.positions.add(*entry)
             shift[self.line_of(max(start, end - 1))] = moved
 
     def _copy(self, upto: int) -> None:
@@ -378,15 +382,18 @@ class _Preprocessor:
     def _stopped(self, reason: str, name: str, line: int) -> str:
         if reason == "unterminated":
             return f"the arguments of {name}( at line {line} never close; it and the rest of the file are not expanded"
+        if reason == "depth":
+            return (f"the arguments of {name}( at line {line} nest invocations more than {MAX_ARGUMENT_DEPTH} deep; "
+                    "it and the rest of the file are not expanded")
         return (f"macro invocations expand past {self.limit:,} bytes (16 times the file, and 64 KiB) at line {line}; "
                 "the rest are not expanded")
 
-    def _layout(self, tokens: list[Token], start: int, end: int, shift: int) -> tuple[str, list[tuple[int, int, int, bool]], int]:
+    def _layout(self, tokens: list[Token], start: int, end: int, shift: int) -> tuple[str, list[tuple[int, int, int, int, bool]], int]:
         """The text written over the invocation at [start, end): its tokens on its first line,
-        a token inside an argument that spans lines on its own line when the expansion
-        reaches it in order, directive lines kept (a #define or #undef as an empty line), then
+        a token that follows the one before it in the file from an earlier line on its own
+        line, directive lines kept (a #define or #undef as an empty line), then
         the line breaks left to reach the invocation's last line, padded so the text after
-        it keeps its column. With it, the column map's entries for it, and how far the text
+        it keeps its column. With it, the position map's entries for it, and how far the text
         after it on its last line moved (`shift`: how far the text before it had moved)."""
         line_starts, text = self.line_starts, self.text
         row = self.line_of(start)
@@ -394,7 +401,7 @@ class _Preprocessor:
         end_column = end - line_starts[last_row - 1]
         column = start - line_starts[row - 1] + shift + 1  # the expansion begins after a space
         pieces = [" "]
-        entries: list[tuple[int, int, int, bool]] = []
+        entries: list[tuple[int, int, int, int, bool]] = []
         previous = " "
         directive_index = bisect.bisect_left(self._directive_starts, start)
 
@@ -424,18 +431,21 @@ class _Preprocessor:
                 row, column = to_row, 0
             previous = "\n"
 
+        before: Token | None = None
         for token in tokens:
             written = token.text
-            if token.written and token.line > row and not token.follows:
+            # a token that goes on from the one before it in the file, to a later line (the
+            # body of a lambda handed to the macro) is written on that line
+            if token.written and token.line > row and before is not None and before.written and before.line < token.line:
                 advance(token.line)
                 if column < token.column:
                     pieces.append(" " * (token.column - column))
                     column = token.column
-            elif (token.space and previous != " ") or _joins(previous, written):
+            elif (token.space and previous != " " and not _scoped(previous, written)) or _joins(previous, written):
                 pieces.append(" ")
                 column += 1
             exact = token.written and token.line == row
-            entries.append((row, column, token.column, exact))
+            entries.append((row, column, token.line, token.column, exact))
             pieces.append(written)
             if "\n" in written:  # a raw string across lines: only on the line it was written on
                 if not exact:
@@ -444,15 +454,33 @@ class _Preprocessor:
                 column = len(written) - written.rfind("\n") - 1
             else:
                 column += len(written)
-            previous = written
+            previous, before = written, token
         if row > last_row:
             raise Abandoned("layout")
         advance(last_row)
         if column < end_column:
             pieces.append(" " * (end_column - column))
             column = end_column
-        entries.append((row, column, end_column, True))
+        entries.append((row, column, row, end_column, True))
         return "".join(pieces), entries, column - end_column
+
+
+# Words after which `::` begins a name of the global namespace (`return ::f(x)`), where a space
+# must stay; after any other name, `::` goes on a qualified name.
+_KEYWORDS = frozenset(
+    "alignof and auto bitand bitor bool case char char8_t char16_t char32_t class co_await co_return co_yield compl const "
+    "constexpr decltype delete do double else enum explicit extern float friend goto inline int long mutable new noexcept "
+    "not operator or private protected public register return short signed sizeof static struct template throw "
+    "thread_local typedef typename union unsigned using virtual void volatile wchar_t xor".split()
+)
+
+
+def _scoped(previous: str, following: str) -> bool:
+    """Whether a space a macro body writes in a qualified name (`&Node ::name`, as
+    python_ir.cpp's NS macro does) is left out, so readers of the text see one name."""
+    if following == "::":
+        return bool(_NAME_START.match(previous)) and previous not in _KEYWORDS
+    return previous == "::"
 
 
 def _joins(previous: str, following: str) -> bool:
