@@ -12,6 +12,7 @@ from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.model import SymbolKind
 from explorer.parsers.cpp import parse_cpp
+from explorer.query.graph import CallGraph
 from explorer.query.trace import trace_symbol
 
 MODULE_CPP = (
@@ -356,3 +357,37 @@ def test_a_bound_operator_function_and_a_wrapped_function_are_targets():
         ("<arg 0 of initDispatchBindings>.DispatchKeySet.__or__", "pybind", 4, "c10::DispatchKeySet::operator|"),
         ("<arg 0 of initDispatchBindings>.DispatchKeySet.capture_end", "pybind", 5, "at::cuda::CUDAGraph::capture_end"),
     ]
+
+
+def test_a_binding_target_a_using_declaration_brings_in(tmp_path):
+    files = {
+        "caffe2/serialize/inline_container.h": (
+            "namespace caffe2::serialize {\n"                       # 1
+            "class PyTorchStreamWriter {\n"
+            " public:\n"
+            "  std::string archiveName() { return archive_name_; }\n"  # 4
+            "};\n"
+            "}\n"
+        ),
+        "torch/csrc/jit/python/init.cpp": (
+            "namespace torch::jit {\n"                              # 1
+            "using caffe2::serialize::PyTorchStreamWriter;\n"
+            "void initJITBindings(PyObject* module) {\n"            # 3
+            "  auto m = py::handle(module).cast<py::module>();\n"
+            "  py::class_<PyTorchStreamWriter>(m, \"PyTorchFileWriter\")\n"
+            "      .def(\"archive_name\", &PyTorchStreamWriter::archiveName);\n"  # 6
+            "}\n"
+            "}\n"
+        ),
+    }
+    root = write_tree(tmp_path / "tree", files)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        graph = CallGraph(store, str(root), "all")
+        (binding,) = [s for s in store.symbols_of_kind_named(SymbolKind.PYBIND, "archive_name")]
+        assert [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.label) for e in graph.edges(graph.node(binding))] == [
+            ("caffe2::serialize::PyTorchStreamWriter::archiveName", "caffe2/serialize/inline_container.h", 4, "pybind"),
+        ]
+    finally:
+        store.close()

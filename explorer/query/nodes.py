@@ -92,6 +92,23 @@ def registered_functions(store, written: str, path: str | None) -> list[Symbol]:
             found = [s for s in store.symbols_with_qname(candidate) if s.kind in REGISTRABLE_KINDS]
             if found:
                 return (visible_from(path, found) or found) if path else found
+    return _through_usings(store, parts, path) if path else []
+
+
+def _through_usings(store, parts: list[str], path: str) -> list[Symbol]:
+    """A registered name its file brings in with a using-declaration (`using
+    caffe2::serialize::PyTorchStreamWriter;` before `&PyTorchStreamWriter::archiveName`) or
+    finds through a using-directive (`using namespace torch::autograd;`)."""
+    usings = [b for b in store.import_bindings(path) if b.name != "#include"]
+    candidates = []
+    for index, part in enumerate(parts[:-1] if len(parts) > 1 else parts):
+        candidates += ["::".join([b.target, *parts[index + 1:]]) for b in usings if b.name == part]
+    for directive in (b.target for b in usings if b.name == "*"):
+        candidates += ["::".join([directive, *parts[start:]]) for start in range(len(parts))]
+    for candidate in candidates:
+        found = [s for s in store.symbols_with_qname(candidate) if s.kind in REGISTRABLE_KINDS]
+        if found:
+            return found
     return []
 
 
