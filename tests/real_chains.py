@@ -1,4 +1,4 @@
-"""Operator chains of PyTorch 2.4.0 verified by hand, hop by hop, from the source (the
+"""Chains of PyTorch 2.4.0 verified by hand, hop by hop, from the source (the
 MetaX-MACA/mcPytorch fork: upstream code and its `#if defined(USE_MACA)` branches), and how
 a trace is scored against them. Used by tests/test_real_chains.py and
 benchmarks/chain_bench.py; nothing here was derived by running explorer.
@@ -8,6 +8,10 @@ from the definition the query names to the target as (qualified name, path, line
 for each hop after the first, where the hop before calls it (`evidence`). A chain follows
 the upstream CUDA branch (USE_MACA undefined), which is what a reader of PyTorch reads;
 where the fork's branch gives other hops, they are an `alternative`, as right as the chain.
+CHAINS holds the operator chains and, after them, BINDING_CHAINS: chains through PyTorch's own
+bindings (pybind11 in init functions, CPython method tables and type slots, TORCH_LIBRARY
+operators outside the yaml), macro-written launches, tensor operators and factory-made functions;
+the conventions they name hops by are written above BINDING_CHAINS.
 """
 
 from __future__ import annotations
@@ -610,3 +614,736 @@ CHAINS: list[Chain] = [
         "reduction='mean' (Reduction::None launches nll_loss2d_forward_no_reduce_kernel at 272)",
     ),
 ]
+
+
+# Chains through PyTorch's own bindings and the other doors out of Python (issue 24), read hop by
+# hop from the source like those above. How their hops are named:
+# - a Python definition by its module's qualified name (`torch.serialization.save`); a query may
+#   use the public name a package re-exports (`torch.save`, `torch.cuda.Stream`); a class queried
+#   is its class line, then the method a call of it runs (`Parameter(data)`: `__new__`);
+# - a pybind11 `.def` (or `m.def`) by the Python name it binds, at the line of its `.def(`
+#   (`torch._C.PyTorchFileWriter.write_record`), `.def(py::init<...>())` as `__init__`; a lambda
+#   it binds is a hop of its own, `ns::<lambda at line N>` at the lambda's line, ns the
+#   namespaces (and class bodies) around it as written; a callable handed to a helper that calls
+#   it (ProcessGroupNCCL::collective's `fn(...)`) likewise, after the helper; a lambda that a
+#   dispatch macro (AT_DISPATCH_*, BOOL_SWITCH) invokes in place is its function's own code;
+# - a PyMethodDef entry (a module's or a type's tp_methods) by the Python name of the module or
+#   type object it is added to, at the entry's line, then the C function it names; a type
+#   object's tp_new slot as `__new__` at the slot's line;
+# - an operator a TORCH_LIBRARY block defines (`c10d::allreduce_`) at its `m.def(` line, and the
+#   kernel a TORCH_LIBRARY_IMPL registers for the tensor's key after it, as for the yaml's;
+# - a virtual call by the override the object in hand runs (ProcessGroupNCCL's, the native
+#   caching allocator's, PythonEngine's), not the base's declaration;
+# - a function a macro defines (`IMPL_ALLREDUCE(CUDA)`, `TORCH_IMPL_FUNC(topk_out_cuda)`,
+#   `DEFINE_FLASH_FORWARD_KERNEL(flash_fwd_kernel, ...)`) at the invocation's line;
+# - a call into code the tree vendors under third_party (miniz) or a vendor library (NCCL, the
+#   CUDA runtime) by its name, path None: third_party is not indexed by default.
+SER = "torch/serialization.py"
+JIT_INIT = "torch/csrc/jit/python/init.cpp"
+INLINE = "caffe2/serialize/inline_container.cc"
+C10D_PY = "torch/distributed/distributed_c10d.py"
+C10D_INIT = "torch/csrc/distributed/c10d/init.cpp"
+PROCESS_GROUP = "torch/csrc/distributed/c10d/ProcessGroup.hpp"
+C10D_OPS = "torch/csrc/distributed/c10d/Ops.cpp"
+PG_NCCL = "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp"
+AUTOGRAD = "torch/autograd/__init__.py"
+GRAPH = "torch/autograd/graph.py"
+PY_ENGINE = "torch/csrc/autograd/python_engine.cpp"
+ENGINE = "torch/csrc/autograd/engine.cpp"
+CUDA_MODULE = "torch/csrc/cuda/Module.cpp"
+CUDA_MEMORY = "torch/cuda/memory.py"
+STREAMS = "torch/cuda/streams.py"
+ALLOCATOR_H = "c10/cuda/CUDACachingAllocator.h"
+ALLOCATOR = "c10/cuda/CUDACachingAllocator.cpp"
+NATIVE_ALLOCATOR = "c10::cuda::CUDACachingAllocator::Native"
+PY_VARIABLE = "torch/csrc/autograd/python_variable.cpp"
+TORCH_FUNCTIONS = "torch/csrc/autograd/python_torch_functions_manual.cpp"
+TENSOR_NEW = "torch/csrc/utils/tensor_new.cpp"
+SCRIPT = "torch/jit/_script.py"
+SCRIPT_INIT = "torch/csrc/jit/python/script_init.cpp"
+IR_EMITTER = "torch/csrc/jit/frontend/ir_emitter.cpp"
+TOPK = "aten/src/ATen/native/cuda/TensorTopK.cu"
+FLASH = "aten/src/ATen/native/transformers/cuda/flash_attn"
+FUNCTIONAL = "torch/nn/functional.py"
+
+# ProcessGroupNCCL::collective's two overloads and the lambda the 8-argument one calls: the
+# common tail of the allreduce-based chains (allreduce_impl's lambda at 3212)
+_NCCL_ALLREDUCE_TAIL = (
+    ("c10d::ProcessGroupNCCL::allreduce_impl", PG_NCCL, 3206),
+    ("c10d::ProcessGroupNCCL::collective", PG_NCCL, 3095),
+    ("c10d::ProcessGroupNCCL::collective", PG_NCCL, 2513),
+    ("c10d::<lambda at line 3212>", PG_NCCL, 3212),
+    ("ncclAllReduce", None, None),
+)
+_NCCL_ALLREDUCE_TAIL_EVIDENCE = (
+    "ProcessGroupNCCL.cpp:3209 collective(tensor, tensor, [&](...) {...}, OpType::ALLREDUCE, \"nccl:all_reduce\"):"
+    " the 5-argument template (ProcessGroupNCCL.hpp:721)",
+    "ProcessGroupNCCL.cpp:3102 collective(input, output, fn, [](...) {}, [](...) {}, opType, ...): the 8-argument one",
+    "ProcessGroupNCCL.cpp:2616 fn(input, output, comm, ncclStream) inside C10D_NCCL_CHECK_TIMEOUT (NCCL >= 2.14;"
+    " C10D_NCCL_CHECK at 2612 before)",
+    "ProcessGroupNCCL.cpp:3219 ncclAllReduce(input.data_ptr(), output.data_ptr(), input.numel(), ...)",
+)
+
+# torch.jit.script of a plain function, up to the compilation unit
+_JIT_FUNCTION_HEAD = (
+    ("torch.jit._script.script", SCRIPT, 1217),
+    ("torch.jit._script._script_impl", SCRIPT, 1086),
+    ("torch._C._jit_script_compile", SCRIPT_INIT, 1619),
+    ("torch::jit::<lambda at line 1621>", SCRIPT_INIT, 1621),
+    ("torch::jit::script_compile_function", SCRIPT_INIT, 406),
+    ("torch::jit::CompilationUnit::define", IR_EMITTER, 5446),
+)
+_JIT_FUNCTION_HEAD_EVIDENCE = (
+    "_script.py:1432 _script_impl(obj=obj, optimize=optimize, ...)",
+    "_script.py:1204 torch._C._jit_script_compile(qualified_name, ast, _rcb, get_default_args(obj)) for a function",
+    "script_init.cpp:1621 the lambda m.def(\"_jit_script_compile\", ...) binds (initJitScriptBindings, called with"
+    " torch._C by init.cpp:2260)",
+    "script_init.cpp:1628 script_compile_function(name, def, defaults, rcb)",
+    "script_init.cpp:412 cu->define(QualifiedName(name.prefix()), {}, {}, {def}, {pythonResolver(rcb)}, nullptr,"
+    " true): the overload of many definitions",
+)
+
+BINDING_CHAINS: list[Chain] = [
+    Chain(
+        "serialization", "torch.save", "mz_zip_writer_add_mem_ex_v2",
+        (
+            ("torch.serialization.save", SER, 598),
+            ("torch.serialization._save", SER, 803),
+            ("torch._C.PyTorchFileWriter.write_record", JIT_INIT, 1427),
+            ("torch::jit::<lambda at line 1429>", JIT_INIT, 1429),
+            ("caffe2::serialize::PyTorchStreamWriter::writeRecord", INLINE, 679),
+            ("mz_zip_writer_add_mem_ex_v2", None, None),
+        ),
+        (
+            "serialization.py:652 _save(obj, opened_zipfile, ...) (_use_new_zipfile_serialization defaults to True)",
+            "serialization.py:866 zip_file.write_record('data.pkl', data_value, len(data_value)): zip_file is the"
+            " torch._C.PyTorchFileWriter that `with _open_zipfile_writer(f)` (651) entered (_opener.__enter__, 440);"
+            " bytes take the first overload, whose const char* pybind11's string caster loads from bytes",
+            "init.cpp:1429 the lambda .def(\"write_record\", ...) binds",
+            "init.cpp:1435 self.writeRecord(name, data, size)",
+            "inline_container.cc:698 mz_zip_writer_add_mem_ex_v2(...) (miniz, vendored under third_party/miniz-2.1.0)",
+        ),
+        "the pickle record (and 'byteorder', a str, through the same overload); a tensor's storage takes the"
+        " c10::Storage overload at 1451, the alternative",
+        (
+            (
+                ("torch.serialization.save", SER, 598),
+                ("torch.serialization._save", SER, 803),
+                ("torch._C.PyTorchFileWriter.write_record", JIT_INIT, 1451),
+                ("torch::jit::<lambda at line 1453>", JIT_INIT, 1453),
+                ("caffe2::serialize::PyTorchStreamWriter::writeRecord", INLINE, 679),
+                ("mz_zip_writer_add_mem_ex_v2", None, None),
+            ),
+        ),
+    ),
+    Chain(
+        "serialization", "torch.save", "mz_zip_writer_init_v2",
+        (
+            ("torch.serialization.save", SER, 598),
+            ("torch.serialization._open_zipfile_writer", SER, 519),
+            ("torch.serialization._open_zipfile_writer_file.__init__", SER, 484),
+            ("torch._C.PyTorchFileWriter.__init__", JIT_INIT, 1389),
+            ("caffe2::serialize::PyTorchStreamWriter::PyTorchStreamWriter", INLINE, 624),
+            ("caffe2::serialize::PyTorchStreamWriter::setup", INLINE, 636),
+            ("mz_zip_writer_init_v2", None, None),
+        ),
+        (
+            "serialization.py:651 with _open_zipfile_writer(f) as opened_zipfile",
+            "serialization.py:525 container(name_or_buffer): container = _open_zipfile_writer_file (522) for a path",
+            "serialization.py:496 torch._C.PyTorchFileWriter(self.name) (an ASCII file name)",
+            "init.cpp:1389 .def(py::init<std::string>()): PyTorchStreamWriter(const std::string&)",
+            "inline_container.cc:626 setup(file_name)",
+            "inline_container.cc:671 mz_zip_writer_init_v2(ar_.get(), 0, MZ_ZIP_FLAG_WRITE_ZIP64)",
+        ),
+        "a path with an ASCII name (a non-ASCII one or a buffer takes the py::init lambda at 1390)",
+    ),
+    Chain(
+        "serialization", "torch.load", "mz_zip_reader_extract_to_mem",
+        (
+            ("torch.serialization.load", SER, 889),
+            ("torch.serialization._load", SER, 1414),
+            ("torch._C.PyTorchFileReader.get_record", JIT_INIT, 1567),
+            ("torch::jit::<lambda at line 1569>", JIT_INIT, 1569),
+            ("caffe2::serialize::PyTorchStreamReader::getRecord", INLINE, 344),
+            ("mz_zip_reader_extract_to_mem", None, None),
+        ),
+        (
+            "serialization.py:1097 return _load(opened_zipfile, map_location, pickle_module, ...) (weights_only unset:"
+            " False in 2.4)",
+            "serialization.py:1423 zip_file.get_record(byteordername) (a file torch.save wrote has it); :1518 for data.pkl",
+            "init.cpp:1569 the lambda .def(\"get_record\", ...) binds",
+            "init.cpp:1570 self.getRecord(key): the one-argument overload",
+            "inline_container.cc:355 mz_zip_reader_extract_to_mem(ar_.get(), key, retval.get(), stat.m_uncomp_size, 0)",
+        ),
+        "a zip-format file (not TorchScript), weights_only left unset",
+    ),
+    Chain(
+        "serialization", "torch.load", "mz_zip_reader_init",
+        (
+            ("torch.serialization.load", SER, 889),
+            ("torch.serialization._open_zipfile_reader.__init__", SER, 479),
+            ("torch._C.PyTorchFileReader.__init__", JIT_INIT, 1563),
+            ("torch::jit::<lambda at line 1563>", JIT_INIT, 1563),
+            ("caffe2::serialize::PyTorchStreamReader::PyTorchStreamReader", INLINE, 130),
+            ("caffe2::serialize::PyTorchStreamReader::init", INLINE, 136),
+            ("mz_zip_reader_init", None, None),
+        ),
+        (
+            "serialization.py:1072 with _open_zipfile_reader(opened_file) as opened_zipfile",
+            "serialization.py:480 torch._C.PyTorchFileReader(name_or_buffer): opened_file is the Python file"
+            " _open_file_like opened (1065), which py::init<std::string> (1562) does not take",
+            "init.cpp:1563 py::init([](const py::object& buffer) {...}): the lambda makes the reader",
+            "init.cpp:1565 std::make_shared<PyTorchStreamReader>(std::move(adapter)): the shared_ptr<ReadAdapterInterface>"
+            " constructor",
+            "inline_container.cc:133 init()",
+            "inline_container.cc:158 mz_zip_reader_init(ar_.get(), size, 0)",
+        ),
+        "loading from a path or a file object (both reach PyTorchFileReader as a Python file)",
+    ),
+    Chain(
+        "distributed collectives", "torch.distributed.all_reduce", "ncclAllReduce",
+        (
+            ("torch.distributed.distributed_c10d.all_reduce", C10D_PY, 2216),
+            ("torch._C._distributed_c10d.ProcessGroup.allreduce", C10D_INIT, 1736),
+            ("c10d::ProcessGroup::allreduce", PROCESS_GROUP, 154),
+            ("c10d::allreduce_", C10D_OPS, 21),
+            ("c10d::ops::allreduce_CUDA", C10D_OPS, 183),
+            ("c10d::ProcessGroupNCCL::allreduce", PG_NCCL, 3232),
+            *_NCCL_ALLREDUCE_TAIL,
+        ),
+        (
+            "distributed_c10d.py:2288 group.allreduce([tensor], opts): a list and AllreduceOptions, the first overload",
+            "init.cpp:1738 &::c10d::ProcessGroup::allreduce",
+            "ProcessGroup.hpp:168 op.call(...), op the handle of findSchemaOrThrow(\"c10d::allreduce_\", \"\") (159)",
+            "Ops.cpp:503 REGISTER_C10D_OP(allreduce_): REGISTER_C10D_OP1(allreduce_, CUDA) (493) writes"
+            " m.impl(\"allreduce_\", allreduce_CUDA) (487) for a CUDA tensor",
+            "Ops.cpp:183 IMPL_ALLREDUCE(CUDA): the macro's process_group->getBackend(CUDA)->allreduce(...) (174), the NCCL"
+            " backend's override",
+            "ProcessGroupNCCL.cpp:3277 allreduce_impl(tensor, opts) (no intra-node comm, not float8)",
+            *_NCCL_ALLREDUCE_TAIL_EVIDENCE,
+        ),
+        "a dense CUDA tensor on a NCCL process group (the default group; ProcessGroup dispatches through c10d::allreduce_)",
+    ),
+    Chain(
+        "distributed collectives", "torch.distributed.broadcast", "ncclBcast",
+        (
+            ("torch.distributed.distributed_c10d.broadcast", C10D_PY, 2173),
+            ("torch._C._distributed_c10d.ProcessGroup.broadcast", C10D_INIT, 1717),
+            ("c10d::ProcessGroup::broadcast", PROCESS_GROUP, 128),
+            ("c10d::broadcast_", C10D_OPS, 19),
+            ("c10d::ops::broadcast_CUDA", C10D_OPS, 159),
+            ("c10d::ProcessGroupNCCL::broadcast", PG_NCCL, 3331),
+            ("c10d::ProcessGroupNCCL::collective", PG_NCCL, 3095),
+            ("c10d::ProcessGroupNCCL::collective", PG_NCCL, 2513),
+            ("c10d::<lambda at line 3365>", PG_NCCL, 3365),
+            ("ncclBcast", None, None),
+        ),
+        (
+            "distributed_c10d.py:2205 default_pg.broadcast([tensor], opts) (group None): the first overload",
+            "init.cpp:1719 &::c10d::ProcessGroup::broadcast",
+            "ProcessGroup.hpp:145 op.call(...), op the handle of findSchemaOrThrow(\"c10d::broadcast_\", \"\") (133)",
+            "Ops.cpp:502 REGISTER_C10D_OP(broadcast_): m.impl(\"broadcast_\", broadcast_CUDA) for a CUDA tensor",
+            "Ops.cpp:159 IMPL_BROADCAST(CUDA): the macro's process_group->getBackend(CUDA)->broadcast(...) (147)",
+            "ProcessGroupNCCL.cpp:3362 collective(tensor, tensor, [&](...) {...}, OpType::BROADCAST, \"nccl:broadcast\","
+            " avoidRecordStreams)",
+            "ProcessGroupNCCL.cpp:3102 collective(input, output, fn, [](...) {}, [](...) {}, opType, ...)",
+            "ProcessGroupNCCL.cpp:2616 fn(input, output, comm, ncclStream)",
+            "ProcessGroupNCCL.cpp:3370 ncclBcast(input.data_ptr(), input.numel(), ...)",
+        ),
+        "a CUDA tensor on the default NCCL group",
+    ),
+    Chain(
+        "distributed collectives", "torch.distributed.all_gather", "ncclAllGather",
+        (
+            ("torch.distributed.distributed_c10d.all_gather", C10D_PY, 3040),
+            ("torch._C._distributed_c10d.ProcessGroup.allgather", C10D_INIT, 1798),
+            ("c10d::ProcessGroup::allgather", PROCESS_GROUP, 215),
+            ("c10d::allgather_", C10D_OPS, 25),
+            ("c10d::ops::allgather_CUDA", C10D_OPS, 225),
+            ("c10d::ProcessGroupNCCL::allgather", PG_NCCL, 3521),
+            ("c10d::ProcessGroupNCCL::collective", PG_NCCL, 2513),
+            ("c10d::<lambda at line 3558>", PG_NCCL, 3558),
+            ("ncclAllGather", None, None),
+        ),
+        (
+            "distributed_c10d.py:3106 default_pg.allgather([tensor_list], [tensor]) (group None): lists, the first overload",
+            "init.cpp:1800 &::c10d::ProcessGroup::allgather",
+            "ProcessGroup.hpp:229 op.call(...), op the handle of findSchemaOrThrow(\"c10d::allgather_\", \"\") (220)",
+            "Ops.cpp:505 REGISTER_C10D_OP(allgather_): m.impl(\"allgather_\", allgather_CUDA) for CUDA tensors",
+            "Ops.cpp:225 IMPL_ALLGATHER(CUDA): the macro's process_group->getBackend(CUDA)->allgather(...) (214)",
+            "ProcessGroupNCCL.cpp:3555 collective(inputTensor, outputFlattened, [&](...) {...}, [](...) {...}, [&](...) {...},"
+            " OpType::ALLGATHER, \"nccl:all_gather\") (outputs of one size): the 8-argument overload itself",
+            "ProcessGroupNCCL.cpp:2616 fn(input, output, comm, ncclStream)",
+            "ProcessGroupNCCL.cpp:3566 ncclAllGather(input.data_ptr(), output.data_ptr(), input.numel(), ...)",
+        ),
+        "CUDA tensors of one size on the default NCCL group (otherwise _broadcast_oop per rank)",
+    ),
+    Chain(
+        "distributed collectives", "torch.distributed.barrier", "ncclAllReduce",
+        (
+            ("torch.distributed.distributed_c10d.barrier", C10D_PY, 3899),
+            ("torch._C._distributed_c10d.ProcessGroup.barrier", C10D_INIT, 1957),
+            ("c10d::ProcessGroup::barrier", PROCESS_GROUP, 576),
+            ("c10d::barrier", C10D_OPS, 49),
+            ("c10d::ops::barrierCUDA", C10D_OPS, 442),
+            ("c10d::ProcessGroupNCCL::barrier", PG_NCCL, 3866),
+            *_NCCL_ALLREDUCE_TAIL,
+        ),
+        (
+            "distributed_c10d.py:3936 default_pg.barrier(opts=opts): group's default, GroupMember.WORLD, was evaluated when"
+            " the module was imported, before any group existed, so it is None",
+            "init.cpp:1959 &::c10d::ProcessGroup::barrier",
+            "ProcessGroup.hpp:605 op.call(tensor, ...), op the handle of findSchemaOrThrow(\"c10d::barrier\", \"\") (598),"
+            " tensor on opts.device (CUDA for NCCL)",
+            "Ops.cpp:516 REGISTER_C10D_OP(barrier): m.impl(\"barrier\", barrierCUDA) (barrier##DEV, no underscore)",
+            "Ops.cpp:442 IMPL_BARRIER(CUDA): the macro's process_group->getBackend(CUDA)->barrier(...) (436)",
+            "ProcessGroupNCCL.cpp:3917 allreduce_impl(barrierTensor): a barrier is an allreduce of one byte",
+            *_NCCL_ALLREDUCE_TAIL_EVIDENCE,
+        ),
+        "the default NCCL group",
+    ),
+    Chain(
+        "autograd engine", "torch.Tensor.backward", "Engine::execute",
+        (
+            ("torch._tensor.Tensor.backward", "torch/_tensor.py", 465),
+            ("torch.autograd.backward", AUTOGRAD, 183),
+            ("torch.autograd.graph._engine_run_backward", GRAPH, 763),
+            ("torch._C._ImperativeEngine.run_backward", PY_ENGINE, 440),
+            ("THPEngine_run_backward", PY_ENGINE, 170),
+            ("torch::autograd::python::PythonEngine::execute", PY_ENGINE, 125),
+            ("torch::autograd::Engine::execute", ENGINE, 1190),
+        ),
+        (
+            "_tensor.py:521 torch.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)",
+            "autograd/__init__.py:289 _engine_run_backward(tensors, grad_tensors_, ...)",
+            "graph.py:768 Variable._execution_engine.run_backward(...): _execution_engine = ImperativeEngine() (variable.py:15),"
+            " torch._C._ImperativeEngine (variable.py:3), the type python_engine.cpp:505 adds to torch._C",
+            "python_engine.cpp:441 castPyCFunctionWithKeywords(THPEngine_run_backward)",
+            "python_engine.cpp:363 engine.execute(...): get_python_engine() (362) is the static PythonEngine, execute virtual",
+            "python_engine.cpp:139 Engine::execute(roots, inputs, keep_graph, create_graph, accumulate_grad, outputs)",
+        ),
+        "a plain Tensor (no __torch_function__ override)",
+    ),
+    Chain(
+        "autograd engine", "torch.autograd.backward", "Node::operator()",
+        (
+            ("torch.autograd.backward", AUTOGRAD, 183),
+            ("torch.autograd.graph._engine_run_backward", GRAPH, 763),
+            ("torch._C._ImperativeEngine.run_backward", PY_ENGINE, 440),
+            ("THPEngine_run_backward", PY_ENGINE, 170),
+            ("torch::autograd::python::PythonEngine::execute", PY_ENGINE, 125),
+            ("torch::autograd::Engine::execute", ENGINE, 1190),
+            ("torch::autograd::python::PythonEngine::execute_with_graph_task", PY_ENGINE, 147),
+            ("torch::autograd::Engine::execute_with_graph_task", ENGINE, 1307),
+            ("torch::autograd::Engine::thread_main", ENGINE, 523),
+            ("torch::autograd::Engine::evaluate_function", ENGINE, 991),
+            ("torch::autograd::call_function", ENGINE, 940),
+            ("torch::autograd::Node::operator()", "torch/csrc/autograd/function.h", 150),
+        ),
+        (
+            "autograd/__init__.py:289 _engine_run_backward(tensors, grad_tensors_, ...)",
+            "graph.py:768 Variable._execution_engine.run_backward(...)",
+            "python_engine.cpp:441 castPyCFunctionWithKeywords(THPEngine_run_backward)",
+            "python_engine.cpp:363 engine.execute(...) on the PythonEngine",
+            "python_engine.cpp:139 Engine::execute(...)",
+            "engine.cpp:1283 execute_with_graph_task(graph_task, std::move(graph_root), std::move(input_buffer)) (one root):"
+            " virtual, PythonEngine's override",
+            "python_engine.cpp:152 Engine::execute_with_graph_task(...)",
+            "engine.cpp:1336 thread_main(graph_task): the calling thread drives a CPU graph (not re-entrant)",
+            "engine.cpp:579 evaluate_function(local_graph_task, task.fn_.get(), task.inputs_, ...)",
+            "engine.cpp:1041 call_function(graph_task, func, inputs)",
+            "engine.cpp:975 fn(std::move(inputs)) (no post hooks), Node::operator() calls the node's virtual apply (function.h:178)",
+        ),
+        "a CPU graph; a CUDA graph's nodes run in the device thread's thread_main (thread_init, engine.cpp:387), the same"
+        " thread_main -> evaluate_function -> call_function",
+    ),
+    Chain(
+        "autograd engine", "torch.autograd.grad", "Engine::execute",
+        (
+            ("torch.autograd.grad", AUTOGRAD, 300),
+            ("torch.autograd.graph._engine_run_backward", GRAPH, 763),
+            ("torch._C._ImperativeEngine.run_backward", PY_ENGINE, 440),
+            ("THPEngine_run_backward", PY_ENGINE, 170),
+            ("torch::autograd::python::PythonEngine::execute", PY_ENGINE, 125),
+            ("torch::autograd::Engine::execute", ENGINE, 1190),
+        ),
+        (
+            "autograd/__init__.py:436 _engine_run_backward(t_outputs, grad_outputs_, ..., accumulate_grad=False)"
+            " (is_grads_batched False; the batched path calls it at 422 from the nested vjp)",
+            "graph.py:768 Variable._execution_engine.run_backward(...)",
+            "python_engine.cpp:441 castPyCFunctionWithKeywords(THPEngine_run_backward)",
+            "python_engine.cpp:363 engine.execute(...) on the PythonEngine",
+            "python_engine.cpp:139 Engine::execute(...)",
+        ),
+        "is_grads_batched=False",
+    ),
+    Chain(
+        "CUDA runtime", "torch.cuda.synchronize", "cudaDeviceSynchronize",
+        (
+            ("torch.cuda.synchronize", "torch/cuda/__init__.py", 885),
+            ("torch._C._cuda_synchronize", CUDA_MODULE, 1803),
+            ("THCPModule_cudaSynchronize", CUDA_MODULE, 446),
+            ("c10::cuda::device_synchronize", "c10/cuda/CUDAFunctions.cpp", 136),
+            ("cudaDeviceSynchronize", None, None),
+        ),
+        (
+            "torch/cuda/__init__.py:895 torch._C._cuda_synchronize()",
+            "Module.cpp:1803 {\"_cuda_synchronize\", THCPModule_cudaSynchronize, METH_NOARGS, nullptr} (_THCPModule_methods,"
+            " added to torch._C)",
+            "Module.cpp:449 c10::cuda::device_synchronize()",
+            "CUDAFunctions.cpp:141 C10_CUDA_CHECK(cudaDeviceSynchronize())",
+        ),
+        "",
+    ),
+    Chain(
+        "CUDA memory statistics", "torch.cuda.memory_allocated", "DeviceCachingAllocator::getStats",
+        (
+            ("torch.cuda.memory.memory_allocated", CUDA_MEMORY, 377),
+            ("torch.cuda.memory.memory_stats", CUDA_MEMORY, 173),
+            ("torch.cuda.memory.memory_stats_as_nested_dict", CUDA_MEMORY, 278),
+            ("torch._C._cuda_memoryStats", CUDA_MODULE, 1769),
+            ("THCPModule_memoryStats", CUDA_MODULE, 551),
+            ("c10::cuda::CUDACachingAllocator::getDeviceStats", ALLOCATOR_H, 388),
+            (f"{NATIVE_ALLOCATOR}::NativeCachingAllocator::getDeviceStats", ALLOCATOR, 3246),
+            (f"{NATIVE_ALLOCATOR}::DeviceCachingAllocator::getStats", ALLOCATOR, 1437),
+        ),
+        (
+            "memory.py:391 memory_stats(device=device).get(\"allocated_bytes.all.current\", 0)",
+            "memory.py:271 memory_stats_as_nested_dict(device=device)",
+            "memory.py:283 torch._C._cuda_memoryStats(device) (CUDA initialized)",
+            "Module.cpp:1769 {\"_cuda_memoryStats\", THCPModule_memoryStats, METH_O, nullptr}",
+            "Module.cpp:582 c10::cuda::CUDACachingAllocator::getDeviceStats(device_index)",
+            "CUDACachingAllocator.h:389 get()->getDeviceStats(device): CUDAAllocator's virtual, the native allocator's"
+            " override (the default backend, CUDACachingAllocator.cpp:3401)",
+            "CUDACachingAllocator.cpp:3248 device_allocator[device]->getStats()",
+        ),
+        "the native caching allocator (PYTORCH_CUDA_ALLOC_CONF without backend:cudaMallocAsync)",
+    ),
+    Chain(
+        "CUDA memory statistics", "torch.cuda.empty_cache", "cudaFree",
+        (
+            ("torch.cuda.memory.empty_cache", CUDA_MEMORY, 158),
+            ("torch._C._cuda_emptyCache", CUDA_MODULE, 1768),
+            ("THCPModule_emptyCache", CUDA_MODULE, 544),
+            ("c10::cuda::CUDACachingAllocator::emptyCache", ALLOCATOR_H, 372),
+            (f"{NATIVE_ALLOCATOR}::NativeCachingAllocator::emptyCache", ALLOCATOR, 3081),
+            (f"{NATIVE_ALLOCATOR}::DeviceCachingAllocator::emptyCache", ALLOCATOR, 1412),
+            (f"{NATIVE_ALLOCATOR}::DeviceCachingAllocator::release_cached_blocks", ALLOCATOR, 2566),
+            (f"{NATIVE_ALLOCATOR}::DeviceCachingAllocator::release_blocks", ALLOCATOR, 2703),
+            (f"{NATIVE_ALLOCATOR}::DeviceCachingAllocator::release_block", ALLOCATOR, 2609),
+            ("cudaFree", None, None),
+        ),
+        (
+            "memory.py:170 torch._C._cuda_emptyCache() (CUDA initialized)",
+            "Module.cpp:1768 {\"_cuda_emptyCache\", THCPModule_emptyCache, METH_NOARGS, nullptr}",
+            "Module.cpp:546 c10::cuda::CUDACachingAllocator::emptyCache()",
+            "CUDACachingAllocator.h:373 get()->emptyCache(): the native allocator's override",
+            "CUDACachingAllocator.cpp:3083 da->emptyCache() for each device",
+            "CUDACachingAllocator.cpp:1415 release_cached_blocks(context)",
+            "CUDACachingAllocator.cpp:2572 release_blocks(large_blocks, context)",
+            "CUDACachingAllocator.cpp:2718 release_block(block, context) (a whole segment, not expandable)",
+            "CUDACachingAllocator.cpp:2622 C10_CUDA_CHECK(cudaFree((void*)block->ptr))",
+        ),
+        "the native caching allocator, without expandable segments",
+    ),
+    Chain(
+        "CUDA events", "torch.cuda.Event.record", "cudaEventRecord",
+        (
+            ("torch.cuda.streams.Event.record", STREAMS, 177),
+            ("torch._C._CudaEventBase.record", "torch/csrc/cuda/Event.cpp", 192),
+            ("THCPEvent_record", "torch/csrc/cuda/Event.cpp", 125),
+            ("at::cuda::CUDAEvent::record", "aten/src/ATen/cuda/CUDAEvent.h", 113),
+            ("cudaEventRecord", None, None),
+        ),
+        (
+            "streams.py:185 super().record(stream): Event's base torch._C._CudaEventBase (streams.py:141)",
+            "Event.cpp:192 {(char*)\"record\", THCPEvent_record, METH_O, nullptr} in THCPEvent_methods, the tp_methods of"
+            " THCPEventType, added to torch._C as _CudaEventBase (Event.cpp:246)",
+            "Event.cpp:129 self->cuda_event.record(stream->cuda_stream): the CUDAStream overload",
+            "CUDAEvent.h:121 AT_CUDA_CHECK(cudaEventRecord(event_, stream))",
+        ),
+        "",
+    ),
+    Chain(
+        "CUDA events", "torch.cuda.Event.synchronize", "cudaEventSynchronize",
+        (
+            ("torch.cuda.streams.Event.synchronize", STREAMS, 216),
+            ("torch._C._CudaEventBase.synchronize", "torch/csrc/cuda/Event.cpp", 196),
+            ("THCPEvent_synchronize", "torch/csrc/cuda/Event.cpp", 160),
+            ("at::cuda::CUDAEvent::synchronize", "aten/src/ATen/cuda/CUDAEvent.h", 163),
+            ("cudaEventSynchronize", None, None),
+        ),
+        (
+            "streams.py:225 super().synchronize()",
+            "Event.cpp:196 {(char*)\"synchronize\", THCPEvent_synchronize, METH_NOARGS, nullptr}",
+            "Event.cpp:164 self->cuda_event.synchronize()",
+            "CUDAEvent.h:169 AT_CUDA_CHECK(cudaEventSynchronize(event_)) (a recorded event)",
+        ),
+        "an event already recorded",
+    ),
+    Chain(
+        "CUDA streams", "torch.cuda.Stream.synchronize", "cudaStreamSynchronize",
+        (
+            ("torch.cuda.streams.Stream.synchronize", STREAMS, 94),
+            ("torch._C._CudaStreamBase.synchronize", "torch/csrc/cuda/Stream.cpp", 150),
+            ("THCPStream_synchronize", "torch/csrc/cuda/Stream.cpp", 116),
+            ("c10::cuda::CUDAStream::synchronize", "c10/cuda/CUDAStream.h", 131),
+            ("c10::cuda::stream_synchronize", "c10/cuda/CUDAFunctions.h", 100),
+            ("cudaStreamSynchronize", None, None),
+        ),
+        (
+            "streams.py:100 super().synchronize(): Stream's base torch._C._CudaStreamBase (streams.py:15)",
+            "Stream.cpp:150 {\"synchronize\", THCPStream_synchronize, METH_NOARGS, nullptr}",
+            "Stream.cpp:120 self->cuda_stream.synchronize(): an at::cuda::CUDAStream (Stream.h:10), c10::cuda's through"
+            " at::cuda's `using namespace c10::cuda` (c10/macros/Macros.h:171)",
+            "CUDAStream.h:133 c10::cuda::stream_synchronize(stream())",
+            "CUDAFunctions.h:110 C10_CUDA_CHECK(cudaStreamSynchronize(stream))",
+        ),
+        "",
+    ),
+    Chain(
+        "CUDA streams", "torch.cuda.Stream", "getStreamFromPool",
+        (
+            ("torch.cuda.streams.Stream", STREAMS, 15),
+            ("torch.cuda.streams.Stream.__new__", STREAMS, 32),
+            ("torch._C._CudaStreamBase.__new__", "torch/csrc/cuda/Stream.cpp", 195),
+            ("THCPStream_pynew", "torch/csrc/cuda/Stream.cpp", 16),
+            ("c10::cuda::getStreamFromPool", "c10/cuda/CUDAStream.cpp", 319),
+        ),
+        (
+            "streams.py:32 Stream(...) runs __new__",
+            "streams.py:35 super().__new__(cls, priority=priority, **kwargs) (device None)",
+            "Stream.cpp:195 THCPStream_pynew, /* tp_new */ in THCPStreamType",
+            "Stream.cpp:70 at::cuda::getStreamFromPool(priority): no stream_id, device_index or stream_ptr given; the int"
+            " overload (CUDAStream.cpp:344 takes a bool)",
+        ),
+        "torch.cuda.Stream() with no device (a device enters torch.cuda.device first, 38)",
+    ),
+    Chain(
+        "tensor creation", "torch.nn.Parameter", "init_pyobj",
+        (
+            ("torch.nn.parameter.Parameter", "torch/nn/parameter.py", 13),
+            ("torch.nn.parameter.Parameter.__new__", "torch/nn/parameter.py", 34),
+            ("torch._C.TensorBase._make_subclass", PY_VARIABLE, 1755),
+            ("THPVariable_make_subclass", PY_VARIABLE, 687),
+            ("THPVariable_NewWithVar", PY_VARIABLE, 2007),
+            ("c10::impl::PyObjectSlot::init_pyobj", "c10/core/impl/PyObjectSlot.h", 27),
+        ),
+        (
+            "parameter.py:34 Parameter(data) runs __new__",
+            "parameter.py:40 torch.Tensor._make_subclass(cls, data, requires_grad): torch.Tensor (_tensor.py:82) inherits"
+            " it from torch._C.TensorBase",
+            "python_variable.cpp:1756 castPyCFunctionWithKeywords(THPVariable_make_subclass) in extra_methods, which"
+            " THPVariable_initModule adds to TensorBase's tp_methods (2377-2378, 2382)",
+            "python_variable.cpp:735 THPVariable_NewWithVar((PyTypeObject*)cls, data, DEFINITELY_UNINITIALIZED)",
+            "python_variable.cpp:2103 var.unsafeGetTensorImpl()->pyobj_slot()->init_pyobj(getPyInterpreter(), obj, status)",
+        ),
+        "data a plain torch.Tensor (a subclass takes data.detach() at 43)",
+    ),
+    Chain(
+        "tensor creation", "torch.tensor", "recursive_store",
+        (
+            ("torch._C._VariableFunctions.tensor", TORCH_FUNCTIONS, 962),
+            ("torch::autograd::THPVariable_tensor", TORCH_FUNCTIONS, 245),
+            ("torch::utils::tensor_ctor", TENSOR_NEW, 1435),
+            ("torch::utils::internal_new_from_data", TENSOR_NEW, 290),
+            ("torch::utils::recursive_store", TENSOR_NEW, 204),
+        ),
+        (
+            "python_torch_functions_manual.cpp:963 castPyCFunctionWithKeywords(THPVariable_tensor) in"
+            " torch_functions_manual, gathered into _VariableFunctions' tp_methods (1127-1128)",
+            "python_torch_functions_manual.cpp:262 torch::utils::tensor_ctor(...)",
+            "tensor_new.cpp:1454 internal_new_from_data(...)",
+            "tensor_new.cpp:437 recursive_store(...) for a non-empty Python sequence (not a Tensor, array or storage)",
+        ),
+        "torch.tensor([...]) of Python numbers; torch.tensor is torch._C._VariableFunctions.tensor (torch/__init__.py:1717)",
+    ),
+    Chain(
+        "tensor creation", "torch.tensor", "_empty_generic",
+        (
+            ("torch._C._VariableFunctions.tensor", TORCH_FUNCTIONS, 962),
+            ("torch::autograd::THPVariable_tensor", TORCH_FUNCTIONS, 245),
+            ("torch::utils::tensor_ctor", TENSOR_NEW, 1435),
+            ("torch::utils::internal_new_from_data", TENSOR_NEW, 290),
+            ("aten::empty.memory_format", Y, 2372),
+            ("at::native::empty_cpu", "aten/src/ATen/native/TensorFactories.cpp", 255),
+            ("at::detail::empty_cpu", "aten/src/ATen/EmptyTensor.cpp", 261),
+            ("at::detail::empty_cpu", "aten/src/ATen/EmptyTensor.cpp", 254),
+            ("at::detail::empty_generic", "aten/src/ATen/EmptyTensor.cpp", 195),
+            ("at::detail::_empty_generic", "aten/src/ATen/EmptyTensor.cpp", 161),
+        ),
+        (
+            "python_torch_functions_manual.cpp:963 castPyCFunctionWithKeywords(THPVariable_tensor)",
+            "python_torch_functions_manual.cpp:262 torch::utils::tensor_ctor(...)",
+            "tensor_new.cpp:1454 internal_new_from_data(...)",
+            "tensor_new.cpp:435 at::empty(sizes, opts.pinned_memory(pin_memory)): torchgen's at::empty(IntArrayRef,"
+            " TensorOptions, ...) of empty.memory_format, CPU options (at::initialTensorOptions())",
+            "yaml:2374 CPU: empty_cpu",
+            "TensorFactories.cpp:257 at::detail::empty_cpu(size, dtype_opt, layout_opt, device_opt, pin_memory_opt,"
+            " memory_format_opt)",
+            "EmptyTensor.cpp:273 empty_cpu(size, dtype, pin_memory, memory_format_opt)",
+            "EmptyTensor.cpp:258 empty_generic(size, allocator, cpu_ks, dtype, memory_format_opt)",
+            "EmptyTensor.cpp:201 _empty_generic(size, allocator, ks, scalar_type, memory_format_opt)",
+        ),
+        "a list of Python numbers: the tensor is made on the CPU, then moved by .to(device) (tensor_new.cpp:463)",
+    ),
+    Chain(
+        "TorchScript compiler", "torch.jit.script", "CompilationUnit::define",
+        _JIT_FUNCTION_HEAD,
+        _JIT_FUNCTION_HEAD_EVIDENCE,
+        "a plain Python function, not compiled before; a class takes the alternative (_script.py:1183"
+        " _compile_and_register_class, _recursive.py:62 torch._C._jit_script_class_compile, script_init.cpp:1729 the"
+        " lambda m.def(\"_jit_script_class_compile\", ...) (1727) binds, :1778 cu->define(classname, props, propRcbs,"
+        " methodDefs, methodRcbs, &self)), the same entry point",
+        (
+            (
+                ("torch.jit._script.script", SCRIPT, 1217),
+                ("torch.jit._script._script_impl", SCRIPT, 1086),
+                ("torch.jit._recursive._compile_and_register_class", "torch/jit/_recursive.py", 56),
+                ("torch._C._jit_script_class_compile", SCRIPT_INIT, 1727),
+                ("torch::jit::<lambda at line 1729>", SCRIPT_INIT, 1729),
+                ("torch::jit::CompilationUnit::define", IR_EMITTER, 5446),
+            ),
+        ),
+    ),
+    Chain(
+        "TorchScript compiler", "torch.jit.script", "to_ir::to_ir",
+        (
+            *_JIT_FUNCTION_HEAD,
+            ("torch::jit::GraphFunction::ensure_defined", "torch/csrc/jit/api/function_impl.cpp", 78),
+            ("torch::jit::<lambda at line 5406>", IR_EMITTER, 5406),
+            ("torch::jit::to_ir::to_ir", IR_EMITTER, 659),
+        ),
+        (
+            *_JIT_FUNCTION_HEAD_EVIDENCE,
+            "ir_emitter.cpp:5511 function->ensure_defined(): Function's virtual (ATen/core/function.h:77), on the"
+            " GraphFunction that the one-definition define (5388, called at 5489) made at 5432",
+            "function_impl.cpp:82 creator(*this): function_creator_, the creator lambda (ir_emitter.cpp:5406) that define"
+            " handed to GraphFunction's constructor (5432; function_impl.h:20 stores it)",
+            "ir_emitter.cpp:5417 to_ir(def, _resolver, self, method): the compiler proper, constructing the graph",
+        ),
+        "a plain Python function: the definition is compiled to a graph when CompilationUnit::define ensures it",
+    ),
+    Chain(
+        "macro-launched kernels", "aten::topk", "sbtopk::gatherTopK",
+        (
+            ("aten::topk", Y, 10061),
+            ("aten::topk.values", Y, 10054),
+            ("at::native::topk_out_cuda", "aten/src/ATen/native/cuda/TensorTopK.cpp", 47),
+            ("at::native::launch_gather_topk_kernel", TOPK, 793),
+            ("at::native::sbtopk::launch", TOPK, 181),
+            ("at::native::sbtopk::gatherTopK", TOPK, 40),
+        ),
+        (
+            "yaml:10063 structured_delegate: topk.values",
+            "yaml:10058 CUDA: topk_out_cuda",
+            "TensorTopK.cpp:67 launch_gather_topk_kernel(self, k, dim, largest, values, indices) (should_use_sort false:"
+            " disable_sort_for_topk() with CUB's scan by key)",
+            "TensorTopK.cu:897 RUN_T(uint32_t): RUN_T (837) writes RUN_DIM(INDEX_T) (886) inside its AT_DISPATCH lambda,"
+            " RUN_DIM (826) writes RUN_MB(INDEX_T, 2) (830), RUN_MB (819) RUN_K(INDEX_T, DIM, sbtopk::launch) (823) when"
+            " should_use_multiblock is false, and RUN_K (804) sbtopk::launch<scalar_t, INDEX_T, DIM>(...) (805)",
+            "TensorTopK.cu:200 gatherTopK<T, IndexType, Dim, false><<<grid, block, 0, stream>>>(...)",
+        ),
+        "a (16, 1000) float32 input, k small, along the last dim: 16 slices of 1000 take the single-block path",
+    ),
+    Chain(
+        "macro-launched kernels", "aten::topk", "radixFindKthValues",
+        (
+            ("aten::topk", Y, 10061),
+            ("aten::topk.values", Y, 10054),
+            ("at::native::topk_out_cuda", "aten/src/ATen/native/cuda/TensorTopK.cpp", 47),
+            ("at::native::launch_gather_topk_kernel", TOPK, 793),
+            ("at::native::mbtopk::launch", TOPK, 642),
+            ("at::native::mbtopk::radixFindKthValues", TOPK, 249),
+        ),
+        (
+            "yaml:10063 structured_delegate: topk.values",
+            "yaml:10058 CUDA: topk_out_cuda",
+            "TensorTopK.cpp:67 launch_gather_topk_kernel(...)",
+            "TensorTopK.cu:897 RUN_T(uint32_t) -> RUN_DIM (886) -> RUN_MB(INDEX_T, 1) (828) -> RUN_K(INDEX_T, DIM,"
+            " mbtopk::launch) (821) when should_use_multiblock(numInputSlices, sliceSize) -> mbtopk::launch<...>(...) (805)",
+            "TensorTopK.cu:708 radixFindKthValues<T, IndexType, Bitwise, Dim><<<grid, block, 0, stream>>>(...)",
+        ),
+        "one slice of 1,000,000 float32 values (multi-block with CUB's scan by key)",
+    ),
+    Chain(
+        "macro-launched kernels", "aten::_flash_attention_forward", "flash_fwd_kernel",
+        (
+            ("aten::_flash_attention_forward", Y, 14747),
+            ("at::native::_flash_attention_forward", "aten/src/ATen/native/transformers/cuda/attention.cu", 842),
+            ("pytorch_flash::mha_fwd", f"{FLASH}/flash_api.cpp", 346),
+            ("pytorch_flash::run_mha_fwd", f"{FLASH}/flash_api.cpp", 245),
+            ("pytorch_flash::run_mha_fwd_", f"{FLASH}/kernels/flash_fwd_hdim64_fp16_sm80.cu", 11),
+            ("pytorch_flash::run_mha_fwd_hdim64", f"{FLASH}/flash_fwd_launch_template.h", 185),
+            ("pytorch_flash::run_flash_fwd", f"{FLASH}/flash_fwd_launch_template.h", 58),
+            ("pytorch_flash::flash_fwd_kernel", f"{FLASH}/flash_fwd_launch_template.h", 35),
+        ),
+        (
+            "yaml:14750 CUDA: _flash_attention_forward",
+            "attention.cu:918 pytorch_flash::mha_fwd(...) (no cumulative sequence lengths: dense)",
+            "flash_api.cpp:516 run_mha_fwd(params, stream) (seqlen_k > 0)",
+            "flash_api.cpp:249 run_mha_fwd_<elem_type, kHeadDim>(params, stream) inside FP16_SWITCH (246, cutlass::half_t)"
+            " and HEADDIM_SWITCH (247, 64); num_splits stays 0 with dropout (set_params_splitkv, 310-311)",
+            "kernels/flash_fwd_hdim64_fp16_sm80.cu:12 run_mha_fwd_hdim64<cutlass::half_t>(params, stream) in the explicit"
+            " specialization template<> run_mha_fwd_<cutlass::half_t, 64> (10-11)",
+            "flash_fwd_launch_template.h:197 run_flash_fwd<Flash_fwd_kernel_traits<Headdim, 128, 64, 4, false, false, T>,"
+            " Is_dropout, Is_causal>(params, stream) (DROPOUT_SWITCH at 187 true)",
+            "flash_fwd_launch_template.h:93 kernel<<<grid, Kernel_traits::kNThreads, smem_size, stream>>>(params), kernel ="
+            " &flash_fwd_kernel<...> (81) inside the BOOL_SWITCH/EVENK_SWITCH/LOCAL_SWITCH/ALIBI_SWITCH lambdas; the"
+            " kernel is DEFINE_FLASH_FORWARD_KERNEL(flash_fwd_kernel, bool Is_dropout, ...) (macro at 31)",
+        ),
+        "fp16, head dim 33-64, dropout_p > 0, dense inputs, USE_FLASH_ATTENTION",
+    ),
+    Chain(
+        "Python doors", "torch.nn.functional.max_pool2d", "max_pool_forward_nchw",
+        (
+            ("torch.nn.functional.max_pool2d", "torch/_jit_internal.py", 493),
+            ("torch.nn.functional._max_pool2d", FUNCTIONAL, 774),
+            ("torch._C._VariableFunctions.max_pool2d", None, None),
+            ("aten::max_pool2d", Y, 3850),
+            ("at::native::max_pool2d", "aten/src/ATen/native/Pooling.cpp", 140),
+            ("aten::max_pool2d_with_indices", Y, 12249),
+            ("aten::max_pool2d_with_indices.out", Y, 12240),
+            ("at::native::max_pool2d_with_indices_out_cuda", "aten/src/ATen/native/cuda/DilatedMaxPool2d.cu", 299),
+            ("at::native::max_pool_forward_nchw", "aten/src/ATen/native/cuda/DilatedMaxPool2d.cu", 50),
+        ),
+        (
+            "_jit_internal.py:503 if_false(*args, **kwargs): return_indices not given, dispatch_flag = default False;"
+            " functional.py:799 max_pool2d = boolean_dispatch(..., if_false=_max_pool2d (804), func_name=\"max_pool2d\")",
+            "functional.py:796 torch.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)",
+            "yaml:3850 max_pool2d(Tensor self, int[2] kernel_size, ...)",
+            "yaml:3852 CompositeImplicitAutograd: max_pool2d",
+            "Pooling.cpp:162 at::max_pool2d_with_indices(...) (not quantized, not mkldnn)",
+            "yaml:12251 structured_delegate: max_pool2d_with_indices.out",
+            "yaml:12245 CUDA: max_pool2d_with_indices_out_cuda",
+            "DilatedMaxPool2d.cu:430 max_pool_forward_nchw<scalar_t, scalar_t><<<...>>>(...) for MemoryFormat::Contiguous",
+        ),
+        "return_indices left False (the if_true branch, max_pool2d_with_indices, reaches the same kernel in fewer hops);"
+        " NCHW contiguous CUDA input",
+    ),
+    Chain(
+        "Python doors", "torch.nn.functional.normalize", "div_true_kernel_cuda",
+        (
+            ("torch.nn.functional.normalize", FUNCTIONAL, 4794),
+            ("torch._C.TensorBase.__truediv__", "tools/autograd/templates/python_variable_methods.cpp", 1242),
+            ("aten::div.Tensor", Y, 2123),
+            ("aten::div.out", Y, 2141),
+            ("at::native::div_out", "aten/src/ATen/native/BinaryOps.cpp", 446),
+            ("at::native::div_true_stub", "aten/src/ATen/native/BinaryOps.cpp", 380),
+            ("at::native::binary_internal::div_true_kernel_cuda", "aten/src/ATen/native/cuda/BinaryDivTrueKernel.cu", 20),
+        ),
+        (
+            "functional.py:4817 input / denom (out None): Tensor has no __truediv__ of its own (_tensor.py), so"
+            " TensorBase's",
+            "python_variable_methods.cpp:1242 TypeError_to_NotImplemented_<THPVariable_div>: THPVariable_div, generated"
+            " from the yaml's div overloads, binds div(Tensor other) to div.Tensor",
+            "yaml:2126 structured_delegate: div.out",
+            "yaml:2146 CPU, CUDA: div_out",
+            "BinaryOps.cpp:447 div_true_stub(device_type(), *this)",
+            "BinaryDivTrueKernel.cu:60 REGISTER_DISPATCH(div_true_stub, &binary_internal::div_true_kernel_cuda)",
+        ),
+        "a CUDA input; the method table is the template tools/autograd/templates/python_variable_methods.cpp, copied"
+        " into the generated file at build time",
+    ),
+]
+CHAINS += BINDING_CHAINS
