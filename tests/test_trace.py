@@ -157,10 +157,13 @@ def test_the_cpu_backend_takes_the_slow_convolution_and_never_cudnn(sample_store
 
 
 def test_boolean_dispatch_reaches_both_branches(sample_store, sample_root):
+    # functional.py:262 `max_pool2d = boolean_dispatch(..., default=False, if_true=..., if_false=...)`
+    # is the closure `fn` (_jit_internal.py:49); its calls are `return if_true(...)` (line 57,
+    # under `if flag:`) and `return if_false(...)` (line 58), the one `flag = default` takes first
     report = trace_symbol(sample_store, sample_root, "torch.nn.functional.max_pool2d", max_depth=1)
     assert [(child.node.symbol.qname, child.edge.label, child.edge.site) for child in report.trace.tree.children] == [
-        ("torch.nn.functional.max_pool2d_with_indices", "call", ("torch/nn/functional.py", 262)),
-        ("torch.nn.functional._max_pool2d", "call", ("torch/nn/functional.py", 262)),
+        ("torch.nn.functional._max_pool2d", "call", ("torch/_jit_internal.py", 58)),
+        ("torch.nn.functional.max_pool2d_with_indices", "call", ("torch/_jit_internal.py", 57)),
     ]
 
 
@@ -447,7 +450,8 @@ def test_callers_of_an_operator_a_kernel_and_a_function_passed_to_a_call(sample_
         (2, "cpp", "at::native::relu_", "call", ("aten/src/ATen/native/Activation.cpp", 21)),
     ]
     assert listed(neighbours(sample_store, sample_root, "torch.nn.functional.max_pool2d_with_indices", "callers", depth=2)) == [
-        (1, "python", "torch.nn.functional.max_pool2d", "call", ("torch/nn/functional.py", 262)),
+        # the closure boolean_dispatch made for max_pool2d calls it: `return if_true(...)`
+        (1, "python", "torch.nn.functional.max_pool2d", "call", ("torch/_jit_internal.py", 57)),
         (2, "python", "torch.nn.modules.pooling.MaxPool2d.forward", "call", ("torch/nn/modules/pooling.py", 56)),
     ]
 

@@ -16,10 +16,14 @@ Expressions (tuples, tag first; JSON turns them into lists):
     ("call", FN, ARGS, KWARGS, LINE, COL)
                                   ARGS: expressions, ("star", E) for *E;
                                   KWARGS: (NAME, E) pairs, (None, E) for **E
-    ("item", OBJ, KEY)            OBJ[KEY]; KEY a str or int constant, or None
+    ("item", OBJ, KEY[, LINE, COL, INDEX])
+                                  OBJ[KEY]; KEY a str or int constant, or None; INDEX
+                                  what the brackets hold, as handed to `__getitem__`, at
+                                  the `[` (LINE, COL); without them an item the syntax
+                                  does not write (unpacking `a, b = t`)
     ("dict", ((KEY, E), ...))     KEY as for item; ("list" | "tuple" | "set", (E, ...))
     ("const", TYPE[, VALUE])      a literal: str, int, float, bool, None; a short plain
-                                  string keeps its VALUE
+                                  string and a bool ("True", "False") keep their VALUE
     ("def", QNAME, LINE) ("class", QNAME, LINE) ("lambda", QNAME, LINE)
                                   the function or class a statement or lambda defines
                                   (LINE tells apart two definitions of one name)
@@ -28,16 +32,33 @@ Expressions (tuples, tag first; JSON turns them into lists):
     ("elem", E, LINE, COL)        an element got by iterating E (for, comprehension, *x)
     ("super", LINE, COL)          super() in a method (the solver knows the class)
     ("caught", E)                 what `except E as e` binds: an instance of the class(es) E
-    ("augmented", L, R, METHOD, LINE, COL)
+    ("augmented", L, R, METHOD, LINE, COL, BINARY, REFLECTED)
                                   `L op= R`: L's in-place METHOD (`__iadd__`) where its
-                                  class defines one, a list extended by R, else L or R
+                                  class defines one, else `L op R` (BINARY, REFLECTED as
+                                  for binop); a list extended by R
+    ("binop", L, R, METHOD, REFLECTED, LINE, COL)
+                                  `L op R` at the operator's (LINE, COL): L's METHOD
+                                  (`__add__`, `__lt__`) with R, or, where L has none, R's
+                                  REFLECTED (`__radd__`, `__gt__`) with L; REFLECTED None
+                                  for `in` (`R.__contains__(L)`, written with L and R
+                                  swapped)
+    ("unop", E, METHOD, LINE, COL)
+                                  `-E`, `+E`, `~E`: E's METHOD (`__neg__`)
     ("unknown",)                  a value nothing follows (arithmetic, f-strings)
 Statements:
     ("bind", TARGET, E, LINE)     TARGET: ("local", NAME, ID) | ("free", NAME) (global or
-                                  nonlocal) | ("attr", OBJ, NAME, LINE, COL) | ("item", OBJ, KEY)
+                                  nonlocal) | ("attr", OBJ, NAME, LINE, COL) | ("item", OBJ,
+                                  KEY[, LINE, COL, INDEX]) (`__setitem__`)
     ("eval", E) ("return", E) ("yield", E) ("raise", E, LINE)
     ("enter", E, LINE, COL)       `with E`: its __enter__ and __exit__ run
     ("star_import", DOTTED)       `from DOTTED import *`
+    ("guard", E, TRUTH, FIRST, LAST)
+                                  lines FIRST..LAST run only where E, a name, is true (TRUTH
+                                  true) or false: an `if NAME:` or `if not NAME:` branch, its
+                                  `else`, or what follows a branch that returns. E names only
+                                  the definitions of a local made outside any branch or loop
+                                  (`flag = default`, before `if ...: flag = ...`): its value
+                                  where nothing the call passed changed it
 Scopes: (QNAME, KIND, LINE, PARAMS, BASES, GENERATOR, FREE), KIND module | class | function
 | lambda; PARAMS: (NAME, KIND, DEFAULT or None, ID[, TYPE or None]), KIND pos | kwonly | star |
 starstar, TYPE the class its annotation names (`x: Tensor`, `Optional[Tensor]`);
@@ -65,9 +86,10 @@ Stmt = tuple
 _MAX_DEPTH = 120  # deeper expressions are "unknown": nesting must not exhaust the stack
 _UNKNOWN: Expr = ("unknown",)
 _LITERALS = {
-    "string": "str", "concatenated_string": "str", "integer": "int", "float": "float", "true": "bool",
-    "false": "bool", "none": "None",
+    "string": "str", "concatenated_string": "str", "integer": "int", "float": "float", "none": "None",
 }
+_BOOLS = {"true": ("const", "bool", "True"), "false": ("const", "bool", "False")}
+_CONDITIONAL = ("if_statement", "for_statement", "while_statement", "try_statement", "match_statement")
 _SCOPE_NODES = ("function_definition", "class_definition", "lambda")
 _COMPREHENSIONS = ("list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression")
 _IN_PLACE = {
@@ -75,6 +97,20 @@ _IN_PLACE = {
     "%=": "__imod__", "@=": "__imatmul__", "&=": "__iand__", "|=": "__ior__", "^=": "__ixor__",
     "<<=": "__ilshift__", ">>=": "__irshift__", "**=": "__ipow__",
 }
+# Python's data model: the method an operator runs on its left operand, and the reflected
+# one it runs on its right operand where the left has none (`1 - x` is `x.__rsub__(1)`)
+_BINARY = {
+    "+": ("__add__", "__radd__"), "-": ("__sub__", "__rsub__"), "*": ("__mul__", "__rmul__"),
+    "@": ("__matmul__", "__rmatmul__"), "/": ("__truediv__", "__rtruediv__"), "//": ("__floordiv__", "__rfloordiv__"),
+    "%": ("__mod__", "__rmod__"), "**": ("__pow__", "__rpow__"), "<<": ("__lshift__", "__rlshift__"),
+    ">>": ("__rshift__", "__rrshift__"), "&": ("__and__", "__rand__"), "|": ("__or__", "__ror__"), "^": ("__xor__", "__rxor__"),
+}
+# a comparison's reflection is the mirrored comparison (`a < b` tries `b.__gt__(a)`)
+_COMPARISON = {
+    "<": ("__lt__", "__gt__"), "<=": ("__le__", "__ge__"), ">": ("__gt__", "__lt__"), ">=": ("__ge__", "__le__"),
+    "==": ("__eq__", "__eq__"), "!=": ("__ne__", "__ne__"),
+}
+_UNARY = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
 _TARGET_HOLDERS = ("assignment", "augmented_assignment", "for_statement", "for_in_clause", "named_expression", "as_pattern")
 
 
@@ -140,6 +176,8 @@ class _ScopeWalker:
         self.lambdas = 0
         self.temporaries = 0
         self.comprehension_names: list[dict[str, frozenset[int]]] = []
+        self.nesting = 0  # branches and loops around the statement being read
+        self.unconditional: set[int] = set()  # definitions made outside any branch or loop
 
     # -- statements ------------------------------------------------------------------------
 
@@ -148,6 +186,16 @@ class _ScopeWalker:
             self.statement(child)
 
     def statement(self, node: tsx.Node) -> None:
+        if node.type in _CONDITIONAL:
+            self.nesting += 1
+            try:
+                self._statement(node)
+            finally:
+                self.nesting -= 1
+        else:
+            self._statement(node)
+
+    def _statement(self, node: tsx.Node) -> None:
         kind = node.type
         if kind == "expression_statement":
             for child in node.named_children:
@@ -186,9 +234,11 @@ class _ScopeWalker:
         elif node.type == "augmented_assignment":
             left = tsx.field(node, "left")
             operator = node.child_by_field_name("operator")
-            method = _IN_PLACE.get(tsx.text(operator) if operator is not None else "", "__iadd__")
+            written = tsx.text(operator) if operator is not None else "+="
+            method = _IN_PLACE.get(written, "__iadd__")
+            binary, reflected = _BINARY.get(written[:-1], ("__add__", "__radd__"))
             value = ("augmented", self.expr(left), self.expr(node.child_by_field_name("right")), method,
-                     tsx.line(node), node.start_point[1])
+                     tsx.line(node), node.start_point[1], binary, reflected)
             self.assign(left, value, tsx.line(node))
         elif node.type == "yield":
             self.generator = True
@@ -251,8 +301,7 @@ class _ScopeWalker:
             if attribute is not None:  # missing in a broken file
                 self.statements.append(("bind", ("attr", obj, tsx.text(attribute), line, attribute.start_point[1]), value, line))
         elif kind == "subscript":
-            obj = self.expr(target.child_by_field_name("value"))
-            self.statements.append(("bind", ("item", obj, _key(target.child_by_field_name("subscript"))), value, line))
+            self.statements.append(("bind", self.subscript(target, 0), value, line))
         elif kind in ("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list"):
             held = self.held(value, line)
             parts = [child for child in target.named_children if child.type != "comment"]
@@ -275,6 +324,8 @@ class _ScopeWalker:
             return ("free", name)
         ident = name_node.start_byte
         self.current[name] = frozenset({ident})
+        if self.nesting == 0:
+            self.unconditional.add(ident)
         return ("local", name, ident)
 
     def definition(self, node: tsx.Node) -> None:
@@ -356,15 +407,26 @@ class _ScopeWalker:
     def branches(self, node: tsx.Node) -> None:
         """if / elif / else: what any branch binds reaches past it, and without an else, what
         reached before does too."""
-        self.statements.append(("eval", self.expr(node.child_by_field_name("condition"))))
+        condition = node.child_by_field_name("condition")
+        self.statements.append(("eval", self.expr(condition)))
+        guard = self.guard(condition)
         before = dict(self.current)
         outcomes = []
         consequence = node.child_by_field_name("consequence")
+        alternatives = node.children_by_field_name("alternative")
+        if guard is not None and consequence is not None:
+            name, truth = guard
+            self.statements.append(("guard", name, truth, tsx.line(consequence), tsx.end_line(consequence)))
+            if alternatives:
+                self.statements.append(("guard", name, not truth, tsx.line(alternatives[0]), tsx.end_line(alternatives[-1])))
+            elif _leaves(consequence) and node.parent is not None and tsx.end_line(node.parent) > tsx.end_line(node):
+                # `if flag: return a()` then `return b()`: what follows runs where flag is false
+                self.statements.append(("guard", name, not truth, tsx.end_line(node) + 1, tsx.end_line(node.parent)))
         if consequence is not None:
             self.block(consequence)
         outcomes.append(self.current)
         has_else = False
-        for alternative in node.children_by_field_name("alternative"):
+        for alternative in alternatives:
             self.current = dict(before)
             if alternative.type == "elif_clause":
                 self.statements.append(("eval", self.expr(alternative.child_by_field_name("condition"))))
@@ -378,6 +440,25 @@ class _ScopeWalker:
         if not has_else:
             outcomes.append(before)
         self.current = _merge(outcomes)
+
+    def guard(self, condition: tsx.Node | None) -> tuple[Expr, bool] | None:
+        """`if NAME:` or `if not NAME:` on a local: the name, as its definitions made outside
+        any branch or loop, and whether the branch runs where it is true."""
+        truth = True
+        while condition is not None and condition.type in ("parenthesized_expression", "not_operator"):
+            if condition.type == "not_operator":
+                truth = not truth
+                condition = condition.child_by_field_name("argument")
+            else:
+                inner = [child for child in condition.named_children if child.type != "comment"]
+                condition = inner[0] if len(inner) == 1 else None
+        if condition is None or condition.type != "identifier":
+            return None
+        read = self.read(tsx.text(condition))
+        if read[2] is None:
+            return None
+        unconditional = tuple(ident for ident in read[2] if ident in self.unconditional)
+        return (("name", read[1], unconditional), truth) if unconditional else None
 
     def loop(self, node: tsx.Node) -> None:
         """A loop body runs any number of times: its reads also see what a later statement of
@@ -537,12 +618,14 @@ class _ScopeWalker:
             return ("const", "str", text) if isinstance(text, str) and len(text) <= 80 else ("const", "str")
         if kind in _LITERALS:
             return ("const", _LITERALS[kind])
+        if kind in _BOOLS:
+            return _BOOLS[kind]
         if kind == "call":
             return self.call(node, depth)
         if kind == "attribute":
             return ("attr", self.expr(node.child_by_field_name("object"), depth + 1), tsx.text(node.child_by_field_name("attribute")))
         if kind == "subscript":
-            return ("item", self.expr(node.child_by_field_name("value"), depth + 1), _key(node.child_by_field_name("subscript")))
+            return self.subscript(node, depth)
         if kind == "parenthesized_expression":
             inner = [c for c in node.named_children if c.type != "comment"]
             return self.expr(inner[0], depth + 1) if inner else _UNKNOWN
@@ -565,10 +648,21 @@ class _ScopeWalker:
             return _UNKNOWN
         if kind == "boolean_operator":
             return ("any", (self.expr(node.child_by_field_name("left"), depth + 1), self.expr(node.child_by_field_name("right"), depth + 1)))
-        if kind == "not_operator" or kind == "comparison_operator" or kind in ("binary_operator", "unary_operator"):
+        if kind == "binary_operator":
+            return self.binary(node, depth)
+        if kind == "unary_operator":
+            operator = node.child_by_field_name("operator")
+            argument = node.child_by_field_name("argument")
+            method = _UNARY.get(tsx.text(operator)) if operator is not None else None
+            if operator is None or method is None or argument is None:
+                return _UNKNOWN
+            return ("unop", self.expr(argument, depth + 1), method, tsx.line(operator), operator.start_point[1])
+        if kind == "comparison_operator":
+            return self.comparison(node, depth)
+        if kind == "not_operator":
             for child in node.named_children:
                 self.evaluated(child, depth)
-            return ("const", "bool") if kind in ("not_operator", "comparison_operator") else _UNKNOWN
+            return ("const", "bool")
         if kind == "lambda":
             return self.lambda_(node)
         if kind in _COMPREHENSIONS:
@@ -590,6 +684,58 @@ class _ScopeWalker:
         for child in node.named_children:  # f-strings, slices, starred: calls inside still run
             self.evaluated(child, depth)
         return _UNKNOWN
+
+    def subscript(self, node: tsx.Node, depth: int) -> Expr:
+        """`obj[index]`, at its `[`: the key when it is a constant, and the index as an
+        expression (what `__getitem__` or `__setitem__` is handed; calls inside it run)."""
+        obj = self.expr(node.child_by_field_name("value"), depth + 1)
+        parts = node.children_by_field_name("subscript")
+        key = _key(parts[0]) if len(parts) == 1 else None
+        if len(parts) == 1:
+            index = self.expr(parts[0], depth + 1)
+        else:
+            index = ("tuple", tuple(self.expr(part, depth + 1) for part in parts))
+        bracket = next((child for child in node.children if child.type == "["), node)
+        return ("item", obj, key, tsx.line(bracket), bracket.start_point[1], index)
+
+    def binary(self, node: tsx.Node, depth: int) -> Expr:
+        operator = node.child_by_field_name("operator")
+        left = self.expr(node.child_by_field_name("left"), depth + 1)
+        right = self.expr(node.child_by_field_name("right"), depth + 1)
+        methods = _BINARY.get(tsx.text(operator)) if operator is not None else None
+        if operator is None or methods is None:
+            return _UNKNOWN
+        return ("binop", left, right, methods[0], methods[1], tsx.line(operator), operator.start_point[1])
+
+    def comparison(self, node: tsx.Node, depth: int) -> Expr:
+        """`a < b <= c` is `a < b and b <= c`: each pair its own operator call (the middle
+        operand made once); `in` asks the right operand (`__contains__`); `is` runs nothing."""
+        operands = [child for child in node.children if child.is_named and child.type != "comment"]
+        operators = [child for child in node.children if not child.is_named]
+        if len(operators) != len(operands) - 1:
+            for child in operands:
+                self.evaluated(child, depth)
+            return ("const", "bool")
+        values = [self.expr(operands[0], depth + 1)]
+        for index, operand in enumerate(operands[1:], 1):
+            value = self.expr(operand, depth + 1)
+            values.append(self.held(value, tsx.line(operand)) if index < len(operands) - 1 else value)
+        results: list[Expr] = []
+        for index, operator in enumerate(operators):
+            left, right = values[index], values[index + 1]
+            written = operator.type
+            line, column = tsx.line(operator), operator.start_point[1]
+            if written in _COMPARISON:
+                method, reflected = _COMPARISON[written]
+                results.append(("binop", left, right, method, reflected, line, column))
+            elif written in ("in", "not in"):
+                results.append(("binop", right, left, "__contains__", None, line, column))
+            else:  # is, is not: identity, no method
+                for value in (left, right):
+                    if _has_call(value):
+                        self.statements.append(("eval", value))
+                results.append(("const", "bool"))
+        return results[0] if len(results) == 1 else ("any", tuple(results))
 
     def evaluated(self, node: tsx.Node, depth: int) -> None:
         value = self.expr(node, depth + 1)
@@ -700,6 +846,12 @@ def _key(node: tsx.Node | None) -> str | int | None:
             if text.endswith(quote) and len(text) >= 2 * len(quote) and "\\" not in text:
                 return text[len(quote):-len(quote)]
     return None
+
+
+def _leaves(block: tsx.Node) -> bool:
+    """Whether a block always ends by leaving (its last statement a return or raise)."""
+    statements = [child for child in block.named_children if child.type != "comment"]
+    return bool(statements) and statements[-1].type in ("return_statement", "raise_statement")
 
 
 def _parameter_parts(node: tsx.Node) -> tuple[tsx.Node | None, tsx.Node | None, tsx.Node | None]:
@@ -831,12 +983,17 @@ def _merge(states: list[dict[str, frozenset[int]]]) -> dict[str, frozenset[int]]
     return merged
 
 
+_RUNS = frozenset({"call", "binop", "unop", "augmented"})  # expressions that may run a method
+
+
 def _has_call(value: Expr) -> bool:
+    """Whether evaluating the expression may run code: a call, an operator (a method of its
+    operand), or an item written in the source (`__getitem__`)."""
     stack = [value]
     while stack:
         current = stack.pop()
         if isinstance(current, tuple):
-            if current and current[0] == "call":
+            if current and (current[0] in _RUNS or current[0] == "item" and len(current) > 3):
                 return True
             stack.extend(item for item in current if isinstance(item, tuple))
     return False

@@ -42,6 +42,22 @@ if TYPE_CHECKING:  # libcst takes a fifth of a second to import: only when it is
     from explorer.parsers.python_precise import UnreadableSource
 
 _MAX_MRO = 32
+# The operator methods torch._C.TensorBase gets from PyTorch's hand-written method table
+# (tools/autograd/templates/python_variable_methods.cpp, `variable_methods`): each wraps the
+# binding torchgen generates for a Tensor method (`__add__` is THPVariable_add, `__iadd__`
+# THPVariable_add_), so it runs that method's operators; `__invert__` calls bitwise_not.
+# Those native_functions.yaml names itself (`__and__`, `__lshift__`, `__ior__`) are
+# operators of their own, and torch/_tensor.py defines the rest in Python (`__rsub__`,
+# `__pow__`, `__neg__ = _C.TensorBase.neg`): the value-flow solver reads those there.
+_TENSOR_BASE_OPERATORS = {
+    "__add__": "add", "__radd__": "add", "__iadd__": "add_", "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul_",
+    "__sub__": "sub", "__isub__": "sub_", "__div__": "div", "__truediv__": "div", "__floordiv__": "floor_divide",
+    "__idiv__": "div_", "__ifloordiv__": "floor_divide_", "__mod__": "remainder", "__imod__": "remainder_",
+    "__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+    "__rand__": "bitwise_and", "__ror__": "bitwise_or", "__rxor__": "bitwise_xor", "__matmul__": "matmul",
+    "__invert__": "bitwise_not",
+}
+_TENSOR_BASES = ("torch._C.TensorBase", "torch._C._TensorBase")
 _OVERLOAD_DECORATOR = re.compile(r"@([\w.]*\.)?_?overload(_method)?\b")
 _CALLABLE_KINDS = {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.ALIAS, SymbolKind.VARIABLE}
 # The names a definition's text writes before `=` or `name: annotation =` (each of `a = b = c`):
@@ -299,19 +315,38 @@ class PythonEdges:
     def _nested(self, symbol: Symbol, name: str) -> list[Symbol]:
         return [s for s in self.store.symbols_with_qname(f"{symbol.qname}.{name}") if s.kind is SymbolKind.FUNCTION and s.path == symbol.path]
 
-    def _tensor_method(self, name: str, receiver_known: bool) -> Iterator[CallEdge]:
-        """The operators a tensor's method `name` runs. On a receiver not known to be a tensor
-        every edge is name-only, however many overloads the name has: that it is a tensor at
-        all is the guess (`name.split("#")` on a str is no aten::split)."""
+    def _tensor_method(self, name: str, receiver_known: bool, shape: CallShape | None = None) -> Iterator[CallEdge]:
+        """The operators a tensor's method `name` runs: those of a Tensor method of that name,
+        or, for an operator method of TensorBase's method table, those of the method it wraps
+        (`__add__` runs add). Given the call's shape (an operator passes one argument), the
+        overloads it fits, as PyTorch's argument parser picks them. On a receiver not known
+        to be a tensor every edge is name-only, however many overloads the name has: that it
+        is a tensor at all is the guess (`name.split("#")` on a str is no aten::split)."""
         operators = operators_for(self.store, name, variant="method")
+        if not operators and name in _TENSOR_BASE_OPERATORS:
+            operators = operators_for(self.store, _TENSOR_BASE_OPERATORS[name], variant="method")
+        if shape is not None and len(operators) > 1:
+            with_self = shape._replace(positional=shape.positional + 1)  # the tensor is the schema's `self`
+            operators = [s for s in operators if fits_schema(s.signature, with_self)] or operators
         for edge in fan_out(operators, EdgeKind.METHOD, Layer.YAML, None):
             yield CallEdge(edge.target, EdgeKind.METHOD, edge.resolution if receiver_known else Resolution.NAME, edge.candidates)
-        if not operators:
-            # A method the extension module binds directly (size, dim, to, uniform_): the
-            # stub declares it on TensorBase; no operator stands behind it.
-            stub = stub_method(self.store, name)
-            if stub is not None:
-                yield CallEdge(CallNode(stub, Layer.BINDING), EdgeKind.METHOD, Resolution.EXACT if receiver_known else Resolution.NAME)
+        if operators:
+            return
+        # A method the extension module binds directly: in C++, a slot or methods-table entry
+        # of the type object (`__getitem__` is THPVariable_getitem), or as the stub declares it
+        # on TensorBase (size, dim, to, uniform_); no operator stands behind it.
+        resolution = Resolution.EXACT if receiver_known else Resolution.NAME
+        bound = [
+            s for owner in _TENSOR_BASES for s in self.store.symbols_with_qname(f"{owner}.{name}")
+            if s.kind in (SymbolKind.METHOD_TABLE, SymbolKind.PYBIND)
+        ]
+        if bound:
+            first = min(bound, key=lambda s: (s.path or "", s.line or 0))
+            yield CallEdge(CallNode(first, layer_of(first)), EdgeKind.METHOD, resolution)
+            return
+        stub = stub_method(self.store, name)
+        if stub is not None:
+            yield CallEdge(CallNode(stub, Layer.BINDING), EdgeKind.METHOD, resolution)
 
     def _passed_functions(self, symbol: Symbol) -> Iterator[CallEdge]:
         from explorer.parsers.python_precise import UnreadableSource, passed_names  # libcst: slow to import

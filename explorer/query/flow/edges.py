@@ -4,7 +4,9 @@ A Python function the tree has source for is solved from the first one a query a
 what its calls reach is what values reach them. A call the solver resolved gives edges to
 definitions (with the receiver's class as the callee's context), to the torch._C bindings
 and stubs (through python_edges.py's rules for dotted names) and, on a value known to be a
-tensor, to the operator of a tensor method, exactly. A call whose callee the solver knows
+tensor, to the operator of a tensor method, exactly; an operator on a tensor (`a + b`,
+`x[i]`) to the operator its method binds. A closure a module's `name = factory(...)` made
+is shown under that name, at the closure's definition. A call whose callee the solver knows
 nothing about is resolved by python_edges.py's name rules, marked as they mark it; unless
 its receiver is known and is not a tensor (`seen.add(x)` on a set is not `aten::add`).
 """
@@ -15,24 +17,27 @@ import dataclasses
 from collections.abc import Iterator
 
 from explorer.index.reader import IndexReader
-from explorer.model import CallEdge, CallNode, EdgeKind, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, CallShape, EdgeKind, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.common import module_name
 from explorer.query.arity import python_call_shape
 from explorer.query.bindings import binding_operators, bound_stub
 from explorer.query.flow.facts import FlowFacts
-from explorer.query.flow.solver import Call, ScopeKey, Solver
-from explorer.query.flow.values import Builtin, External, TensorMethod
+from explorer.query.flow.solver import Call, ScopeKey, Solver, is_made
+from explorer.query.flow.values import Builtin, External, Function, TensorMethod
 from explorer.query.extensions import registered_operators
 from explorer.query.nodes import definition_lines, layer_of
 from explorer.query.python_edges import PythonEdges
 
 _MAX_LAMBDA_DEPTH = 8
+# What an operator hands its method, besides the operand it is called on (Python's data
+# model): nothing to a unary one, the index and the value to `__setitem__`, else one operand
+_OPERATOR_ARGUMENTS = {"__neg__": 0, "__pos__": 0, "__invert__": 0, "__abs__": 0, "__setitem__": 2}
 # The solver's record of how a call was made, as the edge it makes
 _EDGE_KINDS = {
     "call": EdgeKind.CALL,
     "new": EdgeKind.CALL,  # __new__ runs as the class is called
     "method": EdgeKind.METHOD,  # a bound method, or an implicit protocol call
-    "operator": EdgeKind.OPERATOR,  # an in-place operator's method, `+=`; __setattr__ of `self.x = v`
+    "operator": EdgeKind.OPERATOR,  # an operator's method (`a + b`, `x[i]`, `+=`); __setattr__ of `self.x = v`
 }
 
 
@@ -50,7 +55,11 @@ class FlowEdges:
         """The node's edges, or None when the solver has no source for it (a stub, a class,
         an alias): python_edges.py answers those."""
         symbol = node.symbol
-        if symbol.kind not in (SymbolKind.FUNCTION, SymbolKind.METHOD) or not (symbol.path or "").endswith(".py"):
+        if not (symbol.path or "").endswith(".py"):
+            return None
+        if symbol.kind is SymbolKind.VARIABLE:
+            return self._made_by_factory(symbol)
+        if symbol.kind not in (SymbolKind.FUNCTION, SymbolKind.METHOD):
             return None
         if symbol.line is None or self.facts.scope(symbol.qname, symbol.line) is None:
             return None
@@ -61,6 +70,47 @@ class FlowEdges:
         if key not in self.solver.calls and key not in self.solver.open_sites:
             self.solver.start(symbol.qname, symbol.line, context)
         return list(self._edges_of(key, symbol, 0))
+
+    def _made_by_factory(self, variable: Symbol) -> list[CallEdge] | None:
+        """A module's `name = factory(...)` whose call returns a closure (`max_pool2d =
+        boolean_dispatch(...)`): what the closure that call made calls. None where the name
+        holds no such closure (python_edges.py answers)."""
+        module, _, name = variable.qname.rpartition(".")
+        scope = self.facts.module_scope(module)
+        if scope is None or scope.qname != module or not scope.bindings(name):
+            return None
+        self.solver.compile_global(scope, name)
+        self.solver.solve()
+        found = self.solver.existing(("global", module, name))
+        made = f"@{variable.qname}"
+        closures = [value for value in self.solver.values(found) if isinstance(value, Function) and value.made == made] \
+            if found is not None else []
+        edges: list[CallEdge] = []
+        for closure in closures:
+            symbol = self._symbol(closure.qname, closure.line)
+            if symbol is None:
+                continue
+            key: ScopeKey = (closure.qname, closure.line, made)
+            if key not in self.solver.calls and key not in self.solver.open_sites:
+                self.solver.start(closure.qname, closure.line, made)
+            edges += self._edges_of(key, symbol, 0)
+        return edges if closures else None
+
+    def _public(self, qname: str, line: int, context: str) -> Symbol | None:
+        """The module's name for a closure, where `context` is the factory's call that made it
+        and the name holds it: the name's definition, placed at the closure's."""
+        if not is_made(context) or ":" in context:
+            return None
+        public = context[1:]
+        module, _, name = public.rpartition(".")
+        found = self.solver.existing(("global", module, name))
+        if found is None or Function(qname, line, context) not in self.solver.values(found):
+            return None
+        closure = self._symbol(qname, line)
+        variables = [s for s in self.store.symbols_with_qname(public) if s.kind is SymbolKind.VARIABLE]
+        if closure is None or not variables:
+            return None
+        return dataclasses.replace(variables[0], path=closure.path, line=closure.line, end_line=closure.end_line)
 
     def _own_class(self, method: Symbol) -> str | None:
         owner = method.qname.rpartition(".")[0]
@@ -81,7 +131,10 @@ class FlowEdges:
             if (site.line, site.column) not in by_site and not self.solver.values(site.callee_node)
         }
         written = self._torch_ops_sites(symbol)
-        for position in sorted({*by_site, *unresolved, *written}):
+        # the calls the function makes with its defaults come first: of `if flag: return
+        # a()` / `return b()`, where flag is False unless the call passes True, b() leads
+        positions = sorted({*by_site, *unresolved, *written})
+        for position in sorted(positions, key=lambda p: self.solver.off_default(key, p[0])):
             if position in written:
                 # `torch.ops.ns.op(...)`: the operator registered under that name, whatever the
                 # Python behind torch.ops (a __getattr__ chain) does with the name at run time
@@ -100,8 +153,19 @@ class FlowEdges:
         if isinstance(target, Builtin):
             return
         if isinstance(target, TensorMethod):
-            for edge in self.python._tensor_method(target.name, receiver_known=True):
-                yield CallEdge(self._with_shape(edge.target, caller, call), edge.kind, edge.resolution, edge.candidates, where, dispatch_key=edge.dispatch_key)
+            # `x.relu()` is a method call; `x + y` runs x.__add__(y), an operator's method
+            operator = call.kind == "operator"
+            shape = None
+            if operator and target.name.startswith("__"):
+                shape = CallShape(_OPERATOR_ARGUMENTS.get(target.name, 1), (), False)
+            for edge in self.python._tensor_method(target.name, receiver_known=True, shape=shape):
+                if not operator:
+                    node, kind = self._with_shape(edge.target, caller, call), edge.kind
+                else:  # no call is written to read the arguments from: the operator's are known
+                    node, kind = edge.target, EdgeKind.OPERATOR
+                    if node.layer is Layer.BINDING and shape is not None:
+                        node = dataclasses.replace(node, shape=shape)
+                yield CallEdge(node, kind, edge.resolution, edge.candidates, where, dispatch_key=edge.dispatch_key)
             return
         if isinstance(target, External):
             # `F.conv2d(...)`, where `conv2d = _add_docstr(torch.conv2d, ...)`: the name rules
@@ -118,6 +182,12 @@ class FlowEdges:
             # the index has no node for a lambda: its calls are its caller's
             if depth < _MAX_LAMBDA_DEPTH:
                 yield from self._edges_of(target, caller, depth + 1)
+            return
+        public = self._public(qname, line, context) if context is not None else None
+        if public is not None:
+            # `F.max_pool2d(...)`, where `max_pool2d = boolean_dispatch(...)`: the closure the
+            # factory made, known by the name, at the closure's definition
+            yield CallEdge(CallNode(public, Layer.PYTHON), _EDGE_KINDS[call.kind], Resolution.EXACT, (), where)
             return
         symbol = self._symbol(qname, line)
         if symbol is not None:

@@ -33,6 +33,7 @@ class Scope:
     _statements: str | list  # the JSON text until first read
     _bindings: dict[str, list] | None = None
     _returned: tuple[str | None] | None = None
+    _makes_closure: bool | None = None
 
     @property
     def body(self) -> list:
@@ -58,6 +59,18 @@ class Scope:
         if self._returned is None:
             self._returned = (self._parameter_returned(),)
         return self._returned[0]
+
+    @property
+    def makes_closure(self) -> bool:
+        """Whether the function returns a function defined inside it (a factory such as
+        boolean_dispatch, a decorator's wrapper): each call makes a closure of its own."""
+        if self._makes_closure is None:
+            inner = self.qname + "."
+            named = {s[1][1] for s in self.body if s[0] == "bind" and s[1][0] == "local" and _defines(s[2], inner)}
+            self._makes_closure = any(
+                s[0] == "return" and (_defines(s[1], inner) or s[1][0] == "name" and s[1][1] in named) for s in self.body
+            )
+        return self._makes_closure
 
     def _parameter_returned(self) -> str | None:
         returns = [statement[1] for statement in self.body if statement[0] == "return"]
@@ -155,3 +168,17 @@ class FlowFacts:
             scopes[(qname, line)] = Scope(qname, kind, line, params, bases, bool(generator), free, name, path, body)
         return scopes
 
+
+def _defines(expression: list | tuple, inner: str) -> bool:
+    """Whether an expression holds a def or lambda of a scope directly inside `inner`'s owner
+    (`("def", "f.fn", 49)`, or such a def handed to a decorator)."""
+    stack = [expression]
+    while stack:
+        current = stack.pop()
+        if not isinstance(current, (list, tuple)) or not current:
+            continue
+        if current[0] in ("def", "lambda") and isinstance(current[1], str) and current[1].startswith(inner) \
+                and "." not in current[1][len(inner):]:
+            return True
+        stack.extend(item for item in current if isinstance(item, (list, tuple)))
+    return False

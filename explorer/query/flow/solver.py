@@ -11,7 +11,15 @@ values of its own. The solver stops when no set grows.
 Context: a method reached through an instance runs once per class of receiver (its
 `self` is that class's instance), so `Module._call_impl` called on a Conv2d reaches
 Conv2d.forward and not every forward of the tree. Functions called plainly have one
-context. Instances are one per class, containers one per expression and context.
+context, but for a factory (a function that returns a closure: a decorator's wrapper,
+boolean_dispatch): each call of it runs in a context of its own, as does the closure it makes,
+so that `max_pool2d = boolean_dispatch(...)` calls only what that call passed. Instances are
+one per class, containers one per expression and context.
+
+Operators are calls of their operand's methods, as Python's data model makes them: `a + b`
+runs `a.__add__(b)`, or, where a has none, `b.__radd__(a)`; `x[i]`, `x += 1`, `-x` and
+comparisons likewise. On a tensor, torch/_tensor.py's Python comes first, then the method of
+the C++ base class (a TensorMethod, whose operators python_edges.py finds).
 
 What it records is the calls: from each (function, context), at each line, to a function
 of the tree in a context, a name outside what it reads (a binding, another package), a
@@ -58,6 +66,12 @@ from explorer.query.flow.values import (
 
 _BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_"))
 _TENSOR_CLASSES = frozenset({"torch._tensor.Tensor", "torch.Tensor", "torch._C.TensorBase", "torch._C._TensorBase"})
+# torch.Tensor as the tree's Python defines it (torch/_tensor.py): its own methods (backward,
+# __rsub__, `__neg__ = _C.TensorBase.neg`) come before those the C++ base class binds
+_PYTHON_TENSOR = "torch._tensor.Tensor"
+_TENSOR_BASES = frozenset({"torch._C.TensorBase", "torch._C._TensorBase"})
+# operators whose result, where no method of an operand runs, is a bool
+_COMPARISONS = frozenset({"__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__contains__"})
 _AUTOGRAD_FUNCTION = "autograd.function.Function"
 # torch's classes as a tree without torch's source names them
 _DICT_MAKERS = frozenset({"collections.OrderedDict", "collections.defaultdict", "typing.OrderedDict"})
@@ -82,7 +96,11 @@ _NOTHING: frozenset = frozenset()
 _NAMING_ATTRIBUTES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})  # str on functions, classes, modules
 _MAX_VALUES = 64  # a set larger than this is capped: more values would be noise, not answers
 
-Context = str | None  # the class of `self`, for a method reached through an instance
+# The class of `self`, for a method reached through an instance; or, starting with "@", the
+# call of a factory (a function returning a closure) that a function runs for: "@" and the
+# public name where a module binds that call's result to a name
+# ("@torch.nn.functional.max_pool2d"), else "@caller:line:column"
+Context = str | None
 ScopeKey = tuple[str, int, Context]  # (qname, line, context)
 
 
@@ -94,7 +112,7 @@ class Call:
     column: int
     target: ScopeKey | External | Builtin | TensorMethod
     # call, method (a bound method or an implicit protocol call), new (__new__ as a class
-    # is called), operator (an in-place operator's method, `+=`)
+    # is called), operator (a method an operator runs: `a + b`, `x[i]`, `x += 1`)
     kind: str
 
 
@@ -151,6 +169,12 @@ class Solver:
         self._compiled_globals: set[tuple[str, str]] = set()  # (module, name) whose bindings are compiled
         self._instances: set[str] = set()
         self._free_assigned: dict[str, dict[str, set[str]]] = {}  # per module: see nonlocally_assigned
+        # (module scope, call site) of `name = factory(...)` at a module's top level, to its
+        # public name (`torch.nn.functional.max_pool2d`)
+        self.named_calls: dict[tuple[ScopeKey, tuple[int, int]], str] = {}
+        # per scope, its guards: (the node of the guarding name, the truth its lines run on,
+        # first line, last line)
+        self.guards: dict[ScopeKey, list[tuple[int, bool, int, int]]] = {}
 
     # -- the constraint graph --------------------------------------------------------------
 
@@ -258,7 +282,7 @@ class Solver:
         scope = self.facts.scope(qname, line)
         if scope is None or scope.kind not in ("function", "lambda"):
             return None
-        receiver = Instance(context) if context else None
+        receiver = Instance(context) if context and not is_made(context) else None
         key = self.activate(scope, context, receiver)
         self.solve()
         return key
@@ -274,7 +298,7 @@ class Solver:
         self._active.add(key)
         if receiver is not None and scope.params:
             self.add(self._param(key, scope.params[0]), [receiver])
-        if context is not None:
+        if context is not None and not is_made(context):
             self.instance_made(context)
         for param in scope.params:
             if param[2] is not None:
@@ -285,9 +309,27 @@ class Solver:
                 self.on(declared, functools.partial(self._declared, self._param(key, param)))
                 self._define(scope)
             # what a closure inside reads of it (`fn` in a decorator's wrapper)
-            self.copy(self._param(key, param), self.node(("closure", scope.qname, param[0])))
+            self.copy(self._param(key, param), self.closure(scope.qname, param[0], context))
         self._to_compile.append((scope, key, None))
         return key
+
+    def closure(self, qname: str, name: str, context: Context) -> int:
+        """The node of what function `qname`'s local `name` holds for the closures made inside
+        it: in a factory's call (context "@..."), that call's alone, which also flows into
+        what any call's closures see."""
+        every = self.node(("closure", qname, name))
+        if context is None or not is_made(context):
+            return every
+        key = ("closure", qname, name, context)
+        if key not in self._keys:
+            self.copy(self.node(key), every)
+        return self.node(key)
+
+    def factory_context(self, caller: ScopeKey, site: tuple[int, int]) -> str:
+        """The context of a factory's call: the public name the caller's module binds its
+        result to, else the call's place."""
+        named = self.named_calls.get((caller, site))
+        return f"@{named}" if named else f"@{caller[0]}:{site[0]}:{site[1]}"
 
     def _declared(self, parameter: int, declared_type: object) -> None:
         is_tensor = self.is_tensor_class(declared_type.qname) if isinstance(declared_type, Class) else (
@@ -323,6 +365,21 @@ class Solver:
 
     def is_active(self, key: ScopeKey) -> bool:
         return key in self._active
+
+    def off_default(self, key: ScopeKey, line: int) -> bool:
+        """Whether a line of a scope runs only where a guarding name is other than its default
+        makes it: under `if flag:` where `flag = default` holds False (every value the
+        definitions made outside any branch give it is a bool or None of the other truth)."""
+        for node, truth, first, last in self.guards.get(key, ()):
+            if first <= line <= last:
+                values = self.values(node)
+                if values and all(_truth(value) is (not truth) for value in values):
+                    return True
+        return False
+
+    def existing(self, key: tuple) -> int | None:
+        """The node a key names, where one was made."""
+        return self._keys.get(key)
 
     def _param(self, key: ScopeKey, param: tuple) -> int:
         return self.node(("v", key, param[0], param[3]))
@@ -390,6 +447,50 @@ class Solver:
         elif isinstance(callee, StaticMethod):
             self.invoke(caller, site, callee.function, arguments, result, kind)
 
+    def run_operator(
+        self, caller: ScopeKey, site: tuple[int, int], value: object, method: str, arguments: Arguments, result: int,
+    ) -> bool:
+        """`value.method(*arguments)` where an operator runs it (`a + b` is `a.__add__(b)`,
+        `x[i]` is `x.__getitem__(i)`): the method of value's class in the tree, else, on a
+        tensor, Tensor's. Whether value has the method (where not, Python tries the other
+        operand's reflected method)."""
+        if isinstance(value, Instance):
+            found = self.class_attribute(value.cls, method)
+            if found is not None:
+                self.on(found, lambda member: self._call_bound(caller, site, member, value, arguments, result, "operator"))
+                return True
+            if not self.is_tensor_class(value.cls):
+                return False
+        elif not isinstance(value, TensorValue):
+            return False
+        found = self.python_tensor_attribute(method)
+        if found is None:
+            self._tensor_method_call(caller, site, method, result)
+        else:
+            receiver = Instance(_PYTHON_TENSOR)
+            self.on(found, lambda member: self._tensor_member_call(caller, site, member, receiver, arguments, result))
+        return True
+
+    def python_tensor_attribute(self, name: str) -> int | None:
+        """The node of Tensor's attribute `name` where the tree's torch/_tensor.py defines it."""
+        if self.facts.class_scope(_PYTHON_TENSOR) is None:
+            return None
+        return self.class_attribute(_PYTHON_TENSOR, name)
+
+    def _tensor_member_call(
+        self, caller: ScopeKey, site: tuple[int, int], member: object, receiver: Instance, arguments: Arguments, result: int,
+    ) -> None:
+        """Tensor's own operator method: a method of the tree's Python, or a method of the C++
+        base it names (`__neg__ = _C.TensorBase.neg` runs the neg operator on the tensor)."""
+        if isinstance(member, External) and member.dotted.rpartition(".")[0] in _TENSOR_BASES:
+            self._tensor_method_call(caller, site, member.dotted.rpartition(".")[2], result)
+        else:
+            self._call_bound(caller, site, member, receiver, arguments, result, "operator")
+
+    def _tensor_method_call(self, caller: ScopeKey, site: tuple[int, int], name: str, result: int) -> None:
+        self.record(caller, Call(site[0], site[1], TensorMethod(name), "operator"))
+        self.add(result, [TENSOR])
+
     def _call_bound(
         self, caller: ScopeKey, site: tuple[int, int], value: object, receiver: Instance, arguments: Arguments, result: int,
         kind: str = "method",
@@ -407,6 +508,10 @@ class Solver:
         scope = self.facts.scope(function.qname, function.line)
         if scope is None:
             return
+        if function.made is not None and self.contexts:
+            context = function.made  # a closure runs in the call of the factory that made it
+        elif receiver is None and self.contexts and scope.makes_closure:
+            context = self.factory_context(caller, site)
         key = self.activate(scope, context, receiver)
         self.record(caller, Call(site[0], site[1], key, kind))
         parameters = list(scope.params)
@@ -566,7 +671,14 @@ class Solver:
             if not self._outside_class(value.dotted.rpartition(".")[0]):
                 self.add(result, [External(f"{value.dotted}.{name}")])
         elif isinstance(value, TensorValue):
-            self.add(result, [TensorMethod(name)])
+            found = self.python_tensor_attribute(name)
+            if found is not None:
+                tensor = Instance(_PYTHON_TENSOR)
+                node = self.fresh()
+                self.on(node, lambda member: self._instance_member(caller, site, member, tensor, result))
+                self.copy(found, node)
+            else:
+                self.add(result, [TensorMethod(name)])
         elif isinstance(value, SuperObject):
             cls = value.receiver.cls if isinstance(value.receiver, Instance) else value.receiver.qname
             found = self.class_attribute(cls, name, after=value.cls)
@@ -766,6 +878,8 @@ class _Compiler:
         for statement in body:
             tag = statement[0]
             if tag == "bind":
+                if self.scope.kind == "module" and statement[1][0] == "local" and statement[2][0] == "call":
+                    self._name_call(statement[1][1], statement[2])
                 self.bind(statement[1], self.expr(statement[2]))
             elif tag == "eval":
                 self.expr(statement[1])
@@ -777,6 +891,9 @@ class _Compiler:
                 raised = self.expr(statement[1])
                 site = (statement[2], 0)
                 self.solver.on(raised, functools.partial(self._raised, site=site))
+            elif tag == "guard":
+                guards = self.solver.guards.setdefault(self.key, [])
+                guards.append((self.expr(statement[1]), bool(statement[2]), statement[3], statement[4]))
             elif tag == "enter":
                 held = self.expr(statement[1])
                 site = (statement[2], statement[3])
@@ -784,6 +901,17 @@ class _Compiler:
                     method = self.solver.fresh()
                     self.solver.on(held, functools.partial(self._protocol, name=name, target=method))
                     self.solver.on(method, functools.partial(self._call_protocol, site=site))
+
+    def _name_call(self, name: str, call: Sequence) -> None:
+        """`name = factory(...)` at a module's top level: the closure the call makes is known
+        by the module's name for it. Not a decorated def (`@d def name`), which keeps its own."""
+        qname = f"{self.scope.module}.{name}"
+        inner = call
+        while inner[0] == "call" and len(inner[2]) == 1:
+            inner = inner[2][0]
+        if inner[0] in ("def", "class") and inner[1] == qname:
+            return
+        self.solver.named_calls[(self.key, (call[4], call[5]))] = qname
 
     def _call_protocol(self, value: object, site: tuple[int, int]) -> None:
         self.solver.invoke(self.key, site, value, Arguments(), self.solver.fresh(), "method")
@@ -820,7 +948,8 @@ class _Compiler:
         elif tag == "item":
             holder = self.expr(target[1])
             key = target[2]
-            solver.on(holder, lambda obj: self._store_item(obj, key, value))
+            site, index = self._subscript(target)
+            solver.on(holder, lambda obj: self._store_item(obj, key, value, site, index))
 
     def _store_attribute(self, obj: object, name: str, value: int, site: tuple[int, int]) -> None:
         solver = self.solver
@@ -837,18 +966,23 @@ class _Compiler:
         elif isinstance(obj, Module):
             solver.copy(value, solver.node(("global", obj.name, name)))
 
-    def _store_item(self, obj: object, key: str | int | None, value: int) -> None:
+    def _subscript(self, item: tuple) -> tuple[tuple[int, int], int | None]:
+        """Where an item the source writes is (its `[`), and the node of its index; (0, 0)
+        and None for one it does not write (unpacking)."""
+        if len(item) <= 3:
+            return (0, 0), None
+        return (item[3], item[4]), self.expr(item[5])
+
+    def _store_item(self, obj: object, key: str | int | None, value: int, site: tuple[int, int], index: int | None) -> None:
         solver = self.solver
         if isinstance(obj, Container):
             solver.copy(value, solver.field(obj, key))
             if obj.kind == "dict" and isinstance(key, str):
                 solver.add(solver.node(("keys", obj)), [Constant("str", key)])
-        elif isinstance(obj, Instance):
-            found = solver.class_attribute(obj.cls, "__setitem__")
-            if found is not None:
-                key_node = self._key_node(key)
-                arguments = Arguments((key_node, value))
-                solver.on(found, lambda member: self._call_member(member, obj, arguments))
+        elif isinstance(obj, (Instance, TensorValue)):
+            # `obj[key] = value` runs obj.__setitem__(key, value)
+            key_node = self._key_node(key) if key is not None or index is None else index
+            solver.run_operator(self.key, site, obj, "__setitem__", Arguments((key_node, value)), solver.fresh())
 
     def _call_member(
         self, member: object, instance: Instance, arguments: Arguments, site: tuple[int, int] = (0, 0), kind: str = "method",
@@ -868,7 +1002,7 @@ class _Compiler:
         elif kind == "class":
             solver.copy(node, solver.node(("class", self.scope.qname, name)))
         else:
-            solver.copy(node, solver.node(("closure", self.scope.qname, name)))
+            solver.copy(node, solver.closure(self.scope.qname, name, self.key[2]))
         return node
 
     def free_target(self, name: str) -> int:
@@ -876,8 +1010,16 @@ class _Compiler:
         function's variable."""
         for scope in self._enclosing_functions():
             if _binds(scope, name):
-                return self.solver.node(("closure", scope.qname, name))
+                return self._enclosing(scope, name)
         return self.solver.node(("global", self.scope.module, name))
+
+    def _enclosing(self, scope: Scope, name: str) -> int:
+        """The node of an enclosing function's local: as the factory's call this closure was
+        made by bound it, where the function ran in that call."""
+        context = self.key[2]
+        if context is not None and is_made(context) and self.solver.is_active((scope.qname, scope.line, context)):
+            return self.solver.closure(scope.qname, name, context)
+        return self.solver.node(("closure", scope.qname, name))
 
     def _rebound_inside(self) -> frozenset[str]:
         """This function's locals that functions nested in it assign (`nonlocal`)."""
@@ -911,8 +1053,18 @@ class _Compiler:
         if tag == "item":
             holder = self.expr(expression[1])
             key = expression[2]
+            site, index = self._subscript(expression)
             result = solver.fresh()
-            solver.on(holder, lambda value: self._load_item(value, key, result))
+            solver.on(holder, lambda value: self._load_item(value, key, result, site, index))
+            return result
+        if tag == "binop":
+            left, right, result = self.expr(expression[1]), self.expr(expression[2]), solver.fresh()
+            self._binary(left, right, expression[3], expression[4], (expression[5], expression[6]), result)
+            return result
+        if tag == "unop":
+            operand, result = self.expr(expression[1]), solver.fresh()
+            method, site = expression[2], (expression[3], expression[4])
+            solver.on(operand, lambda value: self._run_operator(value, method, Arguments(), site, result))
             return result
         if tag in ("dict", "list", "tuple", "set"):
             self.containers += 1
@@ -938,7 +1090,8 @@ class _Compiler:
             return result
         if tag == "def" or tag == "lambda":
             result = solver.fresh()
-            solver.add(result, [Function(expression[1], expression[2])])
+            made = self.key[2] if self.key[2] is not None and is_made(self.key[2]) else None
+            solver.add(result, [Function(expression[1], expression[2], made)])
             self._defaults(expression[1], expression[2])
             return result
         if tag == "class":
@@ -962,7 +1115,8 @@ class _Compiler:
         if tag == "augmented":
             left, right, result = self.expr(expression[1]), self.expr(expression[2]), solver.fresh()
             site, method = (expression[4], expression[5]), expression[3]
-            solver.on(left, lambda value: self._in_place(value, method, right, site, result))
+            binary = expression[6:8] if len(expression) > 7 else None
+            solver.on(left, lambda value: self._in_place(value, method, right, site, result, binary))
             return result
         if tag == "caught":
             caught, result = self.expr(expression[1]), solver.fresh()
@@ -972,20 +1126,47 @@ class _Compiler:
             return self.expr(expression[1])
         return solver.fresh()  # unknown
 
-    def _in_place(self, value: object, method: str, right: int, site: tuple[int, int], result: int) -> None:
-        """`value op= right`: an instance's in-place operator method runs (a call the source
-        writes as an operator); a list or set takes right's elements; anything else stays."""
+    def _in_place(
+        self, value: object, method: str, right: int, site: tuple[int, int], result: int, binary: tuple | None,
+    ) -> None:
+        """`value op= right`: value's in-place operator method runs (an instance's, a
+        tensor's `__iadd__`); where it has none, `value op right` runs; a list or set takes
+        right's elements; anything else stays."""
         solver = self.solver
-        found = solver.class_attribute(value.cls, method) if isinstance(value, Instance) else None
-        if isinstance(value, Instance) and found is not None:
-            solver.on(found, lambda member: solver.invoke(
-                self.key, site, solver.bind(member, value), Arguments((right,)), result, "operator"))
+        if solver.run_operator(self.key, site, value, method, Arguments((right,)), result):
             return
+        if binary is not None:
+            held = solver.fresh()
+            solver.add(held, [value])
+            self._binary(held, right, binary[0], binary[1], site, result)
         solver.add(result, [value])
         if isinstance(value, Container) and value.kind in ("list", "set"):
             _iterate(solver, self.key, site, right, solver.field(value, None))
         elif not isinstance(value, (Instance, Container, TensorValue)):
             solver.copy(right, result)  # `total = None; total += f`: whichever it is
+
+    def _run_operator(self, value: object, method: str, arguments: Arguments, site: tuple[int, int], result: int) -> None:
+        self.solver.run_operator(self.key, site, value, method, arguments, result)
+
+    def _binary(self, left: int, right: int, method: str, reflected: str | None, site: tuple[int, int], result: int) -> None:
+        """`left op right`: each value of left runs its method with right; for a value that has
+        none (a number, `1 - x`), each value of right runs its reflected method with left.
+        A comparison no method answers is a bool."""
+        solver = self.solver
+        reflecting: list[bool] = []
+
+        def each_left(value: object) -> None:
+            if solver.run_operator(self.key, site, value, method, Arguments((right,)), result):
+                return
+            if method in _COMPARISONS:
+                solver.add(result, [Constant("bool")])
+            if not _reflects(value, method):
+                return
+            if reflected is not None and not reflecting:
+                reflecting.append(True)
+                solver.on(right, lambda other: self._run_operator(other, reflected, Arguments((left,)), site, result))
+
+        solver.on(left, each_left)
 
     def _defaults(self, qname: str, line: int) -> None:
         """A def's parameter defaults and annotations are evaluated where the def runs."""
@@ -1010,11 +1191,11 @@ class _Compiler:
             for ident in definitions:
                 solver.copy(solver.node(("v", self.key, name, ident)), result)
             if rebound:  # a nested function's `nonlocal name` assigns it: any call may have
-                solver.copy(solver.node(("closure", self.scope.qname, name)), result)
+                solver.copy(solver.closure(self.scope.qname, name, self.key[2]), result)
             return result
         for scope in self._enclosing_functions():
             if _binds(scope, name):
-                return solver.node(("closure", scope.qname, name))
+                return self._enclosing(scope, name)
         result = solver.fresh()
         if not solver.add_global(self.scope.module, name, result, guess=name not in _BUILTINS) and name in _BUILTINS:
             solver.add(result, [Builtin(name)])
@@ -1087,11 +1268,16 @@ class _Compiler:
             self.solver.add(node, [Constant("str" if isinstance(key, str) else "int", str(key))])
         return node
 
-    def _load_item(self, value: object, key: str | int | None, result: int) -> None:
+    def _load_item(self, value: object, key: str | int | None, result: int, site: tuple[int, int], index: int | None) -> None:
+        """`value[key]`: a container's element; an instance's `__getitem__` (a tensor's, when
+        the source writes the item: `x[i]`)."""
         solver = self.solver
         if isinstance(value, Container):
             solver.copy(solver.field(value, key) if key is not None else solver.elements(value), result)
-        elif isinstance(value, Instance):
+        elif index is not None and isinstance(value, (Instance, TensorValue)):
+            key_node = self._key_node(key) if key is not None else index
+            solver.run_operator(self.key, site, value, "__getitem__", Arguments((key_node,)), result)
+        elif isinstance(value, Instance):  # unpacking
             found = solver.class_attribute(value.cls, "__getitem__")
             if found is not None:
                 key_node = self._key_node(key)
@@ -1105,6 +1291,30 @@ class _Compiler:
         bound = self.solver.bind(member, instance)
         if bound is not None:
             self.solver.invoke(self.key, (0, 0), bound, Arguments((key_node,)), result, "method")
+
+
+def _reflects(value: object, method: str) -> bool:
+    """Whether `value op other` may run other's reflected method: value is a number, a
+    container, an object from outside or an instance without the operator (`1 - x`, `[1] +
+    x`), not a str formatting (`"%d" % x`) nor what no operator applies to (None, a function,
+    NotImplemented)."""
+    if isinstance(value, Constant):
+        return value.type in ("int", "float", "bool") or value.type == "str" and method != "__mod__"
+    return isinstance(value, (Container, External, Instance))
+
+
+def _truth(value: object) -> bool | None:
+    """Whether a value is true, where a constant says (True, False, None); else None."""
+    if isinstance(value, Constant) and value.type == "None":
+        return False
+    if isinstance(value, Constant) and value.type == "bool" and value.value in ("True", "False"):
+        return value.value == "True"
+    return None
+
+
+def is_made(context: str) -> bool:
+    """Whether a context is a factory's call (not the class of `self`)."""
+    return context.startswith("@")
 
 
 def _argument_for(parameters: list[tuple], arguments: Arguments, name: str) -> int | None:

@@ -13,10 +13,13 @@ from dataclasses import dataclass
 @dataclass(frozen=True, slots=True)
 class Function:
     """A function, method or lambda of the tree, by the qualified name the index gives it and
-    the line of its `def` (a name defined twice, in two branches, is two functions)."""
+    the line of its `def` (a name defined twice, in two branches, is two functions). A closure
+    that a call of a factory made says which call (`made`, that call's context): its free
+    names are what that call bound, not what every call of the factory did."""
 
     qname: str
     line: int
+    made: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
