@@ -1,0 +1,250 @@
+"""Python doors: operators on tensors run Tensor's methods, and a closure a factory made is
+known by the name a module binds it to.
+
+An operator on a value the solver knows is a tensor runs the method Python's data model
+names (`a + b` is `a.__add__(b)`; `1 - x`, where an int has no such method, `x.__rsub__(1)`;
+`x[i]` is `x.__getitem__(i)`; `x += y` is `x.__iadd__(y)`), found as PyTorch finds it: in
+torch/_tensor.py's Python (`__rsub__`), else on torch._C.TensorBase, whose method table
+(tools/autograd/templates/python_variable_methods.cpp) makes `__add__` the binding of add and
+`__iadd__` of add_, and native_functions.yaml's own operators (`__and__`). The edge is an
+`operator` edge at the operator's line.
+
+A module's `name = factory(...)` whose call returns a closure (torch/_jit_internal.py's
+boolean_dispatch makes torch.nn.functional.max_pool2d) is that closure, shown under the name at
+the closure's definition; each such call's closure calls what that call passed, and a call the
+closure makes only where a local differs from its default (`if flag:` after `flag = default`,
+default False) comes after those it makes otherwise.
+
+The fixture is the bundled tree with one user module beside it and a few operators added to
+its native_functions.yaml (the bundled tree has add.Tensor, add.out, relu, softmax.int among
+the Tensor methods, not these). Every expected hop was read off these files at the lines
+given; the bundled tree's own (mynet/layers.py, torch/_tensor.py, torch/_jit_internal.py,
+torch/nn/functional.py, torch/_C/__init__.pyi) at the lines quoted beside each expectation.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from explorer.index.build import refresh
+from explorer.index.store import IndexStore
+from explorer.query.graph import CallGraph
+from explorer.query.trace import trace_symbol
+
+OPS = (
+    "from torch import Tensor\n"                              # 1
+    "\n"
+    "\n"
+    "def ops(x: Tensor, w: Tensor, b: Tensor, i: int):\n"     # 4
+    "    y = x @ w + b\n"                                     # 5  __matmul__, then __add__
+    "    z = 1 - y\n"                                         # 6  int has none: y.__rsub__(1)
+    "    n = -z\n"                                            # 7  __neg__
+    "    r = n[i]\n"                                          # 8  __getitem__
+    "    r += b\n"                                            # 9  __iadd__
+    "    m = r & y\n"                                         # 10 __and__, an operator itself
+    "    return m < 0\n"                                      # 11 __lt__
+    "\n"
+    "\n"
+    "def either(if_true, if_false, default=False):\n"         # 14
+    "    def chosen(t):\n"                                    # 15
+    "        use = default\n"                                 # 16
+    "        if use:\n"                                       # 17
+    "            return if_true(t)\n"                         # 18
+    "        return if_false(t)\n"                            # 19
+    "\n"
+    "    return chosen\n"                                     # 21
+    "\n"
+    "\n"
+    "def grow(t):\n"                                          # 24
+    "    return t.relu()\n"
+    "\n"
+    "\n"
+    "def shrink(t):\n"                                        # 28
+    "    return t.softmax(0)\n"
+    "\n"
+    "\n"
+    "act = either(grow, shrink)\n"                            # 32
+    "swapped = either(shrink, grow, default=True)\n"          # 33
+    "\n"
+    "\n"
+    "def run(x: Tensor):\n"                                   # 36
+    "    return act(x) + swapped(x)\n"                        # 37
+    "\n"
+    "\n"
+    "def step(x: Tensor):\n"                                  # 40
+    "    loss = x.softmax(0)\n"                               # 41
+    "    loss.backward()\n"                                   # 42
+)
+# Tensor methods the bundled tree's native_functions.yaml lacks, appended to it: each entry's
+# line, counted from the end of the bundled file, is in OPERATORS
+ADDED_YAML = (
+    "\n"                                                                              # +1
+    "- func: matmul(Tensor self, Tensor other) -> Tensor\n"                           # +2
+    "  variants: function, method\n"
+    "\n"
+    "- func: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)\n"  # +5
+    "  variants: method\n"
+    "\n"
+    "- func: lt.Scalar(Tensor self, Scalar other) -> Tensor\n"                        # +8
+    "  variants: method, function\n"
+    "\n"
+    "- func: lt.Tensor(Tensor self, Tensor other) -> Tensor\n"                        # +11
+    "  variants: method, function\n"
+    "\n"
+    "- func: __and__.Tensor(Tensor self, Tensor other) -> Tensor\n"                   # +14
+    "  variants: method, function\n"
+)
+OPERATORS = {"aten::matmul": 2, "aten::add_.Tensor": 5, "aten::lt.Scalar": 8, "aten::lt.Tensor": 11, "aten::__and__.Tensor": 14}
+YAML = "aten/src/ATen/native/native_functions.yaml"
+TENSOR = "torch/_tensor.py"
+# torch/_tensor.py:31-36: `@functools.wraps(f) def wrapped(*args, **kwargs)` (32) calls
+# has_torch_function (34), handle_torch_function (35) and `f(*args, **kwargs)` (36);
+# :106 `@_handle_torch_function_and_wrap_type_error_to_not_implemented` on :107 `def __rsub__`
+WRAPPED = "torch._tensor._handle_torch_function_and_wrap_type_error_to_not_implemented.wrapped"
+
+
+@pytest.fixture(scope="module")
+def doors(tmp_path_factory: pytest.TempPathFactory, sample_root: str):
+    root = tmp_path_factory.mktemp("doors") / "tree"
+    shutil.copytree(sample_root, root)
+    (root / "user").mkdir()
+    (root / "user" / "__init__.py").write_text("")
+    (root / "user" / "ops.py").write_text(OPS)
+    yaml = root / YAML
+    bundled_lines = len(yaml.read_text().splitlines())
+    with open(yaml, "a") as out:
+        out.write(ADDED_YAML)
+    refresh(str(root), root.parent / "index.sqlite", jobs=1)
+    store = IndexStore.open(root.parent / "index.sqlite")
+    yield store, str(root), {name: bundled_lines + offset for name, offset in OPERATORS.items()}
+    store.close()
+
+
+def edges_of(graph: CallGraph, node) -> list[tuple]:
+    return [
+        (e.site, e.label, e.resolution.value, e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line)
+        for e in graph.edges(node)
+    ]
+
+
+def node_of(store, graph: CallGraph, qname: str):
+    (symbol,) = store.symbols_with_qname(qname)
+    return graph.node(symbol)
+
+
+def test_operators_on_tensors_run_tensor_methods(doors):
+    store, root, line = doors
+    graph = CallGraph(store, root, "all")
+    at = "user/ops.py"
+    assert edges_of(graph, node_of(store, graph, "user.ops.ops")) == [
+        # x @ w + b: x, w, b are declared tensors; matmul's one overload, add's one that takes
+        # one argument (add.out needs out=)
+        ((at, 5), "operator", "exact", "aten::matmul", YAML, line["aten::matmul"]),
+        ((at, 5), "operator", "exact", "aten::add.Tensor", YAML, 29),
+        # 1 - y: y.__rsub__(1), which torch/_tensor.py defines, through its decorator's wrapper
+        ((at, 6), "operator", "exact", WRAPPED, TENSOR, 32),
+        # -z, n[i]: methods the stub declares on TensorBase (torch/_C/__init__.pyi:93, :95)
+        ((at, 7), "operator", "exact", "torch._C.TensorBase.__neg__", "torch/_C/__init__.pyi", 93),
+        ((at, 8), "operator", "exact", "torch._C.TensorBase.__getitem__", "torch/_C/__init__.pyi", 95),
+        # r += b: __iadd__, the binding of add_ (python_variable_methods.cpp)
+        ((at, 9), "operator", "exact", "aten::add_.Tensor", YAML, line["aten::add_.Tensor"]),
+        # r & y: __and__ is an operator of native_functions.yaml itself
+        ((at, 10), "operator", "exact", "aten::__and__.Tensor", YAML, line["aten::__and__.Tensor"]),
+        # m < 0: __lt__, the binding of lt, whose two overloads both take one argument
+        ((at, 11), "operator", "ambiguous", "aten::lt.Scalar", YAML, line["aten::lt.Scalar"]),
+        ((at, 11), "operator", "ambiguous", "aten::lt.Tensor", YAML, line["aten::lt.Tensor"]),
+    ]
+
+
+def test_a_method_torch_tensor_defines_in_python_is_that_method(doors):
+    # `loss.backward()`: Tensor.backward, torch/_tensor.py:56, not an operator (there is none)
+    store, root, _ = doors
+    graph = CallGraph(store, root, "all")
+    assert edges_of(graph, node_of(store, graph, "user.ops.step")) == [
+        (("user/ops.py", 41), "method", "exact", "aten::softmax.int", YAML, 138),
+        (("user/ops.py", 42), "method", "exact", "torch._tensor.Tensor.backward", TENSOR, 56),
+    ]
+
+
+def test_a_decorated_tensor_method_calls_only_what_its_decorator_was_given(doors):
+    # the wrapper made for __rsub__ (torch/_tensor.py:106) calls __rsub__ (:107), not also
+    # __radd__ (:112), which the same decorator wraps at :111
+    store, root, _ = doors
+    graph = CallGraph(store, root, "all")
+    (rsub,) = [e.target for e in graph.edges(node_of(store, graph, "user.ops.ops")) if e.target.symbol.qname == WRAPPED]
+    assert edges_of(graph, rsub) == [
+        ((TENSOR, 34), "call", "exact", "torch.overrides.has_torch_function", "torch/overrides.py", 52),
+        ((TENSOR, 35), "call", "exact", "torch.overrides.handle_torch_function", "torch/overrides.py", 85),
+        ((TENSOR, 36), "call", "exact", "torch._tensor.Tensor.__rsub__", TENSOR, 107),
+    ]
+
+
+def test_a_closure_a_factory_made_is_known_by_its_public_name(doors):
+    store, root, _ = doors
+    graph = CallGraph(store, root, "all")
+    at = "user/ops.py"
+    run = graph.edges(node_of(store, graph, "user.ops.run"))
+    # `act(x) + swapped(x)` (37): each name is the closure `chosen` (15) its own call made;
+    # the sum of what they return (relu's, softmax's tensors) runs __add__
+    assert [(e.site, e.label, e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line) for e in run] == [
+        ((at, 37), "call", "user.ops.act", at, 15),
+        ((at, 37), "operator", "aten::add.Tensor", YAML, 29),
+        ((at, 37), "call", "user.ops.swapped", at, 15),
+    ]
+    act, _, swapped = (e.target for e in run)
+    # act = either(grow, shrink): default False, so `return if_false(t)` (19) first
+    assert edges_of(graph, act) == [
+        ((at, 19), "call", "exact", "user.ops.shrink", at, 28),
+        ((at, 18), "call", "exact", "user.ops.grow", at, 24),
+    ]
+    # swapped = either(shrink, grow, default=True): `if use: return if_true(t)` (18) first
+    assert edges_of(graph, swapped) == [
+        ((at, 18), "call", "exact", "user.ops.shrink", at, 28),
+        ((at, 19), "call", "exact", "user.ops.grow", at, 24),
+    ]
+    # traced from the name (its module-level definition, 32), the same calls
+    assert edges_of(graph, node_of(store, graph, "user.ops.act")) == edges_of(graph, act)
+
+
+def test_the_residual_connection_reaches_the_add_kernel(sample_store, sample_root):
+    # mynet/layers.py:42 `return self.relu(out + x)`; native_functions.yaml:29 add.Tensor
+    # (structured_delegate: add.out), :35 add.out, :39 `CPU, CUDA: add_out`;
+    # BinaryOps.cpp:55 TORCH_IMPL_FUNC(add_out) calls add_stub (:57), DEFINE_DISPATCH at :39;
+    # BinaryAddKernel.cu:25 add_kernel_cuda, registered at :49
+    report = trace_symbol(sample_store, sample_root, "mynet.layers.BasicBlock", to="add_kernel_cuda", backend="cuda")
+    module = "torch/nn/modules/module.py"
+    assert [
+        (hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line, hop.edge.label if hop.edge else None,
+         hop.edge.site if hop.edge else None)
+        for hop in report.trace.paths[0]
+    ] == [
+        ("mynet.layers.BasicBlock", "mynet/layers.py", 28, None, None),
+        ("torch.nn.modules.module.Module.__call__", module, 233, "method", None),
+        ("torch.nn.modules.module.Module._wrapped_call_impl", module, 186, "alias", (module, 233)),
+        ("torch.nn.modules.module.Module._call_impl", module, 189, "method", (module, 187)),
+        ("mynet.layers.BasicBlock.forward", "mynet/layers.py", 39, "method", (module, 198)),
+        ("aten::add.Tensor", YAML, 29, "operator", ("mynet/layers.py", 42)),
+        ("aten::add.out", YAML, 35, "structured", (YAML, 29)),
+        ("at::native::add_out", "aten/src/ATen/native/BinaryOps.cpp", 55, "dispatch:CUDA", (YAML, 39)),
+        ("at::native::add_stub", "aten/src/ATen/native/BinaryOps.cpp", 39, "call", ("aten/src/ATen/native/BinaryOps.cpp", 57)),
+        ("at::native::add_kernel_cuda", "aten/src/ATen/native/cuda/BinaryAddKernel.cu", 25, "stub",
+         ("aten/src/ATen/native/cuda/BinaryAddKernel.cu", 49)),
+    ]
+
+
+def test_max_pool2d_is_the_closure_boolean_dispatch_made(sample_store, sample_root):
+    # pooling.py:56 `return F.max_pool2d(` in MaxPool2d.forward (:55); functional.py:262
+    # `max_pool2d = boolean_dispatch(..., default=False, if_true=max_pool2d_with_indices,
+    # if_false=_max_pool2d)`; _jit_internal.py:49 `def fn`, :56 `if flag:`, :57 `return
+    # if_true(...)`, :58 `return if_false(...)`; _max_pool2d at functional.py:236,
+    # max_pool2d_with_indices at :198
+    report = trace_symbol(sample_store, sample_root, "torch.nn.modules.pooling.MaxPool2d.forward", max_depth=2)
+    (pool,) = report.trace.tree.children
+    assert (pool.node.symbol.qname, pool.node.symbol.path, pool.node.symbol.line, pool.edge.label, pool.edge.site) == (
+        "torch.nn.functional.max_pool2d", "torch/_jit_internal.py", 49, "call", ("torch/nn/modules/pooling.py", 56))
+    assert [(c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.label, c.edge.site) for c in pool.children] == [
+        ("torch.nn.functional._max_pool2d", "torch/nn/functional.py", 236, "call", ("torch/_jit_internal.py", 58)),
+        ("torch.nn.functional.max_pool2d_with_indices", "torch/nn/functional.py", 198, "call", ("torch/_jit_internal.py", 57)),
+    ]
