@@ -309,14 +309,26 @@ def test_a_helper_names_a_class_after_the_string_each_caller_passes(tmp_path):
             "  Py_RETURN_TRUE;\n"
             "}\n"
         ),
+        # a caller that C++ lookup takes to the helper: the global one still counts
+        "torch/csrc/utils/python_dispatch.cpp": (
+            "namespace torch::impl::dispatch {\n"
+            "void initDispatchBindings(PyObject* module) {\n"
+            "  auto m = py::handle(module).cast<py::module>();\n"
+            "  py_context_manager<ExcludeGuard>(m, \"_ExcludeDispatchKeyGuard\");\n"
+            "}\n"
+            "}\n"
+        ),
     }
     root = write_tree(tmp_path / "tree", files)
     refresh(str(root), tmp_path / "index.sqlite", jobs=1)
     # one class per call: the module and the name of one call go together, never crossed; the
     # global-namespace call reaches torch::impl::py_context_manager (by a using-directive in PyTorch)
+    dispatch = "<arg 0 of torch::impl::dispatch::initDispatchBindings>._ExcludeDispatchKeyGuard"  # no caller in the tree
     assert [(q, p, line) for q, p, line, _ in bindings(tmp_path / "index.sqlite")] == [
+        (dispatch, "torch/csrc/utils/python_raii.h", 3),
         ("torch._C._DisableAutocast", "torch/csrc/utils/python_raii.h", 3),
         ("torch._C._InferenceMode", "torch/csrc/utils/python_raii.h", 3),
+        (f"{dispatch}.__enter__", "torch/csrc/utils/python_raii.h", 4),
         ("torch._C._DisableAutocast.__enter__", "torch/csrc/utils/python_raii.h", 4),
         ("torch._C._InferenceMode.__enter__", "torch/csrc/utils/python_raii.h", 4),
     ]

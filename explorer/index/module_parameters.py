@@ -11,8 +11,9 @@ This joins the two across the tree: a binding has one name per call of its funct
 placeholder of that function replaced by what that one call passes (so the module and the
 name of one call stay together), and a caller may pass its own parameters on, followed back
 (cycles cut). A callee written `initFoo` or `jit::initFoo` is the function `ns::initFoo` as C++
-looks it up from the calling namespace; where no call is found that way, an unqualified call of
-the same last name is taken (it may come through a using-declaration the index does not keep).
+looks it up from the calling namespace; an unqualified call that lookup takes to none of the
+functions with such parameters is taken by its last name (it may come through a using-directive,
+which the index keeps per file but not here).
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ class _Call:
 
 
 class ModuleParameters:
-    def __init__(self, arguments: list[tuple[int, str, str, str, int, int]]) -> None:
+    def __init__(self, arguments: list[tuple[int, str, str, str, int, int]], named: list[str]) -> None:
         """`arguments`: (file id, module or name passed, callee as written, calling namespace,
-        argument position, line) for each argument of each call."""
+        argument position, line) for each argument of each call; `named`: the bindings named
+        by placeholders."""
         grouped: dict[tuple[int, int, str, str], list[tuple[int, str]]] = defaultdict(list)
         for file_id, value, callee, scope, position, line in arguments:
             grouped[(file_id, line, callee, scope)].append((position, value))
@@ -45,31 +47,34 @@ class ModuleParameters:
         for (_, _, callee, scope), passed in sorted(grouped.items()):
             self._calls[callee.rpartition("::")[2]].append(_Call(callee, scope, tuple(sorted(passed))))
         self._resolved: dict[str, list[dict[int, str]]] = {}
+        # the functions whose parameters hold modules or names: a call that C++ lookup takes to
+        # none of them may reach one through a using-directive
+        self._functions = {m.group(2) for text in [*named, *(a[1] for a in arguments)] for m in _PLACEHOLDER.finditer(text)}
 
     def names(self, qname: str) -> list[str]:
-        """Every name a placeholder-named binding has, sorted; empty when no chain of callers
-        in the tree gives its placeholders values (or `qname` has none)."""
-        if _PLACEHOLDER.search(qname) is None:
-            return []
-        return sorted(set(self._substituted(qname, frozenset())))
+        """Every name a placeholder-named binding has, sorted: `qname` itself where no call in
+        the tree gives its placeholders values."""
+        return sorted(set(self._substituted(qname, frozenset()))) or [qname]
 
     def _substituted(self, text: str, visiting: frozenset[str]) -> list[str]:
-        """`text` with the placeholders of its first function replaced by each call's values,
-        then those of the next, until none is left."""
-        found = _PLACEHOLDER.search(text)
-        if found is None:
-            return [text]
-        function = found.group(2)
-        if function in visiting:
-            return []  # init functions passing a module round in a cycle: nothing new
-        results = []
-        for values in self._calls_of(function, visiting | {function}):
-            replaced = _PLACEHOLDER.sub(
-                lambda m: values.get(int(m.group(1)), m.group(0)) if m.group(2) == function else m.group(0), text)
-            if replaced == text or any(m.group(2) == function for m in _PLACEHOLDER.finditer(replaced)):
-                continue  # a call that does not pass every parameter the name uses
-            results.extend(self._substituted(replaced, visiting))
-        return results
+        """`text` with the placeholders of a function replaced by each of its calls' values,
+        function after function; a placeholder of a function no call in the tree reaches is
+        left as it is (the name still says what was bound, and on what)."""
+        for function in dict.fromkeys(m.group(2) for m in _PLACEHOLDER.finditer(text)):
+            if function in visiting:
+                return []  # init functions passing a module round in a cycle: nothing new
+            calls = self._calls_of(function, visiting | {function})
+            if not calls:
+                continue
+            results = []
+            for values in calls:
+                replaced = _PLACEHOLDER.sub(
+                    lambda m: values.get(int(m.group(1)), m.group(0)) if m.group(2) == function else m.group(0), text)
+                if any(m.group(2) == function for m in _PLACEHOLDER.finditer(replaced)):
+                    continue  # a call that does not pass every parameter the name uses
+                results.extend(self._substituted(replaced, visiting))
+            return results
+        return [text]
 
     def _calls_of(self, function: str, visiting: frozenset[str]) -> list[dict[int, str]]:
         """What each call of `function` passes, position by position, with the callers' own
@@ -82,8 +87,10 @@ class ModuleParameters:
         # as C++ looks the callee up from the calling namespace; else by its last name, for a
         # call that reaches it through a using-declaration or -directive (`py_context_manager`
         # from the global namespace is torch::impl::py_context_manager), which are not recorded
-        looked_up = [call for call in named if function in enclosing_candidates(call.callee, call.scope)]
-        for call in looked_up or [call for call in named if "::" not in call.callee]:
+        for call in named:
+            candidates = enclosing_candidates(call.callee, call.scope)
+            if function not in candidates and ("::" in call.callee or not self._functions.isdisjoint(candidates)):
+                continue
             joined = _SEPARATOR.join(f"{position}={value}" for position, value in call.passed)
             for text in self._substituted(joined, visiting):
                 resolved.append({int(position): value for position, _, value in (part.partition("=") for part in text.split(_SEPARATOR))})

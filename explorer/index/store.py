@@ -62,15 +62,19 @@ SCHEMA_VERSION = 18  # 18: module arguments, bindings on them; 13: namespace_pre
 def extraction_fingerprint() -> str:
     """A hash of the code and queries that decide what an index holds: an index written by
     other parsers is rebuilt, as one of another schema is."""
-    return fingerprint_of(Path(__file__).resolve().parent.parent / "parsers", GRAMMARS_DIR)
+    here = Path(__file__).resolve().parent
+    return fingerprint_of(here.parent / "parsers", GRAMMARS_DIR, (here / "module_parameters.py",))
 
 
-def fingerprint_of(parsers: Path, grammars: Path) -> str:
+def fingerprint_of(parsers: Path, grammars: Path, derivations: tuple[Path, ...] = ()) -> str:
+    """`derivations`: code outside the parsers that decides stored rows (the names bindings on
+    module parameters get, which every refresh works out again)."""
     digest = hashlib.sha256(str(SCHEMA_VERSION).encode())
     # In an order that does not depend on where the package lies: a checkout keeps grammars/
     # beside the package, a wheel inside it, and both may share one cache folder.
     sources = [
         *sorted((path.relative_to(parsers).as_posix(), path) for path in parsers.glob("*.py")),
+        *sorted((path.name, path) for path in derivations),
         *sorted((path.relative_to(grammars).as_posix(), path) for path in [*grammars.rglob("*.scm"), *grammars.glob("*.yaml")]),
     ]
     for name, source in sources:
@@ -527,11 +531,12 @@ class IndexStore:
             self.db.executemany("DELETE FROM symbols WHERE id = ?", [(row[0],) for row in moved])
         self.db.execute("DELETE FROM symbols WHERE written_qname IS NOT NULL")
         arguments = self.db.execute("SELECT file_id, module, callee, scope, position, line FROM module_arguments").fetchall()
-        modules = ModuleParameters(arguments)
+        pending = [qname for (qname,) in self.db.execute("SELECT qname FROM module_bindings")]
+        modules = ModuleParameters(arguments, pending)
         rows = []
         for file_id, qname, name, kind, lang, line, end_line, signature, target in self.db.execute(
                 "SELECT * FROM module_bindings ORDER BY file_id, line, qname"):
-            for named in modules.names(qname) or [qname]:
+            for named in modules.names(qname):
                 rows.append((file_id, named, name, name.lower(), kind, lang, line, end_line, signature, target, 0, qname))
         self.db.executemany(
             "INSERT INTO symbols (file_id, qname, name, lname, kind, lang, line, end_line, signature, target, file_local, written_qname)"
