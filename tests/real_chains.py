@@ -634,6 +634,9 @@ CHAINS: list[Chain] = [
 #   kernel a TORCH_LIBRARY_IMPL registers for the tensor's key after it, as for the yaml's;
 # - a virtual call by the override the object in hand runs (ProcessGroupNCCL's, the native
 #   caching allocator's, PythonEngine's), not the base's declaration;
+# - a C++ definition at the line its declaration begins, after any template header and
+#   C10_LAUNCH_BOUNDS (`std::tuple<...>` on the line above `_flash_attention_forward(`: that
+#   line, as cunn_SoftMaxForward is SoftMax.cu:607, the `__global__ void` above its name);
 # - a function a macro defines (`IMPL_ALLREDUCE(CUDA)`, `TORCH_IMPL_FUNC(topk_out_cuda)`,
 #   `DEFINE_FLASH_FORWARD_KERNEL(flash_fwd_kernel, ...)`) at the invocation's line;
 # - a call into code the tree vendors under third_party (miniz) or a vendor library (NCCL, the
@@ -1270,8 +1273,8 @@ BINDING_CHAINS: list[Chain] = [
         "macro-launched kernels", "aten::_flash_attention_forward", "flash_fwd_kernel",
         (
             ("aten::_flash_attention_forward", Y, 14747),
-            ("at::native::_flash_attention_forward", "aten/src/ATen/native/transformers/cuda/attention.cu", 842),
-            ("pytorch_flash::mha_fwd", f"{FLASH}/flash_api.cpp", 346),
+            ("at::native::_flash_attention_forward", "aten/src/ATen/native/transformers/cuda/attention.cu", 841),
+            ("pytorch_flash::mha_fwd", f"{FLASH}/flash_api.cpp", 345),
             ("pytorch_flash::run_mha_fwd", f"{FLASH}/flash_api.cpp", 245),
             ("pytorch_flash::run_mha_fwd_", f"{FLASH}/kernels/flash_fwd_hdim64_fp16_sm80.cu", 11),
             ("pytorch_flash::run_mha_fwd_hdim64", f"{FLASH}/flash_fwd_launch_template.h", 185),
