@@ -403,3 +403,22 @@ def test_a_binding_target_a_using_declaration_brings_in(tmp_path):
         ]
     finally:
         store.close()
+
+
+def test_a_class_bound_from_cpp_with_no_stub_is_constructed(tree):
+    root, index = tree
+    (root / "torch/_C/__init__.pyi").unlink()  # PyTorch's tree holds the template __init__.pyi.in only
+    refresh(str(root), index, jobs=1)
+    store = IndexStore.open(index)
+    try:
+        graph = CallGraph(store, str(root), "all")
+        (save,) = store.symbols_with_qname("torch.serialization.save")
+        edges = [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.label, e.site) for e in graph.edges(graph.node(save))]
+        (cls,) = [s for s in store.symbols_with_qname("torch._C.PyTorchFileWriter") if s.kind is SymbolKind.BOUND_CLASS]
+        made = [(e.target.symbol.qname, e.target.symbol.line, e.label) for e in graph.edges(graph.node(cls))]
+    finally:
+        store.close()
+    # the call of the class reaches the class C++ binds (init.cpp:8)
+    assert ("torch._C.PyTorchFileWriter", "torch/csrc/jit/python/init.cpp", 8, "call", ("torch/serialization.py", 5)) in edges
+    # calling the class runs what py::init binds (init.cpp:9)
+    assert made == [("torch._C.PyTorchFileWriter.__init__", 9, "call")]

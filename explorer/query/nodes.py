@@ -11,7 +11,7 @@ from explorer.query.visibility import visible_from
 def layer_of(symbol: Symbol) -> Layer:
     if symbol.kind is SymbolKind.OPERATOR:
         return Layer.YAML
-    if symbol.kind in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE):
+    if symbol.kind in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE, SymbolKind.BOUND_CLASS):
         return Layer.BINDING
     if symbol.kind is SymbolKind.EXTERNAL:
         return Layer.VENDOR

@@ -95,6 +95,8 @@ class PythonEdges:
         symbol = node.symbol
         if symbol.kind in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE):
             yield from self._bound_function(symbol)
+        elif symbol.kind is SymbolKind.BOUND_CLASS:
+            yield from self._bound_constructor(symbol)
         elif node.layer is Layer.BINDING:
             yield from self._binding_edges(node)
         elif symbol.kind is SymbolKind.CLASS:
@@ -298,6 +300,13 @@ class PythonEdges:
                 yield from (CallEdge(edge.target, EdgeKind.CALL, edge.resolution, edge.candidates) for edge in init)
                 return
         yield from fan_out(self.implementations([s for s in symbols if s.kind is not SymbolKind.MODULE]), EdgeKind.CALL, None, None)
+
+    def _bound_constructor(self, cls: Symbol) -> Iterator[CallEdge]:
+        """Calling a class bound from C++ runs what its `py::init` (`__init__`) or `tp_new`
+        (`__new__`) binds."""
+        for name in ("__new__", "__init__"):
+            made = [s for s in self.store.symbols_with_qname(f"{cls.qname}.{name}") if s.kind in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE)]
+            yield from fan_out(made, EdgeKind.CALL, Layer.BINDING, None)
 
     def _bound_function(self, binding: Symbol) -> Iterator[CallEdge]:
         """The C++ function a pybind11 binding or a method table entry names, or the

@@ -242,8 +242,8 @@ class FlowEdges:
         return known
 
     def _known_outside(self, dotted: str) -> bool:
-        """A torch binding, or a name only stubs (`.pyi`) define."""
-        if binding_operators(self.store, dotted) or bound_stub(self.store, dotted) is not None:
+        """A torch binding, a class C++ binds, or a name only stubs (`.pyi`) define."""
+        if binding_operators(self.store, dotted) or bound_stub(self.store, dotted) is not None or self._outside_class(dotted):
             return True
         return any((s.path or "").endswith(".pyi") for s in self.store.symbols_with_qname(dotted))
 
