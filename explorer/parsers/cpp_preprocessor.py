@@ -110,16 +110,46 @@ class Preprocessed:
     diagnostics: list[str] = field(default_factory=list)
 
 
-# Text that is not code, and directives. A directive runs to the end of its line, through
-# line continuations and comments (which may hold line breaks). A character literal does not
-# follow a name or a digit (`1'000` is a number).
-_DIRECTIVE = r"^[ \t]*\#(?:\\\r?\n|/\*(?s:.*?)\*/|//[^\n]*|\"(?:\\(?s:.)|[^\"\\\n])*\"|[^\n])*"
-_NOT_CODE = (
+# Directives, and text that is not code. A directive runs to the end of its line, through line
+# continuations and comments (which may hold line breaks). Comments and literals are found by
+# their first character, then matched there (one pattern of alternatives tried at every
+# position of a large file costs several times more). A character literal does not follow a
+# name or a digit (`1'000` is a number).
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*\#(?:\\\r?\n|/\*(?s:.*?)\*/|//[^\n]*|\"(?:\\(?s:.)|[^\"\\\n])*\"|[^\n])*", re.MULTILINE)
+_NOT_CODE_START = re.compile(r"/[*/]|[\"']|R\"")
+_NOT_CODE_AT = re.compile(
     r"/\*(?s:.*?)(?:\*/|\Z)|//(?:[^\n\\]|\\(?s:.))*"
-    r"|(?<![\w$])(?:u8|[uUL])?R\"(?P<delimiter>[^()\\\s]{0,16})\((?s:.*?)\)(?P=delimiter)\""
-    r"|\"(?:\\(?s:.)|[^\"\\\n])*\"|(?<![\w$'])'(?:\\.|[^'\\\n])*'"
+    r"|R\"(?P<delimiter>[^()\\\s]{0,16})\((?s:.*?)\)(?P=delimiter)\""
+    r"|\"(?:\\(?s:.)|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
 )
-_SCAN = re.compile(rf"(?P<directive>{_DIRECTIVE})|{_NOT_CODE}", re.MULTILINE)
+_WORD_BEFORE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+
+
+def _not_code(text: str) -> list[tuple[int, int]]:
+    """The spans of comments and string and character literals, in order."""
+    spans: list[tuple[int, int]] = []
+    search, match = _NOT_CODE_START.search, _NOT_CODE_AT.match
+    position = 0
+    while (found := search(text, position)) is not None:
+        start = begin = found.start()
+        before = text[start - 1] if start else ""
+        if text[start] == "R":  # a raw string, after its prefix (u8R, LR): not the end of a name
+            begin -= 2 if text[max(0, start - 2):start] == "u8" else 1 if before in ("u", "U", "L") else 0
+            if begin and text[begin - 1] in _WORD_BEFORE:
+                position = start + 1
+                continue
+        elif text[start] == "'" and (before in _WORD_BEFORE or before == "'"):
+            position = start + 1
+            continue
+        made = match(text, start)
+        if made is None:
+            position = start + 1
+            continue
+        spans.append((begin, made.end()))
+        position = made.end()
+    return spans
+
+
 _HAS_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]", re.MULTILINE)
 _DIRECTIVE_NAME = re.compile(r"[ \t]*#[ \t]*([a-z_]+)")
 _CONTINUATION = re.compile(r"\\\r?\n")
@@ -288,25 +318,43 @@ class _Preprocessor:
 
     def run(self) -> Preprocessed:
         text = self.text
-        directive_spans: list[tuple[int, int]] = []
+        # Directives first by their lines alone; where no name a #define defines is written
+        # anywhere else (a file's include guard, a flag for the headers it includes) there is
+        # nothing to expand, and the scan for comments and strings, the costly part on a
+        # large file, is not needed.
+        directives = self._read_directives([match.span() for match in _DIRECTIVE_LINE.finditer(text)])
         skipped: list[tuple[int, int]] = []
-        for match in _SCAN.finditer(text):
-            span = match.span()
-            skipped.append(span)
-            if match.group("directive") is not None:
-                directive_spans.append(span)
-        self._directive_starts = [start for start, _ in directive_spans]
-        self._directive_ends = [end for _, end in directive_spans]
-        directives = _Directives(text, directive_spans, self.line_of)
-        self._erased = directives.erased
-        self._erased_order = sorted(directives.erased)
-        self._next_erased = 0
+        if any(text.count(name) > len(entries) for name, entries in directives.definitions.items()):
+            # comments and literals, and the directives outside them (a #define in a raw
+            # string of Metal source is not one)
+            not_code = _not_code(text)
+            starts = [start for start, _ in not_code]
+            spans = []
+            for span in zip(self._directive_starts, self._directive_ends):
+                index = bisect.bisect_right(starts, span[0]) - 1
+                if index < 0 or span[0] >= not_code[index][1] or not_code[index][0] >= span[0]:
+                    spans.append(span)
+            for span in sorted(not_code + spans):  # a literal inside a directive is in the directive
+                if skipped and span[0] < skipped[-1][1]:
+                    skipped[-1] = (skipped[-1][0], max(skipped[-1][1], span[1]))
+                else:
+                    skipped.append(span)
+            directives = self._read_directives(spans)
         result = Preprocessed(b"", directives.macros)
-        if directives.definitions:
+        if skipped and directives.definitions:
             self._expand(directives, skipped, result)
         self._copy(len(text))
         result.text = "".join(self.pieces).encode("latin-1")
         return result
+
+    def _read_directives(self, spans: list[tuple[int, int]]) -> _Directives:
+        self._directive_starts = [start for start, _ in spans]
+        self._directive_ends = [end for _, end in spans]
+        directives = _Directives(self.text, spans, self.line_of)
+        self._erased = directives.erased
+        self._erased_order = sorted(directives.erased)
+        self._next_erased = 0
+        return directives
 
     def _expand(self, directives: _Directives, skipped: list[tuple[int, int]], result: Preprocessed) -> None:
         text = self.text
