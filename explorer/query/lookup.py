@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.reader import IndexReader
 from explorer.model import Symbol, SymbolKind
-from explorer.query.bindings import binding_operators
+from explorer.query.bindings import binding_operators, is_out_overload
 from explorer.query.extensions import ExtensionModules, registered_operators
 from explorer.query.patterns import checked_query
 from explorer.query.search import search
@@ -35,6 +35,9 @@ class Resolution:
     query: str
     symbols: list[Symbol]
     via: list[str] = field(default_factory=list)  # the hops taken, for display
+    # Step 4: the Python name (import aliases expanded) whose generated torch._C binding the
+    # operators are (`torch.add`): a trace starts from that binding, as a call of it does.
+    binding: str | None = None
 
 
 def resolve(store: IndexReader, query: str) -> Resolution:
@@ -63,9 +66,11 @@ def find(store: IndexReader, query: str) -> Resolution | None:
         target = path.resolve(query)
         if target is not None:
             return Resolution(query, _ordered(store.symbols_with_qname(target)), path.hops)
-        operators = binding_operators(store, path.expand_alias(query))
+        expanded = path.expand_alias(query)
+        operators = binding_operators(store, expanded)
         if operators:
-            return Resolution(query, operators, [f"{query} -> Python binding of {', '.join(s.qname for s in operators)}"])
+            named = ", ".join(s.qname for s in operators)
+            return Resolution(query, operators, [f"{query} -> Python binding of {named}"], binding=expanded)
         bound = ExtensionModules(store).python_bindings(query) or registered_operators(store, query)
         if bound:  # `mini_ops._C.scale` (pybind11), `torch.ops.pyg.fps`
             return Resolution(query, bound)
@@ -92,6 +97,90 @@ def suggestions(store: IndexReader, query: str, count: int = 5) -> list[str]:
 def named_exactly(store: IndexReader, name: str) -> list[Symbol]:
     """Every definition whose own name is `name`, case included."""
     return [symbol for symbol in store.symbols_named(name.lower()) if symbol.name == name]
+
+
+def plain_call_order(operators: list[Symbol]) -> list[tuple[Symbol, str]]:
+    """The overloads of one operator in the order a plain call of their Python binding tries
+    them, each with the reason it stands where it does. A plain call is the name called with a
+    tensor for each parameter that needs a value and nothing else: `torch.add(x, y)`,
+    `x.sum()`. PyTorch's Python argument parser takes the first overload whose schema the
+    call's arguments fit (where a call's arguments are known, python_edges.py keeps the
+    overloads they fit, by fits_schema); with no call to read (the user typed `torch.add`), the
+    order is, rule by rule:
+    1. not an `out=` overload (is_out_overload): a call that passes no `out=` never takes one;
+    2. not in-place (its schema writes its `self`: `Tensor(a!) self`);
+    3. every parameter without a default takes a tensor (`Tensor`, `Tensor?`, `Tensor[]`),
+       before overloads that need another value: a Scalar (`add.Scalar`'s `other`), a
+       dimension (`sum.dim_IntList`'s `int[1]? dim`), a keyword (`div.Tensor_mode`'s
+       `rounding_mode`); torchgen's sort_overloads too tries a Tensor parameter before a
+       Scalar one, so a tensor argument takes the Tensor overload;
+    4. the order native_functions.yaml declares them in (`conv2d` before `conv2d.padding`,
+       whose `str padding` has a default: both fit).
+    The first is the overload a plain call takes; each other one is given the first rule that
+    puts it after the one before it in the order."""
+
+    def placing(operator: Symbol) -> tuple[bool, bool, bool, str, int, str]:
+        return (is_out_overload(operator), _writes_self(operator), _needs_other_than_tensors(operator) is not None,
+                operator.path or "", operator.line or 0, operator.qname)
+
+    ordered = sorted(operators, key=placing)
+    placed: list[tuple[Symbol, str]] = []
+    for number, operator in enumerate(ordered):
+        needs = _needs_other_than_tensors(operator)
+        if number == 0:
+            why = "a plain call takes it"
+        elif is_out_overload(operator):
+            why = "out= only"
+        elif _writes_self(operator):
+            why = "in-place"
+        elif needs is not None:
+            why = f"needs {needs}"
+        else:
+            why = "a plain call fits it too; declared later"
+        placed.append((operator, why))
+    return placed
+
+
+def _schema_parameters(schema: str) -> list[tuple[str, str, bool]]:
+    """(type, name, has a default) of each parameter of an operator schema, `*` left out."""
+    start = schema.find("(")
+    if start < 0:
+        return []
+    parts: list[str] = []
+    depth, current = 0, ""
+    for char in schema[start + 1:]:
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            if depth == 0:
+                parts.append(current)
+                break
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        current += char
+    found = []
+    for part in (p.strip() for p in parts):
+        declared, equals, _ = part.partition("=")
+        words = declared.split()
+        if part and part != "*" and len(words) >= 2:
+            found.append((" ".join(words[:-1]), words[-1], bool(equals)))
+    return found
+
+
+def _writes_self(operator: Symbol) -> bool:
+    return any(name == "self" and "!" in kind for kind, name, _ in _schema_parameters(operator.signature))
+
+
+def _needs_other_than_tensors(operator: Symbol) -> str | None:
+    """The first parameter without a default that takes something other than a tensor
+    (`Scalar other`), or None."""
+    for kind, name, defaulted in _schema_parameters(operator.signature):
+        if not defaulted and not kind.startswith("Tensor"):
+            return f"{kind} {name}"
+    return None
 
 
 def _ordered(symbols: list[Symbol]) -> list[Symbol]:

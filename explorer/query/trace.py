@@ -7,6 +7,11 @@ listed best first: the cheapest by hop_cost, where an uncertain hop costs more t
 one and a name-only hop more than twenty, so the first path is the one a reader of the code
 would call the chain, not the shortest. Paths that differ only in which overload or
 specialisation one hop reaches fold into one.
+
+A name with several overloads (`torch.add`, whose binding runs one of `aten::add.Tensor`,
+`aten::add.Scalar` and `aten::add.out`; a C++ function overloaded; a Python name defined in
+several places) is one entry: the trace starts from the name, each overload a starting point
+below it, and the paths from the overload a plain call takes come first (Entry).
 """
 
 from __future__ import annotations
@@ -15,15 +20,16 @@ import heapq
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from explorer.errors import UsageError
 from explorer.index.reader import IndexReader
-from explorer.model import CallEdge, CallNode, EdgeKind, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, EdgeKind, Layer, Resolution, Symbol, SymbolKind
 from explorer.query.backends import BACKENDS
-from explorer.query.bindings import is_out_overload
+from explorer.query.bindings import binding_operators, binding_symbol, is_out_overload
 from explorer.query.graph import CallGraph
-from explorer.query.lookup import resolve
+from explorer.query.lookup import Resolution as Named, plain_call_order, resolve
+from explorer.query.nodes import layer_of
 from explorer.query.notes import UnreadableDefinition
 from explorer.query.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS
 from explorer.query.patterns import VENDOR_TARGET, TargetPattern, target_pattern
@@ -34,6 +40,7 @@ _PATHS_CONSIDERED = 1000  # enumerated best first, before paths that differ only
 # bounds that work (a few tenths of a second); the paths found by then are the cheapest, in
 # order, and the count says "at least".
 _EXTENSIONS_ALLOWED = 30_000
+_OVERLOADS_FOLLOWED = 12  # as many as an ambiguous call follows (nodes.fan_out): `main` is defined in hundreds of files
 
 _Item = TypeVar("_Item")
 
@@ -84,16 +91,88 @@ class Trace:
     variants: list[int] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class Overload:
+    """One starting point of an entry: an overload, where it stands, and why."""
+
+    edge: CallEdge  # from the entry's root to the overload
+    rank: int  # 1-based place in the entry's order
+    why: str  # the rule that places it ("a plain call takes it", "out= only"); "" where nothing ranks them
+    tier: int  # paths from a lower tier come first; equal tiers rank by cost alone
+
+    @property
+    def node(self) -> CallNode:
+        return self.edge.target
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A name with several overloads, traced as one: its root and each overload below it.
+
+    - The operators a torch._C binding runs (`torch.add`, typed as the user calls it): the
+      root is the binding (its `.pyi` stub where the tree has one, else the generated binding),
+      its `binding` edges the overloads, in the order a plain call tries them
+      (lookup.plain_call_order); paths from the first, the overload a plain call takes, come
+      first, then those from the second, and so on.
+    - Operators of one name typed as such (`conv2d`, `add`): the root is the operator name
+      (`aten::conv2d`, what torch.ops calls the overload packet), ranked the same way.
+    - One qualified name defined several times (C++ overloads, a Python name defined on both
+      sides of an `if`): the root is the name; with no call to choose by, nothing ranks one
+      overload before another, and their paths rank by cost alone. The root is no definition
+      (it has no location): `call` edges lead from it to each.
+    At most _OVERLOADS_FOLLOWED overloads are followed, the first in the order; `count` says
+    how many there are."""
+
+    root: CallNode
+    overloads: tuple[Overload, ...]
+    count: int
+    ranked: bool  # the order says which overload a plain call takes (operators)
+    made: bool  # the root was made for the entry (no definition of its own): its hop adds to --max-depth
+    noun: str = "overload"  # "definition" for a Python name defined several times
+
+    def overload_of(self, path: list[TraceNode]) -> Overload | None:
+        """The overload a path (or a hop below the root) starts from."""
+        if len(path) < 2:
+            return None
+        key = path[1].node.key
+        return next((overload for overload in self.overloads if overload.node.key == key), None)
+
+    def at(self, node: CallNode) -> Overload | None:
+        return next((overload for overload in self.overloads if overload.node.key == node.key), None)
+
+
+class _Edges(Protocol):
+    def edges(self, node: CallNode) -> list[CallEdge]: ...
+
+
+class _EntryGraph:
+    """The call graph with the entry's root leading to its overloads, in their order."""
+
+    def __init__(self, graph: _Edges, entry: Entry) -> None:
+        self.graph = graph
+        self.root = entry.root.key
+        self.starts = [overload.edge for overload in entry.overloads]
+
+    def edges(self, node: CallNode) -> list[CallEdge]:
+        return list(self.starts) if node.key == self.root else self.graph.edges(node)
+
+
 def trace(
-    graph: CallGraph, start: CallNode, *, max_depth: int, target: TargetPattern | None = None, paths: int = DEFAULT_PATHS
+    graph: _Edges, start: CallNode, *, max_depth: int, target: TargetPattern | None = None, paths: int = DEFAULT_PATHS,
+    entry: Entry | None = None,
 ) -> Trace:
+    """The tree or the paths from `start`; with an entry, `start` is its root and the walk
+    goes from the root to each overload, the paths ranked by the overload they start from."""
+    if entry is not None:
+        graph = _EntryGraph(graph, entry)
     if target is None:
         return Trace(_Explorer(graph, max_depth).tree(start), None, [])
     reachable = _Reachable(graph, start, max_depth, target)
     if not reachable.matches:
         return Trace(TraceNode(start, None), [], reachable.deepest())
-    ranked, capped = _ranked_paths(reachable, start, max_depth)
-    folded = _fold_variants(ranked)
+    tiers = {overload.node.key: overload.tier for overload in entry.overloads} if entry is not None else {}
+    ranked, capped = _ranked_paths(reachable, start, max_depth, tiers)
+    folded = _fold_variants(ranked, by_start=entry is not None)
     shown = [path for path, _ in folded[:paths]]
     # The search asked for these edges already: the graph answers from its memo.
     branches = {hop.node.key: tuple(graph.edges(hop.node)) for path in shown for hop in path if not hop.matched}
@@ -114,7 +193,7 @@ class _Frame:
 
 
 class _Explorer:
-    def __init__(self, graph: CallGraph, max_depth: int) -> None:
+    def __init__(self, graph: _Edges, max_depth: int) -> None:
         self.graph = graph
         self.max_depth = max_depth
         self.expanded: set[tuple] = set()
@@ -171,7 +250,7 @@ class _Reachable:
     hops to a match: the nodes with none are off every path. Nothing here depends on the
     order of a node's edges, so neither do the paths."""
 
-    def __init__(self, graph: CallGraph, start: CallNode, max_depth: int, target: TargetPattern) -> None:
+    def __init__(self, graph: _Edges, start: CallNode, max_depth: int, target: TargetPattern) -> None:
         self.edges: dict[tuple, list[CallEdge]] = {}
         self.depth: dict[tuple, int] = {start.key: 0}
         self.nodes: dict[tuple, CallNode] = {start.key: start}
@@ -296,20 +375,49 @@ class _Partial:
         return found[::-1]
 
 
-def _ranked_paths(reachable: _Reachable, start: CallNode, max_depth: int) -> tuple[list[list[TraceNode]], bool]:
+def _ranked_paths(
+    reachable: _Reachable, start: CallNode, max_depth: int, tiers: dict[tuple, int] | None = None
+) -> tuple[list[list[TraceNode]], bool]:
     """Paths from the start to a match, cheapest first (A*, with each node's exact cost to a
     match as the estimate, so paths come out in order of cost and the first ones are found
     first), no node twice on one path, none longer than `max_depth`. Ties go to the path
     with fewer hops, then to the order of names, so the order is the same on every run.
+    With an entry, `tiers` gives each overload's tier (by the key of its node, the first
+    hop): every path from a lower tier comes before any path from a higher one, and within a
+    tier they come by cost. Each tier is searched in turn with an equal share of what is left
+    of the budgets (paths and extensions), so that a tier whose search ends nowhere (around
+    cycles) leaves the next ones their turn.
     Returns the paths and whether enumeration stopped before running out of them."""
-    cost_to_match, hops_to_match = reachable.cost_to_match, reachable.hops_to_match
-    if start.key not in cost_to_match:
+    if start.key not in reachable.cost_to_match:
         return [], False
+    if not tiers or len(set(tiers.values())) < 2:
+        found, capped, _ = _search(reachable, start, max_depth, None, _PATHS_CONSIDERED, _EXTENSIONS_ALLOWED)
+        return found, capped
+    order = sorted(set(tiers.values()))
+    found, capped = [], False
+    paths_left, extensions_left = _PATHS_CONSIDERED, _EXTENSIONS_ALLOWED
+    for number, tier in enumerate(order):
+        share = len(order) - number
+        first = {key for key, value in tiers.items() if value == tier}
+        more, stopped, used = _search(reachable, start, max_depth, first, paths_left // share, extensions_left // share)
+        found += more
+        capped = capped or stopped
+        paths_left -= len(more)
+        extensions_left -= used
+    return found, capped
+
+
+def _search(
+    reachable: _Reachable, start: CallNode, max_depth: int, first: set[tuple] | None, paths: int, extensions_allowed: int,
+) -> tuple[list[list[TraceNode]], bool, int]:
+    """The A* of _ranked_paths, its first hop kept to `first` (None: any): the paths, whether
+    it stopped before running out of them, and the extensions it tried."""
+    cost_to_match, hops_to_match = reachable.cost_to_match, reachable.hops_to_match
     queue: _Queue[_Partial] = _Queue()
     queue.push((cost_to_match[start.key], 0, ""), _Partial(start, start.key, None, None, 0, 0.0))
     found: list[list[TraceNode]] = []
     extensions = 0
-    while queue and len(found) < _PATHS_CONSIDERED and extensions < _EXTENSIONS_ALLOWED:
+    while queue and len(found) < paths and extensions < extensions_allowed:
         partial = queue.pop()
         if partial.key in reachable.matches:
             found.append(partial.hops_list(reachable))
@@ -317,20 +425,24 @@ def _ranked_paths(reachable: _Reachable, start: CallNode, max_depth: int) -> tup
         for edge, key, step in reachable.steps(partial.key):
             if key not in cost_to_match or partial.hops + 1 + hops_to_match[key] > max_depth or partial.visits(key):
                 continue
+            if first is not None and partial.before is None and key not in first:
+                continue
             extensions += 1
             cost = partial.cost + step
             order = (round(cost + cost_to_match[key], 6), partial.hops + 1 + hops_to_match[key], edge.target.symbol.qname)
             queue.push(order, _Partial(edge.target, key, edge, partial, partial.hops + 1, cost))
-    return found, bool(queue)
+    return found, bool(queue), extensions
 
 
-def _fold_variants(paths: list[list[TraceNode]]) -> list[tuple[list[TraceNode], int]]:
+def _fold_variants(paths: list[list[TraceNode]], by_start: bool = False) -> list[tuple[list[TraceNode], int]]:
     """Paths that name the same definitions by the same kinds of hop, differing only in which
     overload, template specialisation or same-named definition a hop reaches, are one path
-    (the best of them) and a count."""
+    (the best of them) and a count. `by_start`: the first hop is an entry's overload, and
+    paths from different overloads stay apart, whatever their names."""
     folded: dict[tuple, list] = {}
     for path in paths:
-        shape = tuple((hop.node.symbol.qname, hop.edge.label if hop.edge else None) for hop in path)
+        first = path[1].node.key if by_start and len(path) > 1 else None
+        shape = (first, *((hop.node.symbol.qname, hop.edge.label if hop.edge else None) for hop in path))
         if shape in folded:
             folded[shape][1] += 1
         else:
@@ -370,6 +482,7 @@ class TraceReport:
     other_matches: list[Symbol]  # further definitions the query named, not traced
     to: str | None = None  # the --to name or regex, as given
     unreadable: tuple[UnreadableDefinition, ...] = ()  # definitions whose locals libcst could not read
+    entry: Entry | None = None  # the query names several overloads: `start` is their root
 
 
 def trace_symbol(
@@ -377,7 +490,8 @@ def trace_symbol(
     paths: int = DEFAULT_PATHS, to_vendor: bool = False, tests: bool = False,
 ) -> TraceReport:
     """`explorer trace`: resolve the query, then trace from the definition it names (an
-    operator or a Python definition before a C++ one of the same name). `to_vendor`: the
+    operator or a Python definition before a C++ one of the same name), or from all the
+    overloads of that name as one entry (Entry). `to_vendor`: the
     paths to any vendor API call (an editor's "trace to vendor call"). `tests`: follow edges
     from production code into the tree's tests too (test_code.py)."""
     if backend not in BACKENDS:
@@ -389,11 +503,86 @@ def trace_symbol(
     if paths < 1:
         raise UsageError("--paths must be at least 1")
     graph = CallGraph(store, root, backend, tests)
+    named = resolve(store, query)
     # an `@overload` declaration has no body to trace: the implementation beside it does
-    symbols = sorted(graph.python.implementations(resolve(store, query).symbols), key=_start_preference)
-    start = graph.node(symbols[0])
-    found = trace(graph, start, max_depth=depth, target=target, paths=paths)
-    return TraceReport(query, backend, start, found, symbols[1:], to, graph.python.unreadable.records())
+    symbols = sorted(graph.python.implementations(named.symbols), key=_start_preference)
+    entry, others = _entry(store, graph, named, symbols)
+    start = entry.root if entry is not None else graph.node(symbols[0])
+    if entry is not None and entry.made:
+        depth += 1  # the root is no definition: --max-depth counts from the overloads
+    found = trace(graph, start, max_depth=depth, target=target, paths=paths, entry=entry)
+    return TraceReport(query, backend, start, found, others, to, graph.python.unreadable.records(), entry)
+
+
+# What has overloads: a definition a call runs. A dispatch stub's DECLARE_DISPATCH and
+# DEFINE_DISPATCH lines share its name and are one stub; a struct's specialisations are no call.
+_OVERLOADABLE = frozenset({
+    SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.ALIAS,
+    SymbolKind.KERNEL, SymbolKind.STRUCTURED_KERNEL,
+})
+
+
+def _entry(store: IndexReader, graph: CallGraph, named: Named, symbols: list[Symbol]) -> tuple[Entry | None, list[Symbol]]:
+    """The entry the query names, if it names several overloads of one name (Entry), and the
+    definitions it names besides, not traced."""
+    first = symbols[0]
+    if named.binding is not None and all(s.kind is SymbolKind.OPERATOR for s in symbols):
+        # the generated binding of the operators: `torch.add` on a tree without torch/_C stubs
+        root = CallNode(binding_symbol(store, named.binding, symbols), Layer.BINDING)
+        return _binding_entry(root, symbols), []
+    if layer_of(first) is Layer.BINDING and first.lang == "python" and first.kind not in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE):
+        # a torch._C stub (its `@overload` declarations are one binding): the operators it runs
+        operators = binding_operators(store, first.qname)
+        others = [s for s in symbols if s.qname != first.qname]
+        return _binding_entry(graph.node(first), operators), others
+    if first.kind is SymbolKind.OPERATOR:
+        name = first.qname.split(".")[0]  # aten::add.Tensor -> aten::add
+        group = [s for s in symbols if s.kind is SymbolKind.OPERATOR and s.qname.split(".")[0] == name]
+    elif first.kind in _OVERLOADABLE:
+        name = first.qname
+        group = [s for s in symbols if s.qname == name and s.kind in _OVERLOADABLE]
+    else:  # a dispatch stub's DECLARE and DEFINE lines, a macro: one thing written in several places
+        group = [first]
+    if len(group) < 2:
+        return None, symbols[1:]
+    others = [s for s in symbols if s not in group]
+    noun = "definition" if first.lang == "python" else "overload"
+    made = Symbol(name, name.rpartition("::")[2].rpartition(".")[2], first.kind, first.lang, None, None, None,
+                  f"{len(group)} {noun}s")
+    root = CallNode(made, layer_of(first))
+    if first.kind is SymbolKind.OPERATOR:
+        ordered = plain_call_order(group)
+        ranked = True
+    else:  # nothing chooses between them without a call: source order, one tier
+        ordered = [(symbol, "") for symbol in group]
+        ranked = False
+    followed = ordered[:_OVERLOADS_FOLLOWED]
+    candidates = _candidates([symbol for symbol, _ in followed], len(group))
+    overloads = tuple(
+        Overload(CallEdge(graph.node(symbol), EdgeKind.CALL, Resolution.AMBIGUOUS, candidates), number, why, number if ranked else 0)
+        for number, (symbol, why) in enumerate(followed, start=1)
+    )
+    return Entry(root, overloads, len(group), ranked, True, noun), others
+
+
+def _binding_entry(root: CallNode, operators: list[Symbol]) -> Entry | None:
+    """The overloads a binding runs, as PyTorch's argument parser tries them for a plain call."""
+    if len(operators) < 2:
+        return None
+    site = (root.symbol.path, root.symbol.line or 0) if root.symbol.path is not None else None
+    followed = plain_call_order(operators)[:_OVERLOADS_FOLLOWED]
+    candidates = _candidates([operator for operator, _ in followed], len(operators))
+    overloads = tuple(
+        Overload(CallEdge(CallNode(operator, Layer.YAML), EdgeKind.BINDING, Resolution.AMBIGUOUS, candidates, site), number, why, number)
+        for number, (operator, why) in enumerate(followed, start=1)
+    )
+    return Entry(root, overloads, len(operators), True, False)
+
+
+def _candidates(symbols: list[Symbol], count: int) -> tuple[str, ...]:
+    """An ambiguous edge's candidates, written as nodes.fan_out writes them."""
+    named = tuple(f"{s.qname} ({s.path}:{s.line})" if s.path else s.qname for s in symbols)
+    return named + ((f"... and {count - len(symbols)} more",) if count > len(symbols) else ())
 
 
 

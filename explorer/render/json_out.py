@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # only annotations: a command imports the query layer it runs
     from explorer.query.details import SymbolDetails
     from explorer.query.neighbours import NeighbourReport
     from explorer.query.search import SearchHit
-    from explorer.query.trace import TraceNode, TraceReport
+    from explorer.query.trace import Entry, Overload, TraceNode, TraceReport
 
 
 def dumps(value: object) -> str:
@@ -172,31 +172,58 @@ def node_json(node: CallNode, edge: CallEdge | None) -> dict[str, object]:
     return out
 
 
-def trace_node_json(hop: TraceNode) -> dict[str, object]:
-    """The tree under `hop`, nested as it is, built with a stack: a tree may be thousands deep."""
+def trace_node_json(hop: TraceNode, entry: Entry | None = None) -> dict[str, object]:
+    """The tree under `hop`, nested as it is, built with a stack: a tree may be thousands deep.
+    With an entry, `hop` is its root and each child says which overload it is (`overload`)."""
     top = _one_trace_node(hop)
-    pending = [(child, top) for child in reversed(hop.children)]
+    pending = [(child, top, True) for child in reversed(hop.children)]
     while pending:
-        child, parent = pending.pop()
-        out = _one_trace_node(child)
+        child, parent, below_root = pending.pop()
+        out = _one_trace_node(child, entry.at(child.node) if entry is not None and below_root else None)
         parent["children"].append(out)  # type: ignore[attr-defined]
-        pending += [(grandchild, out) for grandchild in reversed(child.children)]
+        pending += [(grandchild, out, False) for grandchild in reversed(child.children)]
     return top
 
 
-def _one_trace_node(hop: TraceNode) -> dict[str, object]:
+def _one_trace_node(hop: TraceNode, overload: Overload | None = None) -> dict[str, object]:
     out = node_json(hop.node, hop.edge)
+    if overload is not None:
+        out["overload"] = overload.rank
     if hop.stop is not None:
         out["stop"] = hop.stop
     out["children"] = []
     return out
 
 
+def entry_json(report: TraceReport) -> dict[str, object] | None:
+    """The overloads the query names, in their order (`trace`'s Entry), or None for one
+    definition. `ranked`: the order says which a plain call takes (the first); else nothing
+    ranks them and their paths rank by cost alone."""
+    entry = report.entry
+    if entry is None:
+        return None
+    return {
+        "name": report.query,
+        "root": entry.root.symbol.qname,
+        "count": entry.count,
+        "noun": entry.noun,
+        "ranked": entry.ranked,
+        "plain_call": entry.overloads[0].node.symbol.qname if entry.ranked else None,
+        "overloads": [
+            {"rank": overload.rank, "symbol": overload.node.symbol.qname, "file": overload.node.symbol.path,
+             "line": overload.node.symbol.line, "why": overload.why}
+            for overload in entry.overloads
+        ],
+    }
+
+
 TRACE_SCHEMA = "explorer.trace/2"
 
 
 def trace_json(report: TraceReport, root: str, to: str | None, trees: list[Tree] | None = None) -> dict[str, object]:
-    """`trace --json`, schema explorer.trace/2 (README, "JSON output"). Its size is bounded by
+    """`trace --json`, schema explorer.trace/2 (README, "JSON output"). `entry`: the overloads
+    of a name with several (absent for one definition), each path's in `path_overloads`, and
+    `overload` on each hop that is one. Its size is bounded by
     what the text shows: with --to, the listed paths and the tree they make; without, the
     tree, each definition expanded once. `graph` holds the same hops as nodes listed once, by
     id, and edges between ids. With trees joined to the project, `trees` lists them: a file
@@ -208,20 +235,34 @@ def trace_json(report: TraceReport, root: str, to: str | None, trees: list[Tree]
         "root": root,
         "backend": report.backend,
         "start": node_json(report.start, None),
-        "tree": trace_node_json(trace.tree),
+        "tree": trace_node_json(trace.tree, report.entry),
         "graph": _graph_json(trace.tree),
     }
+    entry = entry_json(report)
+    if entry is not None:  # as `trees`: only where there is something to say
+        out["entry"] = entry
     if trees and len(trees) > 1:
         out["trees"] = [trees_json(tree) for tree in trees]
     if to is not None:
         out["to"] = to
-        out["paths"] = [[node_json(hop.node, hop.edge) for hop in path] for path in trace.paths or []]
+        out["paths"] = [_path_json(path, report.entry) for path in trace.paths or []]
         out["paths_found"] = trace.paths_found
         out["paths_capped"] = trace.paths_capped
         out["path_variants"] = list(trace.variants)
+        if report.entry is not None:  # the rank of the overload each listed path starts from
+            out["path_overloads"] = [overload.rank if (overload := report.entry.overload_of(path)) else None
+                                     for path in trace.paths or []]
         if not trace.paths:
             out["deepest"] = [node_json(hop.node, None) for hop in trace.deepest]
     return out
+
+
+def _path_json(path: list[TraceNode], entry: Entry | None) -> list[dict[str, object]]:
+    hops = [node_json(hop.node, hop.edge) for hop in path]
+    overload = entry.overload_of(path) if entry is not None else None
+    if overload is not None:
+        hops[1]["overload"] = overload.rank
+    return hops
 
 
 def _graph_json(tree: TraceNode) -> dict[str, list[dict[str, object]]]:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # only annotations: a command imports the query layer it runs
     from explorer.query.details import SymbolDetails
     from explorer.query.neighbours import NeighbourReport
     from explorer.query.search import SearchHit
-    from explorer.query.trace import TraceNode, TraceReport
+    from explorer.query.trace import Overload, TraceNode, TraceReport
 
 _LEXERS = {Language.PYTHON: "python", Language.CPP: "cpp", Language.CUDA: "cuda", Language.YAML: "yaml"}
 # Characters that would break a record's line or drive the terminal, when a file name (or a
@@ -178,16 +178,20 @@ LAYER_STYLES = {
 }
 
 
-def hop_text(node: CallNode, edge: CallEdge | None) -> Text:
-    """`cpp  at::native::cudnn_convolution  aten/.../ConvShared.cpp:240  ← dispatch:CUDA, ambiguous (2)`."""
+def hop_text(node: CallNode, edge: CallEdge | None, *, overload: str | None = None, where: str | None = None) -> Text:
+    """`cpp  at::native::cudnn_convolution  aten/.../ConvShared.cpp:240  ← dispatch:CUDA, ambiguous (2)`.
+    `overload`: the hop is an entry's overload, and this says which (`overload 1 of 3: a plain
+    call takes it`) in place of the candidates; `where`: in place of the location."""
     text = Text.assemble(
         (f"{node.layer.value:<7}", LAYER_STYLES[node.layer]), " ",
         (printable(node.symbol.qname), "bold"), "  ",
-        (location(node.symbol), "cyan"),
+        (where if where is not None else location(node.symbol), "cyan"),
     )
     if edge is not None:
         how = edge.label
-        if edge.resolution is not Resolution.EXACT:
+        if overload is not None:
+            how += f", {overload}"
+        elif edge.resolution is not Resolution.EXACT:
             how += f", {edge.resolution.value}"
             if edge.candidates:
                 how += f" ({len(edge.candidates)} candidates)"
@@ -199,14 +203,24 @@ def hop_text(node: CallNode, edge: CallEdge | None) -> Text:
 
 def trace_text(console: Console, report: TraceReport, to: str | None) -> None:
     trace = report.trace
+    entry = report.entry
     start = printable(report.start.symbol.qname)
+    if entry is not None:
+        console.print(Text(entry_heading(report), "bold"), soft_wrap=True)
     if report.other_matches:
-        others = ", ".join(printable(s.qname) for s in report.other_matches[:5])
-        console.print(Text(f"{len(report.other_matches) + 1} definitions match; tracing the first (also: {others})", "dim"))
+        if entry is None:
+            others = ", ".join(printable(s.qname) for s in report.other_matches[:5])
+            console.print(Text(f"{len(report.other_matches) + 1} definitions match; tracing the first (also: {others})", "dim"))
+        else:  # each name once: a C++ function's overloads are one name
+            names = list(dict.fromkeys(s.qname for s in report.other_matches))
+            more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+            console.print(Text(f"also matching, not traced: {', '.join(printable(n) for n in names[:5])}{more}", "dim"), soft_wrap=True)
     if to is None:
-        _print_lines(console, list(_tree_lines(trace.tree)))
+        _print_lines(console, list(_tree_lines(trace.tree, report)))
         return
     target = printable(target_heading(to))
+    if entry is not None:
+        start += f" ({entry.count} {entry.noun}s)"
     if not trace.paths:
         console.print(Text(f"no path from {start} to {target} (backend {report.backend})"))
         if trace.deepest:
@@ -222,9 +236,42 @@ def trace_text(console: Console, report: TraceReport, to: str | None) -> None:
     for number, path in enumerate(trace.paths, start=1):
         variants = trace.variants[number - 1] if number <= len(trace.variants) else 1
         also = f" (and {variants - 1} more through other overloads or specialisations of its hops)" if variants > 1 else ""
-        lines += [Text(""), Text(f"path {number}: {len(path) - 1} hops{also}", "bold")]
-        lines += [Text(f"{step:>3}  ").append_text(hop_text(hop.node, hop.edge)) for step, hop in enumerate(path)]
+        overload = entry.overload_of(path) if entry is not None else None
+        since = f", from {printable(overload.node.symbol.qname)}, {_overload_note(report, overload)}" if overload is not None else ""
+        lines += [Text(""), Text(f"path {number}: {len(path) - 1} hops{since}{also}", "bold")]
+        lines += [Text(f"{step:>3}  ").append_text(_trace_hop_text(report, hop, step)) for step, hop in enumerate(path)]
     _print_lines(console, lines)
+
+
+def entry_heading(report: TraceReport) -> str:
+    """`torch.add: 3 overloads, all traced; a plain call takes aten::add.Tensor`."""
+    entry = report.entry
+    assert entry is not None
+    followed = len(entry.overloads)
+    traced = "all traced" if followed == entry.count else f"the first {followed} traced"
+    if entry.ranked:
+        choice = f"a plain call takes {printable(entry.overloads[0].node.symbol.qname)}"
+    else:
+        choice = "no call to choose between them: their paths rank by cost alone"
+    return f"{printable(report.query)}: {entry.count} {entry.noun}s, {traced}; {choice}"
+
+
+def _overload_note(report: TraceReport, overload: Overload) -> str:
+    """`overload 1 of 3: a plain call takes it`."""
+    entry = report.entry
+    assert entry is not None
+    return f"{entry.noun} {overload.rank} of {entry.count}" + (f": {overload.why}" if overload.why else "")
+
+
+def _trace_hop_text(report: TraceReport, hop: TraceNode, depth: int) -> Text:
+    """A hop of a trace: an entry's root and its overloads say what they are."""
+    entry = report.entry
+    if entry is not None and depth == 0 and entry.made:
+        return hop_text(hop.node, hop.edge, where=f"({entry.count} {entry.noun}s)")
+    overload = entry.at(hop.node) if entry is not None and depth == 1 else None
+    if overload is not None:
+        return hop_text(hop.node, hop.edge, overload=_overload_note(report, overload))
+    return hop_text(hop.node, hop.edge)
 
 
 def _print_lines(console: Console, lines: list[Text]) -> None:
@@ -233,15 +280,15 @@ def _print_lines(console: Console, lines: list[Text]) -> None:
         console.print(Text("\n").join(lines), soft_wrap=True)
 
 
-def _tree_lines(root: TraceNode) -> Iterator[Text]:
+def _tree_lines(root: TraceNode, report: TraceReport) -> Iterator[Text]:
     """The tree as lines, each hop under its caller with guides drawn as rich's Tree draws
     them. Unlike rich's Tree, a line is never wrapped or cut to the console's width: a hop
     a thousand levels down still gets its one line."""
-    yield _tree_label(root)
+    yield _tree_label(root, report, 0)
     pending = [(child, "", last) for child, last in reversed(_with_last(root.children))]
     while pending:
         hop, guides, last = pending.pop()
-        yield Text(guides + _GUIDES[3 if last else 2]).append_text(_tree_label(hop))
+        yield Text(guides + _GUIDES[3 if last else 2]).append_text(_tree_label(hop, report, 1 if not guides else 2))
         below = guides + _GUIDES[0 if last else 1]
         pending += [(child, below, child_last) for child, child_last in reversed(_with_last(hop.children))]
 
@@ -250,8 +297,9 @@ def _with_last(children: tuple[TraceNode, ...]) -> list[tuple[TraceNode, bool]]:
     return [(child, number == len(children) - 1) for number, child in enumerate(children)]
 
 
-def _tree_label(hop: TraceNode) -> Text:
-    label = hop_text(hop.node, hop.edge)
+def _tree_label(hop: TraceNode, report: TraceReport, depth: int) -> Text:
+    """`depth`: 0 for the root, 1 for its children, 2 for any hop below them."""
+    label = _trace_hop_text(report, hop, depth)
     if hop.stop is not None:
         label.append(f"  [{hop.stop}]", "italic yellow")
     return label
