@@ -4,10 +4,13 @@ known by the name a module binds it to.
 An operator on a value the solver knows is a tensor runs the method Python's data model
 names (`a + b` is `a.__add__(b)`; `1 - x`, where an int has no such method, `x.__rsub__(1)`;
 `x[i]` is `x.__getitem__(i)`; `x += y` is `x.__iadd__(y)`), found as PyTorch finds it: in
-torch/_tensor.py's Python (`__rsub__`), else on torch._C.TensorBase, whose method table
-(tools/autograd/templates/python_variable_methods.cpp) makes `__add__` the binding of add and
-`__iadd__` of add_, and native_functions.yaml's own operators (`__and__`). The edge is an
-`operator` edge at the operator's line.
+torch/_tensor.py's Python (`__rsub__`); else a Tensor method that is an operator of
+native_functions.yaml (`__and__`, `matmul`); else torch._C.TensorBase's method as the extension
+binds it, an entry of its C++ method table (`__truediv__`, wrapping the generated binding of
+div) or the stub's declaration (`__add__`), whose binding edges go to the operators of the
+method it wraps (tools/autograd/templates/python_variable_methods.cpp: `__add__` is the binding
+of add, `__iadd__` of add_); else those operators directly (`__iadd__`, where nothing declares
+it). The edge is an `operator` edge at the operator's line.
 
 A module's `name = factory(...)` whose call returns a closure (torch/_jit_internal.py's
 boolean_dispatch makes torch.nn.functional.max_pool2d) is that closure, shown under the name at
@@ -76,7 +79,55 @@ OPS = (
     "def step(x: Tensor):\n"                                  # 40
     "    loss = x.softmax(0)\n"                               # 41
     "    loss.backward()\n"                                   # 42
+    "\n"
+    "\n"
+    "def divide(x: Tensor, y: Tensor, i: int):\n"             # 45
+    "    q = x / y\n"                                         # 46 __truediv__, in the C++ method table
+    "    return q[i]\n"                                       # 47 __getitem__, in it too
 )
+# TensorBase's methods as python_variable.cpp and python_variable_methods.cpp bind them: a
+# table entry wrapping the generated binding of div (line 14), one naming a function the file
+# defines (15, THPVariable_getitem at 9), the type object and the module it is added to
+METHODS_CPP = (
+    "namespace torch {\n"                                                                  # 1
+    "namespace autograd {\n"
+    "\n"
+    "template <PyObject* (*Func)(PyObject*, PyObject*, PyObject*)>\n"                      # 4
+    "static PyObject* TypeError_to_NotImplemented_(PyObject* self, PyObject* args, PyObject* kwargs) {\n"
+    "  return Func(self, args, kwargs);\n"
+    "}\n"
+    "\n"
+    "static PyObject* THPVariable_getitem(PyObject* self, PyObject* index) {\n"            # 9
+    "  return nullptr;\n"
+    "}\n"
+    "\n"
+    "static PyMethodDef variable_methods[] = {\n"                                          # 13
+    "    {\"__truediv__\", castPyCFunctionWithKeywords(TypeError_to_NotImplemented_<THPVariable_div>), METH_VARARGS | METH_KEYWORDS, NULL},\n"
+    "    {\"__getitem__\", (PyCFunction)THPVariable_getitem, METH_O, NULL},\n"              # 15
+    "    {nullptr}};\n"
+    "\n"
+    "PyTypeObject THPVariableType = {PyVarObject_HEAD_INIT(nullptr, 0) \"torch._C.TensorBase\", sizeof(THPVariable)};\n"
+    "\n"
+    "bool THPVariable_initModule(PyObject* module) {\n"                                    # 20
+    "  static std::vector<PyMethodDef> methods;\n"
+    "  THPUtils_addPyMethodDefs(methods, variable_methods);\n"
+    "  THPVariableType.tp_methods = methods.data();\n"
+    "  PyModule_AddObject(module, \"TensorBase\", (PyObject*)&THPVariableType);\n"
+    "  return true;\n"
+    "}\n"
+    "\n"
+    "static struct PyModuleDef torchmodule = {PyModuleDef_HEAD_INIT, \"torch._C\", nullptr, -1, nullptr};\n"
+    "\n"
+    "PyObject* initModule() {\n"
+    "  PyObject* module = PyModule_Create(&torchmodule);\n"
+    "  THPVariable_initModule(module);\n"
+    "  return module;\n"
+    "}\n"
+    "\n"
+    "} // namespace autograd\n"
+    "} // namespace torch\n"
+)
+METHODS = "torch/csrc/autograd/python_variable_methods.cpp"
 # Tensor methods the bundled tree's native_functions.yaml lacks, appended to it: each entry's
 # line, counted from the end of the bundled file, is in OPERATORS
 ADDED_YAML = (
@@ -95,9 +146,16 @@ ADDED_YAML = (
     "\n"
     "- func: __and__.Tensor(Tensor self, Tensor other) -> Tensor\n"                   # +14
     "  variants: method, function\n"
+    "\n"
+    "- func: div.Tensor(Tensor self, Tensor other) -> Tensor\n"                       # +17
+    "  variants: function, method\n"
 )
-OPERATORS = {"aten::matmul": 2, "aten::add_.Tensor": 5, "aten::lt.Scalar": 8, "aten::lt.Tensor": 11, "aten::__and__.Tensor": 14}
+OPERATORS = {
+    "aten::matmul": 2, "aten::add_.Tensor": 5, "aten::lt.Scalar": 8, "aten::lt.Tensor": 11, "aten::__and__.Tensor": 14,
+    "aten::div.Tensor": 17,
+}
 YAML = "aten/src/ATen/native/native_functions.yaml"
+STUBS = "torch/_C/__init__.pyi"
 TENSOR = "torch/_tensor.py"
 # torch/_tensor.py:31-36: `@functools.wraps(f) def wrapped(*args, **kwargs)` (32) calls
 # has_torch_function (34), handle_torch_function (35) and `f(*args, **kwargs)` (36);
@@ -112,6 +170,7 @@ def doors(tmp_path_factory: pytest.TempPathFactory, sample_root: str):
     (root / "user").mkdir()
     (root / "user" / "__init__.py").write_text("")
     (root / "user" / "ops.py").write_text(OPS)
+    (root / METHODS).write_text(METHODS_CPP)
     yaml = root / YAML
     bundled_lines = len(yaml.read_text().splitlines())
     with open(yaml, "a") as out:
@@ -142,12 +201,13 @@ def test_operators_on_tensors_run_tensor_methods(doors):
         # x @ w + b: x, w, b are declared tensors; matmul's one overload, add's one that takes
         # one argument (add.out needs out=)
         ((at, 5), "operator", "exact", "aten::matmul", YAML, line["aten::matmul"]),
-        ((at, 5), "operator", "exact", "aten::add.Tensor", YAML, 29),
+        ((at, 5), "operator", "exact", "torch._C.TensorBase.__add__", STUBS, 94),
         # 1 - y: y.__rsub__(1), which torch/_tensor.py defines, through its decorator's wrapper
         ((at, 6), "operator", "exact", WRAPPED, TENSOR, 32),
-        # -z, n[i]: methods the stub declares on TensorBase (torch/_C/__init__.pyi:93, :95)
-        ((at, 7), "operator", "exact", "torch._C.TensorBase.__neg__", "torch/_C/__init__.pyi", 93),
-        ((at, 8), "operator", "exact", "torch._C.TensorBase.__getitem__", "torch/_C/__init__.pyi", 95),
+        # -z: a method the stub declares on TensorBase (torch/_C/__init__.pyi:93)
+        ((at, 7), "operator", "exact", "torch._C.TensorBase.__neg__", STUBS, 93),
+        # n[i]: the method table's entry, before the stub's declaration (__init__.pyi:95)
+        ((at, 8), "operator", "exact", "torch._C.TensorBase.__getitem__", METHODS, 15),
         # r += b: __iadd__, the binding of add_ (python_variable_methods.cpp)
         ((at, 9), "operator", "exact", "aten::add_.Tensor", YAML, line["aten::add_.Tensor"]),
         # r & y: __and__ is an operator of native_functions.yaml itself
@@ -155,6 +215,34 @@ def test_operators_on_tensors_run_tensor_methods(doors):
         # m < 0: __lt__, the binding of lt, whose two overloads both take one argument
         ((at, 11), "operator", "ambiguous", "aten::lt.Scalar", YAML, line["aten::lt.Scalar"]),
         ((at, 11), "operator", "ambiguous", "aten::lt.Tensor", YAML, line["aten::lt.Tensor"]),
+    ]
+
+
+def test_a_method_the_stub_declares_binds_the_operators_of_the_method_it_wraps(doors):
+    # torch/_C/__init__.pyi:94 `def __add__(self, other: Any) -> Tensor: ...` on TensorBase:
+    # python_variable_methods.cpp's __add__ wraps THPVariable_add; of add's overloads, add.Tensor
+    # takes one argument (add.out needs out=)
+    store, root, _ = doors
+    graph = CallGraph(store, root, "all")
+    (add,) = [e.target for e in graph.edges(node_of(store, graph, "user.ops.ops")) if e.target.symbol.qname.endswith("__add__")]
+    assert edges_of(graph, add) == [((STUBS, 94), "binding", "exact", "aten::add.Tensor", YAML, 29)]
+
+
+def test_an_operator_method_of_the_cpp_method_table_binds_what_its_function_does(doors):
+    store, root, line = doors
+    graph = CallGraph(store, root, "all")
+    at = "user/ops.py"
+    divide = graph.edges(node_of(store, graph, "user.ops.divide"))
+    assert [(e.site, e.label, e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line) for e in divide] == [
+        ((at, 46), "operator", "torch._C.TensorBase.__truediv__", METHODS, 14),
+        ((at, 47), "operator", "torch._C.TensorBase.__getitem__", METHODS, 15),
+    ]
+    truediv, getitem = (e.target for e in divide)
+    # TypeError_to_NotImplemented_<THPVariable_div>: the generated binding of div (no such
+    # function in the tree), so div's operator; THPVariable_getitem is the file's own (line 9)
+    assert edges_of(graph, truediv) == [((METHODS, 14), "binding", "exact", "aten::div.Tensor", YAML, line["aten::div.Tensor"])]
+    assert edges_of(graph, getitem) == [
+        ((METHODS, 15), "method_table", "exact", "torch::autograd::THPVariable_getitem", METHODS, 9),
     ]
 
 
@@ -190,7 +278,7 @@ def test_a_closure_a_factory_made_is_known_by_its_public_name(doors):
     # the sum of what they return (relu's, softmax's tensors) runs __add__
     assert [(e.site, e.label, e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line) for e in run] == [
         ((at, 37), "call", "user.ops.act", at, 15),
-        ((at, 37), "operator", "aten::add.Tensor", YAML, 29),
+        ((at, 37), "operator", "torch._C.TensorBase.__add__", STUBS, 94),
         ((at, 37), "call", "user.ops.swapped", at, 15),
     ]
     act, _, swapped = (e.target for e in run)
@@ -209,7 +297,8 @@ def test_a_closure_a_factory_made_is_known_by_its_public_name(doors):
 
 
 def test_the_residual_connection_reaches_the_add_kernel(sample_store, sample_root):
-    # mynet/layers.py:42 `return self.relu(out + x)`; native_functions.yaml:29 add.Tensor
+    # mynet/layers.py:42 `return self.relu(out + x)`: out.__add__(x), which the stub declares on
+    # TensorBase (torch/_C/__init__.pyi:94); native_functions.yaml:29 add.Tensor
     # (structured_delegate: add.out), :35 add.out, :39 `CPU, CUDA: add_out`;
     # BinaryOps.cpp:55 TORCH_IMPL_FUNC(add_out) calls add_stub (:57), DEFINE_DISPATCH at :39;
     # BinaryAddKernel.cu:25 add_kernel_cuda, registered at :49
@@ -225,7 +314,8 @@ def test_the_residual_connection_reaches_the_add_kernel(sample_store, sample_roo
         ("torch.nn.modules.module.Module._wrapped_call_impl", module, 186, "alias", (module, 233)),
         ("torch.nn.modules.module.Module._call_impl", module, 189, "method", (module, 187)),
         ("mynet.layers.BasicBlock.forward", "mynet/layers.py", 39, "method", (module, 198)),
-        ("aten::add.Tensor", YAML, 29, "operator", ("mynet/layers.py", 42)),
+        ("torch._C.TensorBase.__add__", STUBS, 94, "operator", ("mynet/layers.py", 42)),
+        ("aten::add.Tensor", YAML, 29, "binding", (STUBS, 94)),
         ("aten::add.out", YAML, 35, "structured", (YAML, 29)),
         ("at::native::add_out", "aten/src/ATen/native/BinaryOps.cpp", 55, "dispatch:CUDA", (YAML, 39)),
         ("at::native::add_stub", "aten/src/ATen/native/BinaryOps.cpp", 39, "call", ("aten/src/ATen/native/BinaryOps.cpp", 57)),

@@ -198,6 +198,6 @@ def test_a_run_of_the_net_confirms_its_attribute_hops_with_nothing_dynamic_only(
         ("torch.nn.modules.module.Module._apply", "torch.nn.modules.module.Module._apply"),  # .to() over the children
     } <= confirmed
     # not taken on cuda: params.use_mkldnn, params.is_dilated (Convolution.cpp:164, 168), after use_cudnn returns;
-    # and BasicBlock.forward's `out + x` (layers.py:42) to aten::add.Tensor, an operator edge the run
-    # takes as the binding torch._C.TensorBase.__add__, a name the comparison does not match to add
+    # and torch._C.TensorBase.__add__ (what `out + x` at layers.py:42 runs) to aten::add.Tensor, which the
+    # run reaches through the binding torch._C.TensorBase.add, a name the comparison does not match to __add__
     assert (len(comparison["confirmed"]), len(comparison["not_taken"])) == (267, 86)

@@ -58,6 +58,9 @@ _TENSOR_BASE_OPERATORS = {
     "__invert__": "bitwise_not",
 }
 _TENSOR_BASES = ("torch._C.TensorBase", "torch._C._TensorBase")
+# The Python binding torchgen generates for a Tensor method `name` (get_pycname in
+# tools/autograd/gen_python_functions.py): generated at build time, absent from the tree
+_GENERATED_BINDING = re.compile(r"\bTHPVariable_(\w+)")
 _OVERLOAD_DECORATOR = re.compile(r"@([\w.]*\.)?_?overload(_method)?\b")
 _CALLABLE_KINDS = {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.ALIAS, SymbolKind.VARIABLE}
 # The names a definition's text writes before `=` or `name: annotation =` (each of `a = b = c`):
@@ -94,7 +97,7 @@ class PythonEdges:
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
         if symbol.kind in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE):
-            yield from self._bound_function(symbol)
+            yield from self._bound_function(node)
         elif symbol.kind is SymbolKind.BOUND_CLASS:
             yield from self._bound_constructor(symbol)
         elif node.layer is Layer.BINDING:
@@ -186,12 +189,21 @@ class PythonEdges:
         passes no `out=`, so `gelu.out` is not among them."""
         symbol = node.symbol
         operators = binding_operators(self.store, symbol.qname)
-        if node.shape is not None and len(operators) > 1:
-            shape = node.shape
-            if is_method_binding(symbol.qname):  # `x.add(y)`: x is the schema's `self`
-                shape = shape._replace(positional=shape.positional + 1)
-            operators = [s for s in operators if fits_schema(s.signature, shape)] or operators
+        owner, _, name = symbol.qname.rpartition(".")
+        if not operators and owner in _TENSOR_BASES and name in _TENSOR_BASE_OPERATORS:
+            # `torch._C.TensorBase.__add__` as a stub declares it: the method table's binding of add
+            operators = operators_for(self.store, _TENSOR_BASE_OPERATORS[name], variant="method")
+        operators = self._fitted(operators, node.shape, is_method_binding(symbol.qname))
         yield from fan_out(operators, EdgeKind.BINDING, Layer.YAML, (symbol.path or "", symbol.line or 0) if symbol.path else None)
+
+    @staticmethod
+    def _fitted(operators: list[Symbol], shape: CallShape | None, method: bool) -> list[Symbol]:
+        """Of several overloads, those a call of this shape fits (all, where it fits none)."""
+        if shape is None or len(operators) < 2:
+            return operators
+        if method:  # `x.add(y)`: x is the schema's `self`
+            shape = shape._replace(positional=shape.positional + 1)
+        return [s for s in operators if fits_schema(s.signature, shape)] or operators
 
     def _decorators(self, node: CallNode) -> Iterator[CallEdge]:
         """A decorated function is called through what its decorators made of it: `@d` and
@@ -308,11 +320,18 @@ class PythonEdges:
             made = [s for s in self.store.symbols_with_qname(f"{cls.qname}.{name}") if s.kind in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE)]
             yield from fan_out(made, EdgeKind.CALL, Layer.BINDING, None)
 
-    def _bound_function(self, binding: Symbol) -> Iterator[CallEdge]:
+    def _bound_function(self, node: CallNode) -> Iterator[CallEdge]:
         """The C++ function a pybind11 binding or a method table entry names, or the
-        registration shown as unresolved."""
+        registration shown as unresolved. An entry of Tensor's method table that wraps a
+        binding torchgen generates (`{"__truediv__", TypeError_to_NotImplemented_<THPVariable_div>}`
+        in python_variable_methods.cpp) binds that Tensor method's operators."""
+        binding = node.symbol
         site = (binding.path or "", binding.line or 0)
         kind = EdgeKind.PYBIND if binding.kind is SymbolKind.PYBIND else EdgeKind.METHOD_TABLE
+        generated = self._generated_operators(binding)
+        if generated:
+            yield from fan_out(self._fitted(generated, node.shape, True), EdgeKind.BINDING, Layer.YAML, site)
+            return
         if not binding.target:
             return  # a lambda: its calls are the PYBIND11_MODULE block's
         found = registered_functions(self.store, binding.target, binding.path)
@@ -321,41 +340,49 @@ class PythonEdges:
         else:
             yield CallEdge(CallNode(undefined_function(binding.target), Layer.CPP), kind, Resolution.NAME, (), site)
 
+    def _generated_operators(self, binding: Symbol) -> list[Symbol]:
+        """The operators of the Tensor method whose generated binding (THPVariable_<method>,
+        which the tree does not define) a method table entry of TensorBase names."""
+        if binding.qname.rpartition(".")[0] not in _TENSOR_BASES:
+            return []
+        for match in _GENERATED_BINDING.finditer(f"{binding.signature} {binding.target or ''}"):
+            method = match.group(1)
+            if registered_functions(self.store, match.group(0), binding.path):
+                continue  # written by hand (THPVariable_getitem): the entry's own function
+            operators = operators_for(self.store, method, variant="method")
+            if operators:
+                return operators
+        return []
+
     def _nested(self, symbol: Symbol, name: str) -> list[Symbol]:
         return [s for s in self.store.symbols_with_qname(f"{symbol.qname}.{name}") if s.kind is SymbolKind.FUNCTION and s.path == symbol.path]
 
     def _tensor_method(self, name: str, receiver_known: bool, shape: CallShape | None = None) -> Iterator[CallEdge]:
-        """The operators a tensor's method `name` runs: those of a Tensor method of that name,
-        or, for an operator method of TensorBase's method table, those of the method it wraps
-        (`__add__` runs add). Given the call's shape (an operator passes one argument), the
-        overloads it fits, as PyTorch's argument parser picks them. On a receiver not known
-        to be a tensor every edge is name-only, however many overloads the name has: that it
-        is a tensor at all is the guess (`name.split("#")` on a str is no aten::split)."""
-        operators = operators_for(self.store, name, variant="method")
-        if not operators and name in _TENSOR_BASE_OPERATORS:
-            operators = operators_for(self.store, _TENSOR_BASE_OPERATORS[name], variant="method")
-        if shape is not None and len(operators) > 1:
-            with_self = shape._replace(positional=shape.positional + 1)  # the tensor is the schema's `self`
-            operators = [s for s in operators if fits_schema(s.signature, with_self)] or operators
-        for edge in fan_out(operators, EdgeKind.METHOD, Layer.YAML, None):
-            yield CallEdge(edge.target, EdgeKind.METHOD, edge.resolution if receiver_known else Resolution.NAME, edge.candidates)
-        if operators:
-            return
-        # A method the extension module binds directly: in C++, a slot or methods-table entry
-        # of the type object (`__getitem__` is THPVariable_getitem), or as the stub declares it
-        # on TensorBase (size, dim, to, uniform_); no operator stands behind it.
+        """What a tensor's method `name` runs: the operators of a Tensor method of that name;
+        else the method as the extension module binds it, whose edges go on from there: in
+        C++, an entry or slot of TensorBase's type object (`__truediv__` is the method table's
+        binding of div, `__getitem__` is THPVariable_getitem), or as the stub declares it
+        (size, to, and the sample's `__add__`); else, for an operator method of TensorBase's
+        method table, the operators of the method it wraps (`__add__` runs add). Given the
+        call's shape (an operator passes one argument), the overloads it fits, as PyTorch's
+        argument parser picks them. On a receiver not known to be a tensor every edge is
+        name-only, however many overloads the name has: that it is a tensor at all is the
+        guess (`name.split("#")` on a str is no aten::split)."""
         resolution = Resolution.EXACT if receiver_known else Resolution.NAME
-        bound = [
-            s for owner in _TENSOR_BASES for s in self.store.symbols_with_qname(f"{owner}.{name}")
-            if s.kind in (SymbolKind.METHOD_TABLE, SymbolKind.PYBIND)
-        ]
-        if bound:
-            first = min(bound, key=lambda s: (s.path or "", s.line or 0))
-            yield CallEdge(CallNode(first, layer_of(first)), EdgeKind.METHOD, resolution)
-            return
-        stub = stub_method(self.store, name)
-        if stub is not None:
-            yield CallEdge(CallNode(stub, Layer.BINDING), EdgeKind.METHOD, resolution)
+        operators = operators_for(self.store, name, variant="method")
+        if not operators:
+            bound = [
+                s for owner in _TENSOR_BASES for s in self.store.symbols_with_qname(f"{owner}.{name}")
+                if s.kind in (SymbolKind.METHOD_TABLE, SymbolKind.PYBIND)
+            ]
+            binding = min(bound, key=lambda s: (s.path or "", s.line or 0)) if bound else stub_method(self.store, name)
+            if binding is not None:
+                yield CallEdge(CallNode(binding, layer_of(binding) if bound else Layer.BINDING), EdgeKind.METHOD, resolution)
+                return
+            if name in _TENSOR_BASE_OPERATORS:
+                operators = operators_for(self.store, _TENSOR_BASE_OPERATORS[name], variant="method")
+        for edge in fan_out(self._fitted(operators, shape, True), EdgeKind.METHOD, Layer.YAML, None):
+            yield CallEdge(edge.target, EdgeKind.METHOD, edge.resolution if receiver_known else Resolution.NAME, edge.candidates)
 
     def _passed_functions(self, symbol: Symbol) -> Iterator[CallEdge]:
         from explorer.parsers.python_precise import UnreadableSource, passed_names  # libcst: slow to import
