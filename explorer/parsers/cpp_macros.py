@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 NO_NAMES: frozenset[str] = frozenset()
@@ -94,16 +94,24 @@ def is_name(text: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class Macro:
     """A `#define`: object-like when `parameters` is None. A variadic macro's last
-    parameter is `__VA_ARGS__` (written `...`) or the name written before `...`."""
+    parameter is `__VA_ARGS__` (written `...`) or the name written before `...`. Its body
+    is read into tokens when first expanded (most macros of a file never are)."""
 
     name: str
     parameters: tuple[str, ...] | None
     variadic: bool
-    body: tuple[Token, ...]
+    text: str  # the body as written, lines spliced
     line: int  # the directive's first and last lines
     end_line: int
     start: int  # its span in the file
     stop: int
+    _body: list[tuple[Token, ...]] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def body(self) -> tuple[Token, ...]:
+        if not self._body:
+            self._body.append(tuple(tokens_of(self.text)))
+        return self._body[0]
 
     @property
     def written_parameters(self) -> tuple[str, ...]:
@@ -126,7 +134,7 @@ def read_definition(directive: str, line: int, end_line: int, start: int, stop: 
         return None
     name = header.group(1)
     if header.group(2) is None:  # object-like: `#define N (1)` has a space before `(`
-        return Macro(name, None, False, tuple(tokens_of(directive[header.end():])), line, end_line, start, stop)
+        return Macro(name, None, False, directive[header.end():], line, end_line, start, stop)
     closing = directive.find(")", header.end())
     if closing < 0:
         return None
@@ -139,7 +147,7 @@ def read_definition(directive: str, line: int, end_line: int, start: int, stop: 
         parameters[-1] = named or "__VA_ARGS__"
     if not all(is_name(parameter) for parameter in parameters):
         return None
-    return Macro(name, tuple(parameters), variadic, tuple(tokens_of(directive[closing + 1:])), line, end_line, start, stop)
+    return Macro(name, tuple(parameters), variadic, directive[closing + 1:], line, end_line, start, stop)
 
 
 class Abandoned(Exception):
@@ -304,8 +312,9 @@ class Expander:
                     index += 1
                     continue
                 operand = list(values[text]) if pasting or following == "##" else self._expanded(values, expanded, text)
-                if operand:
-                    operand[0] = operand[0]._replace(space=token.space)
+                if operand and operand[0].space != token.space:
+                    first = operand[0]
+                    operand[0] = Token(first.text, first.line, first.column, token.space, first.hide, first.written)
                 index += 1
             else:
                 operand = [Token(text, invoked.line, invoked.column, token.space)]
@@ -324,7 +333,8 @@ class Expander:
                 result.extend(operand[1:])
             else:
                 result.extend(operand)
-        result = [token._replace(hide=hide if not token.hide else token.hide | hide) for token in result if token is not _PLACEMARKER]
+        result = [Token(text, line, column, space, hidden | hide if hidden else hide, written)
+                  for text, line, column, space, hidden, written in result if text]  # placemarkers (empty) go
         self.budget.spend(len(result))
         return result
 

@@ -122,7 +122,7 @@ _NOT_CODE_AT = re.compile(
     r"|R\"(?P<delimiter>[^()\\\s]{0,16})\((?s:.*?)\)(?P=delimiter)\""
     r"|\"(?:\\(?s:.)|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
 )
-_WORD_BEFORE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+_WORD_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 
 
 def _not_code(text: str) -> list[tuple[int, int]]:
@@ -135,10 +135,10 @@ def _not_code(text: str) -> list[tuple[int, int]]:
         before = text[start - 1] if start else ""
         if text[start] == "R":  # a raw string, after its prefix (u8R, LR): not the end of a name
             begin -= 2 if text[max(0, start - 2):start] == "u8" else 1 if before in ("u", "U", "L") else 0
-            if begin and text[begin - 1] in _WORD_BEFORE:
+            if begin and text[begin - 1] in _WORD_CHARACTERS:
                 position = start + 1
                 continue
-        elif text[start] == "'" and (before in _WORD_BEFORE or before == "'"):
+        elif text[start] == "'" and (before in _WORD_CHARACTERS or before == "'"):
             position = start + 1
             continue
         made = match(text, start)
@@ -155,7 +155,6 @@ _DIRECTIVE_NAME = re.compile(r"[ \t]*#[ \t]*([a-z_]+)")
 _CONTINUATION = re.compile(r"\\\r?\n")
 _LEADING_NAME = re.compile(r"[ \t]*([A-Za-z_$][\w$]*)")
 _SPACE = re.compile(r"(?:[ \t\r\n\f\v]|\\\r?\n|/\*(?s:.*?)(?:\*/|\Z)|//(?:[^\n\\]|\\(?s:.))*)*")
-_WORD = re.compile(r"[\w$]")
 _NAME_START = re.compile(r"[A-Za-z_$]")
 
 Path = tuple[tuple[int, int], ...]  # the conditionals around a place: (conditional, branch) each, outermost first
@@ -298,7 +297,8 @@ class _Preprocessor:
 
     def __init__(self, source: bytes) -> None:
         self.text = source.decode("latin-1")  # one character per byte: offsets stay byte offsets
-        self.line_starts = [0, *(match.end() for match in re.finditer(r"\n", self.text))]
+        self._line_starts: list[int] | None = None
+        self._counted_to, self._counted_line = 0, 1
         self.limit = expansion_budget(source)
         self.budget = Budget(self.limit)  # the work of expanding
         self.output_budget = self.limit  # what the expansions write
@@ -306,7 +306,19 @@ class _Preprocessor:
         self.length = 0  # of the text in pieces
         self.written = 0  # the file's text before this offset is in pieces
 
+    @property
+    def line_starts(self) -> list[int]:
+        """Where each line begins: made when an invocation needs lines and columns (a file
+        whose macros are never invoked needs only its directives' lines)."""
+        if self._line_starts is None:
+            self._line_starts = [0, *(match.end() for match in re.finditer("\n", self.text))]
+        return self._line_starts
+
     def line_of(self, offset: int) -> int:
+        if self._line_starts is None and offset >= self._counted_to:  # directives, in order
+            self._counted_line += self.text.count("\n", self._counted_to, offset)
+            self._counted_to = offset
+            return self._counted_line
         return bisect.bisect_right(self.line_starts, offset)
 
     def directive_at(self, offset: int) -> int | None:
@@ -493,7 +505,13 @@ class _Preprocessor:
                 pieces.append(" ")
                 column += 1
             exact = token.written and token.line == row
-            entries.append((row, column, token.line, token.column, exact))
+            if entries:  # the entry before may map this token already (PositionMap.add's test)
+                entry_row, entry_column, entry_line, entry_original, entry_exact = entries[-1]
+                if not (entry_row == row and entry_exact == exact and entry_line == token.line and (
+                        entry_original - entry_column == token.column - column if exact else entry_original == token.column)):
+                    entries.append((row, column, token.line, token.column, exact))
+            else:
+                entries.append((row, column, token.line, token.column, exact))
             pieces.append(written)
             if "\n" in written:  # a raw string across lines: only on the line it was written on
                 if not exact:
@@ -531,12 +549,13 @@ def _scoped(previous: str, following: str) -> bool:
     return previous == "::"
 
 
+_JOINING_PAIRS = frozenset({"//", "/*", "++", "--"})
+
+
 def _joins(previous: str, following: str) -> bool:
     """Whether two tokens written side by side would read as one (`a` `b`, `/` `/`)."""
-    if not previous or not following:
-        return False
-    pair = previous[-1] + following[0]
-    return bool(_WORD.match(pair[0]) and _WORD.match(pair[1])) or pair in ("//", "/*", "++", "--")
+    last, first = previous[-1:], following[:1]
+    return (last in _WORD_CHARACTERS and first in _WORD_CHARACTERS) or last + first in _JOINING_PAIRS
 
 
 def preprocess(source: bytes) -> Preprocessed:
