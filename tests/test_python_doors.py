@@ -292,8 +292,10 @@ def test_a_closure_a_factory_made_is_known_by_its_public_name(doors):
         ((at, 18), "call", "exact", "user.ops.shrink", at, 28),
         ((at, 19), "call", "exact", "user.ops.grow", at, 24),
     ]
-    # traced from the name (its module-level definition, 32), the same calls
+    # traced from the name (its module-level definition, 32), the same calls; the node the
+    # name stands for is the one the call at 37 reaches
     assert edges_of(graph, node_of(store, graph, "user.ops.act")) == edges_of(graph, act)
+    assert graph.flow.named_closure(node_of(store, graph, "user.ops.act").symbol) == act
 
 
 def test_the_residual_connection_reaches_the_add_kernel(sample_store, sample_root):

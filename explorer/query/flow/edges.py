@@ -75,17 +75,11 @@ class FlowEdges:
         """A module's `name = factory(...)` whose call returns a closure (`max_pool2d =
         boolean_dispatch(...)`): what the closure that call made calls. None where the name
         holds no such closure (python_edges.py answers)."""
-        module, _, name = variable.qname.rpartition(".")
-        scope = self.facts.module_scope(module)
-        if scope is None or scope.qname != module or not scope.bindings(name):
+        closures = self._closures(variable)
+        if not closures:
             return None
-        self.solver.compile_global(scope, name)
-        self.solver.solve()
-        found = self.solver.existing(("global", module, name))
-        made = f"@{variable.qname}"
-        closures = [value for value in self.solver.values(found) if isinstance(value, Function) and value.made == made] \
-            if found is not None else []
         edges: list[CallEdge] = []
+        made = f"@{variable.qname}"
         for closure in closures:
             symbol = self._symbol(closure.qname, closure.line)
             if symbol is None:
@@ -94,7 +88,31 @@ class FlowEdges:
             if key not in self.solver.calls and key not in self.solver.open_sites:
                 self.solver.start(closure.qname, closure.line, made)
             edges += self._edges_of(key, symbol, 0)
-        return edges if closures else None
+        return edges
+
+    def named_closure(self, variable: Symbol) -> CallNode | None:
+        """The node a module's `name = factory(...)` stands for where the call returns a
+        closure: the closure under the name, at the closure's definition (a trace starting at
+        `torch.nn.functional.max_pool2d` could start there, as a call of it arrives there)."""
+        for closure in self._closures(variable):
+            public = self._public(closure.qname, closure.line, f"@{variable.qname}")
+            if public is not None:
+                return CallNode(public, Layer.PYTHON)
+        return None
+
+    def _closures(self, variable: Symbol) -> list[Function]:
+        if variable.kind is not SymbolKind.VARIABLE or not (variable.path or "").endswith(".py"):
+            return []
+        module, _, name = variable.qname.rpartition(".")
+        scope = self.facts.module_scope(module)
+        if scope is None or scope.qname != module or not scope.bindings(name):
+            return []
+        self.solver.compile_global(scope, name)
+        self.solver.solve()
+        found = self.solver.existing(("global", module, name))
+        made = f"@{variable.qname}"
+        return [value for value in self.solver.values(found) if isinstance(value, Function) and value.made == made] \
+            if found is not None else []
 
     def _public(self, qname: str, line: int, context: str) -> Symbol | None:
         """The module's name for a closure, where `context` is the factory's call that made it
