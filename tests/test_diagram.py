@@ -67,8 +67,8 @@ def test_trace_with_to_highlights_both_paths_and_keeps_the_rest_faint(conv2d):
     ]
     context = [n.name for n in conv2d.nodes if n.emphasis is Emphasis.CONTEXT]
     assert len(conv2d.nodes) == 42 and len(context) == 19
-    # `_pair = _ntuple(2)`: calling _pair runs the `parse` that _ntuple returned
-    assert {"pad", "parse", "select_conv_backend", "getCudnnHandle", "aten::_slow_conv2d_forward"} <= set(context)
+    # `_pair = _ntuple(2)`: calling _pair runs the `parse` that _ntuple returned, shown as _pair
+    assert {"pad", "_pair", "select_conv_backend", "getCudnnHandle", "aten::_slow_conv2d_forward"} <= set(context)
     start = conv2d.node(conv2d.root)
     assert (start.qname, start.start, start.path, start.line) == ("torch.nn.modules.conv.Conv2d", True, "torch/nn/modules/conv.py", 187)
     assert [n.name for n in conv2d.nodes if n.matched] == ["cudnnConvolutionForward"]
@@ -181,7 +181,7 @@ def test_dot_clusters_labels_and_highlighted_edges_as_graphviz_reads_them(conv2d
     by_name = {conv2d.node(o["name"]).name: o for o in objects if o["name"].startswith("n")}
     python = {conv2d.node(objects[i]["name"]).name for i in clusters["cluster_python"]["nodes"]}
     assert python == {"Conv2d", "Module.__call__", "Module._wrapped_call_impl", "Module._call_impl", "Conv2d.forward",
-                      "Conv2d._conv_forward", "conv2d", "pad", "parse"}
+                      "Conv2d._conv_forward", "conv2d", "pad", "_pair"}
     conv = by_name["Conv2d"]
     assert conv["tooltip"] == "torch.nn.modules.conv.Conv2d"
     assert conv["URL"] == "https://github.com/pytorch/pytorch/blob/v2.4.0/torch/nn/modules/conv.py#L187"

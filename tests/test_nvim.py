@@ -35,9 +35,9 @@ def test_neovim_follows_calls_through_explorer_lsp(tmp_path: Path):
     assert answers["outgoing"] == [
         # conv.py:244 self._conv_forward(...)
         [["torch.nn.modules.conv.Conv2d._conv_forward", "python · method"]],
-        # conv.py:230 and :239 F.conv2d, :231 F.pad, :235 _pair(0) (utils.py:27 _pair = _ntuple(2, ...), its parse)
+        # conv.py:230 and :239 F.conv2d, :231 F.pad, :235 _pair(0) (utils.py:27 _pair = _ntuple(2, ...): its parse, named _pair)
         [["torch.nn.functional.conv2d", "python · call"], ["torch.nn.functional.pad", "python · call"],
-         ["torch.nn.modules.utils._ntuple.parse", "python · call"]],
+         ["torch.nn.modules.utils._pair", "python · call"]],
         # functional.py:37 conv2d = _add_docstr(torch.conv2d, ...): the binding
         [["torch._C._VariableFunctions.conv2d", "binding · alias"]],
     ]
