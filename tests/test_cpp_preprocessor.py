@@ -278,19 +278,51 @@ def test_two_sibling_launch_macros_in_one_function_are_both_followed():
 
 
 def test_pybind_chains_written_through_a_function_local_macro():
-    # torch/csrc/jit/python/python_ir.cpp:592: `#define NS(name) def(#name, &Node ::name)`
+    # torch/csrc/jit/python/python_ir.cpp:592 `#define NS(name) def(#name, &Node ::name)`, and
+    # :686-716, where AS is defined again and CREATE_ACCESSOR defined, in the middle of the chain
     facts = parse_cpp("python_ir.cpp", (
-        "void initPythonIRBindings(PyObject* module_) {\n"     # 1
-        "  auto m = py::handle(module_).cast<py::module>();\n"  # 2
-        "#define NS(name) def(#name, &Node ::name)\n"           # 3
+        "void initPythonIRBindings(PyObject* module_) {\n"               # 1
+        "  auto m = py::handle(module_).cast<py::module>();\n"            # 2
+        "#define NS(name) def(#name, &Node ::name)\n"                     # 3
         "  py::class_<Node, unwrapping_shared_ptr<Node>>(m, \"Node\")\n"  # 4
-        "      .NS(addInput)\n"                                 # 5
-        "      .NS(kind);\n"                                    # 6
-        "#undef NS\n"                                           # 7
+        "      .NS(addInput)\n"                                           # 5
+        "      .NS(kind)\n"                                               # 6
+        "#define AS(name) def(#name, &Node::name)\n"                      # 7
+        "      // methods from Attributes\n"                              # 8
+        "      .AS(copyAttributes)\n"                                     # 9
+        "#undef AS\n"                                                     # 10
+        "#define AS(name) def(#name, &Node::name##S)\n"                   # 11
+        "      .AS(kindOf)\n"                                             # 12
+        "#undef AS\n"                                                     # 13
+        "#define CREATE_ACCESSOR(Kind, method) \\\n"                     # 14
+        "  def(#method \"_\", [](Node& n, Kind v) { return n.method##_(v); })\n"  # 15
+        "      .CREATE_ACCESSOR(Float, f);\n"                             # 16
+        "#undef CREATE_ACCESSOR\n"                                        # 17
+        "#undef NS\n"                                                     # 18
         "}\n"
     ).encode())
-    bound = [(s.name, s.kind, s.line, s.target) for s in facts.symbols if s.kind is SymbolKind.PYBIND]
-    assert bound == [("addInput", SymbolKind.PYBIND, 5, "Node::addInput"), ("kind", SymbolKind.PYBIND, 6, "Node::kind")]
+    bound = [(s.name, s.line, s.target) for s in facts.symbols if s.kind is SymbolKind.PYBIND]
+    assert bound == [
+        ("addInput", 5, "Node::addInput"), ("kind", 6, "Node::kind"), ("copyAttributes", 9, "Node::copyAttributes"),
+        ("kindOf", 12, "Node::kindOfS"), ("f_", 16, "<lambda at line 16>"),
+    ]
+
+
+def test_a_macro_call_of_another_file_left_without_a_semicolon_still_ends_before_a_directive():
+    # torch/csrc/jit/tensorexpr/tensorexpr_init.cpp:161-166: AT_FORALL_SCALAR_TYPES_AND3 is a
+    # macro of another header, written as a statement with no `;`
+    facts = parse_cpp("tensorexpr_init.cpp", (
+        "void initTensorExprBindings(py::module& te) {\n"                          # 1
+        "#define EXPRHANDLE_IMPL_CONV(ctype, name) \\\n"                          # 2
+        "  py::implicitly_convertible<ctype, ExprHandle>();\n"                   # 3
+        "  AT_FORALL_SCALAR_TYPES_AND3(Bool, Half, BFloat16, EXPRHANDLE_IMPL_CONV)\n"  # 4
+        "#undef EXPRHANDLE_IMPL_CONV\n"                                          # 5
+        "  te.def(\"ifThenElse\", &ifThenElse);\n"                              # 6
+        "}\n"
+    ).encode())
+    assert [(s.name, s.line, s.target) for s in facts.symbols if s.kind is SymbolKind.PYBIND] == [
+        ("ifThenElse", 6, "ifThenElse"),
+    ]
 
 
 def test_a_macro_written_function_with_an_empty_body_is_a_definition():

@@ -3,7 +3,7 @@ invokes them, into the text tree-sitter reads, with every line where it was.
 
     source --(directives: #define, #undef, #if in source order)--> which macro a name means where
            --(invocations: cpp_macros.Expander, by the C standard's rescanning rules)--> tokens
-           --(layout: each expansion written over its invocation)--> text, column map
+           --(layout: each expansion written over its invocation)--> text, position map
 
 What counts as a macro at a place in the file:
 - every `#define` of the file, from its line on, until an `#undef` of it or the end of the
@@ -21,9 +21,8 @@ What counts as a macro at a place in the file:
 Lines never move. An expansion is written on the line of its invocation; a token of an
 argument that follows the token before it in the file from an earlier line is written on its
 own line (the calls in a lambda handed to a macro keep their lines), and the expansion ends
-with the line breaks
-the invocation spanned, so every line after it is where it was and a tree-sitter row is the
-file's line. Directive lines inside an invocation (an `#if` among its arguments) are kept on
+with the line breaks the invocation spanned, so every line after it is where it was and a
+tree-sitter row is the file's line. Directive lines inside an invocation (an `#if` among its arguments) are kept on
 their lines. Places are mapped back (PositionMap): a token of the file to its own line and
 column, a token a macro body made to the invocation's.
 
@@ -115,7 +114,9 @@ class Preprocessed:
 # their first character, then matched there (one pattern of alternatives tried at every
 # position of a large file costs several times more). A character literal does not follow a
 # name or a digit (`1'000` is a number).
-_DIRECTIVE_LINE = re.compile(r"^[ \t]*\#(?:\\\r?\n|/\*(?s:.*?)\*/|//[^\n]*|\"(?:\\(?s:.)|[^\"\\\n])*\"|[^\n])*", re.MULTILINE)
+_DIRECTIVE_REST = r"\#(?:\\\r?\n|/\*(?s:.*?)\*/|//[^\n]*|\"(?:\\(?s:.)|[^\"\\\n])*\"|[^\n])*"
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*" + _DIRECTIVE_REST, re.MULTILINE)
+_DIRECTIVE_AT = re.compile(_DIRECTIVE_REST)
 _NOT_CODE_START = re.compile(r"/[*/]|[\"']|R\"")
 _NOT_CODE_AT = re.compile(
     r"/\*(?s:.*?)(?:\*/|\Z)|//(?:[^\n\\]|\\(?s:.))*"
@@ -160,6 +161,23 @@ _NAME_START = re.compile(r"[A-Za-z_$]")
 Path = tuple[tuple[int, int], ...]  # the conditionals around a place: (conditional, branch) each, outermost first
 
 
+_CONTINUATIONS = (".", "->", ",", "&&", "||")
+
+
+def _continued(text: str, end: int) -> bool:
+    """Whether the code after a directive that ends at `end` (past white space, comments and
+    other directives) goes on with the expression before it."""
+    position = end
+    while True:
+        skipped = _SPACE.match(text, position)
+        assert skipped is not None
+        position = skipped.end()
+        directive = _DIRECTIVE_AT.match(text, position)
+        if directive is None:
+            return text.startswith(_CONTINUATIONS, position) and not text.startswith("...", position)
+        position = directive.end()
+
+
 def _alternatives(one: Path, other: Path) -> bool:
     """Whether two places are in different branches of one conditional (never both compiled)."""
     for (group, branch), (other_group, other_branch) in zip(one, other):
@@ -184,9 +202,12 @@ class _Directives:
     def __init__(self, text: str, spans: list[tuple[int, int]], line_of: Callable[[int], int]) -> None:
         self.macros: list[Macro] = []
         self.definitions: dict[str, list[_Definition]] = {}
-        # Each #define and #undef, and what the grammar reads in its place: the directive and
-        # its name alone (a directive still ends the statement before it, and holds nothing to
-        # misread), then its line breaks.
+        # Each #define and #undef, and what the grammar reads in its place: its line breaks
+        # alone where the code after it goes on with an expression (`.NS(kind)` continuing a
+        # py::class_ chain: the grammar would take a directive for the end of the statement);
+        # else the directive and its name (a directive still ends the statement before it,
+        # as after `AT_FORALL_SCALAR_TYPES(CASE)`, written without a `;` for a macro of another
+        # file; and it holds nothing to misread).
         self.erased: dict[int, tuple[int, str]] = {}
         self._path_starts: list[int] = [0]
         self._paths: list[Path] = [()]
@@ -209,7 +230,8 @@ class _Directives:
                 body = _CONTINUATION.sub("", text[header.end():end])
                 named = _LEADING_NAME.match(body)
                 name = named.group(1) if named is not None else ""
-                self.erased[start] = (end, f"#{kind} {name}" + "\n" * text.count("\n", start, end))
+                breaks = "\n" * text.count("\n", start, end)
+                self.erased[start] = (end, breaks if _continued(text, end) else f"#{kind} {name}{breaks}")
                 path = tuple(stack)
                 if kind == "define":
                     macro = read_definition(body, line_of(start), line_of(max(start, end - 1)), start, end)
