@@ -339,6 +339,44 @@ def test_a_macro_written_function_with_an_empty_body_is_a_definition():
     ]
 
 
+def test_what_a_definition_written_by_a_macro_spans_and_what_one_written_in_the_file_shows():
+    facts = parse_cpp("a.cpp", (
+        "#define ARGTYPES(T) char trans, int64_t m, const T* a\n"           # 1
+        "#define DEFINE_OUT(NAME, OP) \\\n"                                 # 2
+        "  void NAME##_out(int x) { OP(x); }\n"                               # 3
+        "template <typename T>\n"                                            # 4
+        "void gemm(ARGTYPES(T)) { run(trans, m, a); }\n"                      # 5
+        "DEFINE_OUT(\n"                                                      # 6
+        "    add,\n"                                                         # 7
+        "    plus)\n"                                                        # 8
+    ).encode())
+    assert [(s.qname, s.line, s.end_line, s.signature) for s in facts.symbols if s.kind is SymbolKind.FUNCTION] == [
+        # the parameters are read through the macro; the signature is the file's own text, as
+        # in the files that include a header with such a macro
+        ("gemm", 5, 5, "void gemm(ARGTYPES(T))"),
+        # a definition the macro writes: at the invocation, through its last line
+        ("add_out", 6, 8, "void add_out(int x)  [from DEFINE_OUT(...) at line 6]"),
+    ]
+
+
+def test_a_foreign_statement_macro_in_a_block_keeps_the_function_around_it_whole():
+    # aten/src/ATen/native/ReduceOpsUtils.h:90-103: OPTION_TYPE_EQUALITY_CHECK writes
+    # `{ TORCH_CHECK(...) }`, TORCH_CHECK being a macro of another header that brings its own `;`
+    facts = parse_cpp("a.h", (
+        "#define EQUALITY_CHECK(option, out, self) \\\n"      # 1
+        "{ TORCH_CHECK(out.option() == self.option(), #option) }\n"  # 2
+        "inline void check_equal(const Tensor& out, const Tensor& self) {\n"  # 3
+        "  EQUALITY_CHECK(scalar_type, out, self);\n"           # 4
+        "  EQUALITY_CHECK(device, out, self);\n"                # 5
+        "}\n"                                                   # 6
+        "inline void after() { g(); }\n"                        # 7
+    ).encode())
+    assert [(s.qname, s.line, s.end_line) for s in facts.symbols if s.kind is SymbolKind.FUNCTION] == [
+        ("check_equal", 3, 6), ("after", 7, 7),
+    ]
+    assert ("check_equal", "TORCH_CHECK", 5) in {(c.caller, c.callee, c.line) for c in facts.calls}
+
+
 # -- hostile files: bounded work, a diagnostic, the rest of the file read --------------------
 
 

@@ -658,9 +658,11 @@ _FROM_MACRO_KINDS = frozenset(SymbolKind) - {SymbolKind.MACRO, SymbolKind.NAMESP
 def _macro_invocations(facts: FileFacts, scopes: ScopeMap, text: bytes, preprocessed: Preprocessed) -> None:
     """What the preprocessor leaves to say: each invocation of a function-like macro is a
     call site of the definition around it (`HANDLE_CASE(1);` calls HANDLE_CASE, beside the
-    calls its expansion makes); a definition a macro wrote says so in its signature
-    (`[from NAME(...) at line N]`); a call in an expanded line is placed where the file
-    writes what made it (an argument's own line and column, else the invocation's)."""
+    calls its expansion makes); a call in an expanded line is placed where the file writes
+    what made it (an argument's own line and column, else the invocation's); a definition a
+    macro wrote says so in its signature (`[from NAME(...) at line N]`), and a definition the
+    file writes keeps its signature as written (`gemm(CUDABLAS_GEMM_ARGTYPES(Dtype))`, as the
+    files that include a header see its macros)."""
     positions = preprocessed.positions
     for number, call in enumerate(facts.calls):
         if call.line in positions:
@@ -675,23 +677,44 @@ def _macro_invocations(facts: FileFacts, scopes: ScopeMap, text: bytes, preproce
     line_starts: list[int] | None = None
     for number, symbol in enumerate(facts.symbols):
         line = symbol.line or 0
-        invocations = by_line.get(line)
-        if not invocations or symbol.kind not in _FROM_MACRO_KINDS:
+        if symbol.kind not in _FROM_MACRO_KINDS or not any(
+                row in by_line for row in range(line, min(symbol.end_line or line, line + _SIGNATURE_LINES) + 1)):
             continue
         if line_starts is None:
             line_starts = [0, *(match.end() for match in re.finditer(rb"\n", text))]
-        line_start = line_starts[line - 1]
-        line_end = line_starts[line] if line < len(line_starts) else len(text)
-        # where the definition's name is first written on its line: inside an expansion or not
-        named = re.search(rb"(?<![\w$])" + re.escape(symbol.name.encode("utf-8", "replace")) + rb"(?![\w$])", text[line_start:line_end])
-        if named is None:
+        origin = _written_by(symbol, by_line.get(line, []), text, line_starts)
+        if origin is not None:  # ending no sooner than the invocation
+            suffix = f"  [from {origin.name}{'(...)' if origin.function_like else ''} at line {origin.line}]"
+            end_line = max(symbol.end_line or line, origin.line + origin.written.count("\n"))
+            facts.symbols[number] = dataclasses.replace(symbol, signature=symbol.signature + suffix, end_line=end_line)
             continue
-        offset = line_start + named.start()
-        found = next((each for each in invocations if each.start <= offset < each.end), None)
-        if found is not None:
-            invocation = found
-            suffix = f"  [from {invocation.name}{'(...)' if invocation.function_like else ''} at line {invocation.line}]"
-            facts.symbols[number] = dataclasses.replace(symbol, signature=symbol.signature + suffix)
+        signature = symbol.signature
+        for row in range(line, min(symbol.end_line or line, line + _SIGNATURE_LINES) + 1):
+            for invocation in by_line.get(row, []):
+                expansion = collapse(text[invocation.start:invocation.end].decode("latin-1"))
+                if expansion and f" {expansion}" in signature:
+                    written = collapse(invocation.written)
+                    signature = signature.replace(f" {expansion}", f" {written}" if invocation.spaced else written, 1)
+        if signature != symbol.signature:
+            facts.symbols[number] = dataclasses.replace(symbol, signature=signature)
+
+
+_SIGNATURE_LINES = 20  # a definition's header spans no more lines than this
+
+
+def _written_by(symbol: Symbol, invocations: list[Invocation], text: bytes, line_starts: list[int]) -> Invocation | None:
+    """The invocation on a definition's first line whose expansion writes its name, if one does
+    (where the name is first written on the line)."""
+    line = symbol.line or 0
+    if not invocations or line > len(line_starts):
+        return None
+    line_start = line_starts[line - 1]
+    line_end = line_starts[line] if line < len(line_starts) else len(text)
+    named = re.search(rb"(?<![\w$])" + re.escape(symbol.name.encode("utf-8", "replace")) + rb"(?![\w$])", text[line_start:line_end])
+    if named is None:
+        return None
+    offset = line_start + named.start()
+    return next((each for each in invocations if each.start <= offset < each.end), None)
 
 
 def _includes_in_namespaces(

@@ -60,6 +60,8 @@ class Invocation:
     end: int
     line: int
     column: int
+    written: str  # the invocation as the file writes it
+    spaced: bool  # the file writes white space before it
 
 
 class PositionMap:
@@ -434,7 +436,8 @@ class _Preprocessor:
                 return
             end = position = more.position
             self._copy(start)
-            result.invocations.append(Invocation(name, macro.parameters is not None, self.length, self.length + len(replacement), line, column))
+            result.invocations.append(Invocation(name, macro.parameters is not None, self.length, self.length + len(replacement), line,
+                                                 column, text[start:end], start > 0 and text[start - 1] in " \t\r\n"))
             self.pieces.append(replacement)
             self.length += len(replacement)
             self.written = end
@@ -514,8 +517,18 @@ class _Preprocessor:
             previous = "\n"
 
         before: Token | None = None
+        blocks: list[bool] = []  # each open `{`: whether it opens a block of statements
+        callees: list[str] = []  # each open `(`: the token before it
+        closed = ""  # the callee of the `)` written last
         for token in tokens:
             written = token.text
+            if written == "}" and before is not None and before.text == ")" and blocks and blocks[-1] and _MACRO_NAME.fullmatch(closed):
+                # `{ TORCH_CHECK(...) }`: a macro of another file used as a statement, its `;`
+                # left to that macro's body; without it the grammar takes the block for an
+                # initializer and loses the function around it
+                pieces.append(";")
+                column += 1
+                previous = ";"
             # a token that goes on from the one before it in the file, to a later line (the
             # body of a lambda handed to the macro) is written on that line
             if token.written and token.line > row and before is not None and before.written and before.line < token.line:
@@ -542,6 +555,14 @@ class _Preprocessor:
                 column = len(written) - written.rfind("\n") - 1
             else:
                 column += len(written)
+            if written == "{":
+                blocks.append(before is None or before.text in _BEFORE_BLOCK)
+            elif written == "}" and blocks:
+                blocks.pop()
+            elif written == "(":
+                callees.append(before.text if before is not None else "")
+            elif written == ")" and callees:
+                closed = callees.pop()
             previous, before = written, token
         if row > last_row:
             raise Abandoned("layout")
@@ -552,6 +573,11 @@ class _Preprocessor:
         entries.append((row, column, row, end_column, True))
         return "".join(pieces), entries, column - end_column
 
+
+# A block opens after these (or first in an expansion); a `{` after anything else may begin an
+# initializer. An upper-case name with an underscore is a macro's, by PyTorch's habit.
+_BEFORE_BLOCK = frozenset({")", "]", "{", "}", ";", ":", "else", "do", "try"})
+_MACRO_NAME = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*")
 
 # Words after which `::` begins a name of the global namespace (`return ::f(x)`), where a space
 # must stay; after any other name, `::` goes on a qualified name.
