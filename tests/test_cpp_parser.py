@@ -285,3 +285,43 @@ def test_namespaces_in_both_halves_of_a_balanced_conditional():
     assert scopes.innermost(source.index(b"int f")) == "at::native"
     assert scopes.innermost(source.index(b"int g")) == "at::native"
     assert scopes.innermost(len(source) - 1) == ""
+
+
+def test_a_lambda_outside_any_function_is_a_definition_of_its_own():
+    # register_prim_ops.cpp's tables of operators and static runtime's
+    # REGISTER_OPERATOR_FUNCTOR(name, id, [](Node* n) {...}) write lambdas at namespace scope
+    source = (
+        "namespace torch { namespace jit {\n"                                  # 1
+        "static const std::vector<OperatorGeneratorArgs> opGenArgs{\n"
+        "    OperatorGeneratorArgs(\n"
+        "        TORCH_SELECTIVE_SCHEMA(\"aten::str(t elem) -> str\"),\n"
+        "        [](Stack& stack) {\n"                                         # 5
+        "          auto x = at::add(a, b);\n"                                  # 6
+        "          auto f = [](int y) { return at::mul(y, y); };\n"            # 7
+        "        },\n"
+        "        aliasAnalysisFromSchema()),\n"                                # 9
+        "};\n"
+        "REGISTER_OPERATOR_FUNCTOR(aten::abs, aten_abs, [](Node* n) -> SROperator {\n"  # 11
+        "  return [](ProcessedNode* p_node) {\n"
+        "      p_node->Output(0) = at::native::abs(in0_t);\n"                  # 13
+        "  };\n"
+        "});\n"                                                                # 15
+        "void f() { auto g = [](){ return at::sub(1); }; }\n"                  # 16
+        "}}\n"
+    )
+    facts = parse_cpp("torch/csrc/jit/runtime/ops.cpp", source.encode())
+    assert [(s.qname, s.kind, s.line, s.end_line) for s in facts.symbols if s.kind is SymbolKind.FUNCTION] == [
+        ("torch::jit::<lambda at line 5>", SymbolKind.FUNCTION, 5, 8),
+        ("torch::jit::<lambda at line 11>", SymbolKind.FUNCTION, 11, 15),
+        ("torch::jit::f", SymbolKind.FUNCTION, 16, 16),  # a lambda inside a function stays the function's
+    ]
+    assert [(c.caller, c.callee, c.line) for c in facts.calls if c.callee.startswith("at::")] == [
+        ("torch::jit::<lambda at line 5>", "at::add", 6),
+        ("torch::jit::<lambda at line 5>", "at::mul", 7),  # the inner lambda is part of the outer one
+        ("torch::jit::<lambda at line 11>", "at::native::abs", 13),
+        ("torch::jit::f", "at::sub", 16),
+    ]
+    # the calls outside any lambda still belong to the file
+    assert [(c.caller, c.line) for c in facts.calls if c.callee == "aliasAnalysisFromSchema"] == [
+        ("torch/csrc/jit/runtime/ops.cpp", 9),
+    ]

@@ -166,6 +166,7 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
     if namespaces is not None and b"_FUNC" in source:
         _recovered_structured(source, lang, facts, scopes, namespaces)
     _namespace_symbols(found, lang, facts, source, namespaces, enclosures)
+    _lambdas_outside_functions(found, lang, facts, scopes, scope_of)
     values = _values_in_scope(found, scopes, namespaces, enclosures)
     _calls(found, facts, scopes, source, values)
     _using(found, facts)
@@ -775,6 +776,34 @@ _REGISTERING = re.compile(r"\.(?:def|impl|def_static|def_property|def_property_r
 def _registers(caller: str, callee: str) -> bool:
     """A registration call in a TORCH_LIBRARY or PYBIND11_MODULE block (`m.impl(...)`)."""
     return caller.rpartition("::")[2] in _REGISTRATION_BLOCKS and bool(_REGISTERING.search(callee))
+
+
+def _lambdas_outside_functions(
+    found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap, scope_of
+) -> None:
+    """A lambda written outside any function (an element of a namespace-scope table of
+    operators, as register_prim_ops.cpp builds them, or an argument of a registering macro
+    at namespace scope, as static runtime's REGISTER_OPERATOR_FUNCTOR) is a definition of
+    its own, `ns::<lambda at line N>`: otherwise its calls would belong to the file, where
+    no caller holds them. The outermost such lambda is the definition; lambdas inside it
+    are part of its body, as they are inside a function."""
+    innermost = scopes.innermost
+    seen: set[int] = set()
+    for node in found.get("callee", []):
+        if innermost(node.start_byte) != facts.path:
+            continue
+        outermost = None
+        parent = node.parent
+        while parent is not None:
+            if parent.type == "lambda_expression":
+                outermost = parent
+            parent = parent.parent
+        if outermost is None or outermost.start_byte in seen:
+            continue
+        seen.add(outermost.start_byte)
+        definition = cpp_bindings.lambda_definition(outermost, lang, facts.path, scope_of(outermost))
+        facts.symbols.append(definition.symbol)
+        scopes.add(definition.start_byte, definition.end_byte, definition.symbol.qname)
 
 
 def _calls(
