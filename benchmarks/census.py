@@ -76,10 +76,9 @@ from explorer.cli.common import open_trees
 from explorer.errors import ExplorerError
 from explorer.index.store import IndexStore, last_name
 from explorer.model import CallEdge, CallKind, CallSite, Language, Layer, Symbol, SymbolKind
-from explorer.parsers.common import enclosing_candidates
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import find
-from explorer.query.nodes import definition_lines
+from explorer.query.nodes import definition_lines, registered_functions
 from explorer.trees import TREES_VARIABLE, TreeRequest
 
 SECTIONS = ("bindings", "launches", "generated", "unresolved")
@@ -310,11 +309,9 @@ def _bound_class_verdict(store: IndexStore, qname: str) -> Verdict | None:
     if not bound:
         return None
     for binding in bound:
-        scope, _, written = (binding.target or "").rpartition("::")
-        for candidate in enclosing_candidates(written, scope):
-            types = [s for s in store.symbols_with_qname(candidate) if s.kind in _TYPE_KINDS and s.path is not None]
-            if types:
-                return Verdict(True, detail=f"{_where(binding)} -> {types[0].qname} ({_where(types[0])})")
+        types = [s for s in registered_functions(store, binding.target or "", binding.path, _TYPE_KINDS) if s.path is not None]
+        if types:
+            return Verdict(True, detail=f"{_where(binding)} -> {types[0].qname} ({_where(types[0])})")
     return Verdict(False, "bound class whose C++ type is not defined in the tree", f"{bound[0].target} ({_where(bound[0])})")
 
 

@@ -13,6 +13,7 @@ from explorer.index.store import IndexStore
 from explorer.model import SymbolKind
 from explorer.parsers.cpp import parse_cpp
 from explorer.query.graph import CallGraph
+from explorer.query.lookup import find
 from explorer.query.trace import trace_symbol
 
 MODULE_CPP = (
@@ -422,3 +423,121 @@ def test_a_class_bound_from_cpp_with_no_stub_is_constructed(tree):
     assert ("torch._C.PyTorchFileWriter", "torch/csrc/jit/python/init.cpp", 8, "call", ("torch/serialization.py", 5)) in edges
     # calling the class runs what py::init binds (init.cpp:9)
     assert made == [("torch._C.PyTorchFileWriter.__init__", 9, "call")]
+
+
+def test_a_lambda_a_wrapper_is_handed_is_the_binding_target_and_a_definition():
+    source = (
+        "namespace torch::onnx {\n"                                       # 1
+        "void initONNXBindings(PyObject* module) {\n"
+        "  auto m = py::handle(module).cast<py::module>();\n"
+        "  m.def(\n"                                                      # 4
+        "      \"_jit_pass_onnx_assign_output_shape\",\n"
+        "      ::torch::wrap_pybind_function(\n"
+        "          [](std::shared_ptr<Graph>& graph, bool onnx_shape_inference) {\n"  # 7
+        "            ONNXAssignOutputShape(graph, onnx_shape_inference);\n"  # 8
+        "          }));\n"
+        "}\n"
+        "}\n"
+    )
+    facts = parse_cpp("torch/csrc/onnx/init.cpp", source.encode())
+    assert bound("torch/csrc/onnx/init.cpp", source) == [
+        ("<arg 0 of torch::onnx::initONNXBindings>._jit_pass_onnx_assign_output_shape", "pybind", 4,
+         "torch::onnx::<lambda at line 7>"),
+    ]
+    assert [(c.caller, c.callee, c.line) for c in facts.calls if c.callee == "ONNXAssignOutputShape"] == [
+        ("torch::onnx::<lambda at line 7>", "ONNXAssignOutputShape", 8),
+    ]
+
+
+def test_a_class_bound_through_a_local_type_alias_binds_what_the_alias_names():
+    source = (
+        "namespace torch::impl {\n"                                       # 1
+        "template <typename GuardT, typename... GuardArgs>\n"
+        "void py_context_manager(const py::module& m, const char* name) {\n"  # 3
+        "  using ContextManagerT = RAIIContextManager<GuardT, GuardArgs...>;\n"
+        "  py::class_<ContextManagerT>(m, name)\n"                         # 5
+        "      .def(py::init<GuardArgs...>());\n"                          # 6
+        "}\n"
+        "}\n"
+    )
+    placeholder = "<arg 0 of torch::impl::py_context_manager>.<arg 1 of torch::impl::py_context_manager>"
+    assert bound("torch/csrc/utils/python_raii.h", source) == [
+        (placeholder, "bound_class", 5, "torch::impl::RAIIContextManager"),
+        (f"{placeholder}.__init__", "pybind", 6, "torch::impl::RAIIContextManager::RAIIContextManager"),
+    ]
+
+
+BASES_TREE = {
+    "torch/csrc/Module.cpp": MODULE_CPP.replace("torch::jit::initJITBindings", "torch::jit::initJitScriptBindings"),
+    "torch/_C/__init__.pyi": (
+        "class ScriptObject:\n"                                             # 1
+        "    def _method_names(self) -> list[str]: ...\n"
+        "class ScriptModule(ScriptObject):\n"                               # 3
+        "    def _method_names(self) -> list[str]: ...\n"                   # 4
+        "class ListType:\n"                                                 # 5
+        "    def kind(self) -> str: ...\n"                                  # 6
+    ),
+    "torch/jit/_script.py": (
+        "import torch\n"                                                    # 1
+        "\n"
+        "\n"
+        "def names():\n"                                                    # 4
+        "    cpp_module = torch._C.ScriptModule()\n"                         # 5
+        "    return cpp_module._method_names()\n"                           # 6
+    ),
+    "torch/csrc/jit/python/script_init.cpp": (
+        "namespace torch::jit {\n"                                          # 1
+        "void initJitScriptBindings(PyObject* module) {\n"                  # 2
+        "  auto m = py::handle(module).cast<py::module>();\n"
+        "  py::class_<Object>(m, \"ScriptObject\")\n"                       # 4
+        "      .def(\"_method_names\", &Object::methodNames);\n"             # 5
+        "  py::class_<Module, Object>(m, \"ScriptModule\", py::dynamic_attr())\n"  # 6
+        "      .def(\"save\", &Module::save);\n"                            # 7
+        "  py::class_<Type, TypePtr>(m, \"Type\")\n"                        # 8
+        "      .def(\"kind\", &Type::kindName);\n"                           # 9
+        "  py::class_<ListType, Type, ListTypePtr>(m, \"ListType\");\n"     # 10
+        "}\n"
+        "}\n"
+    ),
+    "torch/csrc/jit/api/object.cpp": (
+        "namespace torch::jit {\n"                                          # 1
+        "std::vector<std::string> Object::methodNames() const { return {}; }\n"  # 2
+        "void Module::save() {}\n"                                          # 3
+        "std::string Type::kindName() const { return {}; }\n"               # 4
+        "}\n"
+    ),
+}
+
+
+def test_a_method_bound_on_a_base_class_serves_its_subclasses(tmp_path):
+    root = write_tree(tmp_path / "tree", BASES_TREE)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    assert [(q, line, target) for q, p, line, target in bindings(tmp_path / "index.sqlite") if p.endswith("script_init.cpp")
+            and q in ("torch._C.ScriptModule", "torch._C.ListType")] == [
+        ("torch._C.ScriptModule", 6, "torch::jit::Module"),
+        ("torch._C.ListType", 10, "torch::jit::ListType"),
+    ]
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        graph = CallGraph(store, str(root), "all")
+        # the stub declares _method_names on ScriptModule (stub line 4); C++ binds it on
+        # ScriptObject (script_init.cpp:5), a base both in the stub and in py::class_<Module, Object>
+        found = find(store, "torch._C.ScriptModule._method_names")
+        assert [(s.qname, s.path, s.line) for s in found.symbols] == [
+            ("torch._C.ScriptObject._method_names", "torch/csrc/jit/python/script_init.cpp", 5),
+            ("torch._C.ScriptModule._method_names", "torch/_C/__init__.pyi", 4),
+        ]
+        # ListType's stub has no base; py::class_<ListType, Type, ListTypePtr> does (Type, line 8)
+        found = find(store, "torch._C.ListType.kind")
+        assert [(s.qname, s.line) for s in found.symbols][0] == ("torch._C.Type.kind", 9)
+        # a call on a ScriptModule value reaches the C++ the base's binding names
+        (names,) = store.symbols_with_qname("torch.jit._script.names")
+        hops = [(e.target.symbol.qname, e.target.symbol.line) for e in graph.edges(graph.node(names))]
+        # (the class itself, as the stub declares it at line 3, is called first)
+        assert hops == [("torch._C.ScriptModule", 3), ("torch._C.ScriptObject._method_names", 5)]
+        (binding,) = [s for s in store.symbols_with_qname("torch._C.ScriptObject._method_names") if s.kind is SymbolKind.PYBIND]
+        assert [(e.target.symbol.qname, e.target.symbol.line) for e in graph.edges(graph.node(binding))] == [
+            ("torch::jit::Object::methodNames", 2),
+        ]
+    finally:
+        store.close()

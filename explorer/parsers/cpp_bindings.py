@@ -136,13 +136,25 @@ def python_modules(root: tsx.Node, source: bytes, lang, path: str, scope_of) -> 
             if placed is not None:
                 found.placed.setdefault(placed[0], []).append(placed[1])
         for made in values.classes.values():
-            cpp = made.cpp.removeprefix("::") if made.cpp.startswith("::") or not scope else "::".join([*scope, made.cpp])
-            statement = f"class {made.name.rpartition('.')[2]}: binds {made.cpp}"
+            cpp = _qualified(made.cpp, scope)
+            bases = f"({', '.join(strip_template_args(_qualified(base, scope)) for base in made.bases)})" if made.bases else ""
+            statement = f"class {made.name.rpartition('.')[2]}{bases}: binds {made.cpp}"
             name = made.name.rpartition(".")[2]
             found.classes.append(Symbol(made.name, name, SymbolKind.BOUND_CLASS, lang, path, made.line, made.line, statement, strip_template_args(cpp)))
     found.classes.sort(key=lambda s: (s.line or 0, s.qname))
     found.arguments.sort(key=lambda a: (a.line, a.index, a.callee))
     return found
+
+
+def _qualified(written: str, scope: list[str]) -> str:
+    """A C++ name as written, with the namespaces around it in front (as registrations keep
+    it: lookups try each namespace run, nodes.registered_functions); `::x` as is."""
+    return written.removeprefix("::") if written.startswith("::") or not scope else "::".join([*scope, written])
+
+
+# `class ScriptModule(torch::jit::Object): binds Module`: the C++ bases a bound class's
+# signature lists, qualified as its target is
+BOUND_CLASS_BASES = re.compile(r"^class [^(:]+\(([^)]*)\): binds ")
 
 
 def _function_name(function: tsx.Node) -> tsx.Node | None:
@@ -239,15 +251,17 @@ def registrations(
                     chained_lambdas.extend(_lambdas_in(arguments[0]))  # py::init([](...) {...})
                 name = _string(arguments[0]) or (values.name_of(arguments[0]) if values is not None else None)
                 symbols.extend(_pybind(call, member, bound, name, arguments, lang, path, line, statement, scope_of))
+    written_lambdas = (_wrapped_lambda(a) for call in registering for a in _arguments(call)[1:])
     lambdas = [
-        _lambda_kernel(argument, lang, path, scope_of(argument))
-        for argument in [*(a for call in registering for a in _arguments(call)[1:]), *chained_lambdas]
-        if argument.type == "lambda_expression"
+        lambda_definition(argument, lang, path, scope_of(argument))
+        for argument in [*written_lambdas, *chained_lambdas]
+        if argument is not None and argument.type == "lambda_expression"
     ]
     return symbols, dispatch, lambdas
 
 
-def _lambda_kernel(node: tsx.Node, lang, path: str, scope: list[str]) -> LambdaKernel:
+def lambda_definition(node: tsx.Node, lang, path: str, scope: list[str]) -> LambdaKernel:
+    """The definition a lambda is, `scope::<lambda at line N>`, with its first line."""
     name = _lambda_name(node)
     first_line = collapse(tsx.text(node).split("{", 1)[0])[:300]
     symbol = Symbol("::".join([*scope, name]), name, SymbolKind.FUNCTION, lang, path, tsx.line(node), tsx.end_line(node), first_line)
@@ -459,6 +473,17 @@ def _options_kernel(given: list[tsx.Node], scope: list[str]) -> str | None:
     return _kernel(given[-1], scope)
 
 
+def _wrapped_lambda(argument: tsx.Node) -> tsx.Node | None:
+    """The lambda an argument is, or the one lambda a wrapper call around it is handed
+    (`torch::wrap_pybind_function([](...) {...})`, nested wrappers too): what runs."""
+    while argument.type == "call_expression":
+        inner = _arguments(argument)
+        if len(inner) != 1:
+            return None
+        argument = inner[0]
+    return argument if argument.type == "lambda_expression" else None
+
+
 def _lambdas_in(node: tsx.Node) -> list[tsx.Node]:
     found = []
     stack = [node]
@@ -491,8 +516,9 @@ def _target(arguments: list[tsx.Node], scope: list[str]) -> str | None:
     if not arguments:
         return ""
     argument = arguments[0]
-    if argument.type == "lambda_expression":
-        return "::".join([*scope, _lambda_name(argument)])
+    wrapped = _wrapped_lambda(argument)
+    if wrapped is not None:
+        return "::".join([*scope, _lambda_name(wrapped)])
     text, previous = collapse(tsx.text(argument)), None
     if "makeFallthrough" in text:
         return None

@@ -41,6 +41,9 @@ class PyClass:
     name: str  # the dotted Python name ("torch._C.PyTorchFileWriter")
     cpp: str  # the C++ type bound, as written ("PyTorchStreamWriter", "::c10d::ProcessGroup")
     line: int  # where the class is made
+    # The C++ bases among the template arguments after the type (`py::class_<Module, Object>`),
+    # as written; holders (`std::shared_ptr<T>`, `ListTypePtr`) left out
+    bases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +96,9 @@ class ModuleValues:
         self.text = source_text
         self.values: dict[str, Value] = dict(given or {})
         self.classes: dict[int, PyClass] = {}  # class-making calls seen, by node id
+        # `using ContextManagerT = RAIIContextManager<GuardT, GuardArgs...>;` in the function:
+        # `py::class_<ContextManagerT>` binds what the alias names
+        self.type_aliases: dict[str, str] = {}
         if function_name is not None:
             self._parameters(function, function_name)
         body = function.child_by_field_name("body")
@@ -121,6 +127,8 @@ class ModuleValues:
             node = stack.pop()
             if node.type in ("declaration", "assignment_expression", "expression_statement"):
                 found.append(node)
+            elif node.type in ("alias_declaration", "type_definition"):
+                self._type_alias(node)
             if node.type != "lambda_expression":
                 stack.extend(node.named_children)
         for node in sorted(found, key=lambda n: n.start_byte):
@@ -133,6 +141,18 @@ class ModuleValues:
                 self._declaration(node)
             elif node.named_children and node.named_children[0].type == "call_expression":
                 self.of(node.named_children[0])  # `py::class_<T>(m, "T").def(...)`: records the class
+
+    def _type_alias(self, node: tsx.Node) -> None:
+        """`using A = T<...>;` or `typedef T<...> A;`: A names T (template arguments dropped)."""
+        aliased = node.child_by_field_name("type")
+        if node.type == "alias_declaration":
+            name = node.child_by_field_name("name")
+        else:
+            name = node.child_by_field_name("declarator")
+        if aliased is None or name is None or name.type not in ("type_identifier", "identifier"):
+            return
+        written = collapse(tsx.text(aliased)).replace(" ", "")
+        self.type_aliases[tsx.text(name)] = re.sub(r"<.*>$", "", written)
 
     def _declaration(self, node: tsx.Node) -> None:
         written_type = collapse(tsx.text(node.child_by_field_name("type")))
@@ -193,8 +213,10 @@ class ModuleValues:
             scope, name = self.of(arguments[0]), self.name_of(arguments[1])
             if not isinstance(scope, (PyModule, PyClass)) or not name:
                 return None
-            cpp = _first_template_argument(written[len(plain):])
-            made = PyClass(f"{scope.name}.{name}", cpp, tsx.line(node))
+            cpp, *others = _template_arguments(written[len(plain):]) or [""]
+            cpp = self.type_aliases.get(cpp, cpp)
+            bases = tuple(self.type_aliases.get(other, other) for other in others if not _HOLDER.search(other))
+            made = PyClass(f"{scope.name}.{name}", cpp, tsx.line(node), bases)
             self.classes.setdefault(node.id, made)
             return made
         if _WRAPPERS.match(plain) and arguments:
@@ -285,8 +307,12 @@ def _declared_name(declarator: tsx.Node | None) -> str:
     return tsx.text(declarator) if declarator is not None else ""
 
 
-def _first_template_argument(arguments: str) -> str:
-    """`<::c10d::ProcessGroup, c10::intrusive_ptr<...>>` -> `::c10d::ProcessGroup`."""
+def _template_arguments(arguments: str) -> list[str]:
+    """`<::c10d::ProcessGroup, c10::intrusive_ptr<...>>` -> [`::c10d::ProcessGroup`, `c10::intrusive_ptr<...>`]."""
     inner = arguments.strip()[1:-1] if arguments.strip().startswith("<") else arguments
-    items = split_top_level(inner, "<(", ">)")
-    return items[0][1].strip() if items else ""
+    return [item.strip() for _, item in split_top_level(inner, "<(", ">)") if item.strip()]
+
+
+# A holder type among py::class_'s template arguments: a smart pointer, or a typedef of one
+# (`ListTypePtr`), or pybind11's options (`py::dynamic_attr`)
+_HOLDER = re.compile(r"(?:_ptr|Ptr)\s*(?:<.*)?$|^(?:py|pybind11)::")

@@ -117,3 +117,65 @@ def bound_stub(store: IndexReader, dotted: str) -> Symbol | None:
         if stubs:
             return min(stubs, key=lambda s: (s.path or "", s.line or 0))
     return None
+
+
+_BINDING_KINDS = (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE)
+_MAX_BASES_FOLLOWED = 32  # a class hierarchy deeper than this in bindings is not real code
+
+
+def inherited_bindings(store: IndexReader, class_qname: str, name: str) -> list[Symbol]:
+    """The bindings of a method `name` that a class bound from C++ (or declared in a stub)
+    has through its bases, nearest base first: `torch._C.ScriptModule._method_names` is bound
+    on ScriptObject (`py::class_<Module, Object>`, and the stub's `class ScriptModule(ScriptObject)`).
+    Bases are those the stub declares and the C++ bases of the py::class_ chain (each a bound
+    class whose target is that type); the class's own bindings are not among them."""
+    from explorer.parsers.cpp_bindings import BOUND_CLASS_BASES  # a parser's format, read here only
+
+    queue, seen = _class_bases(store, class_qname, BOUND_CLASS_BASES), {class_qname}
+    while queue and len(seen) <= _MAX_BASES_FOLLOWED:
+        owner = queue.pop(0)
+        if owner in seen:
+            continue
+        seen.add(owner)
+        found = [s for s in store.symbols_with_qname(f"{owner}.{name}") if s.kind in _BINDING_KINDS]
+        if found:
+            return found
+        queue += _class_bases(store, owner, BOUND_CLASS_BASES)
+    return []
+
+
+def _class_bases(store: IndexReader, class_qname: str, bound_class_bases) -> list[str]:
+    """The Python names of a class's bases: a stub class's as written (`ScriptObject` is
+    torch._C.ScriptObject, in the stub's module), a bound class's C++ bases by the bound
+    classes that bind them (the same file's first)."""
+    bases: list[str] = []
+    for symbol in store.symbols_with_qname(class_qname):
+        if symbol.kind is SymbolKind.CLASS and (symbol.path or "").endswith((".pyi", ".pyi.in")):
+            module = class_qname.rpartition(".")[0]
+            bases += [f"{module}.{written}" if "." not in written else written for written in _stub_bases(symbol.signature or "")]
+        elif symbol.kind is SymbolKind.BOUND_CLASS:
+            match = bound_class_bases.match(symbol.signature or "")
+            for base in (match.group(1).split(", ") if match else []):
+                bound = [s for s in store.symbols_targeting(base) if s.kind is SymbolKind.BOUND_CLASS]
+                bases += [s.qname for s in sorted(bound, key=lambda s: (s.path != symbol.path, s.path or "", s.line or 0))]
+    return bases
+
+
+def _stub_bases(signature: str) -> list[str]:
+    """`class ScriptModule(ScriptObject):` -> ["ScriptObject"]; generics and keywords left out."""
+    inside = signature.partition("(")[2].rpartition(")")[0]
+    names = []
+    depth, current = 0, ""
+    for char in inside + ",":
+        if char in "[(":
+            depth += 1
+        elif char in "])":
+            depth -= 1
+        if char == "," and depth == 0:
+            written = current.strip()
+            if written and "=" not in written and written.replace(".", "").replace("_", "").isalnum():
+                names.append(written)
+            current = ""
+        elif depth == 0 and char not in "])":
+            current += char
+    return names

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.reader import IndexReader
 from explorer.model import Symbol, SymbolKind
-from explorer.query.bindings import binding_operators, is_out_overload
+from explorer.query.bindings import binding_operators, inherited_bindings, is_out_overload
 from explorer.query.extensions import ExtensionModules, registered_operators
 from explorer.query.patterns import checked_query
 from explorer.query.search import search
@@ -55,6 +55,11 @@ def find(store: IndexReader, query: str) -> Resolution | None:
     if not query:
         raise UsageError("give a symbol name")
     found = store.symbols_with_qname(query)
+    if found and "." in query and all((s.path or "").endswith((".pyi", ".pyi.in")) for s in found):
+        owner, _, name = query.rpartition(".")
+        inherited = inherited_bindings(store, owner, name)  # the stub declares it, C++ binds it on a base
+        if inherited:
+            return Resolution(query, [*_ordered(inherited), *_ordered(found)], [f"{query} -> {inherited[0].qname} (bound on a base class)"])
     if found:
         return Resolution(query, _ordered(found))
     if "." in query and "::" not in query:  # an overload: conv2d.padding

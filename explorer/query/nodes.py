@@ -73,13 +73,15 @@ def dispatch_kernels(store, entry: DispatchEntry) -> list[Symbol]:
     return registered_functions(store, entry.kernel, entry.path)
 
 
-def registered_functions(store, written: str, path: str | None) -> list[Symbol]:
+def registered_functions(store, written: str, path: str | None, kinds: frozenset[SymbolKind] | None = None) -> list[Symbol]:
     """The C++ function a registration names, stored with the namespaces around it in front
     of what was written (`at::functorch::native::conv2d_symint` for `native::conv2d_symint`
     written in at::functorch), looked up as C++ looks up a name: in the innermost namespace,
     then outward. Where the written part starts is not kept, so every namespace run the
     written name may follow is tried, fewest dropped first (for `fps_cuda` in pyg::ops:
-    pyg::ops::fps_cuda, pyg::fps_cuda, fps_cuda)."""
+    pyg::ops::fps_cuda, pyg::fps_cuda, fps_cuda). `kinds`: what may be named (functions by
+    default; the types a bound class binds, for one)."""
+    kinds = kinds or REGISTRABLE_KINDS
     parts = written.split("::")
     name_at = len(parts) - 1
     tried: set[str] = set()
@@ -89,13 +91,13 @@ def registered_functions(store, written: str, path: str | None) -> list[Symbol]:
             if candidate in tried:
                 continue
             tried.add(candidate)
-            found = [s for s in store.symbols_with_qname(candidate) if s.kind in REGISTRABLE_KINDS]
+            found = [s for s in store.symbols_with_qname(candidate) if s.kind in kinds]
             if found:
                 return (visible_from(path, found) or found) if path else found
-    return _through_usings(store, parts, path) if path else []
+    return _through_usings(store, parts, path, kinds) if path else []
 
 
-def _through_usings(store, parts: list[str], path: str) -> list[Symbol]:
+def _through_usings(store, parts: list[str], path: str, kinds: frozenset[SymbolKind]) -> list[Symbol]:
     """A registered name its file brings in with a using-declaration (`using
     caffe2::serialize::PyTorchStreamWriter;` before `&PyTorchStreamWriter::archiveName`) or
     finds through a using-directive (`using namespace torch::autograd;`)."""
@@ -106,7 +108,7 @@ def _through_usings(store, parts: list[str], path: str) -> list[Symbol]:
     for directive in (b.target for b in usings if b.name == "*"):
         candidates += ["::".join([directive, *parts[start:]]) for start in range(len(parts))]
     for candidate in candidates:
-        found = [s for s in store.symbols_with_qname(candidate) if s.kind in REGISTRABLE_KINDS]
+        found = [s for s in store.symbols_with_qname(candidate) if s.kind in kinds]
         if found:
             return found
     return []

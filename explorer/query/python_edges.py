@@ -30,7 +30,8 @@ from explorer.model import CallEdge, CallKind, CallNode, CallShape, CallSite, Ed
 from explorer.parsers.common import expand, module_name
 from explorer.query.arity import fits_schema, python_call_shape
 from explorer.query.bindings import (
-    TORCH_MODULE_CLASSES, binding_operators, binding_symbol, bound_stub, is_method_binding, operators_for, stub_method,
+    TORCH_MODULE_CLASSES, binding_operators, binding_symbol, bound_stub, inherited_bindings, is_method_binding, operators_for,
+    stub_method,
 )
 from explorer.query.lookup import PythonPaths
 from explorer.query.extensions import ExtensionModules, registered_operators
@@ -267,6 +268,9 @@ class PythonEdges:
             mro = mro[mro.index(after) + 1:]
         for owner in mro:
             found = [s for s in self.store.symbols_with_qname(f"{owner}.{name}") if s.kind in _CALLABLE_KINDS]
+            if found and all((s.path or "").endswith((".pyi", ".pyi.in")) for s in found):
+                # a stub declares it; C++ may bind it on a base (`py::class_<Module, Object>`)
+                found = inherited_bindings(self.store, owner, name) or found
             if found:
                 for edge in fan_out(self.implementations(found), EdgeKind.METHOD, Layer.PYTHON, site):
                     yield CallEdge(
@@ -293,6 +297,12 @@ class PythonEdges:
         if operators:
             stub = binding_symbol(self.store, dotted, operators)
             yield CallEdge(CallNode(stub, Layer.BINDING), EdgeKind.BINDING)
+            return
+        owner, _, name = dotted.rpartition(".")
+        inherited = inherited_bindings(self.store, owner, name) if owner else []
+        if inherited:  # `module._method_names()` on a torch._C.ScriptModule: bound on ScriptObject
+            kind = EdgeKind.PYBIND if inherited[0].kind is SymbolKind.PYBIND else EdgeKind.METHOD_TABLE
+            yield from fan_out(inherited, kind, Layer.BINDING, None)
             return
         bound = bound_stub(self.store, dotted)
         if bound is not None:  # `torch.Tensor._make_subclass`, `torch._C._set_grad_enabled`
