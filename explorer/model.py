@@ -38,6 +38,7 @@ class SymbolKind(StrEnum):
     NAMESPACE = "namespace"
     STRUCT = "struct"
     ENUM = "enum"
+    FIELD = "field"  # a data member of a class or struct
     KERNEL = "kernel"  # a CUDA __global__ function
     STRUCTURED_KERNEL = "impl_func"  # TORCH_IMPL_FUNC(name): the kernel of a structured op
     META_FUNCTION = "meta_func"  # TORCH_META_FUNC(name): shape checks of a structured op

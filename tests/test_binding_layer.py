@@ -541,3 +541,43 @@ def test_a_method_bound_on_a_base_class_serves_its_subclasses(tmp_path):
         ]
     finally:
         store.close()
+
+
+def test_a_data_member_a_binding_reads_and_writes_is_its_target(tmp_path):
+    files = {
+        "torch/csrc/distributed/rpc/types.h": (
+            "namespace torch::distributed::rpc {\n"                         # 1
+            "struct WorkerInfo {\n"
+            "  const std::string name_;\n"                                  # 3
+            "  const worker_id_t id_;\n"                                    # 4
+            "};\n"
+            "}\n"
+        ),
+        "torch/csrc/distributed/rpc/init.cpp": (
+            "namespace torch::distributed::rpc {\n"                         # 1
+            "void rpc_init(PyObject* module) {\n"
+            "  auto m = py::handle(module).cast<py::module>();\n"
+            "  py::class_<WorkerInfo>(m, \"WorkerInfo\")\n"                # 4
+            "      .def_readonly(\"name\", &WorkerInfo::name_)\n"          # 5
+            "      .def_readonly(\"id\", &WorkerInfo::id_);\n"            # 6
+            "}\n"
+            "}\n"
+        ),
+    }
+    root = write_tree(tmp_path / "tree", files)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        graph = CallGraph(store, str(root), "all")
+        edges = {}
+        for name in ("name", "id"):
+            (binding,) = store.symbols_of_kind_named(SymbolKind.PYBIND, name)
+            edges[name] = [(e.target.symbol.qname, e.target.symbol.kind, e.target.symbol.path, e.target.symbol.line)
+                           for e in graph.edges(graph.node(binding))]
+    finally:
+        store.close()
+    types = "torch/csrc/distributed/rpc/types.h"
+    assert edges == {
+        "name": [("torch::distributed::rpc::WorkerInfo::name_", SymbolKind.FIELD, types, 3)],
+        "id": [("torch::distributed::rpc::WorkerInfo::id_", SymbolKind.FIELD, types, 4)],
+    }

@@ -325,3 +325,30 @@ def test_a_lambda_outside_any_function_is_a_definition_of_its_own():
     assert [(c.caller, c.line) for c in facts.calls if c.callee == "aliasAnalysisFromSchema"] == [
         ("torch/csrc/jit/runtime/ops.cpp", 9),
     ]
+
+
+def test_data_members_are_fields_and_member_declarations_are_not():
+    source = (
+        "namespace torch::distributed::rpc {\n"                              # 1
+        "struct TORCH_API WorkerInfo : torch::CustomClassHolder {\n"
+        "  WorkerInfo(std::string name, int64_t id);\n"                      # 3
+        "  static constexpr size_t MAX_NAME_LEN = 128;\n"                    # 4
+        "  const std::string name_;\n"                                       # 5
+        "  int64_t* sizes_ = nullptr, count_;\n"                             # 6
+        "  int& ref_;\n"                                                     # 7
+        "  char data_[4];\n"                                                 # 8
+        "  int* make();\n"                                                   # 9
+        "};\n"
+        "typedef struct { int x; } Plain;\n"                                 # 11
+        "}\n"
+    )
+    facts = parse_cpp("torch/csrc/distributed/rpc/types.h", source.encode())
+    scope = "torch::distributed::rpc::WorkerInfo"
+    assert [(s.qname, s.line) for s in facts.symbols if s.kind is SymbolKind.FIELD] == [
+        (f"{scope}::MAX_NAME_LEN", 4),
+        (f"{scope}::name_", 5),
+        (f"{scope}::count_", 6),
+        (f"{scope}::sizes_", 6),
+        (f"{scope}::ref_", 7),
+        (f"{scope}::data_", 8),
+    ]  # not the constructor (3) or make (9), declarations; not Plain's x, a member of no named class

@@ -57,7 +57,7 @@ _KINDS = {
     SymbolKind.FUNCTION: lsp.SymbolKind.Function, SymbolKind.METHOD: lsp.SymbolKind.Method,
     SymbolKind.VARIABLE: lsp.SymbolKind.Variable, SymbolKind.ALIAS: lsp.SymbolKind.Variable,
     SymbolKind.NAMESPACE: lsp.SymbolKind.Namespace, SymbolKind.STRUCT: lsp.SymbolKind.Struct,
-    SymbolKind.ENUM: lsp.SymbolKind.Enum, SymbolKind.KERNEL: lsp.SymbolKind.Function,
+    SymbolKind.ENUM: lsp.SymbolKind.Enum, SymbolKind.FIELD: lsp.SymbolKind.Field, SymbolKind.KERNEL: lsp.SymbolKind.Function,
     SymbolKind.STRUCTURED_KERNEL: lsp.SymbolKind.Function, SymbolKind.META_FUNCTION: lsp.SymbolKind.Function,
     SymbolKind.DISPATCH_STUB: lsp.SymbolKind.Variable, SymbolKind.DISPATCH_REGISTRATION: lsp.SymbolKind.Event,
     SymbolKind.MACRO: lsp.SymbolKind.Constant, SymbolKind.PYBIND: lsp.SymbolKind.Function,

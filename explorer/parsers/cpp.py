@@ -333,6 +333,19 @@ def _enclosing_names(
     return names, bool(enclosure.in_class)
 
 
+def _field_name(declarator: tsx.Node) -> str | None:
+    """The member a field declarator declares (`name_`, `*sizes_`, `&ref`, `data[4]`); None for
+    a member function's declaration (a function declarator under the pointers)."""
+    while declarator.type in ("pointer_declarator", "reference_declarator", "array_declarator"):
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:  # a reference declarator has no field name
+            inner = declarator.named_children[-1] if declarator.named_children else None
+        if inner is None:
+            return None
+        declarator = inner
+    return tsx.text(declarator) if declarator.type == "field_identifier" else None
+
+
 def _in_anonymous_namespace(node: tsx.Node, namespaces: _RecoveredNamespaces | None, enclosures: _Enclosures) -> bool:
     """Whether an anonymous namespace encloses `node`: from the tree, or from the brace scan
     where _enclosing_names takes namespaces from it (error recovery may have lost them)."""
@@ -477,6 +490,17 @@ def _definitions(
                 Symbol(_qualify(scope, name), name.rsplit("::", 1)[-1], kind, lang, facts.path,
                        tsx.line(node), tsx.end_line(node), header[:300])
             )
+
+    for node in found.get("definition.field", []):
+        scope, in_class = _enclosing_names(node, namespaces, enclosures)
+        if not in_class:
+            continue  # a member of a struct with no name, outside any class
+        header = collapse(tsx.text(node))[:300]
+        for declarator in node.children_by_field_name("declarator"):
+            name = _field_name(declarator)
+            if name:
+                facts.symbols.append(Symbol(_qualify(scope, name), name, SymbolKind.FIELD, lang, facts.path,
+                                            tsx.line(declarator), tsx.line(declarator), header))
 
     kernels = {node.id for node in found.get("definition.kernel", [])}
     for node in found.get("definition.function", []):

@@ -35,7 +35,7 @@ from explorer.query.bindings import (
 )
 from explorer.query.lookup import PythonPaths
 from explorer.query.extensions import ExtensionModules, registered_operators
-from explorer.query.nodes import definition_lines, fan_out, layer_of, registered_functions, undefined_function
+from explorer.query.nodes import REGISTRABLE_KINDS, definition_lines, fan_out, layer_of, registered_functions, undefined_function
 from explorer.query.notes import UnreadableDefinition, UnreadableDefinitions
 from explorer.query.sources import SourceLines
 
@@ -63,6 +63,8 @@ _TENSOR_BASES = ("torch._C.TensorBase", "torch._C._TensorBase")
 # tools/autograd/gen_python_functions.py): generated at build time, absent from the tree
 _GENERATED_BINDING = re.compile(r"\bTHPVariable_(\w+)")
 _OVERLOAD_DECORATOR = re.compile(r"@([\w.]*\.)?_?overload(_method)?\b")
+# What a binding may name: a function, or a data member (`.def_readwrite("name", &WorkerInfo::name_)`)
+_BOUND_KINDS = REGISTRABLE_KINDS | {SymbolKind.FIELD}
 _CALLABLE_KINDS = {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.ALIAS, SymbolKind.VARIABLE}
 # The names a definition's text writes before `=` or `name: annotation =` (each of `a = b = c`):
 # more than libcst finds assigned (keyword arguments, defaults) but never fewer, so a called
@@ -344,7 +346,7 @@ class PythonEdges:
             return
         if not binding.target:
             return  # a lambda: its calls are the PYBIND11_MODULE block's
-        found = registered_functions(self.store, binding.target, binding.path)
+        found = registered_functions(self.store, binding.target, binding.path, _BOUND_KINDS)
         if found:
             yield from fan_out(found, kind, None, site)
         else:

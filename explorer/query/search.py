@@ -47,7 +47,7 @@ _KIND_ORDER = {
     SymbolKind.ALIAS: 1, SymbolKind.KERNEL: 1, SymbolKind.STRUCTURED_KERNEL: 1, SymbolKind.EXTERNAL: 1,
     SymbolKind.METHOD: 2, SymbolKind.META_FUNCTION: 3,
     SymbolKind.DISPATCH_STUB: 3, SymbolKind.DISPATCH_REGISTRATION: 3, SymbolKind.ENUM: 3,
-    SymbolKind.MODULE: 4, SymbolKind.VARIABLE: 5, SymbolKind.NAMESPACE: 6,
+    SymbolKind.MODULE: 4, SymbolKind.VARIABLE: 5, SymbolKind.FIELD: 5, SymbolKind.NAMESPACE: 6,
 }
 
 

@@ -13,6 +13,13 @@
 (enum_specifier
   body: (enumerator_list)) @definition.enum
 
+; A class's data member (`std::string name_;`, `int64_t* sizes_ = nullptr;`): what a binding's
+; def_readwrite or def_readonly names (&WorkerInfo::name_). Member function declarations
+; (a function declarator under the pointers) are left out by the parser.
+(field_declaration_list
+  (field_declaration
+    declarator: [(field_identifier) (pointer_declarator) (reference_declarator) (array_declarator)]) @definition.field)
+
 ; Function bodies only: prototypes say where a function is declared, not defined.
 (function_definition) @definition.function
 
