@@ -20,15 +20,19 @@ would follow: nothing here resolves a name itself. Nothing under third_party/ is
    A function or method RESOLVES when the index holds a binding for its qualified name (a
    symbol of kind pybind or method_table, stored under that name or found for it as `show`
    finds names) whose graph edges, followed through at most two hops of binding-layer nodes,
-   reach a C++/CUDA symbol with a location: a definition in the tree, not a name the tree
-   does not define. A class resolves when the class is bound from C++ (a py::class_,
+   reach a C++/CUDA symbol with a location: a definition in the tree (a function, or the
+   data member a def_readwrite names), not a name the tree does not define; or a vendor
+   library's API the binding names itself (nvtx.def("rangePushA", nvtxRangePushA): the chain
+   ends there, as a C++ call of it would; counted apart in a note). A class resolves when the class is bound from C++ (a py::class_,
    py::enum_ or PyTypeObject: a bound_class symbol) and the C++ type it binds is defined in
    the tree (looked up from the namespace it is written in), or else when its `__init__` or
    any method its stub declares resolves. Reasons given for the
    others: no binding; a binding of the same name stored under another qualified name (a
    function's last name, or a method's `Class.name`: torch.Stream.query for
    torch._C.Stream.query); a binding whose target the tree does not define, or a lambda; a
-   class none of whose methods resolves.
+   class none of whose methods resolves; bound nowhere in the tree (no binding, and no C/C++
+   string literal outside third_party spells the name: a stale stub entry, such as
+   get_num_thread). A note gives the figure over the names the tree does bind.
 2. launches: every `kernel<<<...>>>(...)` site (call rows of kind launch). One resolves when
    its edges include a `__global__` kernel (symbol kind kernel) with a location.
 3. generated: C++/CUDA call sites, outside test folders (a `test` or `tests` folder in the
@@ -216,7 +220,9 @@ def _declared(tree: ast.Module, module: str) -> Iterator[tuple[str, str, int]]:
 def binding_coverage(store: IndexStore, graph: CallGraph, root: Path) -> Section:
     names = stub_names(root)
     section = Section("bindings", total=len(names))
+    spelled = _string_literals(root)
     verdicts = {n.qname: _binding_verdict(store, graph, n.qname, n.kind) for n in names if n.kind != "class"}
+    owners = {n.qname for n in names if n.kind == "class"}
     methods: dict[str, list[str]] = defaultdict(list)
     for name in names:
         if name.kind == "method":
@@ -224,8 +230,52 @@ def binding_coverage(store: IndexStore, graph: CallGraph, root: Path) -> Section
     for name in names:
         if name.kind == "class":
             verdicts[name.qname] = _class_verdict(store, graph, name.qname, methods[name.qname], verdicts)
-        section.add(BindingResult(name, verdicts[name.qname]))
+        verdict = verdicts[name.qname]
+        if verdict.reason in ("no binding in the index", "class with no methods in its stub and no binding of its own"):
+            unspelled = _unspelled(name.qname, owners, spelled)
+            if unspelled:
+                verdict = Verdict(False, _BOUND_NOWHERE, f"no C/C++ string literal of the tree spells {unspelled!r}")
+        section.add(BindingResult(name, verdict))
+    nowhere = sum(1 for result in section.results if result.verdict.reason == _BOUND_NOWHERE)
+    vendor = sum(1 for result in section.results if result.verdict.resolved and _VENDOR_MARK in result.verdict.detail)
+    bound = section.total - nowhere
+    section.notes.append(f"{vendor} of those resolved end at a vendor library's API (a binding of nvtxRangePushA)")
+    section.notes.append(f"{nowhere} stub names are bound nowhere in the tree (stale stub entries); of the {bound:,} "
+                         f"the tree binds, {section.resolved:,} resolve ({100 * section.resolved / max(bound, 1):.1f}%)")
     return section
+
+
+_BOUND_NOWHERE = "bound nowhere in the tree"
+_VENDOR_MARK = "a vendor API"
+_C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".cu", ".h", ".hpp", ".cuh", ".mm")
+_NAME_LITERAL = re.compile(rb'"([A-Za-z_][A-Za-z0-9_]*)"')
+
+
+def _unspelled(qname: str, classes: set[str], spelled: set[str]) -> str | None:
+    """The part of a stub name no string literal spells: its own last name, or the name of a
+    class of the stub it is a member of (torch._C.JitType.kind: C++ binds that class as Type)."""
+    parts = qname.split(".")
+    for end in range(len(parts), 2, -1):
+        prefix = ".".join(parts[:end])
+        if (end == len(parts) or prefix in classes) and parts[end - 1] not in spelled:
+            return parts[end - 1]
+    return None
+
+
+def _string_literals(root: Path) -> set[str]:
+    """Every name a C/C++ string literal of the tree spells (third_party aside): a stub name
+    none spells is bound nowhere, whatever explorer does."""
+    spelled: set[str] = set()
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = [d for d in subfolders if d not in ("third_party", ".git", "build")]
+        for file in files:
+            if file.endswith(_C_SOURCES):
+                try:
+                    text = (Path(folder) / file).read_bytes()
+                except OSError:
+                    continue
+                spelled.update(m.decode() for m in _NAME_LITERAL.findall(text))
+    return spelled
 
 
 def _bindings_of(store: IndexStore, qname: str) -> list[Symbol]:
@@ -272,6 +322,9 @@ def _binding_verdict(store: IndexStore, graph: CallGraph, qname: str, kind: str)
     defined = [s for s in reached if s.lang in _NATIVE and s.path is not None]
     if defined:
         return Verdict(True, detail=f"{_where(bindings[0])} -> {defined[0].qname} ({_where(defined[0])})")
+    vendor = [s for s in reached if s.kind is SymbolKind.EXTERNAL]
+    if vendor:  # bound straight to a library's function: the chain ends there, as a C++ call of it would
+        return Verdict(True, detail=f"{_where(bindings[0])} -> {vendor[0].qname} ({vendor[0].signature}: {_VENDOR_MARK})")
     binding = bindings[0]
     if (binding.target or "").startswith("<lambda"):
         return Verdict(False, "binding to a lambda, which the graph does not enter", f"{_where(binding)}")

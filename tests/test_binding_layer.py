@@ -10,7 +10,7 @@ import pytest
 from conftest import write_tree
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
-from explorer.model import SymbolKind
+from explorer.model import Layer, SymbolKind
 from explorer.parsers.cpp import parse_cpp
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import find
@@ -580,4 +580,93 @@ def test_a_data_member_a_binding_reads_and_writes_is_its_target(tmp_path):
     assert edges == {
         "name": [("torch::distributed::rpc::WorkerInfo::name_", SymbolKind.FIELD, types, 3)],
         "id": [("torch::distributed::rpc::WorkerInfo::id_", SymbolKind.FIELD, types, 4)],
+    }
+
+
+def test_an_object_header_written_without_a_semicolon_loses_nothing_after_it():
+    # python_engine.cpp: `struct THPEngine { PyObject_HEAD };` made the rest of the file an
+    # error, and the autograd engine's method table with it
+    source = (
+        "struct THPEngine {\n"                                                # 1
+        "  PyObject_HEAD\n"
+        "};\n"
+        "PyObject* THPEngine_run_backward(PyObject* self, PyObject* args, PyObject* kwargs) { return nullptr; }\n"  # 4
+        "static struct PyMethodDef THPEngine_methods[] = {\n"                 # 5
+        "    {(char*)\"run_backward\",\n"                                     # 6
+        "     castPyCFunctionWithKeywords(THPEngine_run_backward),\n"
+        "     METH_VARARGS | METH_KEYWORDS,\n"
+        "     nullptr},\n"
+        "    {nullptr}};\n"
+        "PyTypeObject THPEngineType = {\n"                                    # 11
+        "    PyVarObject_HEAD_INIT(nullptr, 0) \"torch._C._EngineBase\", /* tp_name */\n"
+        "    sizeof(THPEngine), /* tp_basicsize */\n"
+        "};\n"
+        "bool THPEngine_initModule(PyObject* module) {\n"                     # 15
+        "  THPEngineType.tp_methods = THPEngine_methods;\n"
+        "  PyModule_AddObject(module, \"_ImperativeEngine\", (PyObject*)&THPEngineType);\n"  # 17
+        "  return true;\n"
+        "}\n"
+    )
+    assert bound("torch/csrc/autograd/python_engine.cpp", source) == [
+        ("<arg 0 of THPEngine_initModule>._ImperativeEngine.run_backward", "method_table", 6, "THPEngine_run_backward"),
+        ("<arg 0 of THPEngine_initModule>._ImperativeEngine", "bound_class", 11, "THPEngine"),
+    ]
+    assert [(s.qname, s.line) for s in parse_cpp("torch/csrc/autograd/python_engine.cpp", source.encode()).symbols
+            if s.kind is SymbolKind.FUNCTION] == [("THPEngine_run_backward", 4), ("THPEngine_initModule", 15)]
+
+
+def test_a_base_handed_as_a_class_value_is_a_base():
+    source = (
+        "namespace torch::distributed::c10d {\n"                              # 1
+        "void init(PyObject* module) {\n"
+        "  auto m = py::handle(module).cast<py::module>();\n"
+        "  auto processGroup = py::class_<::c10d::ProcessGroup>(m, \"ProcessGroup\");\n"  # 4
+        "  auto processGroupOptions =\n"
+        "      intrusive_ptr_class_<::c10d::ProcessGroup::Options>(processGroup, \"Options\", R\"(doc)\");\n"  # 6
+        "  auto processGroupNCCL = py::class_<::c10d::ProcessGroupNCCL, ::c10d::Backend>(m, \"ProcessGroupNCCL\");\n"  # 7
+        "  intrusive_ptr_class_<::c10d::ProcessGroupNCCL::Options>(processGroupNCCL, \"Options\", processGroupOptions);\n"  # 8
+        "}\n"
+        "}\n"
+    )
+    classes = [(s.line, s.signature) for s in parse_cpp("torch/csrc/distributed/c10d/init.cpp", source.encode()).symbols
+               if s.kind is SymbolKind.BOUND_CLASS]
+    assert classes == [
+        (4, "class ProcessGroup: binds ::c10d::ProcessGroup"),
+        (6, "class Options: binds ::c10d::ProcessGroup::Options"),
+        (7, "class ProcessGroupNCCL(c10d::Backend): binds ::c10d::ProcessGroupNCCL"),
+        (8, "class Options(c10d::ProcessGroup::Options): binds ::c10d::ProcessGroupNCCL::Options"),
+    ]
+
+
+def test_a_function_a_named_wrapper_is_handed_and_a_vendor_api_are_targets(tmp_path):
+    files = {
+        "torch/csrc/Module.cpp": MODULE_CPP.replace("torch::jit::initJITBindings(module)", "torch::cuda::shared::initNvtxBindings(module)"),
+        "torch/csrc/cuda/shared/nvtx.cpp": (
+            "namespace torch::cuda::shared {\n"                               # 1
+            "void initNvtxBindings(PyObject* module) {\n"
+            "  auto m = py::handle(module).cast<py::module>();\n"
+            "  auto nvtx = m.def_submodule(\"_nvtx\", \"libNvToolsExt.so bindings\");\n"
+            "  nvtx.def(\"rangePushA\", nvtxRangePushA);\n"                  # 5
+            "  nvtx.def(\"_substitute\", wrap_pybind_function(substitute));\n"  # 6
+            "}\n"
+            "void substitute(Graph& graph) {}\n"                              # 8
+            "}\n"
+        ),
+    }
+    root = write_tree(tmp_path / "tree", files)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        graph = CallGraph(store, str(root), "all")
+        edges = {}
+        for name in ("rangePushA", "_substitute"):
+            (binding,) = store.symbols_with_qname(f"torch._C._nvtx.{name}")
+            edges[name] = [(e.target.symbol.qname, e.target.symbol.kind, e.target.symbol.path, e.target.symbol.line, e.target.layer)
+                           for e in graph.edges(graph.node(binding))]
+    finally:
+        store.close()
+    assert edges == {
+        # NVTX's own function, outside the tree: the end of the chain, said to be a vendor API
+        "rangePushA": [("nvtxRangePushA", SymbolKind.EXTERNAL, None, None, Layer.VENDOR)],
+        "_substitute": [("torch::cuda::shared::substitute", SymbolKind.FUNCTION, "torch/csrc/cuda/shared/nvtx.cpp", 8, Layer.CPP)],
     }

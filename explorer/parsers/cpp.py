@@ -45,10 +45,16 @@ _ATTRIBUTE_MACRO = re.compile(rb"(?<![\w:.])[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t\r\n
 # (`__forceinline__ __device__ uint32_t relu2<half_t>(...)`) they would join the name.
 _CUDA_QUALIFIER = re.compile(rb"(?<![\w:.])__(?:device|host|forceinline|inline|noinline)__(?=[ \t\r\n])")
 _DIRECTIVE = re.compile(rb"^[ \t]*#(?:\\\r?\n|[^\n])*", re.MULTILINE)
+# CPython's object header, written as a member with no `;` (`struct THPEngine { PyObject_HEAD };`
+# in python_engine.cpp): the grammar takes the rest of the file for an error. Its members are
+# CPython's, so it is blanked where no `;` follows.
+_PYTHON_OBJECT_HEAD = re.compile(rb"(?<![\w:.])Py(?:Object|Object_VAR|Exception)_HEAD\b(?![ \t]*;)")
 
 
 def _without_attribute_macros(source: bytes, lang: Language) -> bytes:
     patterns = [_ATTRIBUTE_MACRO] if lang == Language.CUDA or b"__" not in source else [_ATTRIBUTE_MACRO, _CUDA_QUALIFIER]
+    if b"_HEAD" in source:
+        patterns.append(_PYTHON_OBJECT_HEAD)
     matches = [match.span() for pattern in patterns for match in pattern.finditer(source)]
     if not matches:
         return source

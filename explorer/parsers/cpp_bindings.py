@@ -54,6 +54,9 @@ _UNWRAP = (  # what a kernel is written inside: each gives the expression within
     re.compile(r"^\((?:[^()]|\([^()]*\))*\)\s*(.+)$", re.S),  # a C cast: `(PyCFunction)(void (*)(void))fn`
     # a helper handed one function, which it wraps: `torch::wrap_pybind_function_no_gil(&CUDAGraph::capture_end)`
     re.compile(r"^[\w:]+(?:\s*<[^()]*>)?\s*\(\s*(&\s*[\w:]+(?:::operator\W{1,3})?)\s*\)$", re.S),
+    # a wrapper named so, handed a function by name: `wrap_pybind_function(ONNXFunctionCallSubstitution)`
+    # (another helper handed a plain name may call it or make something else of it)
+    re.compile(r"^(?:[\w:]*::)?\w*wrap\w*(?:\s*<[^()]*>)?\s*\(\s*([\w:]+)\s*\)$", re.S),
 )
 _PYBIND_MEMBERS = ("def", "def_static", "def_property", "def_property_readonly", "def_readwrite", "def_readonly")
 

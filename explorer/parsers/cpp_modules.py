@@ -216,6 +216,9 @@ class ModuleValues:
             cpp, *others = _template_arguments(written[len(plain):]) or [""]
             cpp = self.type_aliases.get(cpp, cpp)
             bases = tuple(self.type_aliases.get(other, other) for other in others if not _HOLDER.search(other))
+            # `intrusive_ptr_class_<NCCL::Options>(pg, "Options", processGroupOptions)`: a base
+            # handed as a class value, known here by the C++ type it binds
+            bases += tuple(value.cpp for value in map(self.of, arguments[2:]) if isinstance(value, PyClass) and value.cpp not in bases)
             made = PyClass(f"{scope.name}.{name}", cpp, tsx.line(node), bases)
             self.classes.setdefault(node.id, made)
             return made

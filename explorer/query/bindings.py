@@ -151,14 +151,24 @@ def _class_bases(store: IndexReader, class_qname: str, bound_class_bases) -> lis
     bases: list[str] = []
     for symbol in store.symbols_with_qname(class_qname):
         if symbol.kind is SymbolKind.CLASS and (symbol.path or "").endswith((".pyi", ".pyi.in")):
-            module = class_qname.rpartition(".")[0]
-            bases += [f"{module}.{written}" if "." not in written else written for written in _stub_bases(symbol.signature or "")]
+            bases += [_stub_base(store, class_qname, written) for written in _stub_bases(symbol.signature or "")]
         elif symbol.kind is SymbolKind.BOUND_CLASS:
             match = bound_class_bases.match(symbol.signature or "")
             for base in (match.group(1).split(", ") if match else []):
                 bound = [s for s in store.symbols_targeting(base) if s.kind is SymbolKind.BOUND_CLASS]
                 bases += [s.qname for s in sorted(bound, key=lambda s: (s.path != symbol.path, s.path or "", s.line or 0))]
     return bases
+
+
+def _stub_base(store: IndexReader, class_qname: str, written: str) -> str:
+    """A base as a stub writes it, looked up from the class outward (`Backend.Options` in
+    torch._C._distributed_c10d.ProcessGroupNCCL is torch._C._distributed_c10d.Backend.Options)."""
+    scope = class_qname.rpartition(".")[0]
+    while scope:
+        if store.symbols_with_qname(f"{scope}.{written}"):
+            return f"{scope}.{written}"
+        scope = scope.rpartition(".")[0]
+    return written
 
 
 def _stub_bases(signature: str) -> list[str]:

@@ -55,7 +55,7 @@ def find(store: IndexReader, query: str) -> Resolution | None:
     if not query:
         raise UsageError("give a symbol name")
     found = store.symbols_with_qname(query)
-    if found and "." in query and all((s.path or "").endswith((".pyi", ".pyi.in")) for s in found):
+    if "." in query and all((s.path or "").endswith((".pyi", ".pyi.in")) for s in found):
         owner, _, name = query.rpartition(".")
         inherited = inherited_bindings(store, owner, name)  # the stub declares it, C++ binds it on a base
         if inherited:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from explorer.model import CallEdge, CallNode, DispatchEntry, EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
+from explorer.parsers.vendors import vendor_library
 from explorer.query.visibility import visible_from
 
 
@@ -63,6 +64,17 @@ def undefined_function(qname: str, why: str = "not defined in the tree") -> Symb
     """A C++ function a registration names and the tree does not define (a node of its own,
     with no location, so that the edge to it is shown rather than dropped); `why` says so."""
     return Symbol(qname, qname.rpartition("::")[2], SymbolKind.FUNCTION, Language.CPP, None, None, None, why)
+
+
+def vendor_function(store, written: str) -> Symbol | None:
+    """A vendor library's API a registration names (`nvtx.def("rangePushA", nvtxRangePushA)`):
+    the external symbol the tree's calls of it made, or one of its own; None for others."""
+    name = written.rpartition("::")[2]
+    library = vendor_library(name)
+    if library is None:
+        return None
+    known = [s for s in store.symbols_with_qname(name) if s.kind is SymbolKind.EXTERNAL]
+    return known[0] if known else Symbol(name, name, SymbolKind.EXTERNAL, Language.VENDOR, None, None, None, f"{library} API")
 
 
 def dispatch_kernels(store, entry: DispatchEntry) -> list[Symbol]:

@@ -35,7 +35,9 @@ from explorer.query.bindings import (
 )
 from explorer.query.lookup import PythonPaths
 from explorer.query.extensions import ExtensionModules, registered_operators
-from explorer.query.nodes import REGISTRABLE_KINDS, definition_lines, fan_out, layer_of, registered_functions, undefined_function
+from explorer.query.nodes import (
+    REGISTRABLE_KINDS, definition_lines, fan_out, layer_of, registered_functions, undefined_function, vendor_function,
+)
 from explorer.query.notes import UnreadableDefinition, UnreadableDefinitions
 from explorer.query.sources import SourceLines
 
@@ -347,8 +349,11 @@ class PythonEdges:
         if not binding.target:
             return  # a lambda: its calls are the PYBIND11_MODULE block's
         found = registered_functions(self.store, binding.target, binding.path, _BOUND_KINDS)
+        vendor = vendor_function(self.store, binding.target) if not found else None
         if found:
             yield from fan_out(found, kind, None, site)
+        elif vendor is not None:  # bound straight to a vendor library's API: the end of the chain
+            yield CallEdge(CallNode(vendor, Layer.VENDOR), kind, Resolution.EXACT, (), site)
         else:
             yield CallEdge(CallNode(undefined_function(binding.target), Layer.CPP), kind, Resolution.NAME, (), site)
 
