@@ -545,6 +545,7 @@ def test_a_method_bound_on_a_base_class_serves_its_subclasses(tmp_path):
 
 def test_a_data_member_a_binding_reads_and_writes_is_its_target(tmp_path):
     files = {
+        "torch/csrc/Module.cpp": MODULE_CPP.replace("torch::jit::initJITBindings(module)", "torch::distributed::rpc::rpc_init(module)"),
         "torch/csrc/distributed/rpc/types.h": (
             "namespace torch::distributed::rpc {\n"                         # 1
             "struct WorkerInfo {\n"
@@ -564,23 +565,28 @@ def test_a_data_member_a_binding_reads_and_writes_is_its_target(tmp_path):
             "}\n"
         ),
     }
+    types = "torch/csrc/distributed/rpc/types.h"
+    assert binding_targets(tmp_path, files, ["WorkerInfo.name", "WorkerInfo.id"]) == {
+        "WorkerInfo.name": [("torch::distributed::rpc::WorkerInfo::name_", SymbolKind.FIELD, types, 3, Layer.CPP)],
+        "WorkerInfo.id": [("torch::distributed::rpc::WorkerInfo::id_", SymbolKind.FIELD, types, 4, Layer.CPP)],
+    }
+
+
+def binding_targets(tmp_path, files: dict[str, str], names: list[str]) -> dict[str, list[tuple]]:
+    """The tree indexed; for each binding `torch._C.<name>`, what its edges reach."""
     root = write_tree(tmp_path / "tree", files)
     refresh(str(root), tmp_path / "index.sqlite", jobs=1)
     store = IndexStore.open(tmp_path / "index.sqlite")
     try:
         graph = CallGraph(store, str(root), "all")
         edges = {}
-        for name in ("name", "id"):
-            (binding,) = store.symbols_of_kind_named(SymbolKind.PYBIND, name)
-            edges[name] = [(e.target.symbol.qname, e.target.symbol.kind, e.target.symbol.path, e.target.symbol.line)
+        for name in names:
+            (binding,) = [s for s in store.symbols_with_qname(f"torch._C.{name}") if s.kind is SymbolKind.PYBIND]
+            edges[name] = [(e.target.symbol.qname, e.target.symbol.kind, e.target.symbol.path, e.target.symbol.line, e.target.layer)
                            for e in graph.edges(graph.node(binding))]
+        return edges
     finally:
         store.close()
-    types = "torch/csrc/distributed/rpc/types.h"
-    assert edges == {
-        "name": [("torch::distributed::rpc::WorkerInfo::name_", SymbolKind.FIELD, types, 3)],
-        "id": [("torch::distributed::rpc::WorkerInfo::id_", SymbolKind.FIELD, types, 4)],
-    }
 
 
 def test_an_object_header_written_without_a_semicolon_loses_nothing_after_it():
@@ -653,20 +659,8 @@ def test_a_function_a_named_wrapper_is_handed_and_a_vendor_api_are_targets(tmp_p
             "}\n"
         ),
     }
-    root = write_tree(tmp_path / "tree", files)
-    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
-    store = IndexStore.open(tmp_path / "index.sqlite")
-    try:
-        graph = CallGraph(store, str(root), "all")
-        edges = {}
-        for name in ("rangePushA", "_substitute"):
-            (binding,) = store.symbols_with_qname(f"torch._C._nvtx.{name}")
-            edges[name] = [(e.target.symbol.qname, e.target.symbol.kind, e.target.symbol.path, e.target.symbol.line, e.target.layer)
-                           for e in graph.edges(graph.node(binding))]
-    finally:
-        store.close()
-    assert edges == {
+    assert binding_targets(tmp_path, files, ["_nvtx.rangePushA", "_nvtx._substitute"]) == {
         # NVTX's own function, outside the tree: the end of the chain, said to be a vendor API
-        "rangePushA": [("nvtxRangePushA", SymbolKind.EXTERNAL, None, None, Layer.VENDOR)],
-        "_substitute": [("torch::cuda::shared::substitute", SymbolKind.FUNCTION, "torch/csrc/cuda/shared/nvtx.cpp", 8, Layer.CPP)],
+        "_nvtx.rangePushA": [("nvtxRangePushA", SymbolKind.EXTERNAL, None, None, Layer.VENDOR)],
+        "_nvtx._substitute": [("torch::cuda::shared::substitute", SymbolKind.FUNCTION, "torch/csrc/cuda/shared/nvtx.cpp", 8, Layer.CPP)],
     }
