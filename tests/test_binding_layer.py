@@ -10,7 +10,7 @@ import pytest
 from conftest import write_tree
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
-from explorer.model import Layer, SymbolKind
+from explorer.model import Layer, Resolution, SymbolKind
 from explorer.parsers.cpp import parse_cpp
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import find
@@ -664,3 +664,35 @@ def test_a_function_a_named_wrapper_is_handed_and_a_vendor_api_are_targets(tmp_p
         "_nvtx.rangePushA": [("nvtxRangePushA", SymbolKind.EXTERNAL, None, None, Layer.VENDOR)],
         "_nvtx._substitute": [("torch::cuda::shared::substitute", SymbolKind.FUNCTION, "torch/csrc/cuda/shared/nvtx.cpp", 8, Layer.CPP)],
     }
+
+
+def test_a_member_no_lookup_finds_is_guessed_by_its_class_and_name_and_said_so(tmp_path):
+    files = {
+        "torch/csrc/Module.cpp": MODULE_CPP.replace("torch::jit::initJITBindings(module)", "torch::jit::initPythonIRBindings(module)"),
+        "aten/src/ATen/core/type.cpp": (
+            "namespace c10 {\n"                                               # 1
+            "ListTypePtr ListType::ofInts() { return nullptr; }\n"            # 2
+            "}\n"
+        ),
+        # PyTorch brings c10::ListType into torch::jit by a using-declaration a header's macro
+        # writes (ir.h's C10_FORALL_TYPES(C10_USING)); a lookup from torch::jit misses it
+        "torch/csrc/jit/python/python_ir.cpp": (
+            "namespace torch::jit {\n"                                        # 1
+            "void initPythonIRBindings(PyObject* module_) {\n"
+            "  auto m = py::handle(module_).cast<py::module>();\n"
+            "  py::class_<ListType, Type, ListTypePtr>(m, \"ListType\")\n"
+            "      .def_static(\"ofInts\", &ListType::ofInts);\n"              # 5
+            "}\n"
+            "}\n"
+        ),
+    }
+    root = write_tree(tmp_path / "tree", files)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        graph = CallGraph(store, str(root), "all")
+        (binding,) = [s for s in store.symbols_with_qname("torch._C.ListType.ofInts") if s.kind is SymbolKind.PYBIND]
+        edges = [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.resolution) for e in graph.edges(graph.node(binding))]
+    finally:
+        store.close()
+    assert edges == [("c10::ListType::ofInts", "aten/src/ATen/core/type.cpp", 2, Resolution.NAME)]

@@ -36,7 +36,8 @@ from explorer.query.bindings import (
 from explorer.query.lookup import PythonPaths
 from explorer.query.extensions import ExtensionModules, registered_operators
 from explorer.query.nodes import (
-    REGISTRABLE_KINDS, definition_lines, fan_out, layer_of, registered_functions, undefined_function, vendor_function,
+    REGISTRABLE_KINDS, definition_lines, fan_out, layer_of, registered_by_member, registered_functions, undefined_function,
+    vendor_function,
 )
 from explorer.query.notes import UnreadableDefinition, UnreadableDefinitions
 from explorer.query.sources import SourceLines
@@ -350,8 +351,12 @@ class PythonEdges:
             return  # a lambda: its calls are the PYBIND11_MODULE block's
         found = registered_functions(self.store, binding.target, binding.path, _BOUND_KINDS)
         vendor = vendor_function(self.store, binding.target) if not found else None
+        guessed = registered_by_member(self.store, binding.target, _BOUND_KINDS) if not found and vendor is None else []
         if found:
             yield from fan_out(found, kind, None, site)
+        elif guessed:  # `&ListType::ofInts`: c10::ListType::ofInts, the only ListType with one; by name only
+            for edge in fan_out(guessed, kind, None, site):
+                yield dataclasses.replace(edge, resolution=Resolution.NAME)
         elif vendor is not None:  # bound straight to a vendor library's API: the end of the chain
             yield CallEdge(CallNode(vendor, Layer.VENDOR), kind, Resolution.EXACT, (), site)
         else:
