@@ -696,3 +696,44 @@ def test_a_member_no_lookup_finds_is_guessed_by_its_class_and_name_and_said_so(t
     finally:
         store.close()
     assert edges == [("c10::ListType::ofInts", "aten/src/ATen/core/type.cpp", 2, Resolution.NAME)]
+
+
+def test_a_binding_of_a_pure_virtual_reaches_the_overrides(tmp_path):
+    files = {
+        "torch/csrc/Module.cpp": MODULE_CPP.replace("torch::jit::initJITBindings(module)", "torch::distributed::c10d::c10d_init(module)"),
+        "torch/csrc/distributed/c10d/Store.hpp": (
+            "namespace c10d {\n"                                              # 1
+            "class TORCH_API Store : public torch::CustomClassHolder {\n"
+            " public:\n"
+            "  virtual int64_t add(const std::string& key, int64_t value) = 0;\n"  # 4
+            "};\n"
+            "}\n"
+        ),
+        "torch/csrc/distributed/c10d/TCPStore.cpp": (
+            "namespace c10d {\n"                                              # 1
+            "class TORCH_API TCPStore : public Store {};\n"                   # 2
+            "class PrefixStore : public TCPStore {};\n"                       # 3
+            "class Unrelated {};\n"                                           # 4
+            "int64_t TCPStore::add(const std::string& key, int64_t value) { return 0; }\n"  # 5
+            "int64_t PrefixStore::add(const std::string& key, int64_t value) { return 0; }\n"  # 6
+            "int64_t Unrelated::add(const std::string& key, int64_t value) { return 0; }\n"  # 7
+            "}\n"
+        ),
+        "torch/csrc/distributed/c10d/init.cpp": (
+            "namespace torch::distributed::c10d {\n"                          # 1
+            "void c10d_init(PyObject* module) {\n"
+            "  auto m = py::handle(module).cast<py::module>();\n"
+            "  py::class_<::c10d::Store>(m, \"Store\")\n"
+            "      .def(\"add\", &::c10d::Store::add);\n"                     # 5
+            "}\n"
+            "}\n"
+        ),
+    }
+    store_cpp = "torch/csrc/distributed/c10d/TCPStore.cpp"
+    # each override a candidate (TCPStore directly, PrefixStore through it); Unrelated::add is none
+    assert binding_targets(tmp_path, files, ["Store.add"]) == {
+        "Store.add": [
+            ("c10d::TCPStore::add", SymbolKind.METHOD, store_cpp, 5, Layer.CPP),
+            ("c10d::PrefixStore::add", SymbolKind.METHOD, store_cpp, 6, Layer.CPP),
+        ],
+    }

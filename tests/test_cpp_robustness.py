@@ -107,3 +107,40 @@ def test_a_reopened_namespace_is_one_symbol_at_its_first_opening_whatever_was_pa
     assert [(s.qname, s.line, s.end_line) for s in first.symbols if s.kind is SymbolKind.NAMESPACE] == [
         ("at", 2, 4), ("at::native", 2, 4),
     ]
+
+
+def test_what_the_grammar_cannot_read_loses_no_namespace_or_definition_after_it():
+    # tensorpipe_agent.cpp: a pragma macro alone on a line before `namespace torch {`, an
+    # unused-variable attribute after a loop variable, lambdas with brace init-captures
+    source = (
+        "#include <fmt/format.h>\n"                                            # 1
+        "C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED(\"-Wdeprecated\")\n"
+        "#include <tensorpipe/tensorpipe.h>\n"
+        "C10_DIAGNOSTIC_POP()\n"                                               # 4
+        "namespace torch {\n"
+        "namespace distributed {\n"
+        "std::unique_ptr<Registration> makeChannel() {\n"                      # 7
+        "  for (const auto laneIdx C10_UNUSED : c10::irange(kNumUvThreads)) {\n"
+        "    contexts.push_back(create());\n"                                  # 9
+        "  }\n"
+        "}\n"
+        "void TensorPipeAgent::pipeRead(Fn fn) {\n"                            # 12
+        "  pipe->read([buffers{std::make_shared<Buffers>(std::move(buffers))},\n"
+        "              fn{std::move(fn)}](const Error& error) mutable {\n"
+        "    fn(error);\n"                                                     # 15
+        "  });\n"
+        "}\n"
+        "void TensorPipeAgent::join(bool shutdown) {}\n"                      # 18
+        "}  // namespace distributed\n"
+        "}  // namespace torch\n"
+    )
+    facts = parse_file("torch/csrc/distributed/rpc/tensorpipe_agent.cpp", Language.CPP, source.encode())
+    assert [(s.qname, s.line) for s in facts.symbols if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD)] == [
+        ("torch::distributed::makeChannel", 7),
+        ("torch::distributed::TensorPipeAgent::pipeRead", 12),
+        ("torch::distributed::TensorPipeAgent::join", 18),
+    ]
+    assert [(c.caller, c.callee, c.line) for c in facts.calls if c.callee in ("create", "fn")] == [
+        ("torch::distributed::makeChannel", "create", 9),
+        ("torch::distributed::TensorPipeAgent::pipeRead", "fn", 15),
+    ]

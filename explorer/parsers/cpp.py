@@ -49,12 +49,25 @@ _DIRECTIVE = re.compile(rb"^[ \t]*#(?:\\\r?\n|[^\n])*", re.MULTILINE)
 # in python_engine.cpp): the grammar takes the rest of the file for an error. Its members are
 # CPython's, so it is blanked where no `;` follows.
 _PYTHON_OBJECT_HEAD = re.compile(rb"(?<![\w:.])Py(?:Object|Object_VAR|Exception)_HEAD\b(?![ \t]*;)")
+# An unused-variable attribute written after the name (`for (const auto i C10_UNUSED : range)`,
+# 49 places in PyTorch), which the pattern above leaves: error recovery then lost the rest
+# of tensorpipe_agent.cpp, TensorPipeAgent's methods with it.
+_UNUSED_ATTRIBUTE = re.compile(rb"(?<![\w:.])[A-Z][A-Z0-9]*_UNUSED\b(?![ \t]*\()")
+# A pragma written as a macro on a line of its own, with no `;` (`C10_DIAGNOSTIC_POP()` before
+# `namespace torch {` in tensorpipe_agent.cpp, C10_CLANG_DIAGNOSTIC_IGNORE("-W...")): the grammar
+# joins it to the next declaration, and the namespace is lost. It says nothing to a reader of
+# calls, so the whole invocation is blanked.
+_PRAGMA_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]*(?:DIAGNOSTIC|PRAGMA)[A-Z0-9_]*[ \t]*\([^()\n]*\)[ \t]*$", re.MULTILINE)
 
 
 def _without_attribute_macros(source: bytes, lang: Language) -> bytes:
     patterns = [_ATTRIBUTE_MACRO] if lang == Language.CUDA or b"__" not in source else [_ATTRIBUTE_MACRO, _CUDA_QUALIFIER]
     if b"_HEAD" in source:
         patterns.append(_PYTHON_OBJECT_HEAD)
+    if b"_UNUSED" in source:
+        patterns.append(_UNUSED_ATTRIBUTE)
+    if b"DIAGNOSTIC" in source or b"PRAGMA" in source:
+        patterns.append(_PRAGMA_MACRO)
     matches = [match.span() for pattern in patterns for match in pattern.finditer(source)]
     if not matches:
         return source
@@ -67,6 +80,59 @@ def _without_attribute_macros(source: bytes, lang: Language) -> bytes:
             continue
         blanked[start:end] = b" " * (end - start)
     return bytes(blanked)
+
+
+# A lambda's init-capture written with braces (`[fn{std::move(fn)}](...) {...}`, as PyTorch's
+# RPC agent writes them) is not in the grammar, and error recovery loses the namespaces around
+# it. `name{expr}` becomes `name=expr ` (same length): the capture the grammar knows.
+_BRACE_CAPTURE = re.compile(rb"[\[,]\s*&?[A-Za-z_]\w*\{")
+_CLOSING = {ord("("): ord(")"), ord("["): ord("]"), ord("{"): ord("}")}
+
+
+def _with_init_captures_as_assignments(source: bytes) -> bytes:
+    if b"](" not in source or _BRACE_CAPTURE.search(source) is None:
+        return source
+    rewritten = bytearray(source)
+    for match in _BRACE_CAPTURE.finditer(source):
+        opening = match.end() - 1
+        start = source.rfind(b"[", 0, match.start() + 1)
+        list_end = _matching(source, start)
+        if list_end is None or opening > list_end or not re.match(rb"\s*(?:\(|\{|mutable\b|->)", source[list_end + 1:list_end + 40]):
+            continue  # not a lambda's capture list
+        if _matching(source, start + 1, until=opening) is not None:
+            continue  # the brace is inside another item of the list, not an item's own
+        closing = _matching(source, opening)
+        if closing is not None and closing < list_end:
+            rewritten[opening] = ord("=")
+            rewritten[closing] = ord(" ")
+    return bytes(rewritten)
+
+
+def _matching(source: bytes, opening: int, until: int | None = None) -> int | None:
+    """The offset of the bracket closing the one at `opening`; with `until`, whether any
+    bracket opened after `opening` is still open at `until` (its offset, else None)."""
+    if until is not None:  # is `until` nested inside a bracket that opens after `opening`?
+        depth = 0
+        for offset in range(opening, until):
+            byte = source[offset]
+            if byte in _CLOSING:
+                depth += 1
+            elif byte in _CLOSING.values():
+                depth -= 1
+        return opening if depth > 0 else None
+    close = _CLOSING.get(source[opening]) if 0 <= opening < len(source) else None
+    if close is None:
+        return None
+    depth = 0
+    for offset in range(opening, min(len(source), opening + 20_000)):
+        byte = source[offset]
+        if byte in _CLOSING:
+            depth += 1
+        elif byte in _CLOSING.values():
+            depth -= 1
+            if depth == 0:
+                return offset if byte == close else None
+    return None
 
 
 # `C10_LAUNCH_BOUNDS_1(n) __global__ void k(...)`: the grammar reads the macro as the start of
@@ -144,6 +210,7 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
     source = preprocessed.text
     grammar = _grammar(lang, source)
     source = without_split_conditionals(_without_launch_bounds(_without_attribute_macros(source, grammar)))
+    source = _with_init_captures_as_assignments(source)
     tree = tsx.parse(grammar, source)
     root = tree.root_node
     facts = FileFacts(path=path, lang=lang)

@@ -33,6 +33,7 @@ from explorer.query.bindings import (
     TORCH_MODULE_CLASSES, binding_operators, binding_symbol, bound_stub, inherited_bindings, is_method_binding, operators_for,
     stub_method,
 )
+from explorer.query.cpp_classes import CLASS_KINDS, overrides
 from explorer.query.lookup import PythonPaths
 from explorer.query.extensions import ExtensionModules, registered_operators
 from explorer.query.nodes import (
@@ -351,9 +352,12 @@ class PythonEdges:
             return  # a lambda: its calls are the PYBIND11_MODULE block's
         found = registered_functions(self.store, binding.target, binding.path, _BOUND_KINDS)
         vendor = vendor_function(self.store, binding.target) if not found else None
-        guessed = registered_by_member(self.store, binding.target, _BOUND_KINDS) if not found and vendor is None else []
+        overriding = self._overrides(binding) if not found and vendor is None else []
+        guessed = registered_by_member(self.store, binding.target, _BOUND_KINDS) if not (found or overriding) and vendor is None else []
         if found:
             yield from fan_out(found, kind, None, site)
+        elif overriding:  # `&::c10d::Store::add`, pure virtual: one of the overrides runs
+            yield from fan_out(overriding, kind, None, site)
         elif guessed:  # `&ListType::ofInts`: c10::ListType::ofInts, the only ListType with one; by name only
             for edge in fan_out(guessed, kind, None, site):
                 yield dataclasses.replace(edge, resolution=Resolution.NAME)
@@ -361,6 +365,18 @@ class PythonEdges:
             yield CallEdge(CallNode(vendor, Layer.VENDOR), kind, Resolution.EXACT, (), site)
         else:
             yield CallEdge(CallNode(undefined_function(binding.target), Layer.CPP), kind, Resolution.NAME, (), site)
+
+    def _overrides(self, binding: Symbol) -> list[Symbol]:
+        """What runs for a binding of a member its class declares and does not define (a pure
+        virtual): the definitions of that member in classes derived from it."""
+        owner, _, member = (binding.target or "").rpartition("::")
+        if not owner or not member.isidentifier():
+            return []
+        for declaring in registered_functions(self.store, owner, binding.path, CLASS_KINDS):
+            found = overrides(self.store, declaring, member)
+            if found:
+                return found
+        return []
 
     def _generated_operators(self, binding: Symbol) -> list[Symbol]:
         """The operators of the Tensor method whose generated binding (THPVariable_<method>,

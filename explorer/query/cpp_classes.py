@@ -1,0 +1,75 @@
+"""C++ classes and their bases, as the index's class headers write them.
+
+A class symbol's signature is its header as written (`class TCPStore : public Store`), so the
+bases are read from it: the names after the `:`, access and `virtual` dropped, template
+arguments dropped, compared by last name (a header names a base from its own namespace).
+
+What a virtual member runs: a binding or a call may name a member its class only declares
+(`&::c10d::Store::add`, pure virtual); what runs is an override, a definition of that member in
+a class that derives from it, directly or through other classes. Each is a candidate.
+"""
+
+from __future__ import annotations
+
+import re
+
+from explorer.index.reader import IndexReader
+from explorer.model import Symbol, SymbolKind
+from explorer.parsers.common import split_top_level, strip_template_args
+
+CLASS_KINDS = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT})
+_METHOD_KINDS = frozenset({SymbolKind.METHOD, SymbolKind.FUNCTION})
+_BASE_CLAUSE = re.compile(r"(?<!:):(?!:)")
+_ACCESS = re.compile(r"^(?:(?:public|protected|private|virtual)\s+)+")
+# A hierarchy deeper than this between a declaring class and an override is not real code
+_MAX_DEPTH = 8
+
+
+def class_bases(signature: str) -> list[str]:
+    """`class TCPStore : public Store, private Foo<int>` -> ["Store", "Foo"] (last names)."""
+    colon = _BASE_CLAUSE.search(signature)  # not a qualifier's `::` (`class a::C : Base`)
+    if colon is None:
+        return []
+    names = []
+    for _, written in split_top_level(signature[colon.end():].split("{", 1)[0], "<(", ">)"):
+        name = strip_template_args(_ACCESS.sub("", written.strip())).strip()
+        if name:
+            names.append(name.rpartition("::")[2])
+    return names
+
+
+def overrides(store: IndexReader, declaring: Symbol, member: str) -> list[Symbol]:
+    """The definitions of `member` in classes derived from `declaring`, nearest first."""
+    found: list[tuple[int, Symbol]] = []
+    ancestors = {declaring.name}
+    candidates = [s for s in store.symbols_named(member.lower()) if s.name == member and s.kind in _METHOD_KINDS and "::" in s.qname]
+    owners = {s.qname.rpartition("::")[0] for s in candidates}
+    classes = store.symbols_with_qnames(sorted(owners)) if owners else {}
+    depth_of: dict[str, int | None] = {}
+    for owner in owners:
+        depth_of[owner] = _depth(store, owner, ancestors, classes, 0)
+    for symbol in candidates:
+        depth = depth_of.get(symbol.qname.rpartition("::")[0])
+        if depth is not None:
+            found.append((depth, symbol))
+    return [symbol for _, symbol in sorted(found, key=lambda pair: (pair[0], pair[1].path or "", pair[1].line or 0))]
+
+
+def _depth(store: IndexReader, owner: str, ancestors: set[str], classes: dict[str, list[Symbol]], depth: int) -> int | None:
+    """How many derivations separate class `owner` from a class named in `ancestors`, or None."""
+    if depth >= _MAX_DEPTH:
+        return None
+    symbols = classes.get(owner)
+    if symbols is None:
+        symbols = store.symbols_with_qname(owner)
+    namespace = owner.rpartition("::")[0]
+    for symbol in (s for s in symbols if s.kind in CLASS_KINDS):
+        bases = class_bases(symbol.signature or "")
+        if ancestors.intersection(bases):
+            return depth + 1
+        for base in bases:
+            qualified = f"{namespace}::{base}" if namespace else base
+            found = _depth(store, qualified, ancestors, {}, depth + 1)
+            if found is not None:
+                return found
+    return None
