@@ -737,3 +737,44 @@ def test_a_binding_of_a_pure_virtual_reaches_the_overrides(tmp_path):
             ("c10d::PrefixStore::add", SymbolKind.METHOD, store_cpp, 6, Layer.CPP),
         ],
     }
+
+
+def test_a_binding_of_a_member_a_base_class_defines_reaches_the_base(tmp_path):
+    files = {
+        "torch/csrc/Module.cpp": MODULE_CPP.replace("torch::jit::initJITBindings(module)", "torch::jit::initPythonIRBindings(module)"),
+        "aten/src/ATen/core/jit_type.h": (
+            "namespace c10 {\n"                                               # 1
+            "template <TypeKind K, typename T>\n"
+            "struct SingleElementType : public SharedType {\n"                # 3
+            "  const TypePtr& getElementType() const { return elem; }\n"      # 4
+            "};\n"
+            "struct TORCH_API ListType\n"                                     # 6
+            "    : public SingleElementType<TypeKind::ListType, ListType> {\n"
+            "};\n"
+            "}\n"
+            "namespace torch::jit {\n"                                        # 10
+            "struct Value {\n"
+            "  const std::string& debugName() const { return name_; }\n"      # 12
+            "};\n"
+            "struct Use : public Value {};\n"                                 # 14
+            "}\n"
+        ),
+        "torch/csrc/jit/python/python_ir.cpp": (
+            "namespace torch::jit {\n"                                        # 1
+            "void initPythonIRBindings(PyObject* module_) {\n"
+            "  auto m = py::handle(module_).cast<py::module>();\n"
+            "  py::class_<ListType, Type, ListTypePtr>(m, \"ListType\")\n"
+            "      .def(\"getElementType\", &ListType::getElementType);\n"    # 5
+            "  py::class_<Use>(m, \"Use\")\n"
+            "      .def(\"debugName\", &Use::debugName);\n"                   # 7
+            "}\n"
+            "}\n"
+        ),
+    }
+    header = "aten/src/ATen/core/jit_type.h"
+    assert binding_targets(tmp_path, files, ["ListType.getElementType", "Use.debugName"]) == {
+        # c10::ListType is found by its name only (a using-declaration brings it into torch::jit)
+        "ListType.getElementType": [("c10::SingleElementType::getElementType", SymbolKind.METHOD, header, 4, Layer.CPP)],
+        # torch::jit::Use is found by lookup; debugName is its base Value's
+        "Use.debugName": [("torch::jit::Value::debugName", SymbolKind.METHOD, header, 12, Layer.CPP)],
+    }

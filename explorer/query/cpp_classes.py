@@ -73,3 +73,42 @@ def _depth(store: IndexReader, owner: str, ancestors: set[str], classes: dict[st
             if found is not None:
                 return found
     return None
+
+
+def inherited_members(store: IndexReader, cls: Symbol, member: str, kinds: frozenset[SymbolKind]) -> list[Symbol]:
+    """The definitions of `member` a class has from its bases, the nearest base that defines
+    it first (`ListType::getElementType` is SingleElementType's, a template base)."""
+    seen = {cls.qname}
+    frontier = [cls]
+    for _ in range(_MAX_DEPTH):
+        onward = []
+        for current in frontier:
+            for base in _base_classes(store, current):
+                if base.qname in seen:
+                    continue
+                seen.add(base.qname)
+                found = [s for s in store.symbols_with_qname(f"{base.qname}::{member}") if s.kind in kinds]
+                if found:
+                    return found
+                onward.append(base)
+        if not onward:
+            return []
+        frontier = onward
+    return []
+
+
+def _base_classes(store: IndexReader, cls: Symbol) -> list[Symbol]:
+    """The classes a class header names as bases: in the class's namespace (or an enclosing
+    one), else any class of that name."""
+    namespace = cls.qname.rpartition("::")[0]
+    found: list[Symbol] = []
+    for base in class_bases(cls.signature or ""):
+        scope, candidates = namespace, []
+        while not candidates:
+            qualified = f"{scope}::{base}" if scope else base
+            candidates = [s for s in store.symbols_with_qname(qualified) if s.kind in CLASS_KINDS]
+            if not scope:
+                break
+            scope = scope.rpartition("::")[0]
+        found += candidates or [s for s in store.symbols_named(base.lower()) if s.name == base and s.kind in CLASS_KINDS]
+    return found

@@ -66,18 +66,6 @@ def undefined_function(qname: str, why: str = "not defined in the tree") -> Symb
     return Symbol(qname, qname.rpartition("::")[2], SymbolKind.FUNCTION, Language.CPP, None, None, None, why)
 
 
-def registered_by_member(store, written: str, kinds: frozenset[SymbolKind]) -> list[Symbol]:
-    """A member `Class::member` a registration names that no lookup from its namespaces finds
-    (`&ListType::ofInts` in torch::jit, where a header's macro-written using-declaration brings
-    in c10::ListType): the definitions of that member of a class of that name anywhere in the
-    tree. A guess by name, for the caller to mark as one."""
-    parts = written.split("::")
-    if len(parts) < 2:
-        return []
-    tail = "::" + "::".join(parts[-2:])
-    return [s for s in store.symbols_named(parts[-1].lower()) if s.kind in kinds and ("::" + s.qname).endswith(tail)]
-
-
 def vendor_function(store, written: str) -> Symbol | None:
     """A vendor library's API a registration names (`nvtx.def("rangePushA", nvtxRangePushA)`):
     the external symbol the tree's calls of it made, or one of its own; None for others."""

@@ -33,12 +33,11 @@ from explorer.query.bindings import (
     TORCH_MODULE_CLASSES, binding_operators, binding_symbol, bound_stub, inherited_bindings, is_method_binding, operators_for,
     stub_method,
 )
-from explorer.query.cpp_classes import CLASS_KINDS, overrides
+from explorer.query.cpp_classes import CLASS_KINDS, inherited_members, overrides
 from explorer.query.lookup import PythonPaths
 from explorer.query.extensions import ExtensionModules, registered_operators
 from explorer.query.nodes import (
-    REGISTRABLE_KINDS, definition_lines, fan_out, layer_of, registered_by_member, registered_functions, undefined_function,
-    vendor_function,
+    REGISTRABLE_KINDS, definition_lines, fan_out, layer_of, registered_functions, undefined_function, vendor_function,
 )
 from explorer.query.notes import UnreadableDefinition, UnreadableDefinitions
 from explorer.query.sources import SourceLines
@@ -351,32 +350,43 @@ class PythonEdges:
         if not binding.target:
             return  # a lambda: its calls are the PYBIND11_MODULE block's
         found = registered_functions(self.store, binding.target, binding.path, _BOUND_KINDS)
-        vendor = vendor_function(self.store, binding.target) if not found else None
-        overriding = self._overrides(binding) if not found and vendor is None else []
-        guessed = registered_by_member(self.store, binding.target, _BOUND_KINDS) if not (found or overriding) and vendor is None else []
         if found:
             yield from fan_out(found, kind, None, site)
-        elif overriding:  # `&::c10d::Store::add`, pure virtual: one of the overrides runs
-            yield from fan_out(overriding, kind, None, site)
-        elif guessed:  # `&ListType::ofInts`: c10::ListType::ofInts, the only ListType with one; by name only
-            for edge in fan_out(guessed, kind, None, site):
-                yield dataclasses.replace(edge, resolution=Resolution.NAME)
-        elif vendor is not None:  # bound straight to a vendor library's API: the end of the chain
+            return
+        vendor = vendor_function(self.store, binding.target)
+        if vendor is not None:  # bound straight to a vendor library's API: the end of the chain
             yield CallEdge(CallNode(vendor, Layer.VENDOR), kind, Resolution.EXACT, (), site)
-        else:
+            return
+        members, by_name = self._member_elsewhere(binding)
+        for edge in fan_out(members, kind, None, site):
+            yield dataclasses.replace(edge, resolution=Resolution.NAME) if by_name else edge
+        if not members:
             yield CallEdge(CallNode(undefined_function(binding.target), Layer.CPP), kind, Resolution.NAME, (), site)
 
-    def _overrides(self, binding: Symbol) -> list[Symbol]:
-        """What runs for a binding of a member its class declares and does not define (a pure
-        virtual): the definitions of that member in classes derived from it."""
+    def _member_elsewhere(self, binding: Symbol) -> tuple[list[Symbol], bool]:
+        """A bound `Class::member` the class does not define, and whether it was found by name
+        only. What runs is the definition a base gives it (`&ListType::getElementType`, from
+        the template base SingleElementType), else, for a member the class only declares (a
+        pure virtual, `&::c10d::Store::add`), the overrides in classes derived from it. A class
+        no lookup from the binding's namespaces finds (c10::ListType, which a header's macro
+        brings into torch::jit) is taken by its name, and so is the member: by name only."""
         owner, _, member = (binding.target or "").rpartition("::")
         if not owner or not member.isidentifier():
-            return []
-        for declaring in registered_functions(self.store, owner, binding.path, CLASS_KINDS):
-            found = overrides(self.store, declaring, member)
+            return [], False
+        classes = registered_functions(self.store, owner, binding.path, CLASS_KINDS)
+        by_name = not classes
+        if by_name:  # a member of a class of that name, defined in the class or out of it
+            last = owner.rpartition("::")[2]
+            tail = f"::{last}::{member}"
+            found = [s for s in self.store.symbols_named(member.lower()) if s.kind in _BOUND_KINDS and f"::{s.qname}".endswith(tail)]
             if found:
-                return found
-        return []
+                return found, True
+            classes = [s for s in self.store.symbols_named(last.lower()) if s.name == last and s.kind in CLASS_KINDS]
+        for cls in classes:
+            found = inherited_members(self.store, cls, member, _BOUND_KINDS) or overrides(self.store, cls, member)
+            if found:
+                return found, by_name
+        return [], False
 
     def _generated_operators(self, binding: Symbol) -> list[Symbol]:
         """The operators of the Tensor method whose generated binding (THPVariable_<method>,
