@@ -778,3 +778,31 @@ def test_a_binding_of_a_member_a_base_class_defines_reaches_the_base(tmp_path):
         # torch::jit::Use is found by lookup; debugName is its base Value's
         "Use.debugName": [("torch::jit::Value::debugName", SymbolKind.METHOD, header, 12, Layer.CPP)],
     }
+
+
+def test_a_constructor_a_class_does_not_write_is_the_class(tmp_path):
+    files = {
+        "torch/csrc/Module.cpp": MODULE_CPP.replace("torch::jit::initJITBindings(module)", "torch::distributed::c10d::c10d_init(module)"),
+        "torch/csrc/distributed/c10d/Backend.hpp": (
+            "namespace c10d {\n"                                              # 1
+            "struct TORCH_API DistributedBackendOptions {\n"                  # 2
+            "  c10::intrusive_ptr<::c10d::Store> store;\n"
+            "  int group_rank;\n"
+            "};\n"
+            "}\n"
+        ),
+        "torch/csrc/distributed/c10d/init.cpp": (
+            "namespace torch::distributed::c10d {\n"                          # 1
+            "void c10d_init(PyObject* module) {\n"
+            "  auto m = py::handle(module).cast<py::module>();\n"
+            "  py::class_<::c10d::DistributedBackendOptions>(m, \"_DistributedBackendOptions\")\n"
+            "      .def(py::init<>());\n"                                     # 5
+            "}\n"
+            "}\n"
+        ),
+    }
+    assert binding_targets(tmp_path, files, ["_DistributedBackendOptions.__init__"]) == {
+        "_DistributedBackendOptions.__init__": [
+            ("c10d::DistributedBackendOptions", SymbolKind.STRUCT, "torch/csrc/distributed/c10d/Backend.hpp", 2, Layer.CPP),
+        ],
+    }

@@ -144,3 +144,41 @@ def test_what_the_grammar_cannot_read_loses_no_namespace_or_definition_after_it(
         ("torch::distributed::makeChannel", "create", 9),
         ("torch::distributed::TensorPipeAgent::pipeRead", "fn", 15),
     ]
+
+
+def test_a_namespace_error_recovery_split_keeps_the_namespaces_the_braces_say():
+    # kineto_shim.cpp: an expression whose #if branches are alternatives (`return W{ a b };` read
+    # as one text) makes a stray `}`; the tree then puts what follows outside `torch`
+    source = (
+        "namespace torch {\n"                                                  # 1
+        "namespace profiler::impl::kineto {\n"
+        "TraceWrapper::TraceWrapper(const int64_t start_time)\n"              # 3
+        "#ifdef USE_KINETO\n"
+        "    : cpu_trace_(std::make_unique<CpuTraceBuffer>())\n"
+        "#endif\n"
+        "{\n"
+        "}\n"                                                                  # 8
+        "ActivityTraceWrapper stopTrace() {\n"                                 # 9
+        "  return ActivityTraceWrapper{\n"
+        "#ifdef USE_KINETO\n"
+        "      api().stopTrace()\n"
+        "#else\n"
+        "      std::make_unique<interface_trace_t>()\n"
+        "#endif\n"
+        "  };\n"
+        "}\n"
+        "void pushCorrelationId(uint64_t id) {}\n"                             # 18
+        "} // namespace profiler::impl::kineto\n"
+        "namespace autograd::profiler {\n"
+        "void profilerStep() {}\n"                                             # 21
+        "} // namespace autograd::profiler\n"
+        "} // namespace torch\n"
+    )
+    facts = parse_file("torch/csrc/profiler/kineto_shim.cpp", Language.CPP, source.encode())
+    kineto = "torch::profiler::impl::kineto"
+    assert [(s.qname, s.line) for s in facts.symbols if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD)] == [
+        (f"{kineto}::TraceWrapper::TraceWrapper", 3),  # its member initializers under a lone #ifdef
+        (f"{kineto}::stopTrace", 9),
+        (f"{kineto}::pushCorrelationId", 18),
+        ("torch::autograd::profiler::profilerStep", 21),
+    ]

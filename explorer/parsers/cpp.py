@@ -396,14 +396,22 @@ def _enclosing_names(
     nearest one is a class. Anonymous namespaces add no name: their members are reached by
     their plain name from the rest of the file. In a file with errors, a node inside an ERROR
     node or outside any namespace node takes its namespaces from the brace scan (error
-    recovery may have lost them), its classes from the tree."""
+    recovery may have lost them), its classes from the tree; so does a node whose namespaces in
+    the tree are a part of the brace scan's (a stray `}` before `namespace autograd::profiler {`
+    in kineto_shim.cpp left it outside `torch` in the tree, and methods in `torch` alone)."""
     enclosure = enclosures.above(node)
     names = list(enclosure.names)
-    if namespaces is not None and (enclosure.in_error or not any(enclosure.from_namespace)):
-        classes = [name for name, namespace in zip(enclosure.names, enclosure.from_namespace) if not namespace]
+    if namespaces is None:
+        return names, bool(enclosure.in_class)
+    if enclosure.in_error or not any(enclosure.from_namespace):
         recovered = namespaces.at(node.start_byte)
-        names = [*(recovered.split("::") if recovered else []), *classes]
-    return names, bool(enclosure.in_class)
+    else:
+        written = "::".join(name for name, namespace in zip(enclosure.names, enclosure.from_namespace) if namespace)
+        recovered = namespaces.at(node.start_byte)
+        if recovered == written or f"::{written}::" not in f"::{recovered}::":
+            return names, bool(enclosure.in_class)  # the tree's are right, or no part of the scan's
+    classes = [name for name, namespace in zip(enclosure.names, enclosure.from_namespace) if not namespace]
+    return [*(recovered.split("::") if recovered else []), *classes], bool(enclosure.in_class)
 
 
 def _field_name(declarator: tsx.Node) -> str | None:

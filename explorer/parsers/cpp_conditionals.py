@@ -55,8 +55,14 @@ class _Group:
     first_code: list[bytes | None] = field(default_factory=list)  # each branch's first line of code
 
 
-# A branch that starts with one of these continues the expression before the conditional.
-_CONTINUATIONS = (b".", b"->", b",", b"&&", b"||")
+# A branch that starts with one of these continues the expression before the conditional;
+# `:` a constructor's member initializers (`TraceWrapper::TraceWrapper(...)\n#ifdef USE_KINETO\n
+# : cpuTraceBuffer_(...)\n#endif\n{`), where it is no `::` qualifier.
+_CONTINUATIONS = (b".", b"->", b",", b"&&", b"||", b":")
+
+
+def _continues(code: bytes) -> bool:
+    return code.startswith(_CONTINUATIONS) and not code.startswith(b"::")
 
 
 def without_split_conditionals(source: bytes) -> bytes:
@@ -89,7 +95,7 @@ def without_split_conditionals(source: bytes) -> bytes:
                 group = stack.pop()
                 group.ends.append(offset)
                 group.directives.append((offset, end))
-                if all(code is not None and code.startswith(_CONTINUATIONS) for code in group.first_code):
+                if all(code is not None and _continues(code) for code in group.first_code):
                     blanked = blanked if blanked is not None else bytearray(source)
                     for start, stop in group.directives:
                         _blank(blanked, start, stop)

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from explorer.model import CallEdge, CallNode, DispatchEntry, EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.vendors import vendor_library
+from explorer.query.test_code import hidden_as_test
 from explorer.query.visibility import visible_from
 
 
@@ -103,7 +104,9 @@ def registered_functions(store, written: str, path: str | None, kinds: frozenset
             if candidate in tried:
                 continue
             tried.add(candidate)
-            found = [s for s in store.symbols_with_qname(candidate) if s.kind in kinds]
+            # production code never registers a test's function (`add` of a test extension,
+            # for ::c10d::Store::add with every qualifier dropped)
+            found = [s for s in store.symbols_with_qname(candidate) if s.kind in kinds and not hidden_as_test(path, s.path)]
             if found:
                 return (visible_from(path, found) or found) if path else found
     return _through_usings(store, parts, path, kinds) if path else []

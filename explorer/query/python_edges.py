@@ -367,7 +367,8 @@ class PythonEdges:
         """A bound `Class::member` the class does not define, and whether it was found by name
         only. What runs is the definition a base gives it (`&ListType::getElementType`, from
         the template base SingleElementType), else, for a member the class only declares (a
-        pure virtual, `&::c10d::Store::add`), the overrides in classes derived from it. A class
+        pure virtual, `&::c10d::Store::add`), the overrides in classes derived from it; for a
+        constructor the class does not write (`py::init<>()`), the class itself. A class
         no lookup from the binding's namespaces finds (c10::ListType, which a header's macro
         brings into torch::jit) is taken by its name, and so is the member: by name only."""
         owner, _, member = (binding.target or "").rpartition("::")
@@ -386,6 +387,8 @@ class PythonEdges:
             found = inherited_members(self.store, cls, member, _BOUND_KINDS) or overrides(self.store, cls, member)
             if found:
                 return found, by_name
+        if member == owner.rpartition("::")[2] and classes:
+            return classes, by_name  # `py::init<>()` of a class that writes no constructor: the class makes it
         return [], False
 
     def _generated_operators(self, binding: Symbol) -> list[Symbol]:
