@@ -806,3 +806,17 @@ def test_a_constructor_a_class_does_not_write_is_the_class(tmp_path):
             ("c10d::DistributedBackendOptions", SymbolKind.STRUCT, "torch/csrc/distributed/c10d/Backend.hpp", 2, Layer.CPP),
         ],
     }
+
+
+def test_the_init_of_a_type_object_made_by_its_tp_new_is_its_new(tree):
+    root, index = tree
+    refresh(str(root), index, jobs=1)
+    store = IndexStore.open(index)
+    try:
+        found = find(store, "torch._C.Event.__init__")
+    finally:
+        store.close()
+    # Event.cpp sets tp_new (line 25) and no tp_init: constructing an Event runs THPEvent_pynew
+    assert [(s.qname, s.path, s.line, s.target) for s in found.symbols] == [
+        ("torch._C.Event.__new__", "torch/csrc/Event.cpp", 25, "THPEvent_pynew"),
+    ]

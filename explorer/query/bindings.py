@@ -127,10 +127,15 @@ def inherited_bindings(store: IndexReader, class_qname: str, name: str) -> list[
     """The bindings of a method `name` that a class bound from C++ (or declared in a stub)
     has through its bases, nearest base first: `torch._C.ScriptModule._method_names` is bound
     on ScriptObject (`py::class_<Module, Object>`, and the stub's `class ScriptModule(ScriptObject)`).
+    The `__init__` a stub declares for a type object that has only `tp_new` is its `__new__`.
     Bases are those the stub declares and the C++ bases of the py::class_ chain (each a bound
     class whose target is that type); the class's own bindings are not among them."""
     from explorer.parsers.cpp_bindings import BOUND_CLASS_BASES  # a parser's format, read here only
 
+    if name == "__init__":  # a type object with no tp_init is made by its tp_new: torch._C.device(...)
+        made = [s for s in store.symbols_with_qname(f"{class_qname}.__new__") if s.kind in _BINDING_KINDS]
+        if made:
+            return made
     queue, seen = _class_bases(store, class_qname, BOUND_CLASS_BASES), {class_qname}
     while queue and len(seen) <= _MAX_BASES_FOLLOWED:
         owner = queue.pop(0)
