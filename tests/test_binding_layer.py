@@ -419,9 +419,10 @@ def test_a_class_bound_from_cpp_with_no_stub_is_constructed(tree):
         made = [(e.target.symbol.qname, e.target.symbol.line, e.label) for e in graph.edges(graph.node(cls))]
     finally:
         store.close()
-    # the call of the class reaches the class C++ binds (init.cpp:8)
-    assert ("torch._C.PyTorchFileWriter", "torch/csrc/jit/python/init.cpp", 8, "call", ("torch/serialization.py", 5)) in edges
-    # calling the class runs what py::init binds (init.cpp:9)
+    # the call of the class runs what its py::init binds (init.cpp:9), as calling a Python
+    # class reaches its __init__
+    assert ("torch._C.PyTorchFileWriter.__init__", "torch/csrc/jit/python/init.cpp", 9, "call", ("torch/serialization.py", 5)) in edges
+    # and so does the class (init.cpp:8), where a trace starts from it
     assert made == [("torch._C.PyTorchFileWriter.__init__", 9, "call")]
 
 
@@ -820,3 +821,62 @@ def test_the_init_of_a_type_object_made_by_its_tp_new_is_its_new(tree):
     assert [(s.qname, s.path, s.line, s.target) for s in found.symbols] == [
         ("torch._C.Event.__new__", "torch/csrc/Event.cpp", 25, "THPEvent_pynew"),
     ]
+
+
+CUDA_EVENT_TREE = {
+    "torch/csrc/Module.cpp": MODULE_CPP.replace("THPEvent_init(module)", "THCPEvent_init(module)"),
+    "torch/_C/__init__.pyi": "class _CudaEventBase:\n    def synchronize(self) -> None: ...\n",
+    "torch/_streambase.py": (
+        "class _EventBase:\n"                                                  # 1
+        "    def synchronize(self):\n"                                         # 2
+        "        raise NotImplementedError()\n"
+    ),
+    "torch/cuda/streams.py": (
+        "import torch\n"                                                       # 1
+        "from torch._streambase import _EventBase\n"
+        "\n"
+        "\n"
+        "class Event(torch._C._CudaEventBase, _EventBase):\n"                  # 5
+        "    def __new__(cls, enable_timing=False):\n"                         # 6
+        "        return super().__new__(cls, enable_timing=enable_timing)\n"   # 7
+        "\n"
+        "    def synchronize(self):\n"                                         # 9
+        "        super().synchronize()\n"                                      # 10
+    ),
+    "torch/csrc/cuda/Event.cpp": (
+        "static PyObject* THCPEvent_pynew(PyTypeObject* type, PyObject* args, PyObject* kwargs) { return nullptr; }\n"  # 1
+        "static PyObject* THCPEvent_synchronize(PyObject* self, PyObject* noargs) { return nullptr; }\n"  # 2
+        "static PyMethodDef THCPEvent_methods[] = {\n"                       # 3
+        "    {(char*)\"synchronize\", THCPEvent_synchronize, METH_NOARGS, nullptr},\n"  # 4
+        "    {nullptr}};\n"
+        "PyTypeObject THCPEventType = {\n"                                   # 6
+        "    PyVarObject_HEAD_INIT(nullptr, 0) \"torch._C._CudaEventBase\", /* tp_name */\n"
+        "};\n"
+        "void THCPEvent_init(PyObject* module) {\n"                          # 9
+        "  THCPEventType.tp_methods = THCPEvent_methods;\n"
+        "  THCPEventType.tp_new = THCPEvent_pynew;\n"                        # 11
+        "  PyModule_AddObject(module, \"_CudaEventBase\", (PyObject*)&THCPEventType);\n"
+        "}\n"
+    ),
+}
+
+
+def test_a_python_subclass_of_a_bound_class_reaches_the_bound_base(tmp_path):
+    root = write_tree(tmp_path / "tree", CUDA_EVENT_TREE)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        graph = CallGraph(store, str(root), "all")
+
+        def hops(qname: str) -> list[tuple]:
+            (symbol,) = [s for s in store.symbols_with_qname(qname) if s.path and s.path.endswith(".py")]
+            return [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line) for e in graph.edges(graph.node(symbol))]
+
+        event = "torch/csrc/cuda/Event.cpp"
+        # super().synchronize(): the type object's method comes before _EventBase's in the MRO
+        assert hops("torch.cuda.streams.Event.synchronize") == [("torch._C._CudaEventBase.synchronize", event, 4)]
+        # constructing an Event runs its __new__, whose super().__new__ is the type's tp_new
+        assert hops("torch.cuda.streams.Event") == [("torch.cuda.streams.Event.__new__", "torch/cuda/streams.py", 6)]
+        assert hops("torch.cuda.streams.Event.__new__") == [("torch._C._CudaEventBase.__new__", event, 11)]
+    finally:
+        store.close()

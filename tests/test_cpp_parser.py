@@ -352,3 +352,21 @@ def test_data_members_are_fields_and_member_declarations_are_not():
         (f"{scope}::ref_", 7),
         (f"{scope}::data_", 8),
     ]  # not the constructor (3) or make (9), declarations; not Plain's x, a member of no named class
+
+
+def test_a_factory_that_constructs_its_template_argument_calls_the_constructor():
+    source = (
+        "namespace torch::jit {\n"                                                       # 1
+        "void f(const std::string& filename) {\n"
+        "  auto r = std::make_unique<caffe2::serialize::PyTorchStreamReader>(filename);\n"  # 3
+        "  auto s = c10::make_intrusive<Store, std::allocator<int>>(1);\n"               # 4
+        "  auto v = std::make_unique<std::vector<int>>();\n"                              # 5
+        "}\n"
+        "}\n"
+    )
+    facts = parse_cpp("torch/csrc/jit/python/init.cpp", source.encode())
+    assert [(c.callee, c.line) for c in facts.calls] == [
+        ("std::make_unique", 3), ("caffe2::serialize::PyTorchStreamReader::PyTorchStreamReader", 3),
+        ("c10::make_intrusive", 4), ("Store::Store", 4),
+        ("std::make_unique", 5), ("std::vector::vector", 5),
+    ]

@@ -943,6 +943,10 @@ def _calls(
         if passed:
             passed = _not_values(passed, caller, values)
         append(CallSite(caller, callee, callee, row + 1, column, CallKind.LAUNCH if start in launches else CallKind.CALL, passed))
+        if callee.endswith(_FACTORY_SUFFIXES) and b"<" in written:
+            made = _made_by_factory(written)  # `std::make_unique<PyTorchStreamReader>(...)` runs its constructor
+            if made:
+                append(CallSite(caller, made, made, row + 1, column, CallKind.CALL, ()))
 
 
 def _spelled_callee(written: bytes) -> str:
@@ -1001,6 +1005,21 @@ def _not_values(passed: tuple[str, ...], caller: str, values: dict[str, set[str]
     only a name no local, parameter or field shadows may be a function pointer."""
     declared = values.get(caller, set()) | values.get(caller.rpartition("::")[0], set())
     return tuple(name for name in passed if name not in declared) if declared else passed
+
+
+# Factories that construct their template argument: the call runs T's constructor
+_FACTORY_SUFFIXES = ("make_unique", "make_shared", "make_intrusive")
+_FACTORY = re.compile(r"^(?:(?:::)?(?:std|c10)::)?make_(?:unique|shared|intrusive)\s*<\s*((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*[,<>]")
+
+
+def _made_by_factory(written: bytes) -> str | None:
+    """`std::make_unique<caffe2::serialize::PyTorchStreamReader>` -> its constructor's name,
+    `caffe2::serialize::PyTorchStreamReader::PyTorchStreamReader`."""
+    match = _FACTORY.match(collapse(written.decode("utf-8", "replace")))
+    if match is None:
+        return None
+    cls = match.group(1)
+    return f"{cls}::{cls.rpartition('::')[2]}"
 
 
 _TEMPORARY = re.compile(r"((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*(?:\{[^{}]*\}|\(\s*\))")

@@ -68,7 +68,9 @@ _GENERATED_BINDING = re.compile(r"\bTHPVariable_(\w+)")
 _OVERLOAD_DECORATOR = re.compile(r"@([\w.]*\.)?_?overload(_method)?\b")
 # What a binding may name: a function, or a data member (`.def_readwrite("name", &WorkerInfo::name_)`)
 _BOUND_KINDS = REGISTRABLE_KINDS | {SymbolKind.FIELD}
+_BINDING_KINDS = {SymbolKind.PYBIND, SymbolKind.METHOD_TABLE}
 _CALLABLE_KINDS = {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.ALIAS, SymbolKind.VARIABLE}
+_MEMBER_KINDS = _CALLABLE_KINDS | _BINDING_KINDS  # what a class's member may be: a bound class's are bindings
 # The names a definition's text writes before `=` or `name: annotation =` (each of `a = b = c`):
 # more than libcst finds assigned (keyword arguments, defaults) but never fewer, so a called
 # name not among them is no local and the definition need not be parsed. On PyTorch most bare
@@ -235,13 +237,17 @@ class PythonEdges:
 
     def _instance_call(self, class_qname: str) -> Iterator[CallEdge]:
         """Calling an instance runs `__call__` (`forward`, for a torch.nn.Module whose source is
-        outside the tree); a class without one is being constructed."""
-        names = ("__call__", "forward", "__init__") if self.is_outside_module(class_qname) else ("__call__", "__init__")
+        outside the tree); a class without one is being constructed: its `__new__` (a Python
+        class's own, or a bound base's tp_new: torch.cuda.Stream), then its `__init__`."""
+        names = ("__call__", "forward") if self.is_outside_module(class_qname) else ("__call__",)
         for name in names:
             found = list(self._member_edges(class_qname, name, None, class_qname))
             if found:
                 yield from (CallEdge(edge.target, EdgeKind.METHOD, edge.resolution, edge.candidates, None) for edge in found)
                 return
+        for name in ("__new__", "__init__"):
+            for edge in self._member_edges(class_qname, name, None, class_qname):
+                yield CallEdge(edge.target, EdgeKind.METHOD, edge.resolution, edge.candidates, None)
 
     def is_outside_module(self, class_qname: str) -> bool:
         """A subclass of torch.nn.Module, where torch is not in the tree (an extension's or a
@@ -272,8 +278,11 @@ class PythonEdges:
         if after is not None and after in mro:
             mro = mro[mro.index(after) + 1:]
         for owner in mro:
-            found = [s for s in self.store.symbols_with_qname(f"{owner}.{name}") if s.kind in _CALLABLE_KINDS]
-            if found and all((s.path or "").endswith((".pyi", ".pyi.in")) for s in found):
+            found = [s for s in self.store.symbols_with_qname(f"{owner}.{name}") if s.kind in _MEMBER_KINDS]
+            bound = [s for s in found if s.kind in _BINDING_KINDS]
+            if bound:  # a bound class's member (torch._C._CudaEventBase.record): the binding, not its stub
+                found = bound
+            elif found and all((s.path or "").endswith((".pyi", ".pyi.in")) for s in found):
                 # a stub declares it; C++ may bind it on a base (`py::class_<Module, Object>`)
                 found = inherited_bindings(self.store, owner, name) or found
             if found:
@@ -321,6 +330,12 @@ class PythonEdges:
             return
         symbols = self.store.symbols_with_qname(target)
         classes = [s for s in symbols if s.kind is SymbolKind.CLASS]
+        bound = [s for s in symbols if s.kind is SymbolKind.BOUND_CLASS]
+        if bound and not classes:  # `torch._C.PyTorchFileWriter(f)`: what its py::init or tp_new binds
+            made = list(self._bound_constructor(bound[0]))
+            if made:
+                yield from (CallEdge(edge.target, EdgeKind.CALL, edge.resolution, edge.candidates) for edge in made)
+                return
         if classes:
             init = list(self._member_edges(classes[0].qname, "__init__", None, classes[0].qname))
             if init:

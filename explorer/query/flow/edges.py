@@ -29,6 +29,7 @@ from explorer.query.nodes import definition_lines, layer_of
 from explorer.query.python_edges import PythonEdges
 
 _MAX_LAMBDA_DEPTH = 8
+_BINDING_KINDS = (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE)
 # What an operator hands its method, besides the operand it is called on (Python's data
 # model): nothing to a unary one, the index and the value to `__setitem__`, else one operand
 _OPERATOR_ARGUMENTS = {"__neg__": 0, "__pos__": 0, "__invert__": 0, "__abs__": 0, "__setitem__": 2}
@@ -260,10 +261,10 @@ class FlowEdges:
         return known
 
     def _known_outside(self, dotted: str) -> bool:
-        """A torch binding, a class C++ binds, or a name only stubs (`.pyi`) define."""
+        """A torch binding, a class or method C++ binds, or a name only stubs (`.pyi`) define."""
         if binding_operators(self.store, dotted) or bound_stub(self.store, dotted) is not None or self._outside_class(dotted):
             return True
-        return any((s.path or "").endswith(".pyi") for s in self.store.symbols_with_qname(dotted))
+        return any((s.path or "").endswith(".pyi") or s.kind in _BINDING_KINDS for s in self.store.symbols_with_qname(dotted))
 
 
 def _order(call: Call) -> tuple:

@@ -641,8 +641,11 @@ class Solver:
         elif isinstance(value, Instance):
             self.instance_made(value.cls)
             self.copy(self.node(("field", value.cls, name)), result)
-            found = self.class_attribute(value.cls, name)
-            if found is not None:
+            outside = self._outside_member(value.cls, name)
+            found = self.class_attribute(value.cls, name) if outside is None else None
+            if outside is not None:  # a bound base's method, before any Python base that has one
+                self.add(result, [External(f"{outside}.{name}")])
+            elif found is not None:
                 node = self.fresh()
                 self.on(node, lambda member: self._instance_member(caller, site, member, value, result))
                 self.copy(found, node)
@@ -681,9 +684,14 @@ class Solver:
                 self.add(result, [TensorMethod(name)])
         elif isinstance(value, SuperObject):
             cls = value.receiver.cls if isinstance(value.receiver, Instance) else value.receiver.qname
-            found = self.class_attribute(cls, name, after=value.cls)
+            outside = self._outside_member(cls, name, after=value.cls)
+            found = self.class_attribute(cls, name, after=value.cls) if outside is None else None
             receiver = value.receiver
-            if found is not None:
+            if outside is not None:
+                # `super().synchronize()` in torch.cuda.Event: _CudaEventBase's, which comes
+                # before the abstract _EventBase.synchronize in the MRO
+                self.add(result, [External(f"{outside}.{name}")])
+            elif found is not None:
                 node = self.fresh()
                 if isinstance(receiver, Instance):
                     self.on(node, lambda member: self._instance_member(caller, site, member, receiver, result))
@@ -741,6 +749,22 @@ class Solver:
             if scope is not None and scope.bindings(name):
                 self.compile_class(scope)
                 return self.node(("class", owner, name))
+        return None
+
+    def _outside_member(self, cls: str, name: str, after: str | None = None) -> str | None:
+        """The class along `cls`'s MRO (after `after`) that the tree has no source for and that
+        binds `name` (a C++ type object's method: torch._C._CudaEventBase.synchronize), when it
+        comes before any class of the tree whose body binds the name; else None."""
+        mro = self._mro(cls)
+        if after is not None:
+            mro = mro[mro.index(after) + 1:] if after in mro else []
+        for owner in mro:
+            scope = self.facts.class_scope(owner)
+            if scope is not None:
+                if scope.bindings(name):
+                    return None
+            elif self.known_outside(owner) and self.known_outside(f"{owner}.{name}"):
+                return owner
         return None
 
     def _stub_base(self, cls: str) -> str | None:
