@@ -880,3 +880,107 @@ def test_a_python_subclass_of_a_bound_class_reaches_the_bound_base(tmp_path):
         assert hops("torch.cuda.streams.Event.__new__") == [("torch._C._CudaEventBase.__new__", event, 11)]
     finally:
         store.close()
+
+
+def test_a_method_called_on_what_a_function_returns_is_that_class_s_or_its_overrides(tmp_path):
+    files = {
+        "c10/cuda/CUDACachingAllocator.h": (
+            "namespace c10::cuda::CUDACachingAllocator {\n"                   # 1
+            "class CUDAAllocator : public Allocator {\n"
+            " public:\n"
+            "  virtual void emptyCache() = 0;\n"                              # 4
+            "};\n"
+            "inline CUDAAllocator* get() { return allocator.load(); }\n"      # 6
+            "inline void emptyCache() { return get()->emptyCache(); }\n"      # 7
+            "inline void cacheInfo() {\n"                                     # 8
+            "  auto allocator = get();\n"
+            "  allocator->emptyCache();\n"                                    # 10
+            "}\n"
+            "}\n"
+        ),
+        "c10/cuda/CUDACachingAllocator.cpp": (
+            "namespace c10::cuda::CUDACachingAllocator {\n"                   # 1
+            "namespace Native {\n"
+            "class NativeCachingAllocator : public CUDAAllocator {\n"         # 3
+            "  void emptyCache() override { release(); }\n"                   # 4
+            "  std::vector<std::unique_ptr<DeviceCachingAllocator>> device_allocator;\n"  # 5
+            "  DeviceStats getDeviceStats(c10::DeviceIndex device) override {\n"  # 6
+            "    return device_allocator[device]->getStats();\n"             # 7
+            "  }\n"
+            "};\n"
+            "class DeviceCachingAllocator {\n"                               # 10
+            "  DeviceStats getStats() { return stats; }\n"                   # 11
+            "};\n"
+            "}\n"
+            "}\n"
+        ),
+    }
+    root = write_tree(tmp_path / "tree", files)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        graph = CallGraph(store, str(root), "all")
+        edges = {}
+        for name in ("emptyCache", "cacheInfo"):
+            (caller,) = store.symbols_with_qname(f"c10::cuda::CUDACachingAllocator::{name}")
+            edges[name] = [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line) for e in graph.edges(graph.node(caller))]
+    finally:
+        store.close()
+    namespace = "c10::cuda::CUDACachingAllocator"
+    # get() returns CUDAAllocator*, whose emptyCache is pure virtual: the override runs, called
+    # on get()'s result or on a local `auto` it initialises
+    expected = [
+        (f"{namespace}::get", "c10/cuda/CUDACachingAllocator.h", 6),
+        (f"{namespace}::Native::NativeCachingAllocator::emptyCache", "c10/cuda/CUDACachingAllocator.cpp", 4),
+    ]
+    assert edges == {"emptyCache": expected, "cacheInfo": expected}
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        graph = CallGraph(store, str(root), "all")
+        (stats,) = store.symbols_with_qname(f"{namespace}::Native::NativeCachingAllocator::getDeviceStats")
+        reached = [(e.target.symbol.qname, e.target.symbol.line) for e in graph.edges(graph.node(stats))]
+    finally:
+        store.close()
+    # a data member of the caller's own class, subscripted: the vector's element, a unique_ptr's pointee
+    assert reached == [(f"{namespace}::Native::DeviceCachingAllocator::getStats", 11)]
+
+
+def test_a_method_called_on_a_parameter_s_data_member_is_the_member_class_s(tmp_path):
+    files = {
+        "aten/src/ATen/cuda/CUDAEvent.h": (
+            "namespace at::cuda {\n"                                          # 1
+            "struct CUDAEvent {\n"
+            "  void record(const CUDAStream& stream) { cudaEventRecord(event_, stream); }\n"  # 3
+            "};\n"
+            "}\n"
+        ),
+        "torch/csrc/cuda/Event.h": (
+            "struct THCPEvent {\n"                                            # 1
+            "  at::cuda::CUDAEvent cuda_event;\n"                             # 2
+            "};\n"
+        ),
+        "torch/csrc/cuda/Event.cpp": (
+            "static PyObject* THCPEvent_record(PyObject* _self, PyObject* _stream) {\n"  # 1
+            "  auto self = (THCPEvent*)_self;\n"
+            "  self->cuda_event.record(stream);\n"                           # 3
+            "}\n"
+            "static void record_on(THCPEvent* self, const CUDAStream& stream) {\n"  # 5
+            "  self->cuda_event.record(stream);\n"                            # 6
+            "}\n"
+        ),
+    }
+    root = write_tree(tmp_path / "tree", files)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        graph = CallGraph(store, str(root), "all")
+        edges = {}
+        for name in ("record_on", "THCPEvent_record"):
+            (caller,) = store.symbols_with_qname(name)
+            edges[name] = [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line) for e in graph.edges(graph.node(caller))]
+    finally:
+        store.close()
+    # self is a THCPEvent* (a parameter; a local cast from the PyObject* handed in), whose
+    # cuda_event (Event.h:2) is an at::cuda::CUDAEvent
+    record = [("at::cuda::CUDAEvent::record", "aten/src/ATen/cuda/CUDAEvent.h", 3)]
+    assert edges == {"record_on": record, "THCPEvent_record": record}

@@ -37,10 +37,13 @@ from explorer.index.store import last_name
 from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite, EdgeKind, Layer, Resolution, Symbol, SymbolKind
 from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.query.backends import dispatch_key_allowed
-from explorer.parsers.common import enclosing_candidates
+from explorer.parsers.common import collapse, enclosing_candidates
 from explorer.query.bindings import is_out_overload, operators_for
 from explorer.query.generated_api import FAST_PATHS, generated
-from explorer.query.nodes import definition_lines, defining_stub, dispatch_kernels, fan_out, layer_of, undefined_function
+from explorer.query.cpp_classes import CLASS_KINDS, inherited_members, overrides
+from explorer.query.nodes import (
+    definition_lines, defining_stub, dispatch_kernels, fan_out, layer_of, registered_functions, undefined_function,
+)
 from explorer.query.sources import SourceLines
 from explorer.query.templates import (
     call_template_arguments, chosen_specialisations, generic_parameters, specialisation_arguments, template_parameters,
@@ -64,6 +67,7 @@ class NativeEdges:
         self._template_parameters: dict[tuple, set[str]] = {}
         self._named_in_scope: dict[tuple[str | None, str, str], list[Symbol]] = {}
         self._generic: dict[tuple[str | None, int | None], set[str]] = {}
+        self._locals: dict[tuple[str | None, int | None, str], tuple[str | None, str | None]] = {}  # a local's class or initialising call
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
@@ -229,12 +233,10 @@ class NativeEdges:
                 yield from fan_out(self._in_scopes(_scopes(caller.qname), name), EdgeKind.METHOD, None, where)
                 return
             operators = self._fitting_schemas(operators_for(self.store, name, variant="method"), caller, site, 1)
-            declared = parameter_type(caller.signature, receiver) if not operators else None
-            if declared is not None and declared.rpartition("::")[2] in _VALUE_CLASSES:
-                declared = None  # `self.sizes()`: an accessor of the tensor a kernel is handed, in every kernel
-            methods = [s for s in self._named(caller, f"{declared}::{name}") if s.kind in _FUNCTION_KINDS] if declared else []
+            methods, by_name = self._typed_receiver(caller, callee, receiver, name) if not operators else ([], False)
             if methods:  # `[](PyTorchStreamWriter& self, ...) { self.writeRecord(...); }`
-                yield from fan_out(methods, EdgeKind.METHOD, None, where)
+                for edge in fan_out(methods, EdgeKind.METHOD, None, where):
+                    yield dataclasses.replace(edge, resolution=Resolution.NAME) if by_name else edge
                 return
             for edge in fan_out(operators, EdgeKind.METHOD, Layer.YAML, where):
                 resolution = Resolution.NAME if edge.resolution is Resolution.EXACT else edge.resolution
@@ -279,6 +281,100 @@ class NativeEdges:
             specialised = set()
         for edge in fan_out(functions, EdgeKind.CALL, None, where):
             yield dataclasses.replace(edge, specialised=True) if id(edge.target.symbol) in specialised else edge
+
+    def _typed_receiver(self, caller: Symbol, callee: str, receiver: str, name: str) -> tuple[list[Symbol], bool]:
+        """The methods a member call may run, from what the receiver is declared to be, and
+        whether its class was found by name only. The receiver is a parameter of a class
+        (`PyTorchStreamWriter& self`), a local whose declaration says its class (`auto self =
+        (THCPEvent*)_self;`) or the call that makes it (`auto& engine = PythonEngine::
+        get_python_engine();`), a call (`get()->emptyCache()`: what get() is declared to
+        return), a data member of one of these (`self->cuda_event.record()`), or one of the
+        caller's own class (`device_allocator[device]->getStats()`). The class's method of that
+        name, else a base's; with the overrides in derived classes, any of which a virtual call
+        may run."""
+        declared = parameter_type(caller.signature, receiver)
+        local = None
+        if declared is None and receiver.isidentifier() and caller.path is not None:
+            declared, local = self._local_type(caller, receiver)
+        if declared is not None and declared.rpartition("::")[2] in _VALUE_CLASSES:
+            return [], False  # `self.sizes()`: an accessor of the tensor a kernel is handed, in every kernel
+        parts = re.split(r"\.|->", callee)
+        if declared is not None:
+            methods = [s for s in self._named(caller, f"{declared}::{name}") if s.kind in _FUNCTION_KINDS]
+            if methods:
+                return methods, False
+            if len(parts) == 2:
+                return self._class_methods(caller, declared, name)
+            if len(parts) == 3:  # `self->cuda_event.record(stream)`: THCPEvent's cuda_event is an at::cuda::CUDAEvent
+                return self._method_of_field(caller, declared, parts[1], name)
+            return [], False
+        if local is not None and len(parts) == 2:
+            return self._method_of_returned(caller, local, name)
+        if _CALL_RECEIVER.match(receiver):
+            return self._method_of_returned(caller, receiver, name)
+        own = _OWN_FIELD.match(receiver)
+        if own is not None and caller.kind is SymbolKind.METHOD and len(parts) == 2:
+            return self._method_of_field(caller, caller.qname.rpartition("::")[0], own.group(1), name, subscripted=bool(own.group(2)))
+        return [], False
+
+    def _local_type(self, caller: Symbol, name: str) -> tuple[str | None, str | None]:
+        """What a local variable of the caller is, from its declaration in the caller's text:
+        its class as written (`THCPEvent` for `auto self = (THCPEvent*)_self;` or `THCPEvent*
+        self = ...`), or the call that initialises an `auto` (`PythonEngine::get_python_engine()`),
+        whose declared return type says; (None, None) when neither is written."""
+        key = (caller.path, caller.line, name)
+        found = self._locals.get(key)
+        if found is None:
+            text = self.sources.of_definition(caller)
+            found = self._locals[key] = local_declaration(text, name)
+        return found
+
+    def _method_of_field(self, caller: Symbol, declared: str, field: str, name: str, subscripted: bool = False) -> tuple[list[Symbol], bool]:
+        """A method called on a data member of a class (`self->cuda_event.record()` with
+        `THCPEvent* self`): the member's declared class (an element's, subscripted), its method."""
+        for member in (s for s in self._named(caller, f"{declared}::{field}") if s.kind is SymbolKind.FIELD):
+            written = returned_class(member.signature, member.name, opening="", element=subscripted)
+            if written is None or written.rpartition("::")[2] in _VALUE_CLASSES:
+                continue
+            return self._class_methods(member, written, name)
+        return [], False
+
+    def _class_methods(self, owner: Symbol, written: str, name: str) -> tuple[list[Symbol], bool]:
+        """The class `written` names, looked up from where `owner` is defined: its method `name`
+        or a base's, and the overrides in derived classes; and whether the class was found by
+        its name only."""
+        scope = owner.qname.rpartition("::")[0]
+        classes = registered_functions(self.store, f"{scope}::{written}" if scope else written, owner.path, CLASS_KINDS)
+        by_name = not classes
+        if by_name:  # `at::cuda::CUDAStream`, which a header's using-declaration makes c10::cuda's: the one class of that name
+            last = written.rpartition("::")[2]
+            named = [s for s in self.store.symbols_named(last.lower()) if s.name == last and s.kind in CLASS_KINDS]
+            if len({s.qname for s in named}) > 1 and "::" in written:  # the one in a namespace of the same last name
+                tail = "::" + "::".join(written.split("::")[-2:])
+                named = [s for s in named if ("::" + s.qname).endswith(tail)]
+            classes = named if len({s.qname for s in named}) == 1 else []
+        for cls in classes:
+            own = [s for s in self.store.symbols_with_qname(f"{cls.qname}::{name}") if s.kind in _FUNCTION_KINDS]
+            found = own or inherited_members(self.store, cls, name, frozenset(_FUNCTION_KINDS))
+            found = found + [s for s in overrides(self.store, cls, name) if s not in found]
+            if found:
+                return found, by_name
+        return [], False
+
+    def _method_of_returned(self, caller: Symbol, receiver: str, name: str) -> tuple[list[Symbol], bool]:
+        """A method called on what a call returns (`get()->emptyCache()`): the function's
+        declared return type (through pointers, references and smart pointers), its method of
+        that name or a base's, and the overrides in derived classes (a virtual call may run
+        any; a pure virtual runs only them)."""
+        function = _CALL_RECEIVER.match(receiver).group(1)
+        for returning in (s for s in self._named(caller, function) if s.kind in _FUNCTION_KINDS):
+            written = returned_class(returning.signature, returning.name)
+            if written is None or written.rpartition("::")[2] in _VALUE_CLASSES:
+                continue  # a tensor's accessors are not followed into TensorBody.h
+            found = self._class_methods(returning, written, name)
+            if found[0]:
+                return found
+        return [], False
 
     def _autograd_forward(self, caller: Symbol, written_class: str) -> list[Symbol]:
         """`ScatterSum::apply(...)` of a C++ autograd Function (`struct ScatterSum : public
@@ -436,6 +532,64 @@ def _fast_path(callee: str) -> bool:
 _VALUE_CLASSES = frozenset({"Tensor", "TensorBase"})
 # `const c10::intrusive_ptr<::c10d::ProcessGroup>& self`: a type, then the parameter's name
 _SMART_POINTERS = re.compile(r"^(?:(?:c10|std)::)?(?:intrusive_ptr|shared_ptr|unique_ptr|weak_intrusive_ptr)\s*<\s*(.+?)\s*>$")
+
+
+# A receiver that is a call: `get()`, `c10::cuda::CUDACachingAllocator::get()`, `registry(key)`
+_CALL_RECEIVER = re.compile(r"^((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*\(.*\)$")
+_SPECIFIERS = re.compile(r"\b(?:static|inline|virtual|constexpr|explicit|extern|friend|const|volatile|typename|C10_\w+|TORCH_\w+)\b")
+
+
+def local_declaration(text: str, name: str) -> tuple[str | None, str | None]:
+    """See NativeEdges._local_type: (class as written, initialising call) for local `name`."""
+    escaped = re.escape(name)
+    cast = re.search(rf"\bauto\s*[*&]*\s*{escaped}\s*=\s*(?:\(\s*({_TYPE})\s*\*\s*\)|(?:static|reinterpret|dynamic)_cast\s*<\s*(?:const\s+)?({_TYPE})\s*[*&]?\s*>)", text)
+    if cast is not None:
+        return (cast.group(1) or cast.group(2)), None
+    initialised = re.search(rf"\bauto\s*[*&]*\s*{escaped}\s*=\s*((?:::)?[A-Za-z_][\w:]*\s*\([^;]*\))\s*;", text)
+    if initialised is not None:
+        return None, initialised.group(1)
+    declared = re.search(rf"(?:^|[;{{}}(]\s*|\n\s*)(?:const\s+)?({_TYPE}(?:\s*<[^;(){{}}]*>)?)\s*[*&]*\s*\b{escaped}\s*[=({{;]", text)
+    if declared is not None:
+        written = declared.group(1).strip()
+        pointee = _SMART_POINTERS.match(written)
+        written = pointee.group(1).strip() if pointee is not None else written
+        if "<" not in written and written not in _NOT_CLASSES and written not in ("return", "auto", "else", "new", "delete"):
+            return written, None
+    return None, None
+
+
+_TYPE = r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*"
+
+
+# A data member of the caller's own class as a receiver: `device_allocator[device]`, `impl_`
+_OWN_FIELD = re.compile(r"^([A-Za-z_]\w*)\s*(\[.*\])?$")
+# Containers whose element a subscript gives
+_CONTAINERS = re.compile(r"^(?:(?:std|c10|at)::)?(?:vector|array|deque|SmallVector|ArrayRef)\s*<\s*(.+?)\s*(?:,[^<>]*)?>$")
+
+
+def returned_class(signature: str, name: str, opening: str = "(", element: bool = False) -> str | None:
+    """The class a function whose first line is `signature` returns, as written: `CUDAAllocator`
+    for `inline CUDAAllocator* get()`, the pointee of a smart pointer; None for a type that is
+    no class name (`void`, `auto`, a template parameter is not told apart). With `opening`
+    empty, the class of a data member (`at::cuda::CUDAEvent cuda_event;`)."""
+    marker = re.compile(rf"\b{re.escape(name)}\b\s*{re.escape(opening)}")
+    head = marker.split(signature, maxsplit=1)[0] if marker.search(signature) else ""
+    head = _OWNER_QUALIFIER.sub("", head)  # `Engine& PythonEngine::get_python_engine()`: the class written before the name
+    written = _SPECIFIERS.sub(" ", head)
+    written = collapse(written.replace("&", " ").replace("*", " ")).strip()
+    contained = _CONTAINERS.match(written) if element else None
+    if contained is not None:  # `std::vector<std::unique_ptr<DeviceCachingAllocator>> device_allocator;` subscripted
+        written = contained.group(1).strip()
+    pointee = _SMART_POINTERS.match(written)
+    if pointee is not None:
+        written = pointee.group(1).strip()
+    if not written or " " in written or "<" in written or written in _NOT_CLASSES:
+        return None
+    return written.removeprefix("::")
+
+
+_OWNER_QUALIFIER = re.compile(r"(?:[A-Za-z_]\w*(?:<[^<>]*>)?::)+\s*$")
+_NOT_CLASSES = frozenset(("auto", "void", "int", "bool", "float", "double", "char", "size_t", "int64_t", "int32_t", "uint64_t"))
 
 
 def parameter_type(signature: str, name: str) -> str | None:
