@@ -984,3 +984,41 @@ def test_a_method_called_on_a_parameter_s_data_member_is_the_member_class_s(tmp_
     # cuda_event (Event.h:2) is an at::cuda::CUDAEvent
     record = [("at::cuda::CUDAEvent::record", "aten/src/ATen/cuda/CUDAEvent.h", 3)]
     assert edges == {"record_on": record, "THCPEvent_record": record}
+
+
+def test_a_function_declared_to_return_a_bound_class_returns_an_instance_of_it(tmp_path):
+    files = dict(TREE)
+    files["torch/distributed/distributed_c10d.py"] = (
+        "from torch._C._distributed_c10d import ProcessGroup\n"              # 1
+        "\n"
+        "\n"
+        "class GroupMember:\n"                                                # 4
+        "    WORLD = None\n"
+        "\n"
+        "\n"
+        "def _get_default_group() -> ProcessGroup:\n"                         # 8
+        "    return GroupMember.WORLD\n"
+        "\n"
+        "\n"
+        "def all_reduce(tensor, group=None):\n"                               # 12
+        "    if group is None:\n"
+        "        group = _get_default_group()\n"                              # 14
+        "    work = group.allreduce([tensor])\n"                              # 15
+        "    return work\n"
+    )
+    root = write_tree(tmp_path / "tree", files)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        graph = CallGraph(store, str(root), "all")
+        (caller,) = store.symbols_with_qname("torch.distributed.distributed_c10d.all_reduce")
+        edges = [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.site) for e in graph.edges(graph.node(caller))]
+    finally:
+        store.close()
+    # _get_default_group's body returns a global nothing in the tree sets; its annotation says
+    # a ProcessGroup, the class c10d/init.cpp:8 binds, whose allreduce init.cpp:9 binds
+    site = "torch/distributed/distributed_c10d.py"
+    assert edges == [
+        ("torch.distributed.distributed_c10d._get_default_group", site, 8, (site, 14)),
+        ("torch._C._distributed_c10d.ProcessGroup.allreduce", "torch/csrc/distributed/c10d/init.cpp", 9, (site, 15)),
+    ]

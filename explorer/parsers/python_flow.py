@@ -133,16 +133,16 @@ class _Reader:
 
     # -- scopes ----------------------------------------------------------------------------
 
-    def scope(self, node: tsx.Node, qname: str, kind: str, params: tuple, bases: tuple = ()) -> None:
+    def scope(self, node: tsx.Node, qname: str, kind: str, params: tuple, bases: tuple = (), returns: Expr | None = None) -> None:
         if self.depth > _MAX_DEPTH:
             return  # nested past reason: the scope's value stays, its body is not read
         self.depth += 1
         try:
-            self._scope(node, qname, kind, params, bases)
+            self._scope(node, qname, kind, params, bases, returns)
         finally:
             self.depth -= 1
 
-    def _scope(self, node: tsx.Node, qname: str, kind: str, params: tuple, bases: tuple) -> None:
+    def _scope(self, node: tsx.Node, qname: str, kind: str, params: tuple, bases: tuple, returns: Expr | None) -> None:
         body = node if kind == "module" else node.child_by_field_name("body")
         local_names = _bound_names(body) if body is not None else set()
         declared_free = _declared_free(body) if body is not None else set()
@@ -158,7 +158,7 @@ class _Reader:
             walker.block(body)
         statements = tuple(walker.statements)
         free = sorted({s[1][1] for s in statements if s[0] == "bind" and s[1][0] == "free"})
-        self.scopes.append(((qname, kind, tsx.line(node), params, bases, walker.generator, free), statements))
+        self.scopes.append(((qname, kind, tsx.line(node), params, bases, walker.generator, free, returns), statements))
 
 
 class _ScopeWalker:
@@ -347,7 +347,8 @@ class _ScopeWalker:
         else:
             params = self.parameters(node.child_by_field_name("parameters"))
             value = ("def", qname, tsx.line(node))
-            self.reader.scope(node, qname, "function", params)
+            declared = _declared_type(node.child_by_field_name("return_type"))
+            self.reader.scope(node, qname, "function", params, (), self.expr(declared) if declared is not None else None)
         # decorators apply bottom up; each is a call made where the def runs
         for decorator in reversed(decorators):
             expression = decorator.named_children[0] if decorator.named_children else None

@@ -34,6 +34,7 @@ class Scope:
     _bindings: dict[str, list] | None = None
     _returned: tuple[str | None] | None = None
     _makes_closure: bool | None = None
+    returns: list | None = None  # a function's declared return type, an expression (`-> ProcessGroup`)
 
     @property
     def body(self) -> list:
@@ -164,8 +165,8 @@ class FlowFacts:
             return {}
         header, *bodies = text.split("\n")
         scopes: dict[tuple[str, int], Scope] = {}
-        for (qname, kind, line, params, bases, generator, free), body in zip(json.loads(header), bodies, strict=True):
-            scopes[(qname, line)] = Scope(qname, kind, line, params, bases, bool(generator), free, name, path, body)
+        for (qname, kind, line, params, bases, generator, free, returns), body in zip(json.loads(header), bodies, strict=True):
+            scopes[(qname, line)] = Scope(qname, kind, line, params, bases, bool(generator), free, name, path, body, returns=returns)
         return scopes
 
 

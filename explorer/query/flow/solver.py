@@ -300,6 +300,12 @@ class Solver:
             self.add(self._param(key, scope.params[0]), [receiver])
         if context is not None and not is_made(context):
             self.instance_made(context)
+        if scope.returns is not None:
+            # `def _get_default_group() -> ProcessGroup`: a class C++ binds, which the body may
+            # not show (it returns a global set elsewhere)
+            declared = self.node(("returns", scope.qname, scope.line))
+            self.on(declared, functools.partial(self._declared_return, self.node(("return", key))))
+            self._define(scope)
         for param in scope.params:
             if param[2] is not None:
                 self.copy(self.node(("default", scope.qname, scope.line, param[0])), self._param(key, param))
@@ -336,6 +342,12 @@ class Solver:
             isinstance(declared_type, External) and declared_type.dotted in _TENSOR_CLASSES)
         if is_tensor:
             self.add(parameter, [TENSOR])
+
+    def _declared_return(self, returned: int, declared_type: object) -> None:
+        """A function declared to return a class the tree has no source for but C++ binds or a
+        stub declares returns an instance of it."""
+        if isinstance(declared_type, External) and self._outside_class(declared_type.dotted):
+            self.add(returned, [Instance(declared_type.dotted)])
 
     def _define(self, function: Scope) -> None:
         """Run the statement that defines a function (its parameters' defaults and declared
@@ -1202,6 +1214,8 @@ class _Compiler:
                 self.solver.copy(self.expr(param[2]), self.solver.node(("default", qname, line, param[0])))
             if len(param) > 4 and param[4] is not None:
                 self.solver.copy(self.expr(param[4]), self.solver.node(("annotation", qname, line, param[0])))
+        if scope.returns is not None:
+            self.solver.copy(self.expr(scope.returns), self.solver.node(("returns", qname, line)))
 
     def name(self, name: str, definitions: tuple | None) -> int:
         solver = self.solver
