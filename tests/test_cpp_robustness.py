@@ -182,3 +182,52 @@ def test_a_namespace_error_recovery_split_keeps_the_namespaces_the_braces_say():
         (f"{kineto}::pushCorrelationId", 18),
         ("torch::autograd::profiler::profilerStep", 21),
     ]
+
+
+def test_conditionals_that_split_code_leave_every_definition_after_them():
+    # ProcessGroupNCCL.cpp: the whole file inside `#ifdef USE_C10D_NCCL`; an element of a table
+    # under a lone #ifdef; a stream continued under one; an `if (...) {` written twice, one
+    # per branch
+    source = (
+        "#include <c10d/ProcessGroupNCCL.hpp>\n"                              # 1
+        "#ifdef USE_C10D_NCCL\n"
+        "namespace c10d {\n"                                                   # 3
+        "const std::map<ReduceOp::RedOpType, ncclRedOp_t> ncclOp = {\n"
+        "    {ReduceOp::PRODUCT, ncclProd},\n"
+        "#ifdef NCCL_HAS_AVG\n"
+        "    {ReduceOp::AVG, ncclAvg},\n"
+        "#endif\n"
+        "};\n"
+        "void ProcessGroupNCCL::logEnvironment() {\n"                          # 10
+        "  LOG(INFO) << \"NCCL version: \" << getNcclVersion()\n"
+        "#ifdef NCCL_HAS_COMM_REGISTER\n"
+        "            << \", REGISTER: \" << useHook_\n"
+        "#endif\n"
+        "            << \", NAN_CHECK: \" << enableNanCheck_;\n"
+        "}\n"
+        "std::exception_ptr ProcessGroupNCCL::checkForNCCLErrorsInternal() {\n"  # 17
+        "#ifdef NCCL_HAS_COMM_NONBLOCKING\n"
+        "  if (ncclAsyncErr != ncclSuccess && ncclAsyncErr != ncclInProgress) {\n"
+        "#else\n"
+        "  if (ncclAsyncErr != ncclSuccess) {\n"
+        "#endif\n"
+        "    return makeError(ncclAsyncErr);\n"                                # 23
+        "  }\n"
+        "  return nullptr;\n"
+        "}\n"
+        "c10::intrusive_ptr<Work> ProcessGroupNCCL::allreduce(std::vector<at::Tensor>& tensors) {\n"  # 27
+        "  return allreduce_impl(tensors[0]);\n"                               # 28
+        "}\n"
+        "} // namespace c10d\n"
+        "#endif // USE_C10D_NCCL\n"
+    )
+    facts = parse_file("torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", Language.CPP, source.encode())
+    assert [(s.qname, s.line) for s in facts.symbols if s.kind is SymbolKind.METHOD] == [
+        ("c10d::ProcessGroupNCCL::logEnvironment", 10),
+        ("c10d::ProcessGroupNCCL::checkForNCCLErrorsInternal", 17),
+        ("c10d::ProcessGroupNCCL::allreduce", 27),
+    ]
+    assert [(c.caller, c.callee, c.line) for c in facts.calls if c.callee in ("makeError", "allreduce_impl")] == [
+        ("c10d::ProcessGroupNCCL::checkForNCCLErrorsInternal", "makeError", 23),
+        ("c10d::ProcessGroupNCCL::allreduce", "allreduce_impl", 28),
+    ]

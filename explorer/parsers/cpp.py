@@ -578,9 +578,9 @@ def _definitions(
             continue  # a member of a struct with no name, outside any class
         header = collapse(tsx.text(node))[:300]
         for declarator in node.children_by_field_name("declarator"):
-            name = _field_name(declarator)
-            if name:
-                facts.symbols.append(Symbol(_qualify(scope, name), name, SymbolKind.FIELD, lang, facts.path,
+            member = _field_name(declarator)
+            if member:
+                facts.symbols.append(Symbol(_qualify(scope, member), member, SymbolKind.FIELD, lang, facts.path,
                                             tsx.line(declarator), tsx.line(declarator), header))
 
     kernels = {node.id for node in found.get("definition.kernel", [])}

@@ -53,28 +53,44 @@ class _Group:
     balance: list[int] = field(default_factory=list)
     directives: list[tuple[int, int]] = field(default_factory=list)  # the directive lines
     first_code: list[bytes | None] = field(default_factory=list)  # each branch's first line of code
+    code_before: bytes = b""  # the last line of code before the `#if`
 
 
 # A branch that starts with one of these continues the expression before the conditional;
 # `:` a constructor's member initializers (`TraceWrapper::TraceWrapper(...)\n#ifdef USE_KINETO\n
-# : cpuTraceBuffer_(...)\n#endif\n{`), where it is no `::` qualifier.
-_CONTINUATIONS = (b".", b"->", b",", b"&&", b"||", b":")
+# : cpuTraceBuffer_(...)\n#endif\n{`), where it is no `::` qualifier; `<<` a stream
+# (ProcessGroupNCCL.cpp's `LOG(INFO) << ...\n#ifdef NCCL_HAS_COMM_REGISTER\n<< ", ..." << x\n#endif`).
+_CONTINUATIONS = (b".", b"->", b",", b"&&", b"||", b":", b"<<", b"?", b"+")
 
 
 def _continues(code: bytes) -> bool:
     return code.startswith(_CONTINUATIONS) and not code.startswith(b"::")
 
 
+def _an_element(group: _Group) -> bool:
+    """A lone `#if` holding whole elements of a list the code before it leaves open
+    (`{ReduceOp::PRODUCT, ncclProd},\n#ifdef NCCL_HAS_AVG\n{ReduceOp::AVG, ncclAvg},\n#endif\n};`)."""
+    return (len(group.starts) == 1 and group.code_before.endswith(b",") and group.first_code[0] is not None
+            and group.balance[0] == 0)
+
+
 def without_split_conditionals(source: bytes) -> bytes:
-    if b"#if" not in source or (b"{" not in source and b"}" not in source):
+    if b"#if" not in source:
         return source
     blanked: bytearray | None = None
     stack: list[_Group] = []
     offset = 0
+    code_before = b""
+    wrapper: _Group | None = None  # a lone conditional around all of the file's code
+    code_outside = False  # code met outside any conditional (before the wrapper, or after it)
     for line in source.splitlines(keepends=True):
         directive = _DIRECTIVE.match(line)
         end = offset + len(line)
         if directive is None:
+            code = _NOT_CODE.sub(b"", line).strip()
+            code_before = code or code_before
+            if code and not stack and not code.startswith((b"#", b"*", b"/*")):  # an #include, a block comment's line
+                code_outside = True
             if stack and stack[-1].first_code[-1] is None:
                 stack[-1].first_code[-1] = _NOT_CODE.sub(b"", line).strip() or None
             if stack and (b"{" in line or b"}" in line):
@@ -83,7 +99,9 @@ def without_split_conditionals(source: bytes) -> bytes:
         else:
             kind = directive.group(1)
             if kind in (b"if", b"ifdef", b"ifndef"):
-                stack.append(_Group([end], [], [0], [(offset, end)], [None]))
+                stack.append(_Group([end], [], [0], [(offset, end)], [None], code_before))
+                if len(stack) == 1 and wrapper is None and not code_outside:
+                    wrapper = stack[0]
             elif stack and kind in (b"elif", b"else"):
                 group = stack[-1]
                 group.ends.append(offset)
@@ -95,7 +113,7 @@ def without_split_conditionals(source: bytes) -> bytes:
                 group = stack.pop()
                 group.ends.append(offset)
                 group.directives.append((offset, end))
-                if all(code is not None and _continues(code) for code in group.first_code):
+                if all(code is not None and _continues(code) for code in group.first_code) or _an_element(group):
                     blanked = blanked if blanked is not None else bytearray(source)
                     for start, stop in group.directives:
                         _blank(blanked, start, stop)
@@ -104,9 +122,27 @@ def without_split_conditionals(source: bytes) -> bytes:
                 elif len(group.starts) == 1 and group.balance[0] and not stack:
                     blanked = blanked if blanked is not None else bytearray(source)
                     _blank(blanked, group.starts[0], group.ends[0])
+                elif len(group.starts) > 1 and group.balance[0] and len(set(group.balance)) == 1:
+                    # `#ifdef X\n if (a) {\n#else\n if (b) {\n#endif` (ProcessGroupNCCL.cpp:1886):
+                    # each branch opens what the code after closes, so any one alone reads
+                    # whole; the first is kept, the others blanked
+                    blanked = blanked if blanked is not None else bytearray(source)
+                    for start, stop in zip(group.starts[1:], group.ends[1:]):
+                        _blank(blanked, start, stop)
+                    for start, stop in group.directives:
+                        _blank(blanked, start, stop)
+                    if stack:
+                        stack[-1].balance[-1] += group.balance[0]
                 elif stack:
                     stack[-1].balance[-1] += group.balance[-1]
         offset = end
+    if wrapper is not None and len(wrapper.starts) == 1 and wrapper.ends and not code_outside and not stack:
+        # `#ifdef USE_C10D_NCCL` ... `#endif` around all of ProcessGroupNCCL.cpp: the grammar
+        # makes one error of the whole conditional for any error inside, where at the top level
+        # its recovery keeps the rest; the build that indexes the file is the one that defines it
+        blanked = blanked if blanked is not None else bytearray(source)
+        for start, stop in wrapper.directives:
+            _blank(blanked, start, stop)
     return bytes(blanked) if blanked is not None else source
 
 

@@ -103,7 +103,7 @@ def _base_classes(store: IndexReader, cls: Symbol) -> list[Symbol]:
     namespace = cls.qname.rpartition("::")[0]
     found: list[Symbol] = []
     for base in class_bases(cls.signature or ""):
-        scope, candidates = namespace, []
+        scope, candidates = namespace, list[Symbol]()
         while not candidates:
             qualified = f"{scope}::{base}" if scope else base
             candidates = [s for s in store.symbols_with_qname(qualified) if s.kind in CLASS_KINDS]

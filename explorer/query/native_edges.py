@@ -227,12 +227,17 @@ class NativeEdges:
             yield from fan_out(self._fitting_schemas(operators, caller, site, 0), EdgeKind.CALL, Layer.YAML, where)
             return
         if "." in callee or "->" in callee:
-            receiver = re.split(r"\.|->", callee)[0]
-            name = last_name(callee)
+            members = re.split(r"\.|->", callee)
+            receiver, name = members[0].strip(), last_name(members[-1].strip())  # not a `::` inside the arguments
             if receiver == "this":
                 yield from fan_out(self._in_scopes(_scopes(caller.qname), name), EdgeKind.METHOD, None, where)
                 return
             operators = self._fitting_schemas(operators_for(self.store, name, variant="method"), caller, site, 1)
+            if name in _OPERATOR_HANDLE_CALLS and receiver.isidentifier() and caller.path is not None:
+                handled = self._operator_handle(caller, receiver)
+                if handled:  # `static auto op = Dispatcher::singleton().findSchemaOrThrow("c10d::allreduce_", "")...; op.call(...)`
+                    yield from fan_out(handled, EdgeKind.CALL, Layer.YAML, where)
+                    return
             methods, by_name = self._typed_receiver(caller, callee, receiver, name) if not operators else ([], False)
             if methods:  # `[](PyTorchStreamWriter& self, ...) { self.writeRecord(...); }`
                 for edge in fan_out(methods, EdgeKind.METHOD, None, where):
@@ -298,13 +303,14 @@ class NativeEdges:
             declared, local = self._local_type(caller, receiver)
         if declared is not None and declared.rpartition("::")[2] in _VALUE_CLASSES:
             return [], False  # `self.sizes()`: an accessor of the tensor a kernel is handed, in every kernel
-        parts = re.split(r"\.|->", callee)
+        parts = [part.strip() for part in re.split(r"\.|->", callee)]
         if declared is not None:
-            methods = [s for s in self._named(caller, f"{declared}::{name}") if s.kind in _FUNCTION_KINDS]
-            if methods:
-                return methods, False
             if len(parts) == 2:
-                return self._class_methods(caller, declared, name)
+                methods = [s for s in self._named(caller, f"{declared}::{name}") if s.kind in _FUNCTION_KINDS]
+                return (methods, False) if methods else self._class_methods(caller, declared, name)
+            called = _CALL_RECEIVER.match(parts[1]) if len(parts) == 3 else None
+            if called is not None:  # `process_group->getBackend(CUDA)->allreduce(...)`: what getBackend returns
+                return self._method_of_method(caller, declared, called.group(1), name)
             if len(parts) == 3:  # `self->cuda_event.record(stream)`: THCPEvent's cuda_event is an at::cuda::CUDAEvent
                 return self._method_of_field(caller, declared, parts[1], name)
             return [], False
@@ -317,6 +323,16 @@ class NativeEdges:
             return self._method_of_field(caller, caller.qname.rpartition("::")[0], own.group(1), name, subscripted=bool(own.group(2)))
         return [], False
 
+    def _operator_handle(self, caller: Symbol, name: str) -> list[Symbol]:
+        """The operator a local handle of the dispatcher's is for: the schema name and overload
+        its initialiser looks up (`findSchemaOrThrow("c10d::allreduce_", "")`)."""
+        text = self.sources.of_definition(caller)
+        found = re.search(rf"\b{re.escape(name)}\s*=[^;]*?\bfindSchema(?:OrThrow)?\s*\(\s*\"([\w:]+)\"\s*,\s*\"(\w*)\"", text)
+        if found is None:
+            return []
+        qname = f"{found.group(1)}.{found.group(2)}" if found.group(2) else found.group(1)
+        return [s for s in self.store.symbols_with_qname(qname) if s.kind is SymbolKind.OPERATOR]
+
     def _local_type(self, caller: Symbol, name: str) -> tuple[str | None, str | None]:
         """What a local variable of the caller is, from its declaration in the caller's text:
         its class as written (`THCPEvent` for `auto self = (THCPEvent*)_self;` or `THCPEvent*
@@ -328,6 +344,19 @@ class NativeEdges:
             text = self.sources.of_definition(caller)
             found = self._locals[key] = local_declaration(text, name)
         return found
+
+    def _method_of_method(self, caller: Symbol, declared: str, method: str, name: str) -> tuple[list[Symbol], bool]:
+        """A method called on what another method of a class returns (`getBackend(...)`, a
+        c10::intrusive_ptr<Backend>): that class's method, and its overrides."""
+        returning, by_name = self._class_methods(caller, declared, method)
+        for function in returning:
+            written = returned_class(function.signature, function.name)
+            if written is None or written.rpartition("::")[2] in _VALUE_CLASSES:
+                continue
+            found, guessed = self._class_methods(function, written, name)
+            if found:
+                return found, by_name or guessed
+        return [], False
 
     def _method_of_field(self, caller: Symbol, declared: str, field: str, name: str, subscripted: bool = False) -> tuple[list[Symbol], bool]:
         """A method called on a data member of a class (`self->cuda_event.record()` with
@@ -366,8 +395,10 @@ class NativeEdges:
         declared return type (through pointers, references and smart pointers), its method of
         that name or a base's, and the overrides in derived classes (a virtual call may run
         any; a pure virtual runs only them)."""
-        function = _CALL_RECEIVER.match(receiver).group(1)
-        for returning in (s for s in self._named(caller, function) if s.kind in _FUNCTION_KINDS):
+        called = _CALL_RECEIVER.match(receiver)
+        if called is None:
+            return [], False
+        for returning in (s for s in self._named(caller, called.group(1)) if s.kind in _FUNCTION_KINDS):
             written = returned_class(returning.signature, returning.name)
             if written is None or written.rpartition("::")[2] in _VALUE_CLASSES:
                 continue  # a tensor's accessors are not followed into TensorBody.h
@@ -534,6 +565,8 @@ _VALUE_CLASSES = frozenset({"Tensor", "TensorBase"})
 _SMART_POINTERS = re.compile(r"^(?:(?:c10|std)::)?(?:intrusive_ptr|shared_ptr|unique_ptr|weak_intrusive_ptr)\s*<\s*(.+?)\s*>$")
 
 
+# What a typed operator handle is called with to run its operator through the dispatcher
+_OPERATOR_HANDLE_CALLS = frozenset(("call", "redispatch", "callBoxed", "redispatchBoxed"))
 # A receiver that is a call: `get()`, `c10::cuda::CUDACachingAllocator::get()`, `registry(key)`
 _CALL_RECEIVER = re.compile(r"^((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*\(.*\)$")
 _SPECIFIERS = re.compile(r"\b(?:static|inline|virtual|constexpr|explicit|extern|friend|const|volatile|typename|C10_\w+|TORCH_\w+)\b")

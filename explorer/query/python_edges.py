@@ -330,9 +330,9 @@ class PythonEdges:
             return
         symbols = self.store.symbols_with_qname(target)
         classes = [s for s in symbols if s.kind is SymbolKind.CLASS]
-        bound = [s for s in symbols if s.kind is SymbolKind.BOUND_CLASS]
-        if bound and not classes:  # `torch._C.PyTorchFileWriter(f)`: what its py::init or tp_new binds
-            made = list(self._bound_constructor(bound[0]))
+        bound_classes = [s for s in symbols if s.kind is SymbolKind.BOUND_CLASS]
+        if bound_classes and not classes:  # `torch._C.PyTorchFileWriter(f)`: what its py::init or tp_new binds
+            made = list(self._bound_constructor(bound_classes[0]))
             if made:
                 yield from (CallEdge(edge.target, EdgeKind.CALL, edge.resolution, edge.candidates) for edge in made)
                 return

@@ -1215,7 +1215,7 @@ class _Compiler:
             if len(param) > 4 and param[4] is not None:
                 self.solver.copy(self.expr(param[4]), self.solver.node(("annotation", qname, line, param[0])))
         if scope.returns is not None:
-            self.solver.copy(self.expr(scope.returns), self.solver.node(("returns", qname, line)))
+            self.solver.copy(self.expr(tuple(scope.returns)), self.solver.node(("returns", qname, line)))
 
     def name(self, name: str, definitions: tuple | None) -> int:
         solver = self.solver
