@@ -207,9 +207,9 @@ def test_conditionals_that_split_code_leave_every_definition_after_them():
         "}\n"
         "std::exception_ptr ProcessGroupNCCL::checkForNCCLErrorsInternal() {\n"  # 17
         "#ifdef NCCL_HAS_COMM_NONBLOCKING\n"
-        "  if (ncclAsyncErr != ncclSuccess && ncclAsyncErr != ncclInProgress) {\n"
+        "  if (failed(ncclAsyncErr) && notInProgress(ncclAsyncErr)) {\n"     # 19
         "#else\n"
-        "  if (ncclAsyncErr != ncclSuccess) {\n"
+        "  if (failed(ncclAsyncErr)) {\n"                                     # 21
         "#endif\n"
         "    return makeError(ncclAsyncErr);\n"                                # 23
         "  }\n"
@@ -227,7 +227,9 @@ def test_conditionals_that_split_code_leave_every_definition_after_them():
         ("c10d::ProcessGroupNCCL::checkForNCCLErrorsInternal", 17),
         ("c10d::ProcessGroupNCCL::allreduce", 27),
     ]
-    assert [(c.caller, c.callee, c.line) for c in facts.calls if c.callee in ("makeError", "allreduce_impl")] == [
+    # of the two `if (...) {`, the build without NCCL_HAS_COMM_NONBLOCKING's (21) is read
+    assert [(c.caller, c.callee, c.line) for c in facts.calls if c.callee in ("failed", "notInProgress", "makeError", "allreduce_impl")] == [
+        ("c10d::ProcessGroupNCCL::checkForNCCLErrorsInternal", "failed", 21),
         ("c10d::ProcessGroupNCCL::checkForNCCLErrorsInternal", "makeError", 23),
         ("c10d::ProcessGroupNCCL::allreduce", "allreduce_impl", 28),
     ]

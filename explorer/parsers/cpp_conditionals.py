@@ -54,6 +54,7 @@ class _Group:
     directives: list[tuple[int, int]] = field(default_factory=list)  # the directive lines
     first_code: list[bytes | None] = field(default_factory=list)  # each branch's first line of code
     code_before: bytes = b""  # the last line of code before the `#if`
+    negated: bool = False  # `#ifndef X` or `#if !...`: its first branch is the build without the macro
 
 
 # A branch that starts with one of these continues the expression before the conditional;
@@ -99,7 +100,8 @@ def without_split_conditionals(source: bytes) -> bytes:
         else:
             kind = directive.group(1)
             if kind in (b"if", b"ifdef", b"ifndef"):
-                stack.append(_Group([end], [], [0], [(offset, end)], [None], code_before))
+                negated = kind == b"ifndef" or re.match(rb"^[ \t]*#[ \t]*if[ \t]*!", line) is not None
+                stack.append(_Group([end], [], [0], [(offset, end)], [None], code_before, negated))
                 if len(stack) == 1 and wrapper is None and not code_outside:
                     wrapper = stack[0]
             elif stack and kind in (b"elif", b"else"):
@@ -125,10 +127,13 @@ def without_split_conditionals(source: bytes) -> bytes:
                 elif len(group.starts) > 1 and group.balance[0] and len(set(group.balance)) == 1:
                     # `#ifdef X\n if (a) {\n#else\n if (b) {\n#endif` (ProcessGroupNCCL.cpp:1886):
                     # each branch opens what the code after closes, so any one alone reads
-                    # whole; the first is kept, the others blanked
+                    # whole. The build without the macro is kept, as for a lone `#if` (the
+                    # `#else` of `#ifdef USE_MACA`, upstream's cat in Shape.cu), the others blanked
                     blanked = blanked if blanked is not None else bytearray(source)
-                    for start, stop in zip(group.starts[1:], group.ends[1:]):
-                        _blank(blanked, start, stop)
+                    kept = 0 if group.negated else len(group.starts) - 1
+                    for branch, (start, stop) in enumerate(zip(group.starts, group.ends)):
+                        if branch != kept:
+                            _blank(blanked, start, stop)
                     for start, stop in group.directives:
                         _blank(blanked, start, stop)
                     if stack:

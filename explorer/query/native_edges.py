@@ -29,6 +29,7 @@ ambiguous; nothing is picked at random.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterator
 
@@ -55,6 +56,7 @@ _FUNCTION_KINDS = {
     SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.STRUCTURED_KERNEL, SymbolKind.KERNEL, SymbolKind.DISPATCH_STUB,
 }
 _FUNCTOR_KINDS = {SymbolKind.STRUCT, SymbolKind.CLASS}
+_FUNCTION_KIND_SET = frozenset(_FUNCTION_KINDS)
 
 
 class NativeEdges:
@@ -68,6 +70,7 @@ class NativeEdges:
         self._named_in_scope: dict[tuple[str | None, str, str], list[Symbol]] = {}
         self._generic: dict[tuple[str | None, int | None], set[str]] = {}
         self._locals: dict[tuple[str | None, int | None, str], tuple[str | None, str | None]] = {}  # a local's class or initialising call
+        self._class_members: dict[tuple, tuple[list[Symbol], bool]] = {}  # (scope, path, class, member) -> methods
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
@@ -371,7 +374,14 @@ class NativeEdges:
     def _class_methods(self, owner: Symbol, written: str, name: str) -> tuple[list[Symbol], bool]:
         """The class `written` names, looked up from where `owner` is defined: its method `name`
         or a base's, and the overrides in derived classes; and whether the class was found by
-        its name only."""
+        its name only. Remembered: a class's members are asked for by many callers."""
+        key = (owner.qname.rpartition("::")[0], owner.path, written, name)
+        found = self._class_members.get(key)
+        if found is None:
+            found = self._class_members[key] = self._class_methods_uncached(owner, written, name)
+        return found
+
+    def _class_methods_uncached(self, owner: Symbol, written: str, name: str) -> tuple[list[Symbol], bool]:
         scope = owner.qname.rpartition("::")[0]
         classes = registered_functions(self.store, f"{scope}::{written}" if scope else written, owner.path, CLASS_KINDS)
         by_name = not classes
@@ -384,8 +394,10 @@ class NativeEdges:
             classes = named if len({s.qname for s in named}) == 1 else []
         for cls in classes:
             own = [s for s in self.store.symbols_with_qname(f"{cls.qname}::{name}") if s.kind in _FUNCTION_KINDS]
-            found = own or inherited_members(self.store, cls, name, frozenset(_FUNCTION_KINDS))
-            found = found + [s for s in overrides(self.store, cls, name) if s not in found]
+            found = own or inherited_members(self.store, cls, name, _FUNCTION_KIND_SET)
+            if not found or any(_VIRTUAL.search(s.signature or "") for s in found):
+                # declared only (a pure virtual), or virtual where defined: an override may run
+                found = found + [s for s in overrides(self.store, cls, name) if s not in found]
             if found:
                 return found, by_name
         return [], False
@@ -566,6 +578,7 @@ _SMART_POINTERS = re.compile(r"^(?:(?:c10|std)::)?(?:intrusive_ptr|shared_ptr|un
 
 
 # What a typed operator handle is called with to run its operator through the dispatcher
+_VIRTUAL = re.compile(r"\b(?:virtual|override)\b")
 _OPERATOR_HANDLE_CALLS = frozenset(("call", "redispatch", "callBoxed", "redispatchBoxed"))
 # A receiver that is a call: `get()`, `c10::cuda::CUDACachingAllocator::get()`, `registry(key)`
 _CALL_RECEIVER = re.compile(r"^((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*\(.*\)$")
@@ -574,24 +587,37 @@ _SPECIFIERS = re.compile(r"\b(?:static|inline|virtual|constexpr|explicit|extern|
 
 def local_declaration(text: str, name: str) -> tuple[str | None, str | None]:
     """See NativeEdges._local_type: (class as written, initialising call) for local `name`."""
-    escaped = re.escape(name)
-    cast = re.search(rf"\bauto\s*[*&]*\s*{escaped}\s*=\s*(?:\(\s*({_TYPE})\s*\*\s*\)|(?:static|reinterpret|dynamic)_cast\s*<\s*(?:const\s+)?({_TYPE})\s*[*&]?\s*>)", text)
-    if cast is not None:
-        return (cast.group(1) or cast.group(2)), None
-    initialised = re.search(rf"\bauto\s*[*&]*\s*{escaped}\s*=\s*((?:::)?[A-Za-z_][\w:]*\s*\([^;]*\))\s*;", text)
-    if initialised is not None:
-        return None, initialised.group(1)
-    declared = re.search(rf"(?:^|[;{{}}(]\s*|\n\s*)(?:const\s+)?({_TYPE}(?:\s*<[^;(){{}}]*>)?)\s*[*&]*\s*\b{escaped}\s*[=({{;]", text)
-    if declared is not None:
-        written = declared.group(1).strip()
+    return local_declarations(text).get(name, (None, None))
+
+
+@functools.lru_cache(maxsize=256)
+def local_declarations(text: str) -> dict[str, tuple[str | None, str | None]]:
+    """Every local a definition's text declares in a way that says what it is, read once: its
+    class as written (`auto self = (THCPEvent*)_self;`, a cast; `THCPEvent* self = ...`), or
+    the call that initialises an `auto` (`auto& engine = PythonEngine::get_python_engine();`).
+    The first declaration of a name wins."""
+    found: dict[str, tuple[str | None, str | None]] = {}
+    for match in _CAST_LOCAL.finditer(text):
+        found.setdefault(match.group("name"), (match.group("c") or match.group("s"), None))
+    for match in _CALLED_LOCAL.finditer(text):
+        found.setdefault(match.group("name"), (None, match.group("call")))
+    for match in _TYPED_LOCAL.finditer(text):
+        written = match.group("type").strip()
         pointee = _SMART_POINTERS.match(written)
         written = pointee.group(1).strip() if pointee is not None else written
-        if "<" not in written and written not in _NOT_CLASSES and written not in ("return", "auto", "else", "new", "delete"):
-            return written, None
-    return None, None
+        if "<" not in written and written not in _NOT_CLASSES and written not in _NOT_TYPES:
+            found.setdefault(match.group("name"), (written, None))
+    return found
 
 
 _TYPE = r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*"
+_CAST_LOCAL = re.compile(
+    rf"\bauto\s*[*&]*\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?:\(\s*(?P<c>{_TYPE})\s*\*\s*\)"
+    rf"|(?:static|reinterpret|dynamic)_cast\s*<\s*(?:const\s+)?(?P<s>{_TYPE})\s*[*&]?\s*>)")
+_CALLED_LOCAL = re.compile(rf"\bauto\s*[*&]*\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<call>(?:::)?[A-Za-z_][\w:]*\s*\([^;]*\))\s*;")
+_TYPED_LOCAL = re.compile(
+    rf"(?:^|[;{{}}(]|\n)\s*(?:const\s+)?(?P<type>{_TYPE}(?:\s*<[^;(){{}}]*>)?)\s*[*&]*\s*\b(?P<name>[A-Za-z_]\w*)\s*[=({{;]")
+_NOT_TYPES = frozenset(("return", "auto", "else", "new", "delete", "case", "goto", "throw"))
 
 
 # A data member of the caller's own class as a receiver: `device_allocator[device]`, `impl_`
@@ -600,6 +626,7 @@ _OWN_FIELD = re.compile(r"^([A-Za-z_]\w*)\s*(\[.*\])?$")
 _CONTAINERS = re.compile(r"^(?:(?:std|c10|at)::)?(?:vector|array|deque|SmallVector|ArrayRef)\s*<\s*(.+?)\s*(?:,[^<>]*)?>$")
 
 
+@functools.lru_cache(maxsize=4096)
 def returned_class(signature: str, name: str, opening: str = "(", element: bool = False) -> str | None:
     """The class a function whose first line is `signature` returns, as written: `CUDAAllocator`
     for `inline CUDAAllocator* get()`, the pointee of a smart pointer; None for a type that is
@@ -631,17 +658,25 @@ def parameter_type(signature: str, name: str) -> str | None:
     None for a name that is no parameter there, or a type that is no class name."""
     if not name.isidentifier() or "(" not in signature:
         return None
-    parameters = signature[signature.index("(") + 1:]
-    found = re.search(rf"(?:^|[(,])\s*(?:const\s+)?((?:::)?[A-Za-z_][\w:]*(?:\s*<[^()]*>)?)\s*(?:const\s*)?[&*]*\s*{re.escape(name)}\s*(?:[,)=]|$)", parameters)
-    if found is None:
+    written = _parameter_types(signature).get(name)
+    if written is None:
         return None
-    written = found.group(1).strip()
     pointee = _SMART_POINTERS.match(written)
     if pointee is not None:
         written = pointee.group(1)
     if "<" in written or written in ("auto", "int", "bool", "float", "double", "char", "void", "size_t", "int64_t"):
         return None
     return written
+
+
+_PARAMETER = re.compile(r"(?:^|[(,])\s*(?:const\s+)?((?:::)?[A-Za-z_][\w:]*(?:\s*<[^()]*>)?)\s*(?:const\s*)?[&*]*\s*([A-Za-z_]\w*)\s*(?=[,)=]|$)")
+
+
+@functools.lru_cache(maxsize=4096)
+def _parameter_types(signature: str) -> dict[str, str]:
+    """Each parameter's type as written, by name, read once per signature."""
+    parameters = signature[signature.index("(") + 1:]
+    return {match.group(2): match.group(1).strip() for match in _PARAMETER.finditer(parameters)}
 
 
 def _scopes(qname: str) -> list[str]:
