@@ -1022,3 +1022,93 @@ def test_a_function_declared_to_return_a_bound_class_returns_an_instance_of_it(t
         ("torch.distributed.distributed_c10d._get_default_group", site, 8, (site, 14)),
         ("torch._C._distributed_c10d.ProcessGroup.allreduce", "torch/csrc/distributed/c10d/init.cpp", 9, (site, 15)),
     ]
+
+
+DISPATCH_TREE = {
+    "torch/csrc/distributed/c10d/ProcessGroup.hpp": (
+        "namespace c10d {\n"                                                   # 1
+        "class Backend {\n"
+        " public:\n"
+        "  virtual c10::intrusive_ptr<Work> allreduce(std::vector<at::Tensor>& tensors) = 0;\n"  # 4
+        "};\n"
+        "class ProcessGroupNCCL : public Backend {\n"                          # 6
+        " public:\n"
+        "  c10::intrusive_ptr<Work> allreduce(std::vector<at::Tensor>& tensors) override { return impl(tensors); }\n"  # 8
+        "};\n"
+        "class ProcessGroup {\n"                                               # 10
+        " public:\n"
+        "  c10::intrusive_ptr<Backend> getBackend(c10::DeviceType deviceType) { return backend_; }\n"  # 12
+        "  virtual c10::intrusive_ptr<Work> allreduce(std::vector<at::Tensor>& tensors) {\n"  # 13
+        "    static auto op = c10::Dispatcher::singleton()\n"
+        "        .findSchemaOrThrow(\"c10d::allreduce_\", \"\")\n"
+        "        .typed<int(at::TensorList)>();\n"
+        "    return op.call(tensors);\n"                                       # 17
+        "  }\n"
+        "};\n"
+        "}\n"
+    ),
+    "torch/csrc/distributed/c10d/Ops.cpp": (
+        "namespace c10d {\n"                                                   # 1
+        "namespace ops {\n"
+        "std::tuple<int, int> allreduce_CUDA(at::TensorList tensors,\n"        # 3
+        "    const c10::intrusive_ptr<ProcessGroup>& process_group, int64_t timeout) {\n"
+        "  return process_group->getBackend(c10::DeviceType::CUDA)->allreduce(tensors);\n"  # 5
+        "}\n"
+        "TORCH_LIBRARY(c10d, m) {\n"
+        "  m.def(\"allreduce_(Tensor[] tensors, int timeout) -> Tensor[]\");\n"  # 8
+        "}\n"
+        "TORCH_LIBRARY_IMPL(c10d, CUDA, m) {\n"
+        "  m.impl(\"allreduce_\", allreduce_CUDA);\n"                          # 11
+        "}\n"
+        "}  // namespace ops\n"
+        "}  // namespace c10d\n"
+    ),
+    "torch/csrc/autograd/engine.cpp": (
+        "namespace torch::autograd {\n"                                        # 1
+        "struct Node {\n"
+        "  variable_list operator()(variable_list&& inputs) { return apply(std::move(inputs)); }\n"  # 3
+        "};\n"
+        "static variable_list call_function(Node* func, variable_list inputs) {\n"  # 5
+        "  auto& fn = *func;\n"
+        "  return fn(std::move(inputs));\n"                                    # 7
+        "}\n"
+        "struct Engine {\n"                                                    # 9
+        "  virtual void execute_with_graph_task() {}\n"                        # 10
+        "  void execute() { execute_with_graph_task(); }\n"                    # 11
+        "};\n"
+        "struct PythonEngine : public Engine {\n"                              # 13
+        "  void execute_with_graph_task() override {}\n"                       # 14
+        "};\n"
+        "}\n"
+    ),
+}
+
+
+def test_dispatcher_handles_returned_objects_and_virtual_calls_reach_what_runs(tmp_path):
+    root = write_tree(tmp_path / "tree", DISPATCH_TREE)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        graph = CallGraph(store, str(root), "all")
+
+        def reached(qname: str) -> list[tuple]:
+            (symbol,) = store.symbols_with_qname(qname)
+            return [(e.target.symbol.qname, e.target.symbol.line, e.label) for e in graph.edges(graph.node(symbol))
+                    if e.target.symbol.path is not None]
+
+        # op.call(...) on the handle findSchemaOrThrow("c10d::allreduce_", "") made: the operator
+        assert reached("c10d::ProcessGroup::allreduce") == [("c10d::allreduce_", 8, "call")]
+        # getBackend(...) returns c10::intrusive_ptr<Backend>, whose allreduce is pure virtual
+        assert reached("c10d::ops::allreduce_CUDA") == [
+            ("c10d::ProcessGroup::getBackend", 12, "method"),
+            ("c10d::ProcessGroupNCCL::allreduce", 8, "method"),
+        ]
+        # `auto& fn = *func;` with `Node* func`: fn(...) is Node's call operator
+        assert reached("torch::autograd::call_function") == [("torch::autograd::Node::operator()", 3, "method")]
+        # a virtual method called on `this` may run a derived class's override
+        assert reached("torch::autograd::Engine::execute") == [
+            ("torch::autograd::Engine::execute_with_graph_task", 10, "call"),
+            ("torch::autograd::PythonEngine::execute_with_graph_task", 14, "call"),
+        ]
+    finally:
+        store.close()

@@ -38,7 +38,7 @@ from explorer.index.store import last_name
 from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite, EdgeKind, Layer, Resolution, Symbol, SymbolKind
 from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.query.backends import dispatch_key_allowed
-from explorer.parsers.common import collapse, enclosing_candidates
+from explorer.parsers.common import collapse, enclosing_candidates, split_top_level
 from explorer.query.bindings import is_out_overload, operators_for
 from explorer.query.generated_api import FAST_PATHS, generated
 from explorer.query.cpp_classes import CLASS_KINDS, inherited_members, overrides
@@ -71,6 +71,7 @@ class NativeEdges:
         self._generic: dict[tuple[str | None, int | None], set[str]] = {}
         self._locals: dict[tuple[str | None, int | None, str], tuple[str | None, str | None]] = {}  # a local's class or initialising call
         self._class_members: dict[tuple, tuple[list[Symbol], bool]] = {}  # (scope, path, class, member) -> methods
+        self._overrides_of: dict[tuple, list[Symbol]] = {}  # a method -> the overrides in derived classes
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
@@ -250,6 +251,13 @@ class NativeEdges:
                 resolution = Resolution.NAME if edge.resolution is Resolution.EXACT else edge.resolution
                 yield CallEdge(edge.target, edge.kind, resolution, edge.candidates, where)
             return
+        if callee.isidentifier() and (declared := self._declared_class(caller, callee)) is not None:
+            # `fn(std::move(inputs))` with `Node& fn`: the object's call operator
+            called, by_name = self._class_methods(caller, declared, "operator()") if declared not in _VALUE_CLASSES else ([], False)
+            if called:
+                for edge in fan_out(called, EdgeKind.METHOD, None, where):
+                    yield dataclasses.replace(edge, resolution=Resolution.NAME) if by_name else edge
+                return
         found = self._named(caller, callee)
         if not found:
             # `_foo_symint(...)` in at::native is at::_foo_symint, which torchgen generates
@@ -284,11 +292,31 @@ class NativeEdges:
             # overloads: the number of arguments may decide
             count = argument_count(self.sources, caller.path, site.line, site.column)
             functions = fitting(functions, count)
+        if "::" not in callee and caller.kind is SymbolKind.METHOD:
+            # `execute_with_graph_task(...)` in Engine::execute: a virtual method of the caller's
+            # own class, called on `this`, may run a derived class's override (PythonEngine's)
+            functions = functions + [s for s in self._own_overrides(caller, functions) if s not in functions]
         specialised = {id(s) for s in functions if self._is_specialisation(s)} if len(functions) > 1 else set()
         if len(specialised) == len(functions):
             specialised = set()
         for edge in fan_out(functions, EdgeKind.CALL, None, where):
             yield dataclasses.replace(edge, specialised=True) if id(edge.target.symbol) in specialised else edge
+
+    def _own_overrides(self, caller: Symbol, methods: list[Symbol]) -> list[Symbol]:
+        """The overrides of those of `methods` that are members of the caller's own class (or a
+        class it is in) and may be virtual."""
+        owner = caller.qname.rpartition("::")[0]
+        found: list[Symbol] = []
+        for method in methods:
+            cls = method.qname.rpartition("::")[0]
+            if method.kind is not SymbolKind.METHOD or not (owner == cls or owner.startswith(cls + "::")) or not _may_be_virtual(method):
+                continue
+            key = (method.qname, method.path, method.line)
+            if key not in self._overrides_of:
+                classes = [s for s in self.store.symbols_with_qname(cls) if s.kind in CLASS_KINDS]
+                self._overrides_of[key] = overrides(self.store, classes[0], method.name) if classes else []
+            found += self._overrides_of[key]
+        return found
 
     def _typed_receiver(self, caller: Symbol, callee: str, receiver: str, name: str) -> tuple[list[Symbol], bool]:
         """The methods a member call may run, from what the receiver is declared to be, and
@@ -336,6 +364,13 @@ class NativeEdges:
         qname = f"{found.group(1)}.{found.group(2)}" if found.group(2) else found.group(1)
         return [s for s in self.store.symbols_with_qname(qname) if s.kind is SymbolKind.OPERATOR]
 
+    def _declared_class(self, caller: Symbol, name: str) -> str | None:
+        """The class a parameter or a local of the caller is declared with, if one is."""
+        declared = parameter_type(caller.signature, name)
+        if declared is None and caller.path is not None:
+            declared = self._local_type(caller, name)[0]
+        return declared
+
     def _local_type(self, caller: Symbol, name: str) -> tuple[str | None, str | None]:
         """What a local variable of the caller is, from its declaration in the caller's text:
         its class as written (`THCPEvent` for `auto self = (THCPEvent*)_self;` or `THCPEvent*
@@ -345,7 +380,12 @@ class NativeEdges:
         found = self._locals.get(key)
         if found is None:
             text = self.sources.of_definition(caller)
-            found = self._locals[key] = local_declaration(text, name)
+            found = local_declaration(text, name)
+            pointer = local_dereferenced(text, name)
+            if found == (None, None) and pointer is not None and pointer != name:
+                # `auto& fn = *func;` with `Node* func`: what the pointer points at
+                found = (parameter_type(caller.signature, pointer) or local_declaration(text, pointer)[0], None)
+            self._locals[key] = found
         return found
 
     def _method_of_method(self, caller: Symbol, declared: str, method: str, name: str) -> tuple[list[Symbol], bool]:
@@ -395,8 +435,8 @@ class NativeEdges:
         for cls in classes:
             own = [s for s in self.store.symbols_with_qname(f"{cls.qname}::{name}") if s.kind in _FUNCTION_KINDS]
             found = own or inherited_members(self.store, cls, name, _FUNCTION_KIND_SET)
-            if not found or any(_VIRTUAL.search(s.signature or "") for s in found):
-                # declared only (a pure virtual), or virtual where defined: an override may run
+            if not found or any(_may_be_virtual(s) for s in found):
+                # declared only (a pure virtual), or virtual: an override may run
                 found = found + [s for s in overrides(self.store, cls, name) if s not in found]
             if found:
                 return found, by_name
@@ -579,6 +619,14 @@ _SMART_POINTERS = re.compile(r"^(?:(?:c10|std)::)?(?:intrusive_ptr|shared_ptr|un
 
 # What a typed operator handle is called with to run its operator through the dispatcher
 _VIRTUAL = re.compile(r"\b(?:virtual|override)\b")
+
+
+def _may_be_virtual(method: Symbol) -> bool:
+    """Whether a method may be overridden: written `virtual` or `override` where it is defined,
+    or defined out of its class (`auto Engine::execute(...)`), where only the declaration,
+    which the index does not keep, would say."""
+    signature = method.signature or ""
+    return _VIRTUAL.search(signature) is not None or f"::{method.name}(" in signature.replace(" ", "")
 _OPERATOR_HANDLE_CALLS = frozenset(("call", "redispatch", "callBoxed", "redispatchBoxed"))
 # A receiver that is a call: `get()`, `c10::cuda::CUDACachingAllocator::get()`, `registry(key)`
 _CALL_RECEIVER = re.compile(r"^((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*\(.*\)$")
@@ -588,6 +636,16 @@ _SPECIFIERS = re.compile(r"\b(?:static|inline|virtual|constexpr|explicit|extern|
 def local_declaration(text: str, name: str) -> tuple[str | None, str | None]:
     """See NativeEdges._local_type: (class as written, initialising call) for local `name`."""
     return local_declarations(text).get(name, (None, None))
+
+
+def local_dereferenced(text: str, name: str) -> str | None:
+    """The pointer a local `auto& name = *pointer;` is bound through, or None."""
+    return _dereferences(text).get(name)
+
+
+@functools.lru_cache(maxsize=256)
+def _dereferences(text: str) -> dict[str, str]:
+    return {match.group(1): match.group(2) for match in _DEREFERENCED_LOCAL.finditer(text)}
 
 
 @functools.lru_cache(maxsize=256)
@@ -617,6 +675,7 @@ _CAST_LOCAL = re.compile(
 _CALLED_LOCAL = re.compile(rf"\bauto\s*[*&]*\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<call>(?:::)?[A-Za-z_][\w:]*\s*\([^;]*\))\s*;")
 _TYPED_LOCAL = re.compile(
     rf"(?:^|[;{{}}(]|\n)\s*(?:const\s+)?(?P<type>{_TYPE}(?:\s*<[^;(){{}}]*>)?)\s*[*&]*\s*\b(?P<name>[A-Za-z_]\w*)\s*[=({{;]")
+_DEREFERENCED_LOCAL = re.compile(r"\bauto\s*&\s*([A-Za-z_]\w*)\s*=\s*\*\s*([A-Za-z_]\w*)\s*;")
 _NOT_TYPES = frozenset(("return", "auto", "else", "new", "delete", "case", "goto", "throw"))
 
 
@@ -669,14 +728,33 @@ def parameter_type(signature: str, name: str) -> str | None:
     return written
 
 
-_PARAMETER = re.compile(r"(?:^|[(,])\s*(?:const\s+)?((?:::)?[A-Za-z_][\w:]*(?:\s*<[^()]*>)?)\s*(?:const\s*)?[&*]*\s*([A-Za-z_]\w*)\s*(?=[,)=]|$)")
+_PARAMETER = re.compile(r"^\s*(?:const\s+)?((?:::)?[A-Za-z_][\w:]*(?:\s*<.*>)?)\s*(?:const\s*)?[&*]*\s*([A-Za-z_]\w*)\s*(?:=.*)?$", re.S)
 
 
 @functools.lru_cache(maxsize=4096)
 def _parameter_types(signature: str) -> dict[str, str]:
     """Each parameter's type as written, by name, read once per signature."""
     parameters = signature[signature.index("(") + 1:]
-    return {match.group(2): match.group(1).strip() for match in _PARAMETER.finditer(parameters)}
+    closing = _matching_parenthesis(parameters)
+    types = {}
+    for _, written in split_top_level(parameters[:closing], "<([{", ">)]}"):
+        match = _PARAMETER.match(written)
+        if match is not None:
+            types[match.group(2)] = match.group(1).strip()
+    return types
+
+
+def _matching_parenthesis(text: str) -> int:
+    """Where the parameter list that `text` starts inside of closes (its end if it does not)."""
+    depth = 0
+    for offset, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            if depth == 0:
+                return offset
+            depth -= 1
+    return len(text)
 
 
 def _scopes(qname: str) -> list[str]:
