@@ -12,6 +12,7 @@ from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.model import Layer, Resolution, SymbolKind
 from explorer.parsers.cpp import parse_cpp
+from explorer.query.details import describe
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import find
 from explorer.query.trace import trace_symbol
@@ -1112,3 +1113,34 @@ def test_dispatcher_handles_returned_objects_and_virtual_calls_reach_what_runs(t
         ]
     finally:
         store.close()
+
+
+def test_a_binding_lambda_is_its_own_file_s_whatever_another_file_has_at_that_line(tmp_path):
+    def lambda_file(name: str) -> str:
+        return (
+            "namespace torch::jit {\n"                                       # 1
+            f"void init{name}Bindings(PyObject* module) {{\n"
+            "  auto m = py::handle(module).cast<py::module>();\n"
+            f"  m.def(\"_{name}\", [](int x) {{ return {name}(x); }});\n"    # 4
+            "}\n"
+            "}\n"
+        )
+
+    files = {
+        "torch/csrc/Module.cpp": MODULE_CPP.replace("torch::jit::initJITBindings(module);", "torch::jit::initIrBindings(module);\n  torch::jit::initScriptBindings(module);"),
+        "torch/csrc/jit/python/python_ir.cpp": lambda_file("Ir"),
+        "torch/csrc/jit/python/script_init.cpp": lambda_file("Script"),
+    }
+    root = write_tree(tmp_path / "tree", files)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        graph = CallGraph(store, str(root), "all")
+        (binding,) = [s for s in store.symbols_with_qname("torch._C._Script") if s.kind is SymbolKind.PYBIND]
+        edges = [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line) for e in graph.edges(graph.node(binding))]
+        shown = [(s.qname, s.path, s.line) for s in describe(store, str(root), binding).resolves_to]
+    finally:
+        store.close()
+    # both files write `torch::jit::<lambda at line 4>`; the binding is script_init.cpp's
+    expected = [("torch::jit::<lambda at line 4>", "torch/csrc/jit/python/script_init.cpp", 4)]
+    assert edges == expected and shown == expected

@@ -267,7 +267,9 @@ def lambda_definition(node: tsx.Node, lang, path: str, scope: list[str]) -> Lamb
     """The definition a lambda is, `scope::<lambda at line N>`, with its first line."""
     name = _lambda_name(node)
     first_line = collapse(tsx.text(node).split("{", 1)[0])[:300]
-    symbol = Symbol("::".join([*scope, name]), name, SymbolKind.FUNCTION, lang, path, tsx.line(node), tsx.end_line(node), first_line)
+    # named by its line, which another file of the namespace may share: only its own file names it
+    symbol = Symbol("::".join([*scope, name]), name, SymbolKind.FUNCTION, lang, path, tsx.line(node), tsx.end_line(node), first_line,
+                    file_local=True)
     return LambdaKernel(symbol, node.start_byte, node.end_byte)
 
 

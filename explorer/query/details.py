@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from explorer.errors import UnknownSymbolError
 from explorer.index.reader import IndexReader
 from explorer.index.store import last_name
-from explorer.model import DerivativeEntry, OperatorInfo, Symbol, SymbolKind
+from explorer.model import DerivativeEntry, Language, OperatorInfo, Symbol, SymbolKind
 from explorer.query.bindings import binding_operators
 from explorer.query.lookup import resolve
-from explorer.query.nodes import dispatch_kernels
+from explorer.query.nodes import REGISTRABLE_KINDS, dispatch_kernels, registered_functions
 from explorer.query.test_code import hidden_as_test
 
 
@@ -62,7 +62,7 @@ def describe(store: IndexReader, root: str, symbol: Symbol, snippet_lines: int =
         calls = sorted((path, site.line) for path, site in store.call_sites_of(symbol.name) if last_name(site.callee) == symbol.name)
         return SymbolDetails(symbol, None, call_sites=len(calls), first_call_site=calls[0] if calls else None)
     if symbol.target is not None:
-        return SymbolDetails(symbol, snippet, resolves_to=_targets(store, symbol.target))
+        return SymbolDetails(symbol, snippet, resolves_to=_targets(store, symbol.target, symbol))
     return SymbolDetails(symbol, snippet)
 
 
@@ -77,7 +77,16 @@ def _kernel_rows(store: IndexReader, operator: str, via: str | None = None) -> l
 
 
 
-def _targets(store: IndexReader, target: str) -> list[Symbol]:
+_REGISTERED_KINDS = REGISTRABLE_KINDS | {SymbolKind.FIELD}
+
+
+def _targets(store: IndexReader, target: str, symbol: Symbol) -> list[Symbol]:
+    # A C++ registration's target is looked up as C++ does from where it is written (a
+    # binding's `<lambda at line 851>` is its own file's, not another file's of that line)
+    if symbol.lang in (Language.CPP, Language.CUDA):
+        registered = registered_functions(store, target, symbol.path, _REGISTERED_KINDS)
+        if registered:
+            return registered
     # Bindings first: `torch.conv2d` also reaches a .pyi stub through torch's star import,
     # but what it runs is the operator.
     operators = binding_operators(store, target)
