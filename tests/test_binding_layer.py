@@ -1144,3 +1144,29 @@ def test_a_binding_lambda_is_its_own_file_s_whatever_another_file_has_at_that_li
     # both files write `torch::jit::<lambda at line 4>`; the binding is script_init.cpp's
     expected = [("torch::jit::<lambda at line 4>", "torch/csrc/jit/python/script_init.cpp", 4)]
     assert edges == expected and shown == expected
+
+
+def test_a_table_a_type_object_gets_after_its_initializer_left_the_slot_empty():
+    # python_variable.cpp: THPVariableType's initializer writes `nullptr, /* tp_methods */`; its
+    # module init fills the slot with a vector extra_methods was added to
+    source = (
+        "static PyObject* THPVariable_make_subclass(PyObject* _ignored, PyObject* args, PyObject* kwargs) { return nullptr; }\n"  # 1
+        "static PyMethodDef extra_methods[] = {\n"                            # 2
+        "    {\"_make_subclass\", castPyCFunctionWithKeywords(THPVariable_make_subclass), METH_STATIC | METH_VARARGS | METH_KEYWORDS, nullptr},\n"  # 3
+        "    {nullptr}};\n"
+        "PyTypeObject THPVariableType = {\n"                                  # 5
+        "    PyVarObject_HEAD_INIT(nullptr, 0) \"torch._C.TensorBase\", /* tp_name */\n"
+        "    sizeof(THPVariable), /* tp_basicsize */\n"
+        "    nullptr, /* tp_methods */\n"
+        "};\n"
+        "bool THPVariable_initModule(PyObject* module) {\n"                   # 10
+        "  static std::vector<PyMethodDef> methods;\n"
+        "  THPUtils_addPyMethodDefs(methods, extra_methods);\n"
+        "  THPVariableType.tp_methods = methods.data();\n"                    # 13
+        "  PyModule_AddObject(module, \"TensorBase\", (PyObject*)&THPVariableType);\n"
+        "  return true;\n"
+        "}\n"
+    )
+    assert [b for b in bound("torch/csrc/autograd/python_variable.cpp", source) if b[1] == "method_table"] == [
+        ("<arg 0 of THPVariable_initModule>.TensorBase._make_subclass", "method_table", 3, "THPVariable_make_subclass"),
+    ]

@@ -72,7 +72,10 @@ def type_objects(text: str) -> list[TypeObject]:
     for assigned in re.finditer(r"\b(\w+)\s*(?:\.|->)\s*(tp_\w+)\s*=\s*([^;=][^;]*);", text):
         for type_object in found:
             if type_object.variable == assigned.group(1):
-                type_object.slots.setdefault(assigned.group(2), (assigned.group(3).strip(), _line(text, assigned.start())))
+                written = type_object.slots.get(assigned.group(2))
+                if written is None or written[0] in _EMPTY_SLOT:
+                    # `THPVariableType.tp_methods = methods.data();` fills what the initializer left nullptr
+                    type_object.slots[assigned.group(2)] = (assigned.group(3).strip(), _line(text, assigned.start()))
     return found
 
 
@@ -86,6 +89,9 @@ def slot_methods(type_object: TypeObject, text: str) -> list[tuple[str, str, int
         elif slot in _TABLE_OF_SLOT and function is not None:
             methods.extend(_table_slots(text, _TABLE_OF_SLOT[slot], function))
     return methods
+
+
+_EMPTY_SLOT = frozenset(("nullptr", "NULL", "0"))
 
 
 def table_owner(table: str, types: list[TypeObject], text: str) -> TypeObject | None:
