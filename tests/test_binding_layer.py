@@ -908,9 +908,14 @@ def test_a_method_called_on_what_a_function_returns_is_that_class_s_or_its_overr
             "  DeviceStats getDeviceStats(c10::DeviceIndex device) override {\n"  # 6
             "    return device_allocator[device]->getStats();\n"             # 7
             "  }\n"
+            "  void emptyAll() {\n"                                           # 9
+            "    for (auto& da : device_allocator)\n"
+            "      da->emptyCache();\n"                                       # 11
+            "  }\n"
             "};\n"
-            "class DeviceCachingAllocator {\n"                               # 10
-            "  DeviceStats getStats() { return stats; }\n"                   # 11
+            "class DeviceCachingAllocator {\n"                               # 14
+            "  DeviceStats getStats() { return stats; }\n"                   # 15
+            "  void emptyCache() { release_cached_blocks(); }\n"             # 16
             "};\n"
             "}\n"
             "}\n"
@@ -938,12 +943,18 @@ def test_a_method_called_on_what_a_function_returns_is_that_class_s_or_its_overr
     store = IndexStore.open(tmp_path / "index.sqlite")
     try:
         graph = CallGraph(store, str(root), "all")
-        (stats,) = store.symbols_with_qname(f"{namespace}::Native::NativeCachingAllocator::getDeviceStats")
-        reached = [(e.target.symbol.qname, e.target.symbol.line) for e in graph.edges(graph.node(stats))]
+        reached = {}
+        for method in ("getDeviceStats", "emptyAll"):
+            (symbol,) = store.symbols_with_qname(f"{namespace}::Native::NativeCachingAllocator::{method}")
+            reached[method] = [(e.target.symbol.qname, e.target.symbol.line) for e in graph.edges(graph.node(symbol))]
     finally:
         store.close()
-    # a data member of the caller's own class, subscripted: the vector's element, a unique_ptr's pointee
-    assert reached == [(f"{namespace}::Native::DeviceCachingAllocator::getStats", 11)]
+    # a data member of the caller's own class, subscripted or ranged over: the vector's element,
+    # a unique_ptr's pointee
+    assert reached == {
+        "getDeviceStats": [(f"{namespace}::Native::DeviceCachingAllocator::getStats", 15)],
+        "emptyAll": [(f"{namespace}::Native::DeviceCachingAllocator::emptyCache", 16)],
+    }
 
 
 def test_a_method_called_on_a_parameter_s_data_member_is_the_member_class_s(tmp_path):

@@ -351,7 +351,13 @@ class NativeEdges:
             return self._method_of_returned(caller, receiver, name)
         own = _OWN_FIELD.match(receiver)
         if own is not None and caller.kind is SymbolKind.METHOD and len(parts) == 2:
-            return self._method_of_field(caller, caller.qname.rpartition("::")[0], own.group(1), name, subscripted=bool(own.group(2)))
+            found = self._method_of_field(caller, caller.qname.rpartition("::")[0], own.group(1), name, subscripted=bool(own.group(2)))
+            if found[0]:
+                return found
+            # `for (auto& da : device_allocator) da->emptyCache();`: an element of a member container
+            container = _range_elements(self.sources.of_definition(caller)).get(receiver) if caller.path is not None else None
+            if container is not None:
+                return self._method_of_field(caller, caller.qname.rpartition("::")[0], container, name, subscripted=True)
         return [], False
 
     def _operator_handle(self, caller: Symbol, name: str) -> list[Symbol]:
@@ -638,6 +644,12 @@ def local_declaration(text: str, name: str) -> tuple[str | None, str | None]:
     return local_declarations(text).get(name, (None, None))
 
 
+@functools.lru_cache(maxsize=256)
+def _range_elements(text: str) -> dict[str, str]:
+    """Each range-for variable of a definition's text and the container it ranges over, a name."""
+    return {match.group(1): match.group(2) for match in _RANGE_FOR.finditer(text)}
+
+
 def local_dereferenced(text: str, name: str) -> str | None:
     """The pointer a local `auto& name = *pointer;` is bound through, or None."""
     return _dereferences(text).get(name)
@@ -675,6 +687,7 @@ _CAST_LOCAL = re.compile(
 _CALLED_LOCAL = re.compile(rf"\bauto\s*[*&]*\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<call>(?:::)?[A-Za-z_][\w:]*\s*\([^;]*\))\s*;")
 _TYPED_LOCAL = re.compile(
     rf"(?:^|[;{{}}(]|\n)\s*(?:const\s+)?(?P<type>{_TYPE}(?:\s*<[^;(){{}}]*>)?)\s*[*&]*\s*\b(?P<name>[A-Za-z_]\w*)\s*[=({{;]")
+_RANGE_FOR = re.compile(r"\bfor\s*\(\s*(?:const\s+)?auto\s*[&*]*\s*([A-Za-z_]\w*)\s*:\s*([A-Za-z_]\w*)\s*\)")
 _DEREFERENCED_LOCAL = re.compile(r"\bauto\s*&\s*([A-Za-z_]\w*)\s*=\s*\*\s*([A-Za-z_]\w*)\s*;")
 _NOT_TYPES = frozenset(("return", "auto", "else", "new", "delete", "case", "goto", "throw"))
 
