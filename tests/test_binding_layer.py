@@ -5,6 +5,9 @@ files written here; every expected name and line was read off the fixture's text
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import pytest
 
 from conftest import write_tree
@@ -131,6 +134,17 @@ TREE = {
         "}\n"
     ),
 }
+
+
+@contextlib.contextmanager
+def indexed(root, tmp_path) -> Iterator[tuple[IndexStore, CallGraph]]:
+    """The tree at `root` indexed, its store open and its call graph over every backend."""
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        yield store, CallGraph(store, str(root), "all")
+    finally:
+        store.close()
 
 
 def in_index_order(expected: list[tuple]) -> list[tuple]:
@@ -395,16 +409,11 @@ def test_a_binding_target_a_using_declaration_brings_in(tmp_path):
         ),
     }
     root = write_tree(tmp_path / "tree", files)
-    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
-    store = IndexStore.open(tmp_path / "index.sqlite")
-    try:
-        graph = CallGraph(store, str(root), "all")
+    with indexed(root, tmp_path) as (store, graph):
         (binding,) = [s for s in store.symbols_of_kind_named(SymbolKind.PYBIND, "archive_name")]
         assert [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.label) for e in graph.edges(graph.node(binding))] == [
             ("caffe2::serialize::PyTorchStreamWriter::archiveName", "caffe2/serialize/inline_container.h", 4, "pybind"),
         ]
-    finally:
-        store.close()
 
 
 def test_a_class_bound_from_cpp_with_no_stub_is_constructed(tree):
@@ -577,18 +586,13 @@ def test_a_data_member_a_binding_reads_and_writes_is_its_target(tmp_path):
 def binding_targets(tmp_path, files: dict[str, str], names: list[str]) -> dict[str, list[tuple]]:
     """The tree indexed; for each binding `torch._C.<name>`, what its edges reach."""
     root = write_tree(tmp_path / "tree", files)
-    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
-    store = IndexStore.open(tmp_path / "index.sqlite")
-    try:
-        graph = CallGraph(store, str(root), "all")
+    with indexed(root, tmp_path) as (store, graph):
         edges = {}
         for name in names:
             (binding,) = [s for s in store.symbols_with_qname(f"torch._C.{name}") if s.kind is SymbolKind.PYBIND]
             edges[name] = [(e.target.symbol.qname, e.target.symbol.kind, e.target.symbol.path, e.target.symbol.line, e.target.layer)
                            for e in graph.edges(graph.node(binding))]
         return edges
-    finally:
-        store.close()
 
 
 def test_an_object_header_written_without_a_semicolon_loses_nothing_after_it():
@@ -689,14 +693,9 @@ def test_a_member_no_lookup_finds_is_guessed_by_its_class_and_name_and_said_so(t
         ),
     }
     root = write_tree(tmp_path / "tree", files)
-    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
-    store = IndexStore.open(tmp_path / "index.sqlite")
-    try:
-        graph = CallGraph(store, str(root), "all")
+    with indexed(root, tmp_path) as (store, graph):
         (binding,) = [s for s in store.symbols_with_qname("torch._C.ListType.ofInts") if s.kind is SymbolKind.PYBIND]
         edges = [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.resolution) for e in graph.edges(graph.node(binding))]
-    finally:
-        store.close()
     assert edges == [("c10::ListType::ofInts", "aten/src/ATen/core/type.cpp", 2, Resolution.NAME)]
 
 
@@ -864,10 +863,7 @@ CUDA_EVENT_TREE = {
 
 def test_a_python_subclass_of_a_bound_class_reaches_the_bound_base(tmp_path):
     root = write_tree(tmp_path / "tree", CUDA_EVENT_TREE)
-    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
-    store = IndexStore.open(tmp_path / "index.sqlite")
-    try:
-        graph = CallGraph(store, str(root), "all")
+    with indexed(root, tmp_path) as (store, graph):
 
         def hops(qname: str) -> list[tuple]:
             (symbol,) = [s for s in store.symbols_with_qname(qname) if s.path and s.path.endswith(".py")]
@@ -879,8 +875,6 @@ def test_a_python_subclass_of_a_bound_class_reaches_the_bound_base(tmp_path):
         # constructing an Event runs its __new__, whose super().__new__ is the type's tp_new
         assert hops("torch.cuda.streams.Event") == [("torch.cuda.streams.Event.__new__", "torch/cuda/streams.py", 6)]
         assert hops("torch.cuda.streams.Event.__new__") == [("torch._C._CudaEventBase.__new__", event, 11)]
-    finally:
-        store.close()
 
 
 def test_a_method_called_on_what_a_function_returns_is_that_class_s_or_its_overrides(tmp_path):
@@ -922,16 +916,11 @@ def test_a_method_called_on_what_a_function_returns_is_that_class_s_or_its_overr
         ),
     }
     root = write_tree(tmp_path / "tree", files)
-    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
-    store = IndexStore.open(tmp_path / "index.sqlite")
-    try:
-        graph = CallGraph(store, str(root), "all")
+    with indexed(root, tmp_path) as (store, graph):
         edges = {}
         for name in ("emptyCache", "cacheInfo"):
             (caller,) = store.symbols_with_qname(f"c10::cuda::CUDACachingAllocator::{name}")
             edges[name] = [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line) for e in graph.edges(graph.node(caller))]
-    finally:
-        store.close()
     namespace = "c10::cuda::CUDACachingAllocator"
     # get() returns CUDAAllocator*, whose emptyCache is pure virtual: the override runs, called
     # on get()'s result or on a local `auto` it initialises
@@ -982,16 +971,11 @@ def test_a_method_called_on_a_parameter_s_data_member_is_the_member_class_s(tmp_
         ),
     }
     root = write_tree(tmp_path / "tree", files)
-    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
-    store = IndexStore.open(tmp_path / "index.sqlite")
-    try:
-        graph = CallGraph(store, str(root), "all")
+    with indexed(root, tmp_path) as (store, graph):
         edges = {}
         for name in ("record_on", "THCPEvent_record"):
             (caller,) = store.symbols_with_qname(name)
             edges[name] = [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line) for e in graph.edges(graph.node(caller))]
-    finally:
-        store.close()
     # self is a THCPEvent* (a parameter; a local cast from the PyObject* handed in), whose
     # cuda_event (Event.h:2) is an at::cuda::CUDAEvent
     record = [("at::cuda::CUDAEvent::record", "aten/src/ATen/cuda/CUDAEvent.h", 3)]
@@ -1019,14 +1003,9 @@ def test_a_function_declared_to_return_a_bound_class_returns_an_instance_of_it(t
         "    return work\n"
     )
     root = write_tree(tmp_path / "tree", files)
-    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
-    store = IndexStore.open(tmp_path / "index.sqlite")
-    try:
-        graph = CallGraph(store, str(root), "all")
+    with indexed(root, tmp_path) as (store, graph):
         (caller,) = store.symbols_with_qname("torch.distributed.distributed_c10d.all_reduce")
         edges = [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.site) for e in graph.edges(graph.node(caller))]
-    finally:
-        store.close()
     # _get_default_group's body returns a global nothing in the tree sets; its annotation says
     # a ProcessGroup, the class c10d/init.cpp:8 binds, whose allreduce init.cpp:9 binds
     site = "torch/distributed/distributed_c10d.py"
@@ -1098,10 +1077,7 @@ DISPATCH_TREE = {
 
 def test_dispatcher_handles_returned_objects_and_virtual_calls_reach_what_runs(tmp_path):
     root = write_tree(tmp_path / "tree", DISPATCH_TREE)
-    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
-    store = IndexStore.open(tmp_path / "index.sqlite")
-    try:
-        graph = CallGraph(store, str(root), "all")
+    with indexed(root, tmp_path) as (store, graph):
 
         def reached(qname: str) -> list[tuple]:
             (symbol,) = store.symbols_with_qname(qname)
@@ -1122,8 +1098,6 @@ def test_dispatcher_handles_returned_objects_and_virtual_calls_reach_what_runs(t
             ("torch::autograd::Engine::execute_with_graph_task", 10, "call"),
             ("torch::autograd::PythonEngine::execute_with_graph_task", 14, "call"),
         ]
-    finally:
-        store.close()
 
 
 def test_a_binding_lambda_is_its_own_file_s_whatever_another_file_has_at_that_line(tmp_path):
@@ -1143,15 +1117,10 @@ def test_a_binding_lambda_is_its_own_file_s_whatever_another_file_has_at_that_li
         "torch/csrc/jit/python/script_init.cpp": lambda_file("Script"),
     }
     root = write_tree(tmp_path / "tree", files)
-    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
-    store = IndexStore.open(tmp_path / "index.sqlite")
-    try:
-        graph = CallGraph(store, str(root), "all")
+    with indexed(root, tmp_path) as (store, graph):
         (binding,) = [s for s in store.symbols_with_qname("torch._C._Script") if s.kind is SymbolKind.PYBIND]
         edges = [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line) for e in graph.edges(graph.node(binding))]
         shown = [(s.qname, s.path, s.line) for s in describe(store, str(root), binding).resolves_to]
-    finally:
-        store.close()
     # both files write `torch::jit::<lambda at line 4>`; the binding is script_init.cpp's
     expected = [("torch::jit::<lambda at line 4>", "torch/csrc/jit/python/script_init.cpp", 4)]
     assert edges == expected and shown == expected

@@ -98,6 +98,31 @@ def strip_template_args(name: str) -> str:
     return _SPACED_SCOPE.sub("::", name).strip() if " " in name else name
 
 
+def parenthesised_items(text: str, templates: bool = False) -> list[str] | None:
+    """The top-level comma-separated items inside the first `(...)` of `text` (a signature's
+    parameters, a schema's arguments): `f(a, g(b, c), d) -> x` -> ["a", " g(b, c)", " d"];
+    None where there is no `(`. Brackets nest; an unclosed list runs to the end. `templates`:
+    a comma inside `<...>` (`std::map<K, V> m`, a C++ parameter) does not split either."""
+    start = text.find("(")
+    if start < 0:
+        return None
+    depth = 0
+    for offset in range(start + 1, len(text)):
+        char = text[offset]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                return _items(text[start + 1:offset], templates)
+            depth -= 1
+    return _items(text[start + 1:], templates)
+
+
+def _items(text: str, templates: bool) -> list[str]:
+    opening, closing = ("<([{", ">)]}") if templates else ("([{", ")]}")
+    return [item for _, item in split_top_level(text, opening, closing)]
+
+
 def split_top_level(text: str, opening: str = "({[", closing: str = ")}]") -> list[tuple[int, str]]:
     """`a, f(b, c), d` -> its comma-separated items outside brackets, each with its offset."""
     items, depth, begun = [], 0, 0

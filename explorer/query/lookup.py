@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.reader import IndexReader
 from explorer.model import Symbol, SymbolKind
+from explorer.parsers.common import parenthesised_items
 from explorer.query.bindings import binding_operators, inherited_bindings, is_out_overload
 from explorer.query.extensions import ExtensionModules, registered_operators
 from explorer.query.patterns import checked_query
@@ -148,24 +149,7 @@ def plain_call_order(operators: list[Symbol]) -> list[tuple[Symbol, str]]:
 
 def _schema_parameters(schema: str) -> list[tuple[str, str, bool]]:
     """(type, name, has a default) of each parameter of an operator schema, `*` left out."""
-    start = schema.find("(")
-    if start < 0:
-        return []
-    parts: list[str] = []
-    depth, current = 0, ""
-    for char in schema[start + 1:]:
-        if char in "([":
-            depth += 1
-        elif char in ")]":
-            if depth == 0:
-                parts.append(current)
-                break
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-            continue
-        current += char
+    parts = parenthesised_items(schema) or []
     found = []
     for part in (p.strip() for p in parts):
         declared, equals, _ = part.partition("=")

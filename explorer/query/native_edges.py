@@ -38,7 +38,7 @@ from explorer.index.store import last_name
 from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite, EdgeKind, Layer, Resolution, Symbol, SymbolKind
 from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.query.backends import dispatch_key_allowed
-from explorer.parsers.common import collapse, enclosing_candidates, split_top_level
+from explorer.parsers.common import collapse, enclosing_candidates, parenthesised_items
 from explorer.query.bindings import is_out_overload, operators_for
 from explorer.query.generated_api import FAST_PATHS, generated
 from explorer.query.cpp_classes import CLASS_KINDS, inherited_members, overrides
@@ -747,27 +747,12 @@ _PARAMETER = re.compile(r"^\s*(?:const\s+)?((?:::)?[A-Za-z_][\w:]*(?:\s*<.*>)?)\
 @functools.lru_cache(maxsize=4096)
 def _parameter_types(signature: str) -> dict[str, str]:
     """Each parameter's type as written, by name, read once per signature."""
-    parameters = signature[signature.index("(") + 1:]
-    closing = _matching_parenthesis(parameters)
     types = {}
-    for _, written in split_top_level(parameters[:closing], "<([{", ">)]}"):
+    for written in parenthesised_items(signature, templates=True) or []:
         match = _PARAMETER.match(written)
         if match is not None:
             types[match.group(2)] = match.group(1).strip()
     return types
-
-
-def _matching_parenthesis(text: str) -> int:
-    """Where the parameter list that `text` starts inside of closes (its end if it does not)."""
-    depth = 0
-    for offset, char in enumerate(text):
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            if depth == 0:
-                return offset
-            depth -= 1
-    return len(text)
 
 
 def _scopes(qname: str) -> list[str]:

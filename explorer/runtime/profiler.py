@@ -37,6 +37,7 @@ from pathlib import Path
 from explorer.errors import ExplorerError, UsageError
 from explorer.index.reader import IndexReader
 from explorer.model import Layer, Symbol, SymbolKind
+from explorer.parsers.common import parenthesised_items
 from explorer.query.arity import fitting
 from explorer.runtime.events import CALL, RETURN, PythonCode, PythonRecording, read_python, python_notes
 from explorer.runtime.launcher import new_workdir
@@ -613,23 +614,9 @@ class Locator:
 
 def _schema_arguments(schema: str) -> int | None:
     """`conv2d(Tensor input, Tensor weight, Tensor? bias=None, ...) -> Tensor` -> 7."""
-    start = schema.find("(")
-    if start < 0:
+    parts = parenthesised_items(schema)
+    if parts is None:
         return None
-    depth, parts, current = 0, [], ""
-    for char in schema[start + 1:]:
-        if char in "([":
-            depth += 1
-        elif char in ")]":
-            if depth == 0:
-                parts.append(current)
-                break
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-            continue
-        current += char
     return len([part for part in parts if part.strip() not in ("", "*")])
 
 
