@@ -100,7 +100,9 @@ class CallSite(NamedTuple):
     # counts as called by it (`split_batch_dim_to_32bit_out(..., raw_..._32bit)`). Python
     # arguments are read by the precise per-file analysis instead.
     # A functor made in place in the arguments (`gpu_reduce_kernel(iter, SumOps<float>{})`) is
-    # its type's name followed by FUNCTOR_MARK: the callee calls its members.
+    # its type's name followed by FUNCTOR_MARK: the callee calls its members. A lambda written
+    # in the arguments is LAMBDA_MARK followed by its line: a definition of its own
+    # (`scope::<lambda at line N>`, scope that of the function it is written in).
     name_args: tuple[str, ...] = ()
     # The vendor library the callee belongs to (parsers/vendors.py), as the index worked it out
     # for a C++/CUDA call; None from parsers and for Python calls.
@@ -108,6 +110,7 @@ class CallSite(NamedTuple):
 
 
 FUNCTOR_MARK = "{}"
+LAMBDA_MARK = "[]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,12 +238,18 @@ class CallNode:
     # (`split_batch_dim_to_32bit_out(..., raw_cudnn_convolution_forward_out_32bit)`).
     passed: tuple[Symbol, ...] = ()
     passed_at: tuple[str, int] | None = None  # the call that passed them
+    # The parameter each of `passed` is bound to ("" where the call's arguments cannot be read):
+    # `fn(...)` in the node calls what was passed as its `fn`.
+    passed_as: tuple[str, ...] = ()
     # A torch._C binding (or an alias of one): the arguments of the Python call that reached it.
     shape: CallShape | None = None
 
     @property
     def key(self) -> tuple[object, ...]:
-        return (self.symbol.qname, self.symbol.path, self.symbol.line, self.self_class, tuple(p.qname for p in self.passed), self.shape)
+        return (
+            self.symbol.qname, self.symbol.path, self.symbol.line, self.self_class, tuple(p.qname for p in self.passed), self.passed_as,
+            self.shape,
+        )
 
 
 class EdgeKind(StrEnum):

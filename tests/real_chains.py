@@ -30,6 +30,7 @@ class Chain:
     evidence: tuple[str, ...] = ()
     branch: str = ""
     alternatives: tuple[tuple[Hop, ...], ...] = ()
+    backend: str = "cuda"  # the device whose kernels the chain takes (`trace --backend`)
 
     def accepted(self) -> list[tuple[Hop, ...]]:
         return [self.hops, *self.alternatives]
@@ -149,6 +150,8 @@ CHAINS: list[Chain] = [
             ("at::native::raw_cudnn_convolution_forward_out_v7", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 780),
             ("at::native::split_batch_dim_to_32bit_out", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 606),
             ("at::native::raw_cudnn_convolution_forward_out_32bit", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 697),
+            ("at::native::AlgoIterator::try_all", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 545),
+            ("at::native::<lambda at line 743>", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 743),
             ("cudnnConvolutionForward", None, None),
         ),
         (
@@ -165,8 +168,10 @@ CHAINS: list[Chain] = [
             "ConvShared.cpp:227 raw_cudnn_convolution_forward_out(...)",
             "Conv_v8.cpp:1200 raw_cudnn_convolution_forward_out_v7(...) (cuDNN v8 API off by default)",
             "Conv_v7.cpp:791 split_batch_dim_to_32bit_out(..., raw_cudnn_convolution_forward_out_32bit)",
-            "Conv_v7.cpp:791 the function passed is called by split_batch_dim_to_32bit_out",
-            "Conv_v7.cpp:759 cudnnConvolutionForward(...)",
+            "Conv_v7.cpp:625 func_32bit(...): the function passed is called by split_batch_dim_to_32bit_out",
+            "Conv_v7.cpp:742 AlgoIterator<cudnnConvolutionFwdAlgoPerf_t>(args, benchmark).try_all([&](...) {...})",
+            "Conv_v7.cpp:552 f(algoPerf) in try_all (and 564): the lambda handed to it (743)",
+            "Conv_v7.cpp:759 cudnnConvolutionForward(...) in the lambda",
         ),
         "upstream; _convolution is taken apart by the fork's #if in Convolution.cpp and found again by braces",
     ),
@@ -675,7 +680,7 @@ _NCCL_ALLREDUCE_TAIL = (
     ("c10d::ProcessGroupNCCL::allreduce_impl", PG_NCCL, 3206),
     ("c10d::ProcessGroupNCCL::collective", PG_NCCL, 3095),
     ("c10d::ProcessGroupNCCL::collective", PG_NCCL, 2513),
-    ("c10d::<lambda at line 3212>", PG_NCCL, 3212),
+    ("c10d::ProcessGroupNCCL::<lambda at line 3212>", PG_NCCL, 3212),
     ("ncclAllReduce", None, None),
 )
 _NCCL_ALLREDUCE_TAIL_EVIDENCE = (
@@ -838,7 +843,7 @@ BINDING_CHAINS: list[Chain] = [
             ("c10d::ProcessGroupNCCL::broadcast", PG_NCCL, 3331),
             ("c10d::ProcessGroupNCCL::collective", PG_NCCL, 3095),
             ("c10d::ProcessGroupNCCL::collective", PG_NCCL, 2513),
-            ("c10d::<lambda at line 3365>", PG_NCCL, 3365),
+            ("c10d::ProcessGroupNCCL::<lambda at line 3365>", PG_NCCL, 3365),
             ("ncclBcast", None, None),
         ),
         (
@@ -865,7 +870,7 @@ BINDING_CHAINS: list[Chain] = [
             ("c10d::ops::allgather_CUDA", C10D_OPS, 225),
             ("c10d::ProcessGroupNCCL::allgather", PG_NCCL, 3521),
             ("c10d::ProcessGroupNCCL::collective", PG_NCCL, 2513),
-            ("c10d::<lambda at line 3558>", PG_NCCL, 3558),
+            ("c10d::ProcessGroupNCCL::<lambda at line 3558>", PG_NCCL, 3558),
             ("ncclAllGather", None, None),
         ),
         (
@@ -1189,6 +1194,7 @@ BINDING_CHAINS: list[Chain] = [
             "EmptyTensor.cpp:201 _empty_generic(size, allocator, ks, scalar_type, memory_format_opt)",
         ),
         "a list of Python numbers: the tensor is made on the CPU, then moved by .to(device) (tensor_new.cpp:463)",
+        backend="cpu",
     ),
     Chain(
         "TorchScript compiler", "torch.jit.script", "CompilationUnit::define",

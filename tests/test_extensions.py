@@ -400,12 +400,13 @@ def test_torch_ops_names_pick_overloads(extension, sample_store):
     ]
 
 
-def test_a_lambda_outside_any_registration_stays_part_of_its_function():
-    from explorer.model import Language
+def test_a_lambda_outside_any_registration_is_no_binding_but_a_lambda_handed_to_a_call():
+    from explorer.model import Language, SymbolKind
     from explorer.parsers.cpp import parse_cpp
 
     facts = parse_cpp("a.cpp", b'void f() { builder.def("x", [](int a) { return g(a); }); }\n', Language.CPP)
-    assert ([s.qname for s in facts.symbols], [(c.caller, c.callee) for c in facts.calls]) == (["f"], [("f", "builder.def"), ("f", "g")])
+    assert sorted((s.qname, s.kind) for s in facts.symbols) == [("<lambda at line 1>", SymbolKind.FUNCTION), ("f", SymbolKind.FUNCTION)]
+    assert [(c.caller, c.callee, c.name_args) for c in facts.calls] == [("f", "builder.def", ("[]1",)), ("<lambda at line 1>", "g", ())]
 
 
 CMAKE_PROJECT = {

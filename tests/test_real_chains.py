@@ -42,7 +42,9 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IndexStore]:
 
 
 def traced(store: IndexStore, chain: Chain):
-    report = trace_symbol(store, str(Path(REAL_TREE).resolve()), chain.query, to=chain.to, paths=PATHS_LISTED)
+    report = trace_symbol(
+        store, str(Path(REAL_TREE).resolve()), chain.query, to=chain.to, paths=PATHS_LISTED, backend=chain.backend,
+    )
     return score(chain, report.trace.paths or [], report.trace.paths_found)
 
 

@@ -254,6 +254,19 @@ def test_exp_reaches_the_elementwise_launch_of_gpu_kernel(sample_store, sample_r
     ]
 
 
+def test_the_kernel_runs_the_lambda_gpu_kernel_was_handed(sample_store, sample_root):
+    # the lambda (UnaryOpsKernel.cu:39) is gpu_kernel's `f` (:22), passed on in the launch's
+    # arguments (:30) as elementwise_kernel's `f` (Loops.cuh:29), called as f(in[index]) (:34)
+    # (exp_kernel names two file-local functions, cpu's and cuda's: the entry stands for both)
+    assert chain(sample_store, sample_root, "at::native::exp_kernel", "<lambda at line 39>") == [
+        ("at::native::exp_kernel", None, None),
+        ("at::native::exp_kernel", UNARY_CU, 38),
+        ("at::native::gpu_kernel", UNARY_CU, 22),
+        ("at::native::elementwise_kernel", LOOPS, 29),
+        ("at::native::<lambda at line 39>", UNARY_CU, 39),
+    ]
+
+
 # -- 7. same-named file-local functions -----------------------------------------------------
 
 

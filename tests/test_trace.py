@@ -630,6 +630,32 @@ def test_cpp_overloads_are_told_apart_by_their_number_of_arguments(tmp_path: Pat
         store.close()
 
 
+def test_methods_defined_apart_take_their_defaults_from_the_declaration(tmp_path: Path):
+    # ProcessGroupNCCL.cpp's two collective overloads: the definitions, outside the class,
+    # do not repeat the header's default arguments; a call of four arguments fits neither by
+    # its definition's parameters, and is the overload that needs the fewest of them defaulted
+    files = {"pg.hpp": (
+        "struct PG {\n"
+        "  int collective(int a, int b, int op, const char* title = nullptr);\n"
+        "  int collective(int a, int b, int pre, int post, int op, const char* title = nullptr);\n"
+        "  int allreduce(int a);\n"
+        "};\n"
+    ), "pg.cpp": (
+        "#include \"pg.hpp\"\n"                                                   # 1
+        "int PG::collective(int a, int b, int pre, int post, int op, const char* title) { return a; }\n"  # 2
+        "int PG::collective(int a, int b, int op, const char* title) { return b; }\n"  # 3
+        "int PG::allreduce(int a) { return collective(a, a, 1); }\n"               # 4
+    )}
+    root = write_tree(tmp_path / "tree", files)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        report = trace_symbol(store, str(root), "PG::allreduce", max_depth=1)
+        assert [(c.node.symbol.line, c.edge.resolution.value) for c in report.trace.tree.children] == [(3, "exact")]
+    finally:
+        store.close()
+
+
 def test_overload_declarations_are_not_what_runs(tmp_path: Path):
     files = {"ov.py": (
         "from typing import overload\n"

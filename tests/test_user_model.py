@@ -200,4 +200,7 @@ def test_a_run_of_the_net_confirms_its_attribute_hops_with_nothing_dynamic_only(
     # not taken on cuda: params.use_mkldnn, params.is_dilated (Convolution.cpp:164, 168), after use_cudnn returns;
     # and torch._C.TensorBase.__add__ (what `out + x` at layers.py:42 runs) to aten::add.Tensor, which the
     # run reaches through the binding torch._C.TensorBase.add, a name the comparison does not match to __add__
-    assert (len(comparison["confirmed"]), len(comparison["not_taken"])) == (267, 86)
+    # also not taken: the deleters empty_cpu and empty_cuda hand to the storage (EmptyTensor.cpp:34,
+    # cuda/EmptyTensor.cpp:27), which run when it is freed, and the lambdas Tensor.cpp's methods hand
+    # to for_each_offset, which the net's ops do not call
+    assert (len(comparison["confirmed"]), len(comparison["not_taken"])) == (267, 88)

@@ -18,7 +18,7 @@ import itertools
 import re
 
 from explorer import treesitter as tsx
-from explorer.model import FUNCTOR_MARK, CallKind, CallSite, Diagnostic, FileFacts, ImportBinding, Language, Symbol, SymbolKind
+from explorer.model import FUNCTOR_MARK, LAMBDA_MARK, CallKind, CallSite, Diagnostic, FileFacts, ImportBinding, Language, Symbol, SymbolKind
 from explorer.parsers import cpp_bindings
 from explorer.parsers.common import ScopeMap, collapse, source_order, strip_template_args
 from explorer.parsers.cpp_conditionals import without_split_conditionals
@@ -58,6 +58,10 @@ _UNUSED_ATTRIBUTE = re.compile(rb"(?<![\w:.])[A-Z][A-Z0-9]*_UNUSED\b(?![ \t]*\()
 # joins it to the next declaration, and the namespace is lost. It says nothing to a reader of
 # calls, so the whole invocation is blanked.
 _PRAGMA_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]*(?:DIAGNOSTIC|PRAGMA)[A-Z0-9_]*[ \t]*\([^()\n]*\)[ \t]*$", re.MULTILINE)
+# A deprecation written as a macro on the line before a declaration, its message a string that
+# may hold parentheses (`C10_DEPRECATED_MESSAGE("... use tensor.scalar_type() instead")` in
+# TensorBody.h): the grammar lost class Tensor to it. Blanked as a pragma is.
+_DEPRECATION_MACRO = re.compile(rb'^[ \t]*[A-Z][A-Z0-9_]*DEPRECATED[A-Z0-9_]*[ \t]*(?:\([ \t]*"(?:[^"\\\n]|\\.)*"[ \t]*\))?[ \t]*$', re.MULTILINE)
 
 
 def _without_attribute_macros(source: bytes, lang: Language) -> bytes:
@@ -68,6 +72,8 @@ def _without_attribute_macros(source: bytes, lang: Language) -> bytes:
         patterns.append(_UNUSED_ATTRIBUTE)
     if b"DIAGNOSTIC" in source or b"PRAGMA" in source:
         patterns.append(_PRAGMA_MACRO)
+    if b"DEPRECATED" in source:
+        patterns.append(_DEPRECATION_MACRO)
     matches = [match.span() for pattern in patterns for match in pattern.finditer(source)]
     if not matches:
         return source
@@ -221,6 +227,7 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
     found = tsx.captures(tsx.query(grammar, *_QUERIES[grammar]), root)
     enclosures = _Enclosures()
     structured = _registrations(found, lang, facts, scopes, namespaces, enclosures)
+    registered_lambdas: set[int] = set()  # start bytes of lambdas bound or registered as kernels
     scope_of = lambda node: _enclosing_names(node, namespaces, enclosures)[0]  # noqa: E731
     modules = cpp_bindings.python_modules(root, source, lang, path, scope_of)
     facts.symbols += modules.classes
@@ -232,6 +239,7 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
         for kernel in lambdas:  # its calls are its own, not the registration block's
             facts.symbols.append(kernel.symbol)
             scopes.add(kernel.start_byte, kernel.end_byte, kernel.symbol.qname)
+            registered_lambdas.add(kernel.start_byte)
     if found.get("method_table") or b"PyTypeObject" in source:
         facts.symbols += cpp_bindings.method_tables(found.get("method_table", []), source, lang, path, scope_of, modules.placed)
     _definitions(found, lang, facts, scopes, structured, namespaces, enclosures)
@@ -239,9 +247,10 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
     if namespaces is not None and b"_FUNC" in source:
         _recovered_structured(source, lang, facts, scopes, namespaces)
     _namespace_symbols(found, lang, facts, source, namespaces, enclosures)
-    _lambdas_outside_functions(found, lang, facts, scopes, scope_of)
+    registered_lambdas |= _lambdas_outside_functions(found, lang, facts, scopes, scope_of)
+    handed = _lambdas_handed_to_functions(found, lang, facts, scopes, registered_lambdas)
     values = _values_in_scope(found, scopes, namespaces, enclosures)
-    _calls(found, facts, scopes, source, values)
+    _calls(found, facts, scopes, source, values, handed)
     _using(found, facts)
     _includes_in_namespaces(found, facts, namespaces, enclosures)
     _macro_symbols(lang, facts, preprocessed.macros)
@@ -885,7 +894,7 @@ def _registers(caller: str, callee: str) -> bool:
 
 def _lambdas_outside_functions(
     found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap, scope_of
-) -> None:
+) -> set[int]:
     """A lambda written outside any function (an element of a namespace-scope table of
     operators, as register_prim_ops.cpp builds them, or an argument of a registering macro
     at namespace scope, as static runtime's REGISTER_OPERATOR_FUNCTOR) is a definition of
@@ -909,16 +918,60 @@ def _lambdas_outside_functions(
         definition = cpp_bindings.lambda_definition(outermost, lang, facts.path, scope_of(outermost))
         facts.symbols.append(definition.symbol)
         scopes.add(definition.start_byte, definition.end_byte, definition.symbol.qname)
+    return seen  # their start bytes
+
+
+def _lambdas_handed_to_functions(
+    found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap, registered: set[int]
+) -> _HandedLambdas:
+    """A lambda written as an argument of a function call inside a function
+    (`collective(t, t, [&](...) { return ncclAllReduce(...); }, ...)`) is a definition of its
+    own, `scope::<lambda at line N>` with the scope of the function it is written in (so that
+    it sees that function's class members): the function it is handed to calls it, and the
+    chain goes through that function. A macro's argument (`AT_DISPATCH_...(..., [&] {...})`,
+    a name in capitals) stays part of the function: the expansion calls it in place."""
+    handed = _HandedLambdas()
+    for node in sorted(found.get("lambda_argument", []), key=lambda lambda_node: lambda_node.start_byte):
+        call = node.parent.parent if node.parent is not None else None
+        if node.start_byte in registered or call is None or call.type != "call_expression":
+            continue
+        enclosing = scopes.innermost(node.start_byte)
+        callee = call.child_by_field_name("function")
+        if enclosing == facts.path or callee is None or _MACRO_NAME.fullmatch(_last_identifier(tsx.text(callee))):
+            continue
+        scope = enclosing.rpartition("::")[0]
+        definition = cpp_bindings.lambda_definition(node, lang, facts.path, scope.split("::") if scope else [])
+        facts.symbols.append(definition.symbol)
+        scopes.add(definition.start_byte, definition.end_byte, definition.symbol.qname)
+        handed.nodes.append(node)
+        handed.enclosing.setdefault(definition.symbol.qname, enclosing)
+    return handed
+
+
+@dataclasses.dataclass
+class _HandedLambdas:
+    nodes: list[tsx.Node] = dataclasses.field(default_factory=list)  # the lambda arguments made definitions
+    enclosing: dict[str, str] = dataclasses.field(default_factory=dict)  # lambda -> the definition it is written in
+
+
+_MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _last_identifier(written: str) -> str:
+    names = _IDENTIFIER.findall(written)
+    return names[-1] if names else ""
 
 
 def _calls(
-    found: dict[str, list[tsx.Node]], facts: FileFacts, scopes: ScopeMap, source: bytes, values: dict[str, set[str]]
+    found: dict[str, list[tsx.Node]], facts: FileFacts, scopes: ScopeMap, source: bytes, values: dict[str, set[str]],
+    handed: _HandedLambdas,
 ) -> None:
     # The hot loop of indexing a large tree (a million call sites): kept to plain operations,
     # and a callee's spelling is cleaned once per distinct text.
     launches = {node.start_byte for node in found.get("launch_callee", [])}
     kernel_aliases = _kernel_aliases(found.get("kernel_alias", []), scopes) if launches else {}
-    arguments = _name_arguments_by_list(found.get("name_argument", []), found.get("functor_argument", []))
+    arguments = _name_arguments_by_list(found.get("name_argument", []), found.get("functor_argument", []), handed.nodes)
     append = facts.calls.append
     innermost = scopes.innermost
     spelled: dict[bytes, str] = {}
@@ -941,7 +994,7 @@ def _calls(
         if passed and _registers(caller, callee):
             passed = ()  # `m.impl("op", &fn)`: a registration (parsers/cpp_bindings.py), not a call of fn
         if passed:
-            passed = _not_values(passed, caller, values)
+            passed = _not_values(passed, caller, values, handed.enclosing)
         append(CallSite(caller, callee, callee, row + 1, column, CallKind.LAUNCH if start in launches else CallKind.CALL, passed))
         if callee.endswith(_FACTORY_SUFFIXES) and b"<" in written:
             made = _made_by_factory(written)  # `std::make_unique<PyTorchStreamReader>(...)` runs its constructor
@@ -1000,10 +1053,18 @@ def _alias_name(declarator: tsx.Node) -> str:
     return tsx.text(declarator)
 
 
-def _not_values(passed: tuple[str, ...], caller: str, values: dict[str, set[str]]) -> tuple[str, ...]:
+def _not_values(
+    passed: tuple[str, ...], caller: str, values: dict[str, set[str]], enclosing: dict[str, str]
+) -> tuple[str, ...]:
     """The passed names that are not values the caller (or, for a method, its class) declares:
-    only a name no local, parameter or field shadows may be a function pointer."""
+    only a name no local, parameter or field shadows may be a function pointer. A lambda
+    sees the values of the definitions it is written in."""
     declared = values.get(caller, set()) | values.get(caller.rpartition("::")[0], set())
+    seen = {caller}
+    while enclosing.get(caller, caller) not in seen:  # two lambdas of one line share a name
+        caller = enclosing[caller]
+        seen.add(caller)
+        declared = declared | values.get(caller, set()) | values.get(caller.rpartition("::")[0], set())
     return tuple(name for name in passed if name not in declared) if declared else passed
 
 
@@ -1025,13 +1086,20 @@ def _made_by_factory(written: bytes) -> str | None:
 _TEMPORARY = re.compile(r"((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*(?:\{[^{}]*\}|\(\s*\))")
 
 
-def _name_arguments_by_list(names: list[tsx.Node], functors: list[tsx.Node]) -> dict[int, tuple[str, ...]]:
+def _name_arguments_by_list(
+    names: list[tsx.Node], functors: list[tsx.Node], lambdas: list[tsx.Node]
+) -> dict[int, tuple[str, ...]]:
     """Plain names passed as arguments, keyed by the start of their argument list; a functor
-    made in place (`SumOps<float>{}`) is its type's name followed by FUNCTOR_MARK."""
+    made in place (`SumOps<float>{}`) is its type's name followed by FUNCTOR_MARK, a lambda
+    made a definition LAMBDA_MARK and its line."""
     by_list: dict[int, list[str]] = {}
-    for node in sorted(itertools.chain(names, functors), key=lambda name: name.start_byte):
+    for node in sorted(itertools.chain(names, functors, lambdas), key=lambda name: name.start_byte):
         holder = node.parent
         mark = ""
+        if node.type == "lambda_expression":
+            if holder is not None:
+                by_list.setdefault(holder.start_byte, []).append(f"{LAMBDA_MARK}{tsx.line(node)}")
+            continue
         if holder is not None and holder.type == "pointer_expression":
             holder = holder.parent  # &kernel
         elif holder is not None and holder.type == "compound_literal_expression":

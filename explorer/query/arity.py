@@ -34,8 +34,12 @@ def call_arguments(sources: SourceLines, path: str, line: int, column: int, writ
     head = _FIRST_NAME.search(written)
     if head is None or not text.startswith(head.group(), column):
         return None
-    statement_end = text.find(";", column)
-    launch = text.find(">>>", column, statement_end if statement_end >= 0 else len(text))
+    # a launch's arguments follow its `<<<...>>>`; a call inside the launch's configuration
+    # (`static_cast<unsigned>(blocks)`) reaches its own `(` before any `<<<`
+    first_parenthesis = text.find("(", column)
+    launch = text.find("<<<", column, first_parenthesis) if first_parenthesis >= 0 else -1
+    if launch >= 0:
+        launch = text.find(">>>", launch)
     start = text.find("(", launch + 3 if launch >= 0 else column)
     parts = _split(text, start) if start >= 0 else None
     return [part.strip() for part in parts if part.strip()] if parts is not None else None
@@ -121,10 +125,28 @@ def fitting_schemas(operators: list[Symbol], count: int) -> list[Symbol]:
 
 
 def fitting(definitions: list[Symbol], count: int | None) -> list[Symbol]:
+    """The overloads a call of `count` arguments fits. A definition written apart from its
+    declaration does not repeat the declaration's default arguments (ProcessGroupNCCL.cpp's
+    `collective(input, output, fn, opType, profilingTitle, avoidRecordStreams)`, whose last two
+    default in the header): when no overload fits, those that need the fewest defaults from
+    elsewhere are the ones taken."""
     if count is None or len(definitions) < 2:
         return definitions
-    kept = [d for d in definitions if parameter_range(d.signature)[0] <= count <= parameter_range(d.signature)[1]]
-    return kept or definitions
+    ranges = [(d, parameter_range(d.signature)) for d in definitions]
+    kept = [d for d, (fewest, most) in ranges if fewest <= count <= most]
+    if kept:
+        return kept
+    longer = [(fewest - count, d) for d, (fewest, _) in ranges if fewest > count and _defined_apart(d)]
+    if longer:
+        least = min(missing for missing, _ in longer)
+        return [d for missing, d in longer if missing == least]
+    return definitions
+
+
+def _defined_apart(definition: Symbol) -> bool:
+    """A definition written with its qualified name (`Class::method(...)` outside the class),
+    whose declaration, elsewhere, may give default arguments."""
+    return re.search(rf"::\s*{re.escape(definition.name)}\s*\(", definition.signature) is not None
 
 
 def _count(text: str, start: int) -> int | None:

@@ -35,10 +35,10 @@ from collections.abc import Iterator
 
 from explorer.index.reader import IndexReader
 from explorer.index.store import last_name
-from explorer.model import FUNCTOR_MARK, CallEdge, CallKind, CallNode, CallSite, EdgeKind, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import FUNCTOR_MARK, LAMBDA_MARK, CallEdge, CallKind, CallNode, CallSite, EdgeKind, Layer, Resolution, Symbol, SymbolKind
 from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.query.backends import dispatch_key_allowed
-from explorer.parsers.common import collapse, enclosing_candidates, parenthesised_items
+from explorer.parsers.common import collapse, enclosing_candidates, parenthesised_items, strip_template_args
 from explorer.query.bindings import is_out_overload, operators_for
 from explorer.query.generated_api import FAST_PATHS, generated
 from explorer.query.cpp_classes import CLASS_KINDS, inherited_members, overrides
@@ -80,8 +80,13 @@ class NativeEdges:
         elif symbol.kind is SymbolKind.DISPATCH_STUB:
             yield from self._registered_kernels(symbol)
         elif symbol.kind in _FUNCTION_KINDS and symbol.path is not None:
-            for site in self.store.calls_in(symbol.qname, symbol.path, definition_lines(symbol)):
-                yield from self.call_targets(symbol, site, _functors(node.passed))
+            sites = self.store.calls_in(symbol.qname, symbol.path, definition_lines(symbol))
+            for site in sites:
+                yield from self.call_targets(symbol, site, node.passed, node.passed_as)
+            if node.passed and not self._uses_callable_parameters(symbol, sites):
+                # what it does with them cannot be read: it calls them, from where they were passed
+                yield from self._handed(node.passed, node.passed_at)
+            return
         if node.passed:
             yield from self._handed(node.passed, node.passed_at)
 
@@ -141,9 +146,11 @@ class NativeEdges:
 
     # -- calls -----------------------------------------------------------------------------
 
-    def call_targets(self, caller: Symbol, site: CallSite, held: tuple[Symbol, ...] = ()) -> Iterator[CallEdge]:
-        """The edges of one call site of `caller`, which holds the functors `held` (handed to
-        it by the call that reached it)."""
+    def call_targets(
+        self, caller: Symbol, site: CallSite, held: tuple[Symbol, ...] = (), held_as: tuple[str, ...] = ()
+    ) -> Iterator[CallEdge]:
+        """The edges of one call site of `caller`, which holds the callables `held` (handed to
+        it by the call that reached it, bound to its parameters `held_as`)."""
         where = (caller.path or "", site.line)
         callee = site.callee
         if site.vendor is not None:  # the index worked out which callees are vendor APIs
@@ -152,11 +159,12 @@ class NativeEdges:
             return
         # A name that is one of the caller's parameters is a value, whatever else it names.
         parameters = self._parameters(caller)
-        passed = tuple(
-            function for argument in site.name_args if argument not in parameters for function in self._passed(caller, argument)
-        )
-        if held and (functor_calls := self._functor_member_calls(caller, callee, held, where)):
-            yield from functor_calls
+        passed = [
+            (argument, function) for argument in site.name_args if argument not in parameters
+            for function in self._passed(caller, argument)
+        ]
+        if held and (held_calls := self._held_calls(caller, callee, held, held_as, where)):
+            yield from held_calls
             return
         if site.kind is CallKind.LAUNCH:
             kernels = [s for s in self._named(caller, callee) if s.kind is SymbolKind.KERNEL]
@@ -164,45 +172,98 @@ class NativeEdges:
         else:
             targets = list(self._callee(caller, callee, where, site))
         native_targets = {id(edge) for edge in targets if edge.target.layer in (Layer.CPP, Layer.CUDA)}
-        if passed and not native_targets:
+        arguments = call_arguments(self.sources, caller.path, site.line, site.column, site.callee) if (passed or held) and caller.path else None
+        handing = self._handing_on(caller, held, held_as, arguments) if held else []
+        if (passed or handing) and not native_targets:
             # The callee is not in the tree (a template from a library, a macro): the
             # functions passed to it are still reached, from the caller.
             yield from targets
-            yield from self._handed(passed, where)
+            yield from self._handed(tuple(function for _, function in passed) + tuple(symbol for symbol, _ in handing), where)
             return
-        handed_on = held if held and native_targets and self._hands_on(caller, site) else ()
         for edge in targets:
-            if id(edge) not in native_targets:
-                yield edge
-                continue
-            onward = passed + tuple(f for f in handed_on if self._generic_parameters(edge.target.symbol))
-            if onward:
-                edge = dataclasses.replace(edge, target=dataclasses.replace(edge.target, passed=onward, passed_at=where))
+            if id(edge) in native_targets and (passed or handing):
+                onward, onward_as = self._bound(edge.target.symbol, site, passed, handing, arguments)
+                if onward:
+                    edge = dataclasses.replace(edge, target=dataclasses.replace(edge.target, passed=onward, passed_as=onward_as, passed_at=where))
             yield edge
 
-    def _functor_member_calls(
-        self, caller: Symbol, callee: str, held: tuple[Symbol, ...], where: tuple[str, int]
+    def _held_calls(
+        self, caller: Symbol, callee: str, held: tuple[Symbol, ...], held_as: tuple[str, ...], where: tuple[str, int]
     ) -> list[CallEdge]:
-        """`ops.combine(a, b)` on a parameter of template type, in a function holding functors:
-        their `combine`. `ops(a)`: their operator()."""
+        """`fn(a)` on a parameter holding a callable: the function or lambda passed as it, a
+        functor's operator(). `ops.combine(a, b)` on one holding a functor: its `combine`."""
         receiver, _, member = callee.replace("->", ".").rpartition(".")
-        generic = self._generic_parameters(caller)
-        if receiver and receiver in generic:
-            found = [m for functor in held for m in self._members(functor, member)]
-        elif not receiver and callee in generic:
-            found = [m for functor in held for m in self._members(functor, "operator()")]
-        else:
+        callable_parameters = self._callable_parameters(caller)
+        if receiver and receiver in callable_parameters:
+            chosen = _bound_to(receiver, held, held_as)
+            return list(fan_out([m for functor in _functors(chosen) for m in self._members(functor, member)], EdgeKind.FUNCTOR, None, where))
+        if receiver or callee not in callable_parameters:
             return []
-        return list(fan_out(found, EdgeKind.FUNCTOR, None, where))
+        chosen = _bound_to(callee, held, held_as)
+        edges = list(fan_out([s for s in chosen if s.kind in _FUNCTION_KINDS], EdgeKind.FNPTR, None, where))
+        edges += fan_out([m for functor in _functors(chosen) for m in self._members(functor, "operator()")], EdgeKind.FUNCTOR, None, where)
+        return edges
 
-    def _hands_on(self, caller: Symbol, site: CallSite) -> bool:
-        """Whether the call passes on a parameter of the caller's that holds a functor: one of
-        its parameters of template type is among the arguments (when they can be read)."""
-        arguments = call_arguments(self.sources, caller.path, site.line, site.column, site.callee) if caller.path else None
+    def _handing_on(
+        self, caller: Symbol, held: tuple[Symbol, ...], held_as: tuple[str, ...], arguments: list[str] | None
+    ) -> list[tuple[Symbol, int | None]]:
+        """The held callables a call passes on, each with the position of the argument that
+        passes it; position None for all of them where the arguments cannot be read (a call
+        made in a macro's expansion)."""
         if arguments is None:
-            return True
-        generic = self._generic_parameters(caller)
-        return any(name in generic for argument in arguments for name in _IDENTIFIER.findall(argument))
+            return [(symbol, None) for symbol in held]
+        callable_parameters = self._callable_parameters(caller)
+        handing: list[tuple[Symbol, int | None]] = []
+        for symbol, parameter in zip(held, held_as or ("",) * len(held)):
+            names = {parameter} if parameter else callable_parameters
+            index = next((i for i, argument in enumerate(arguments) if names.intersection(_IDENTIFIER.findall(argument))), None)
+            if index is not None:
+                handing.append((symbol, index))
+        return handing
+
+    def _bound(
+        self, target: Symbol, site: CallSite, passed: list[tuple[str, Symbol]], handing: list[tuple[Symbol, int | None]],
+        arguments: list[str] | None,
+    ) -> tuple[tuple[Symbol, ...], tuple[str, ...]]:
+        """What the target of a call is handed, each with the parameter it is bound to: the
+        functions and lambdas written in the arguments, and the callables the caller passes on.
+        Where the arguments cannot be read, a held callable goes on only to a target that takes
+        a callable."""
+        names = parameter_names(target.signature)
+        lambdas = [argument for argument in site.name_args if argument.startswith(LAMBDA_MARK)]
+        onward: list[Symbol] = []
+        onward_as: list[str] = []
+        for argument, function in passed:
+            index = _argument_index(arguments, argument, lambdas)
+            onward.append(function)
+            onward_as.append(names[index] if index is not None and index < len(names) else "")
+        for symbol, index in handing:
+            if index is None and not self._callable_parameters(target):
+                continue
+            onward.append(symbol)
+            onward_as.append(names[index] if index is not None and index < len(names) else "")
+        return tuple(onward), tuple(onward_as)
+
+    def _uses_callable_parameters(self, symbol: Symbol, sites: list[CallSite]) -> bool:
+        """Whether a function visibly calls or passes on one of its parameters that take a
+        callable: then the callables handed to it are reached where it does."""
+        names = self._callable_parameters(symbol)
+        if not names or symbol.path is None:
+            return False
+        for site in sites:
+            receiver = site.callee.replace("->", ".").rpartition(".")[0]
+            if site.callee in names or receiver in names:
+                return True
+            arguments = call_arguments(self.sources, symbol.path, site.line, site.column, site.callee)
+            if arguments and any(names.intersection(_IDENTIFIER.findall(argument)) for argument in arguments):
+                return True
+        return False
+
+    def _callable_parameters(self, symbol: Symbol) -> set[str]:
+        """Parameters that may hold a callable: of a template parameter's type (`Fn fn`,
+        `const F& f`) or a function wrapper's (`const std::function<void(int64_t, int64_t)>& f`)."""
+        wrapped = {name for name, written in _parameter_types(symbol.signature).items() if _FUNCTION_WRAPPER.search(written)}
+        return self._generic_parameters(symbol) | wrapped if wrapped else self._generic_parameters(symbol)
 
     def _generic_parameters(self, symbol: Symbol) -> set[str]:
         key = (symbol.path, symbol.line)
@@ -214,7 +275,12 @@ class NativeEdges:
     def _passed(self, caller: Symbol, argument: str) -> list[Symbol]:
         """The functions a name passed as an argument may be: those of that name, or the
         DispatchStub of that name (`argmax_argmin_impl(..., argmax_stub)` calls the stub); for
-        a functor made in place, its class (one definition per name)."""
+        a functor made in place, its class (one definition per name); for a lambda written
+        there, its definition."""
+        if argument.startswith(LAMBDA_MARK):
+            scope = caller.qname.rpartition("::")[0]
+            name = f"<lambda at line {argument.removeprefix(LAMBDA_MARK)}>"
+            return [s for s in self.store.symbols_with_qname(f"{scope}::{name}" if scope else name) if s.path == caller.path]
         if argument.endswith(FUNCTOR_MARK):
             classes = [s for s in self._named(caller, argument.removesuffix(FUNCTOR_MARK)) if s.kind in _FUNCTOR_KINDS]
             return list({s.qname: s for s in sorted(classes, key=lambda s: (s.path or "", s.line or 0), reverse=True)}.values())
@@ -349,6 +415,8 @@ class NativeEdges:
             return self._method_of_returned(caller, local, name)
         if _CALL_RECEIVER.match(receiver):
             return self._method_of_returned(caller, receiver, name)
+        if len(parts) > 3 or (len(parts) == 3 and local is not None):
+            return self._method_along(caller, parts, name)
         own = _OWN_FIELD.match(receiver)
         if own is not None and caller.kind is SymbolKind.METHOD and len(parts) == 2:
             found = self._method_of_field(caller, caller.qname.rpartition("::")[0], own.group(1), name, subscripted=bool(own.group(2)))
@@ -359,6 +427,61 @@ class NativeEdges:
             if container is not None:
                 return self._method_of_field(caller, caller.qname.rpartition("::")[0], container, name, subscripted=True)
         return [], False
+
+    def _method_along(self, caller: Symbol, parts: list[str], name: str) -> tuple[list[Symbol], bool]:
+        """A method at the end of a chain of calls and members
+        (`var.unsafeGetTensorImpl()->pyobj_slot()->init_pyobj(...)`, `var` initialised by
+        THPVariable_Unpack): the class of each step from the one before, through the declared
+        return types of methods and the declared types of fields. A tensor in the middle of a
+        chain is followed (its accessors are not, at the end of one)."""
+        start = self._start_class(caller, parts[0])
+        if start is None:
+            return [], False
+        written, owner = start
+        guessed = False
+        for step in parts[1:-1]:
+            called = _CALL_RECEIVER.match(step)
+            if called is not None:
+                methods, by_name = self._class_methods(owner, written, called.group(1))
+                typed = [(m, returned_class(m.signature, m.name)) for m in methods]
+            else:
+                fields = self._class_fields(owner, written, step)
+                by_name = False
+                typed = [(f, returned_class(f.signature, f.name, opening="")) for f in fields]
+            found = next(((member, cls) for member, cls in typed if cls is not None), None)
+            if found is None:
+                return [], False
+            owner, written = found
+            guessed = guessed or by_name
+        methods, by_name = self._class_methods(owner, written, name)
+        return methods, guessed or by_name
+
+    def _start_class(self, caller: Symbol, first: str) -> tuple[str, Symbol] | None:
+        """The class the first step of a chain is, with the definition to look its name up
+        from: a parameter's or a local's declared class, the class a local's initialising call
+        or a called function returns, a temporary's own class."""
+        declared = parameter_type(caller.signature, first)
+        local = None
+        if declared is None and first.isidentifier() and caller.path is not None:
+            declared, local = self._local_type(caller, first)
+        if declared is not None:
+            return declared, caller
+        called = _CALL_RECEIVER.match(local or first)
+        if called is None:
+            return None
+        named = self._named(caller, called.group(1))
+        if any(s.kind in _FUNCTOR_KINDS for s in named):
+            return called.group(1), caller
+        for function in (s for s in named if s.kind in _FUNCTION_KINDS):
+            written = returned_class(function.signature, function.name)
+            if written is not None:
+                return written, function
+        return None
+
+    def _class_fields(self, owner: Symbol, written: str, field: str) -> list[Symbol]:
+        scope = owner.qname.rpartition("::")[0]
+        classes = registered_functions(self.store, f"{scope}::{written}" if scope else written, owner.path, CLASS_KINDS)
+        return [s for cls in classes[:1] for s in self.store.symbols_with_qname(f"{cls.qname}::{field}") if s.kind is SymbolKind.FIELD]
 
     def _operator_handle(self, caller: Symbol, name: str) -> list[Symbol]:
         """The operator a local handle of the dispatcher's is for: the schema name and overload
@@ -456,7 +579,11 @@ class NativeEdges:
         called = _CALL_RECEIVER.match(receiver)
         if called is None:
             return [], False
-        for returning in (s for s in self._named(caller, called.group(1)) if s.kind in _FUNCTION_KINDS):
+        named = self._named(caller, called.group(1))
+        if any(s.kind in _FUNCTOR_KINDS for s in named):
+            # a temporary made in place (`AlgoIterator<perf_t>(args, benchmark).try_all(...)`)
+            return self._class_methods(caller, called.group(1), name)
+        for returning in (s for s in named if s.kind in _FUNCTION_KINDS):
             written = returned_class(returning.signature, returning.name)
             if written is None or written.rpartition("::")[2] in _VALUE_CLASSES:
                 continue  # a tensor's accessors are not followed into TensorBody.h
@@ -607,6 +734,42 @@ class NativeEdges:
 
 def _functors(passed: tuple[Symbol, ...]) -> tuple[Symbol, ...]:
     return tuple(s for s in passed if s.kind in _FUNCTOR_KINDS)
+
+
+def _bound_to(parameter: str, held: tuple[Symbol, ...], held_as: tuple[str, ...]) -> tuple[Symbol, ...]:
+    """The held callables a parameter may be: those passed as it, and those whose parameter
+    is not known."""
+    return tuple(symbol for symbol, bound in zip(held, held_as or ("",) * len(held)) if bound in ("", parameter))
+
+
+def _argument_index(arguments: list[str] | None, argument: str, lambdas: list[str]) -> int | None:
+    """The position of a passed name, functor or lambda (the n-th lambda of the call) among
+    the call's arguments as written."""
+    if arguments is None:
+        return None
+    if argument.startswith(LAMBDA_MARK):
+        written = [index for index, text in enumerate(arguments) if text.startswith("[")]
+        order = lambdas.index(argument)
+        return written[order] if order < len(written) else None
+    name = argument.removesuffix(FUNCTOR_MARK)
+    for index, text in enumerate(arguments):
+        spelled = strip_template_args(text.lstrip("&").replace(" ", ""))
+        if spelled == name or (argument.endswith(FUNCTOR_MARK) and spelled.startswith(name)):
+            return index
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def parameter_names(signature: str) -> tuple[str, ...]:
+    """Each parameter's name, in order, from a C++ signature ("" where none is written)."""
+    names = []
+    for written in parenthesised_items(signature, templates=True) or []:
+        declared = _IDENTIFIER.findall(written.partition("=")[0])
+        names.append(declared[-1] if len(declared) >= 2 else "")
+    return tuple(names)
+
+
+_FUNCTION_WRAPPER = re.compile(r"\b(?:function|function_ref)\s*<")
 
 
 def _fast_path(callee: str) -> bool:

@@ -10,6 +10,11 @@
   (pointer_expression
     argument: [(identifier) (qualified_identifier)] @name_argument))
 
+; `collective(t, t, [&](at::Tensor& in, ...) {...}, ...)`: a lambda handed to a function, which
+; calls it (the parser makes it a definition of its own unless the callee is a macro).
+(argument_list
+  (lambda_expression) @lambda_argument)
+
 ; `gpu_reduce_kernel(iter, SumOps<float>{})`: a functor made in place and handed over; the
 ; callee calls its members (`ops.combine(a, b)`).
 (argument_list
