@@ -338,3 +338,58 @@ def test_11_a_functor_made_in_the_arguments_is_passed_by_its_type():
         ("other", 4, ()),
         ("Ops", 4, ()),
     ]
+
+
+def test_12_a_deprecation_message_before_a_method_keeps_the_class():
+    # aten/src/ATen/templates/TensorBody.h: C10_DEPRECATED_MESSAGE("...") on the line before a
+    # method, its message holding parentheses (and `${...}` where torchgen writes code)
+    facts = cpp(
+        "namespace at {\n"                                                                      # 1
+        "class TORCH_API Tensor: public TensorBase {\n"                                         # 2
+        " public:\n"                                                                            # 3
+        "  C10_DEPRECATED_MESSAGE(\"Tensor.type() is deprecated: use tensor.options() instead.\")\n"  # 4
+        "  DeprecatedTypeProperties & type() const { return props(); }\n"                       # 5
+        "  ${tensor_method_declarations}\n"                                                     # 6
+        "  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }\n"                   # 7
+        "};\n"                                                                                  # 8
+        "${tensor_method_definitions}\n"                                                        # 9
+        "}\n"
+    )
+    assert symbols(facts, SymbolKind.CLASS, SymbolKind.METHOD, SymbolKind.FUNCTION) == [
+        ("at::Tensor", SymbolKind.CLASS, 2),
+        ("at::Tensor::type", SymbolKind.METHOD, 5),
+        ("at::Tensor::unsafeGetTensorImpl", SymbolKind.METHOD, 7),
+    ]
+
+
+def test_13_a_method_table_copied_into_a_vector_belongs_to_the_type_the_vector_fills():
+    # python_torch_functions_manual.cpp: torch_functions_manual is copied into the vector
+    # gatherTorchFunctions is handed, which initTorchFunctions gives THPVariableFunctions as its
+    # tp_methods; the type is added to the module, and so is an instance of it
+    facts = cpp(
+        "namespace torch::autograd {\n"                                                          # 1
+        "static PyMethodDef torch_functions_manual[] = {\n"                                      # 2
+        "    {\"tensor\", castPyCFunctionWithKeywords(THPVariable_tensor), METH_VARARGS, nullptr},\n"  # 3
+        "    {nullptr, nullptr, 0, nullptr}};\n"                                                 # 4
+        "void gatherTorchFunctions(std::vector<PyMethodDef>& torch_functions) {\n"               # 5
+        "  torch_functions.assign(torch_functions_manual, torch_functions_manual + 2);\n"        # 6
+        "}\n"
+        "static PyTypeObject THPVariableFunctions = {\n"                                         # 8
+        "    PyVarObject_HEAD_INIT(nullptr, 0) \"torch._C._VariableFunctionsClass\", 0};\n"
+        "static PyObject* THPVariableFunctionsModule = nullptr;\n"                               # 10
+        "void initTorchFunctions(PyObject* module) {\n"                                          # 11
+        "  static std::vector<PyMethodDef> functions;\n"
+        "  gatherTorchFunctions(functions);\n"                                                   # 13
+        "  THPVariableFunctions.tp_methods = functions.data();\n"
+        "  PyModule_AddObject(module, \"_VariableFunctionsClass\", reinterpret_cast<PyObject*>(&THPVariableFunctions));\n"
+        "  THPVariableFunctionsModule = PyType_GenericNew(&THPVariableFunctions, Py_None, Py_None);\n"  # 16
+        "  PyModule_AddObject(module, \"_VariableFunctions\", THPVariableFunctionsModule);\n"     # 17
+        "}\n"
+        "}\n",
+        path="torch/csrc/autograd/python_torch_functions_manual.cpp",
+    )
+    module = "<arg 0 of torch::autograd::initTorchFunctions>"
+    assert sorted((s.qname, s.line, s.target) for s in facts.symbols if s.kind is SymbolKind.METHOD_TABLE) == [
+        (f"{module}._VariableFunctions.tensor", 3, "torch::autograd::THPVariable_tensor"),
+        (f"{module}._VariableFunctionsClass.tensor", 3, "torch::autograd::THPVariable_tensor"),
+    ]

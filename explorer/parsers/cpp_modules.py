@@ -240,7 +240,12 @@ class ModuleValues:
         arguments = call_arguments(call)
         module = self.of(arguments[0]) if len(arguments) == 3 else None
         name = string_literal(arguments[1]) if len(arguments) == 3 else None
-        variable = re.fullmatch(r"(?:\(\s*PyObject\s*\*\s*\)|reinterpret_cast<PyObject\*>)?\s*\(?&(\w+)\)?", collapse(tsx.text(arguments[2]))) if name else None
+        added = collapse(tsx.text(arguments[2])) if name else ""
+        variable = re.fullmatch(r"(?:\(\s*PyObject\s*\*\s*\)|reinterpret_cast<PyObject\*>)?\s*\(?&(\w+)\)?", added)
+        if variable is None and added.isidentifier():
+            # `THPVariableFunctionsModule = PyType_GenericNew(&THPVariableFunctions, ...)`: an
+            # instance, whose attributes are its type's methods
+            variable = re.search(rf"\b{re.escape(added)}\s*=\s*PyType_GenericNew\s*\(\s*&\s*(\w+)", self.text)
         if not isinstance(module, PyModule) or variable is None:
             return None
         return variable.group(1), f"{module.name}.{name}"

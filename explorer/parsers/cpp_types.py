@@ -96,14 +96,35 @@ _EMPTY_SLOT = frozenset(("nullptr", "NULL", "0"))
 
 def table_owner(table: str, types: list[TypeObject], text: str) -> TypeObject | None:
     """The type whose tp_methods or tp_getset is `table`: directly, or through a vector filled
-    with `THPUtils_addPyMethodDefs(methods, table)` and handed over as `methods.data()`."""
-    holders = {table, *re.findall(rf"THPUtils_addPyMethodDefs\s*\(\s*(\w+)\s*,\s*{re.escape(table)}\s*\)", text)}
+    with it and handed over as `methods.data()` (`THPUtils_addPyMethodDefs(methods, table)`,
+    `methods.assign(table, table + n)`, also in a function that fills the vector it is passed:
+    gatherTorchFunctions(torch_functions) in python_torch_functions_manual.cpp)."""
+    holders = _holders(table, text)
     for type_object in types:
         for slot in ("tp_methods", "tp_getset"):
             written = type_object.slots.get(slot)
             if written is not None and (_function(written[0]) or "").removesuffix(".data()") in holders:
                 return type_object
     return None
+
+
+def _holders(table: str, text: str) -> set[str]:
+    """The names that hold a method table's entries in the file: the table, vectors filled from
+    a holder, and a vector passed to a function whose vector parameter is a holder."""
+    holders = {table}
+    for _ in range(4):  # table -> a parameter -> the caller's vector: a few steps at most
+        grown = set(holders)
+        for holder in holders:
+            name = re.escape(holder)
+            grown.update(re.findall(rf"THPUtils_addPyMethodDefs\s*\(\s*(\w+)\s*,\s*{name}\s*\)", text))
+            grown.update(re.findall(rf"\b(\w+)\s*\.\s*(?:assign|insert)\s*\([^;]*\b{name}\b", text))
+            grown.update(re.findall(rf"vector\s*<\s*PyMethodDef\s*>\s+(\w+)\s*[({{]\s*{name}\b", text))
+            for function in re.findall(rf"\b(\w+)\s*\(\s*(?:std::)?vector\s*<\s*PyMethodDef\s*>\s*&\s*{name}\s*\)\s*\{{", text):
+                grown.update(re.findall(rf"(?<![\w:.>]){re.escape(function)}\s*\(\s*(\w+)\s*\)\s*;", text))
+        if grown == holders:
+            break
+        holders = grown
+    return holders
 
 
 def _table_slots(text: str, struct: str, variable: str) -> list[tuple[str, str, int]]:
