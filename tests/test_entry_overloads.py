@@ -223,6 +223,27 @@ def test_a_dispatch_stub_declared_and_defined_is_no_entry(sample_store, sample_r
         "dispatch_stub", BINARY, 39)
 
 
+def test_a_class_its_modules_stub_declares_again_is_no_entry(tmp_path: Path):
+    # torch/nn/parameter.py defines Parameter, parameter.pyi declares it: the module's runs
+    files = {
+        "pkg/parameter.py": "class Parameter:\n    def __new__(cls, data=None):\n        return make(data)\n\ndef make(d):\n    return d\n",
+        "pkg/parameter.pyi": "class Parameter:\n    def __new__(cls, data=...) -> Parameter: ...\n",
+    }
+    root = write_tree(tmp_path / "tree", files)
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        report = trace_symbol(store, str(root), "pkg.parameter.Parameter", to="make")
+        assert report.entry is None
+        assert [hops(path) for path in report.trace.paths or []] == [[
+            ("pkg.parameter.Parameter", "pkg/parameter.py", 1, None, None),
+            ("pkg.parameter.Parameter.__new__", "pkg/parameter.py", 2, "method", None),
+            ("pkg.parameter.make", "pkg/parameter.py", 5, "call", ("pkg/parameter.py", 3)),
+        ]]
+    finally:
+        store.close()
+
+
 # -- a small tree ----------------------------------------------------------------------------------
 
 BLEND = {

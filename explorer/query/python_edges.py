@@ -229,9 +229,14 @@ class PythonEdges:
 
     def implementations(self, definitions: list[Symbol]) -> list[Symbol]:
         """Of several definitions of one name, those that are not `@overload` declarations
-        (typing's, or TorchScript's `_overload_method`): only the last definition runs."""
+        (typing's, or TorchScript's `_overload_method`): only the last definition runs. A
+        stub's (`parameter.pyi`) beside the module's own (`parameter.py`) declares what the
+        module defines: the module's runs."""
         if len(definitions) < 2:
             return definitions
+        modules = [d for d in definitions if d.lang == "python" and not (d.path or "").endswith((".pyi", ".pyi.in"))]
+        if modules and len(modules) < len(definitions):
+            definitions = [d for d in definitions if d.lang != "python" or d in modules]
         bodies = [d for d in definitions if not any(_OVERLOAD_DECORATOR.match(text) for _, text in self.sources.decorators(d))]
         return bodies or definitions
 
