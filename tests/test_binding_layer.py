@@ -1174,3 +1174,53 @@ def test_a_table_a_type_object_gets_after_its_initializer_left_the_slot_empty():
     assert [b for b in bound("torch/csrc/autograd/python_variable.cpp", source) if b[1] == "method_table"] == [
         ("<arg 0 of THPVariable_initModule>.TensorBase._make_subclass", "method_table", 3, "THPVariable_make_subclass"),
     ]
+
+
+TEMPLATE_BIND_TREE = {
+    "torch/csrc/Module.cpp": MODULE_CPP,
+    "torch/csrc/jit/python/init.cpp": (
+        "namespace torch::jit {\n"                                                   # 1
+        "template <typename Policy>\n"                                               # 2
+        "struct slot_dict_impl {\n"                                                  # 3
+        "  bool contains(const std::string& name) const { return true; }\n"          # 4
+        "  static void bind(const py::module& m, const char* name) {\n"              # 5
+        "    py::class_<slot_dict_impl<Policy>>(m, name)\n"                          # 6
+        "        .def(\"contains\", &slot_dict_impl<Policy>::contains);\n"           # 7
+        "  }\n"
+        "};\n"
+        "void initJITBindings(PyObject* module) {\n"                                 # 10
+        "  auto m = py::handle(module).cast<py::module>();\n"
+        "  slot_dict_impl<detail::ModulePolicy>::bind(m, \"ModuleDict\");\n"         # 12
+        "  auto tree = m.def_submodule(\"_jit_tree_views\");\n"                      # 13
+        "  py::class_<Def>(tree, \"Def\").def(\"name\", &Def::name);\n"              # 14
+        "}\n"
+        "struct Def { int name() const { return 0; } };\n"                           # 16
+        "}\n"
+    ),
+}
+
+
+def test_a_template_classs_bind_function_binds_under_the_name_it_is_handed(tmp_path):
+    # slot_dict_impl<detail::ModulePolicy>::bind(m, "ModuleDict") (script_init.cpp:1347) calls the
+    # template's static bind, whose py::class_ takes the module and the name it is handed
+    root = write_tree(tmp_path / "tree", TEMPLATE_BIND_TREE)
+    with indexed(root, tmp_path) as (store, graph):
+        (binding,) = [s for s in store.symbols_with_qname("torch._C.ModuleDict.contains") if s.kind is SymbolKind.PYBIND]
+        assert (binding.path, binding.line) == ("torch/csrc/jit/python/init.cpp", 7)
+        assert [(e.target.symbol.qname, e.target.symbol.line) for e in graph.edges(graph.node(binding))] == [
+            ("torch::jit::slot_dict_impl::contains", 4),
+        ]
+
+
+def test_a_name_a_stub_declares_in_torch_C_but_cpp_binds_in_a_submodule_is_found_there(tmp_path):
+    # torch/_C/__init__.pyi.in declares `class Def` with `def name(self)` in torch._C;
+    # python_tree_views.cpp binds them in torch._C._jit_tree_views
+    root = write_tree(tmp_path / "tree", TEMPLATE_BIND_TREE)
+    with indexed(root, tmp_path) as (store, _graph):
+        for query, bound in [("torch._C.Def.name", "torch._C._jit_tree_views.Def.name"), ("torch._C.Def", "torch._C._jit_tree_views.Def")]:
+            resolution = find(store, query)
+            assert resolution is not None
+            assert ([(s.qname, s.line) for s in resolution.symbols], resolution.via) == (
+                [(bound, 14)], [f"{query} -> {bound} (bound in another module)"],
+            )
+        assert find(store, "torch._C.name") is None  # a method's name alone is no function's

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from explorer import treesitter as tsx
 from explorer.model import ModuleArgument
-from explorer.parsers.common import collapse, split_top_level
+from explorer.parsers.common import collapse, split_top_level, strip_template_args
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,7 +267,8 @@ class ModuleValues:
             function = function.child_by_field_name("name")
         if function is None or function.type not in ("identifier", "qualified_identifier"):
             return []
-        callee = collapse(tsx.text(function)).replace(" ", "")
+        # `slot_dict_impl<detail::ModulePolicy>::bind(m, "ModuleDict")`: the template's function
+        callee = strip_template_args(collapse(tsx.text(function)).replace(" ", ""))
         if _LIBRARY_CALLS.match(callee):
             return []
         modules: list[tuple[int, str]] = []
