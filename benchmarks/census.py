@@ -359,6 +359,12 @@ def _bound_class_verdict(store: IndexStore, qname: str) -> Verdict | None:
     resolves when the C++ type it binds is defined in the tree, looked up as C++ does from the
     namespace it is written in (`PyTorchStreamWriter` in torch::jit, then torch, then global)."""
     bound = [s for s in store.symbols_with_qname(qname) if s.kind is SymbolKind.BOUND_CLASS]
+    if not bound:  # what `show` finds for it: bound in another module (torch._C.Def, bound in _jit_tree_views)
+        try:
+            resolution = find(store, qname)
+        except ExplorerError:
+            resolution = None
+        bound = [s for s in (resolution.symbols if resolution is not None else []) if s.kind is SymbolKind.BOUND_CLASS]
     if not bound:
         return None
     for binding in bound:

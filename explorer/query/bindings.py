@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from explorer.index.reader import IndexReader
 from explorer.model import Language, Symbol, SymbolKind
+from explorer.query.test_code import is_test_code
 
 # Python module prefix -> the python_module value its functions have (None: the default).
 _FUNCTION_MODULES: dict[str, str | None] = {
@@ -147,6 +148,30 @@ def inherited_bindings(store: IndexReader, class_qname: str, name: str) -> list[
             return found
         queue += _class_bases(store, owner, BOUND_CLASS_BASES)
     return []
+
+
+def bound_in_another_module(store: IndexReader, stub_name: str, is_method: bool) -> Symbol | None:
+    """The one binding of a stub's name that the extension binds in another of its modules:
+    torch/_C/__init__.pyi.in declares `Def.name` in torch._C, python_tree_views.cpp binds it in
+    torch._C._jit_tree_views; _dynamo/compiled_autograd.pyi's functions are bound in the module
+    its PyModuleDef names torch._C._dynamo.autograd_compiler. The same last name (a method's
+    with its class's), under the stub's top package (torch._C), outside tests; None unless
+    exactly one binding fits."""
+    parts = stub_name.split(".")
+    tail = ".".join(parts[-2:]) if is_method else parts[-1]
+    package = ".".join(parts[:2]) + "."
+    kinds = (*_BINDING_KINDS, SymbolKind.BOUND_CLASS)
+    found = {
+        s.qname: s for s in store.symbols_named(parts[-1].lower())
+        if s.kind in kinds and s.name == parts[-1] and s.qname != stub_name and s.qname.startswith(package)
+        and s.qname.endswith("." + tail) and not is_test_code(s.path)
+    }
+    if not is_method:  # a function or a class is a module's member, not a class's
+        found = {
+            qname: s for qname, s in found.items()
+            if not any(o.kind is SymbolKind.BOUND_CLASS for o in store.symbols_with_qname(qname.rpartition(".")[0]))
+        }
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 def _class_bases(store: IndexReader, class_qname: str, bound_class_bases) -> list[str]:

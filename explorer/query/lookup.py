@@ -22,7 +22,7 @@ from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.reader import IndexReader
 from explorer.model import Symbol, SymbolKind
 from explorer.parsers.common import parenthesised_items
-from explorer.query.bindings import binding_operators, inherited_bindings, is_out_overload
+from explorer.query.bindings import binding_operators, bound_in_another_module, inherited_bindings, is_out_overload
 from explorer.query.extensions import ExtensionModules, registered_operators
 from explorer.query.patterns import checked_query
 from explorer.query.search import search
@@ -61,6 +61,9 @@ def find(store: IndexReader, query: str) -> Resolution | None:
         inherited = inherited_bindings(store, owner, name)  # the stub declares it, C++ binds it on a base
         if inherited:
             return Resolution(query, [*_ordered(inherited), *_ordered(found)], [f"{query} -> {inherited[0].qname} (bound on a base class)"])
+        elsewhere = bound_in_another_module(store, query, any(s.kind is SymbolKind.METHOD for s in found)) if found else None
+        if elsewhere is not None:  # the stub names another module than the one C++ binds it in
+            return Resolution(query, [elsewhere, *_ordered(found)], [f"{query} -> {elsewhere.qname} (bound in another module)"])
     if found:
         return Resolution(query, _ordered(found))
     if "." in query and "::" not in query:  # an overload: conv2d.padding
@@ -80,6 +83,12 @@ def find(store: IndexReader, query: str) -> Resolution | None:
         bound = ExtensionModules(store).python_bindings(query) or registered_operators(store, query)
         if bound:  # `mini_ops._C.scale` (pybind11), `torch.ops.pyg.fps`
             return Resolution(query, bound)
+        # a name only a stub the index does not hold declares (torch/_C/__init__.pyi.in's
+        # `Def.name`), bound in another module of the extension: a method's class and name, else
+        # a function's or class's name
+        elsewhere = bound_in_another_module(store, query, True) or bound_in_another_module(store, query, False)
+        if elsewhere is not None:
+            return Resolution(query, [elsewhere], [f"{query} -> {elsewhere.qname} (bound in another module)"])
     found = named_exactly(store, query)
     return Resolution(query, _ordered(found)) if found else None
 
