@@ -39,7 +39,7 @@ def main() -> None:
 
 
 def _measure(chain: Chain, explorer: list[str], root: str, repeat: int, env: dict[str, str]) -> dict[str, object]:
-    command = [*explorer, "trace", chain.query, "--to", chain.to, "--root", root]
+    command = [*explorer, "trace", chain.query, "--to", chain.to, "--root", root, "--backend", chain.backend]
     output, json_seconds, json_peak = _run([*command, "--json", "--paths", "200"], env)
     rank = _rank(chain, json.loads(output) if output else {})
     samples, peaks = [], [json_peak]
