@@ -291,6 +291,10 @@ class CallEdge:
     # An explicit template specialisation reached by a call whose template arguments did not
     # choose it, beside a general definition that fits as well: ranked after the general one.
     specialised: bool = False
+    # A branch a factory-made function takes only when its caller asks for it
+    # (`max_pool2d = boolean_dispatch(default=False, if_true=max_pool2d_with_indices, ...)`
+    # runs if_true only given return_indices=True): ranked after the branch a plain call takes.
+    off_default: bool = False
     dispatch_key: str | None = None  # a DISPATCH edge: the key its kernel is registered for (CUDA)
 
     @property

@@ -340,3 +340,26 @@ def test_max_pool2d_is_the_closure_boolean_dispatch_made(sample_store, sample_ro
         ("torch.nn.functional._max_pool2d", "torch/nn/functional.py", 236, "call", ("torch/_jit_internal.py", 58)),
         ("torch.nn.functional.max_pool2d_with_indices", "torch/nn/functional.py", 198, "call", ("torch/_jit_internal.py", 57)),
     ]
+
+
+def test_a_trace_of_max_pool2d_starts_at_the_closure_and_takes_the_default_branch_first(sample_store, sample_root):
+    # functional.py:262 `max_pool2d = boolean_dispatch(..., default=False, if_true=max_pool2d_with_indices,
+    # if_false=_max_pool2d)`: the closure (_jit_internal.py:49) starts its flag at `default` (:50)
+    # and runs if_false (:58) unless asked: _max_pool2d (functional.py:236) -> torch.max_pool2d
+    # (:259) first, although if_true's path to the kernel is shorter
+    report = trace_symbol(sample_store, sample_root, "torch.nn.functional.max_pool2d", to="max_pool_forward_nchw")
+    first = [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line) for h in report.trace.paths[0]]
+    assert first == [
+        ("torch.nn.functional.max_pool2d", "torch/_jit_internal.py", 49),
+        ("torch.nn.functional._max_pool2d", "torch/nn/functional.py", 236),
+        ("torch._C._VariableFunctions.max_pool2d", "torch/_C/_VariableFunctions.pyi", 45),
+        ("aten::max_pool2d", YAML, 109),
+        ("at::native::max_pool2d", "aten/src/ATen/native/Pooling.cpp", 10),
+        ("aten::max_pool2d_with_indices", YAML, 190),
+        ("aten::max_pool2d_with_indices.out", YAML, 183),
+        ("at::native::max_pool2d_with_indices_out_cuda", "aten/src/ATen/native/cuda/DilatedMaxPool2d.cu", 53),
+        ("at::native::max_pool_forward_nchw", "aten/src/ATen/native/cuda/DilatedMaxPool2d.cu", 18),
+    ]
+    # the if_true branch is listed, after it
+    assert any(h.node.symbol.qname == "torch.nn.functional.max_pool2d_with_indices" and h.edge.off_default
+               for path in report.trace.paths[1:] for h in path if h.edge)

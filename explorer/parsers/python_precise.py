@@ -77,6 +77,89 @@ def passed_names(statement_source: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(passed))
 
 
+def factory_arguments(statement_source: str) -> tuple[str, tuple[tuple[str | None, str], ...]] | None:
+    """An assignment `x = f(a, b=c, default=False)`: the callee's dotted name, and each
+    argument by keyword (None for a positional one) as a dotted name or a literal's text
+    (`False`, `3`, `'return_indices'`); "" for any other expression. None for another shape."""
+    module = _parse(statement_source)
+    try:
+        statement = module.body[0] if module.body else None
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and statement.body else None
+        value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
+        callee = dotted(value.func) if isinstance(value, cst.Call) else None
+        if not isinstance(value, cst.Call) or callee is None:
+            return None
+        arguments = tuple(
+            (argument.keyword.value if argument.keyword is not None else None, _argument_text(argument.value))
+            for argument in value.args
+        )
+    except Exception as error:
+        raise _unreadable(error) from None
+    return callee, arguments
+
+
+def _argument_text(value: cst.BaseExpression) -> str:
+    if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+        return value.value
+    if isinstance(value, (cst.Integer, cst.SimpleString)):
+        return value.value
+    return dotted(value) or ""
+
+
+def boolean_branches(factory_source: str) -> tuple[tuple[str, ...], str, str, str] | None:
+    """A factory that returns an inner function choosing between two of its parameters by a
+    flag that starts as a third (torch._jit_internal.boolean_dispatch: `dispatch_flag =
+    default`, then `if dispatch_flag: return if_true(...) else: return if_false(...)`): the
+    factory's parameters, and those for the flag's start, the true branch and the false
+    branch. None for any other shape."""
+    module = _parse(factory_source)
+    try:
+        factory = module.body[0] if module.body else None
+        if not isinstance(factory, cst.FunctionDef):
+            return None
+        parameters = [p.name.value for p in factory.params.params]
+        inner_functions = {s.name.value: s for s in factory.body.body if isinstance(s, cst.FunctionDef)}
+        returned = [
+            small.value.value for small in _own_small_statements(factory.body)
+            if isinstance(small, cst.Return) and isinstance(small.value, cst.Name)
+        ]
+        inner = inner_functions.get(returned[-1]) if returned else None
+        if inner is None:
+            return None
+        starts: dict[str, str] = {}
+        for small in _own_small_statements(inner.body):
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                name = small.targets[0].target.value
+                if name not in starts and isinstance(small.value, cst.Name):
+                    starts[name] = small.value.value
+        body: list[cst.BaseStatement] = [statement for statement in inner.body.body if isinstance(statement, cst.BaseStatement)]
+        for index, statement in enumerate(body):
+            if not isinstance(statement, cst.If) or not isinstance(statement.test, cst.Name):
+                continue
+            flag = statement.test.value
+            true_branch = _returned_call(statement.body)
+            if isinstance(statement.orelse, cst.Else):
+                false_branch = _returned_call(statement.orelse.body)
+            else:  # `if flag: return if_true(...)` and then `return if_false(...)`
+                false_branch = _returned_call(cst.IndentedBlock(body=body[index + 1:index + 2])) if statement.orelse is None else None
+            start = starts.get(flag)
+            if start in parameters and true_branch in parameters and false_branch in parameters:
+                return tuple(parameters), start, true_branch, false_branch
+    except Exception as error:
+        raise _unreadable(error) from None
+    return None
+
+
+def _returned_call(block: cst.BaseSuite) -> str | None:
+    """The name a block's last statement returns a call of (`return if_true(*args, **kwargs)`)."""
+    statements = block.body if isinstance(block, cst.IndentedBlock) else []
+    last = statements[-1] if statements else None
+    small = last.body[-1] if isinstance(last, cst.SimpleStatementLine) and last.body else None
+    if isinstance(small, cst.Return) and isinstance(small.value, cst.Call) and isinstance(small.value.func, cst.Name):
+        return small.value.func.value
+    return None
+
+
 def dotted(expression: cst.BaseExpression | None) -> str | None:
     """`a.b.c` as text; None for anything that is not a plain dotted name."""
     parts: list[str] = []

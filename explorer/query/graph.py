@@ -45,7 +45,13 @@ class CallGraph:
         return FlowEdges(self.store, self.python)
 
     def node(self, symbol: Symbol) -> CallNode:
-        """A starting node: a class stands for calling its instances, so `self` is that class."""
+        """A starting node: a class stands for calling its instances, so `self` is that class;
+        a module's name a factory's call made (`max_pool2d = boolean_dispatch(...)`) stands
+        for the closure it holds, under the name, at the closure's definition."""
+        if symbol.kind is SymbolKind.VARIABLE and symbol.lang == "python":
+            closure = self.flow.named_closure(symbol)
+            if closure is not None:
+                return closure
         return CallNode(symbol, layer_of(symbol), symbol.qname if symbol.kind is SymbolKind.CLASS else None)
 
     def edges(self, node: CallNode) -> list[CallEdge]:

@@ -62,6 +62,8 @@ _TENSOR_BASE_OPERATORS = {
     "__invert__": "bitwise_not",
 }
 _TENSOR_BASES = ("torch._C.TensorBase", "torch._C._TensorBase")
+_FALSE_LITERALS = ("False", "None", "0")
+_TRUE_LITERALS = ("True", "1")
 # The Python binding torchgen generates for a Tensor method `name` (get_pycname in
 # tools/autograd/gen_python_functions.py): generated at build time, absent from the tree
 _GENERATED_BINDING = re.compile(r"\bTHPVariable_(\w+)")
@@ -96,6 +98,7 @@ class PythonEdges:
         self.extensions = ExtensionModules(store)
         self._outside_bases: dict[str, frozenset[str]] = {}
         self._mro: dict[str, list[str]] = {}
+        self._off_default: dict[tuple, set[str]] = {}  # a factory-made function -> branches taken only when asked
         self.unreadable = UnreadableDefinitions()  # met while reading locals with libcst
         self._locals: dict[tuple[str | None, int | None], dict[str, tuple[str, ...]]] = {}
         self._assigned: dict[tuple[str | None, int | None], frozenset[str]] = {}  # by _ASSIGNED, before libcst
@@ -455,6 +458,47 @@ class PythonEdges:
         for edge in fan_out(self._fitted(operators, shape, True), EdgeKind.METHOD, Layer.YAML, None):
             yield CallEdge(edge.target, EdgeKind.METHOD, edge.resolution if receiver_known else Resolution.NAME, edge.candidates)
 
+    def off_default_branches(self, variable: Symbol) -> set[str]:
+        """The functions a factory-made function (`max_pool2d = boolean_dispatch(...,
+        default=False, if_true=max_pool2d_with_indices, if_false=_max_pool2d, ...)`) calls only
+        when its caller asks: read off the factory, whose closure starts its flag at one
+        parameter and returns a call of one of two others by it (the if_true branch, here);
+        empty where the factory is not of that shape or the flag's start is no literal."""
+        from explorer.parsers.python_precise import UnreadableSource, boolean_branches, factory_arguments
+
+        key = (variable.qname, variable.path, variable.line)
+        if key in self._off_default:
+            return self._off_default[key]
+        found: set[str] = set()
+        self._off_default[key] = found
+        try:
+            call = factory_arguments(self.sources.of_definition(variable))
+        except UnreadableSource:
+            return found
+        if call is None:
+            return found
+        module = module_name(self.store.tree_relative(variable.path or ""))
+        factories = [
+            e.target.symbol for e in self._dotted_targets(self._expand(variable, call[0]), module)
+            if e.target.symbol.kind is SymbolKind.FUNCTION and e.target.symbol.path
+        ]
+        for factory in factories[:1]:
+            try:
+                shape = boolean_branches(self.sources.of_definition(factory))
+            except UnreadableSource:
+                continue
+            if shape is None:
+                continue
+            parameters, start, if_true, if_false = shape
+            bound = {parameters[index]: value for index, (keyword, value) in enumerate(call[1]) if keyword is None and index < len(parameters)}
+            bound.update({keyword: value for keyword, value in call[1] if keyword is not None})
+            if bound.get(start) not in _FALSE_LITERALS + _TRUE_LITERALS:
+                continue
+            other = bound.get(if_true if bound[start] in _FALSE_LITERALS else if_false)
+            if other:
+                found.update(e.target.symbol.qname for e in self._dotted_targets(self._expand(variable, other), module))
+        return found
+
     def _passed_functions(self, symbol: Symbol) -> Iterator[CallEdge]:
         from explorer.parsers.python_precise import UnreadableSource, passed_names  # libcst: slow to import
 
@@ -469,9 +513,11 @@ class PythonEdges:
             if nested:
                 yield from fan_out(nested, EdgeKind.CALL, None, (symbol.path or "", symbol.line or 0))
                 continue
+            off_default = self.off_default_branches(symbol)
             for edge in self._dotted_targets(self._expand(symbol, name), module):
                 if edge.target.symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) or edge.kind is EdgeKind.BINDING:
-                    yield CallEdge(edge.target, EdgeKind.CALL, edge.resolution, edge.candidates, (symbol.path or "", symbol.line or 0))
+                    yield CallEdge(edge.target, EdgeKind.CALL, edge.resolution, edge.candidates, (symbol.path or "", symbol.line or 0),
+                                   off_default=edge.target.symbol.qname in off_default)
 
     # -- helpers ---------------------------------------------------------------------------
 

@@ -321,6 +321,7 @@ class _Reachable:
 
 
 _UNLIKELY = 20.0  # as much as twenty exact hops: any path that avoids such a hop comes first
+_OFF_DEFAULT = 6.0  # a branch taken only when asked: after the default one, unless that is far longer
 
 
 def hop_cost(edge: CallEdge) -> float:
@@ -328,7 +329,10 @@ def hop_cost(edge: CallEdge) -> float:
     more the more candidates it had (an #if with two sides, less than a name with twelve
     definitions). A name-only hop (a method of an object of unknown type), and an `out=`
     overload taken by a binding or method call that is not known to pass `out=`, cost
-    _UNLIKELY (a name-only hop with several candidates, more again as an ambiguous one)."""
+    _UNLIKELY (a name-only hop with several candidates, more again as an ambiguous one). A
+    factory-made function's branch that a plain call does not take costs _OFF_DEFAULT."""
+    if edge.off_default:
+        return _OFF_DEFAULT
     if edge.resolution is Resolution.NAME:
         return _UNLIKELY + (math.log2(max(2, candidate_count(edge))) if edge.candidates else 0.0)
     if edge.kind in (EdgeKind.BINDING, EdgeKind.METHOD) and edge.target.symbol.kind is SymbolKind.OPERATOR and is_out_overload(edge.target.symbol):

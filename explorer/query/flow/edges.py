@@ -81,6 +81,8 @@ class FlowEdges:
             return None
         edges: list[CallEdge] = []
         made = f"@{variable.qname}"
+        original = next((s for s in self.store.symbols_with_qname(variable.qname) if s.kind is SymbolKind.VARIABLE), variable)
+        off_default = self.python.off_default_branches(original)  # the branch a plain call does not take
         for closure in closures:
             symbol = self._symbol(closure.qname, closure.line)
             if symbol is None:
@@ -88,7 +90,10 @@ class FlowEdges:
             key: ScopeKey = (closure.qname, closure.line, made)
             if key not in self.solver.calls and key not in self.solver.open_sites:
                 self.solver.start(closure.qname, closure.line, made)
-            edges += self._edges_of(key, symbol, 0)
+            edges += (
+                dataclasses.replace(edge, off_default=True) if edge.target.symbol.qname in off_default else edge
+                for edge in self._edges_of(key, symbol, 0)
+            )
         return edges
 
     def named_closure(self, variable: Symbol) -> CallNode | None:
