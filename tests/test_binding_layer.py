@@ -1224,3 +1224,55 @@ def test_a_name_a_stub_declares_in_torch_C_but_cpp_binds_in_a_submodule_is_found
                 [(bound, 14)], [f"{query} -> {bound} (bound in another module)"],
             )
         assert find(store, "torch._C.name") is None  # a method's name alone is no function's
+
+
+ADDED_TABLE_TREE = {
+    "torch/csrc/Module.cpp": (
+        "#include <Python.h>\n"
+        "PyObject* initModule() {\n"
+        "  static struct PyModuleDef torchmodule = {PyModuleDef_HEAD_INIT, \"torch._C\", nullptr, -1, nullptr};\n"
+        "  PyObject* module = PyModule_Create(&torchmodule);\n"
+        "  THPVariable_initModule(module);\n"
+        "  return module;\n"
+        "}\n"
+    ),
+    # tools/autograd/templates/python_variable_methods.cpp: Tensor's methods, defined apart
+    "tools/autograd/templates/python_variable_methods.cpp": (
+        "namespace torch::autograd {\n"                                                            # 1
+        "static PyObject* THPVariable_cuda(PyObject* self, PyObject* args) { return self; }\n"     # 2
+        "PyMethodDef variable_methods[] = {\n"                                                     # 3
+        "  {\"cuda\", castPyCFunctionWithKeywords(THPVariable_cuda), METH_VARARGS, nullptr},\n"    # 4
+        "  {nullptr}\n"
+        "};\n"
+        "}\n"
+    ),
+    # torch/csrc/autograd/python_variable.cpp: the table added to TensorBase's type object
+    "torch/csrc/autograd/python_variable.cpp": (
+        "namespace torch::autograd {\n"                                                            # 1
+        "extern PyMethodDef variable_methods[];\n"
+        "}\n"
+        "PyTypeObject THPVariableType = {PyVarObject_HEAD_INIT(nullptr, 0) \"torch._C.TensorBase\", sizeof(THPVariable)};\n"
+        "bool THPVariable_initModule(PyObject* module) {\n"                                       # 5
+        "  static std::vector<PyMethodDef> methods;\n"
+        "  THPUtils_addPyMethodDefs(methods, torch::autograd::variable_methods);\n"                # 7
+        "  THPVariableType.tp_methods = methods.data();\n"                                        # 8
+        "  PyModule_AddObject(module, \"TensorBase\", (PyObject*)&THPVariableType);\n"
+        "  PyModule_AddObject(module, \"_TensorBase\", (PyObject*)&THPVariableType);\n"  # its old name too
+        "  return true;\n"
+        "}\n"
+    ),
+}
+
+
+def test_a_method_table_another_file_adds_to_a_type_is_that_types(tmp_path):
+    # python_variable.cpp:2376 THPUtils_addPyMethodDefs(methods, torch::autograd::variable_methods),
+    # methods then TensorBase's tp_methods; the table is defined in python_variable_methods.cpp:1231
+    root = write_tree(tmp_path / "tree", ADDED_TABLE_TREE)
+    with indexed(root, tmp_path) as (store, graph):
+        (binding,) = [s for s in store.symbols_with_qname("torch._C.TensorBase.cuda") if s.kind is SymbolKind.METHOD_TABLE]
+        assert (binding.path, binding.line) == ("tools/autograd/templates/python_variable_methods.cpp", 4)
+        # one line hands the table both names the module gives the type
+        assert [(s.path, s.line) for s in store.symbols_with_qname("torch._C._TensorBase.cuda")] == [(binding.path, 4)]
+        assert [(e.target.symbol.qname, e.target.symbol.line) for e in graph.edges(graph.node(binding))] == [
+            ("torch::autograd::THPVariable_cuda", 2),
+        ]

@@ -18,6 +18,7 @@ which the index keeps per file but not here).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -45,7 +46,13 @@ class ModuleParameters:
             grouped[(file_id, line, callee, scope)].append((position, value))
         self._calls: dict[str, list[_Call]] = defaultdict(list)  # by the callee's last name
         for (_, _, callee, scope), passed in sorted(grouped.items()):
-            self._calls[callee.rpartition("::")[2]].append(_Call(callee, scope, tuple(sorted(passed))))
+            # one line may hand a function several values for one position (a table added to a
+            # type that a module names twice, TensorBase and _TensorBase): a call for each
+            by_position: dict[int, list[str]] = defaultdict(list)
+            for position, value in sorted(passed):
+                by_position[position].append(value)
+            for values in itertools.product(*by_position.values()):
+                self._calls[callee.rpartition("::")[2]].append(_Call(callee, scope, tuple(zip(by_position, values))))
         self._resolved: dict[str, list[dict[int, str]]] = {}
         # the functions whose parameters hold modules or names: a call that C++ lookup takes to
         # none of them may reach one through a using-directive

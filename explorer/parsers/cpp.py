@@ -241,7 +241,9 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
             scopes.add(kernel.start_byte, kernel.end_byte, kernel.symbol.qname)
             registered_lambdas.add(kernel.start_byte)
     if found.get("method_table") or b"PyTypeObject" in source:
-        facts.symbols += cpp_bindings.method_tables(found.get("method_table", []), source, lang, path, scope_of, modules.placed)
+        tabled, handed_tables = cpp_bindings.method_tables(found.get("method_table", []), source, lang, path, scope_of, modules.placed)
+        facts.symbols += tabled
+        facts.module_arguments = [*facts.module_arguments, *handed_tables]
     _definitions(found, lang, facts, scopes, structured, namespaces, enclosures)
     _recovered_definitions(found, lang, facts, scopes, namespaces, enclosures, source)
     if namespaces is not None and b"_FUNC" in source:

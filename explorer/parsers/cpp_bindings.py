@@ -277,13 +277,23 @@ def _lambda_name(node: tsx.Node) -> str:
     return f"<lambda at line {tsx.line(node)}>"
 
 
-def method_tables(tables: list[tsx.Node], source: bytes, lang, path: str, scope_of, placed: dict[str, list[str]]) -> list[Symbol]:
+def method_tables(
+    tables: list[tsx.Node], source: bytes, lang, path: str, scope_of, placed: dict[str, list[str]]
+) -> tuple[list[Symbol], list[ModuleArgument]]:
     """The entries of the file's PyMethodDef and PyGetSetDef tables (`@method_table` captures),
     and its type objects as classes with the special methods their slots give
-    (parsers/cpp_types.py)."""
+    (parsers/cpp_types.py). A table defined in another file and added to one of this file's
+    types is handed that type, as a module is handed to an init function: its entries, named
+    `<arg 0 of ns::table>.name` where it is defined, are the type's methods."""
     text = source.decode("utf-8", "replace")
     types = cpp_types.type_objects(text) if "PyTypeObject" in text else []
     entries: list[Symbol] = []
+    handed: list[ModuleArgument] = []
+    defined = set()
+    for table in tables:
+        declarator = table.child_by_field_name("declarator")
+        array = declarator.child_by_field_name("declarator") if declarator is not None else None
+        defined.add(tsx.text(array.child_by_field_name("declarator") or array) if array is not None else "")
     for table in tables:
         declarator = table.child_by_field_name("declarator")
         array = declarator.child_by_field_name("declarator") if declarator is not None else None
@@ -291,7 +301,7 @@ def method_tables(tables: list[tsx.Node], source: bytes, lang, path: str, scope_
         value = declarator.child_by_field_name("value") if declarator is not None else None
         if not name or value is None:
             continue
-        owners, guessed = _table_owners(name, text, path, types, placed)
+        owners, guessed = _table_owners(name, text, path, types, placed, "::".join([*scope_of(table), name]))
         note = "  [module not named in the tree: named after the file]" if guessed else ""
         for entry in value.named_children:
             if entry.type == "compound_literal_expression":  # `#ifdef USE_NCCL {"_nccl_version", ...}`
@@ -309,9 +319,14 @@ def method_tables(tables: list[tsx.Node], source: bytes, lang, path: str, scope_
             )
     scope = scope_of(tables[0]) if tables else []
     for type_object in types:
-        for type_name in placed.get(type_object.variable) or ([type_object.tp_name] if type_object.tp_name else []):
+        names = placed.get(type_object.variable) or ([type_object.tp_name] if type_object.tp_name else [])
+        for type_name in names:
             entries.extend(_type_methods(type_object, type_name, text, lang, path, scope))
-    return entries
+        slot_line = type_object.slots["tp_methods"][1] if "tp_methods" in type_object.slots else type_object.line
+        for added in cpp_types.tables_added(type_object, text):
+            if added.rpartition("::")[2] not in defined:
+                handed += (ModuleArgument(type_name, added.removeprefix("::"), "::".join(scope), 0, slot_line) for type_name in names)
+    return entries, handed
 
 
 def _type_methods(type_object: cpp_types.TypeObject, type_name: str, text: str, lang, path: str, scope: list[str]) -> list[Symbol]:
@@ -328,11 +343,15 @@ def _type_methods(type_object: cpp_types.TypeObject, type_name: str, text: str, 
     return entries
 
 
-def _table_owners(table: str, text: str, path: str, types: list[cpp_types.TypeObject], placed: dict[str, list[str]]) -> tuple[list[str], bool]:
+def _table_owners(
+    table: str, text: str, path: str, types: list[cpp_types.TypeObject], placed: dict[str, list[str]], qualified: str
+) -> tuple[list[str], bool]:
     """The modules or types a method table belongs to, and whether that is a guess: the module
     a PyModuleDef names with the table; the type whose slots hold it, by each name a module
     gives it, else its tp_name; PyTorch's own tables are torch._C's (torch/csrc/Module.cpp adds
-    them at run time); else a module named after the file."""
+    them at run time); a table another file may add to a type (not static, and declared
+    `extern` there) is that type's, by the placeholder the other file resolves; else a module
+    named after the file."""
     mentions = re.compile(rf"\b{re.escape(table)}\b")
     for found in re.finditer(r"\bPyModuleDef\s+\w+\s*=\s*\{(.*?)\};", text, re.S):
         # `static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "torch._C._nn", ..., methods}`
@@ -348,6 +367,8 @@ def _table_owners(table: str, text: str, path: str, types: list[cpp_types.TypeOb
         return [f"{path.rpartition('/')[2].partition('.')[0]}.{owner.variable}"], True
     if path.startswith("torch/csrc/") or "/torch/csrc/" in path:
         return ["torch._C"], False
+    if not re.search(rf"\bstatic\b[^;{{]*\b{re.escape(table)}\s*\[", text):
+        return [f"<arg 0 of {qualified}>"], False
     return [path.rpartition("/")[2].partition(".")[0]], True
 
 

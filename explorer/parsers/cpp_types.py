@@ -108,6 +108,19 @@ def table_owner(table: str, types: list[TypeObject], text: str) -> TypeObject | 
     return None
 
 
+def tables_added(type_object: TypeObject, text: str) -> list[str]:
+    """The method tables, as written, that a type's tp_methods vector is filled from
+    (`THPUtils_addPyMethodDefs(methods, torch::autograd::variable_methods)`, then
+    `THPVariableType.tp_methods = methods.data()` in python_variable.cpp): the tables another
+    file may define."""
+    written = type_object.slots.get("tp_methods")
+    holder = (_function(written[0]) or "").removesuffix(".data()") if written is not None else ""
+    if not holder.isidentifier():
+        return []
+    name = re.escape(holder)
+    return list(dict.fromkeys(re.findall(rf"THPUtils_addPyMethodDefs\s*\(\s*{name}\s*,\s*((?:::)?\w+(?:::\w+)*)\s*\)", text)))
+
+
 def _holders(table: str, text: str) -> set[str]:
     """The names that hold a method table's entries in the file: the table, vectors filled from
     a holder, and a vector passed to a function whose vector parameter is a holder."""
