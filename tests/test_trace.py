@@ -18,6 +18,7 @@ from explorer.query.neighbours import neighbours
 from explorer.query.trace import TraceReport, trace_symbol
 from explorer.render.json_out import trace_json
 from tests.conftest import write_tree
+from tests.test_binding_layer import indexed
 
 MODULE_CALL = [
     ("python", "torch.nn.modules.module.Module.__call__", "torch/nn/modules/module.py:233", "method"),
@@ -647,13 +648,9 @@ def test_methods_defined_apart_take_their_defaults_from_the_declaration(tmp_path
         "int PG::allreduce(int a) { return collective(a, a, 1); }\n"               # 4
     )}
     root = write_tree(tmp_path / "tree", files)
-    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
-    store = IndexStore.open(tmp_path / "index.sqlite")
-    try:
+    with indexed(root, tmp_path) as (store, _graph):
         report = trace_symbol(store, str(root), "PG::allreduce", max_depth=1)
         assert [(c.node.symbol.line, c.edge.resolution.value) for c in report.trace.tree.children] == [(3, "exact")]
-    finally:
-        store.close()
 
 
 def test_overload_declarations_are_not_what_runs(tmp_path: Path):
@@ -703,3 +700,69 @@ def test_paths_through_one_method_in_two_contexts_rank_without_comparing_node_ke
         [("ctx.main", None), ("ctx.Base.helper", None), ("ctx.target", None)],
         [("ctx.main", None), ("ctx.A.run", "ctx.A"), ("ctx.Base.helper", "ctx.A"), ("ctx.target", None)],
     ]
+
+
+def test_a_kernel_registered_by_a_name_relative_to_the_registering_namespace(tmp_path: Path):
+    # cuda/BinaryDivTrueKernel.cu:60 `REGISTER_DISPATCH(div_true_stub, &binary_internal::div_true_kernel_cuda)`
+    # in at::native names at::native::binary_internal::div_true_kernel_cuda (:20)
+    files = {
+        "aten/src/ATen/native/BinaryOps.cpp": (
+            "namespace at::native {\n"                                                  # 1
+            "DEFINE_DISPATCH(div_true_stub);\n"                                         # 2
+            "void div_out(TensorIteratorBase& iter) { div_true_stub(iter.device_type(), iter); }\n"  # 3
+            "}\n"
+        ),
+        "aten/src/ATen/native/cuda/BinaryDivTrueKernel.cu": (
+            "namespace at::native {\n"                                                  # 1
+            "namespace binary_internal {\n"                                             # 2
+            "void div_true_kernel_cuda(TensorIteratorBase& iter) {}\n"                  # 3
+            "}\n"
+            "REGISTER_DISPATCH(div_true_stub, &binary_internal::div_true_kernel_cuda);\n"  # 5
+            "}\n"
+        ),
+    }
+    root = write_tree(tmp_path / "tree", files)
+    with indexed(root, tmp_path) as (store, _graph):
+        report = trace_symbol(store, str(root), "at::native::div_out", to="div_true_kernel_cuda")
+        assert [[(h.node.symbol.qname, h.node.symbol.line, h.edge.label if h.edge else None) for h in path] for path in report.trace.paths or []] == [[
+            ("at::native::div_out", 3, None),
+            ("at::native::div_true_stub", 2, "call"),
+            ("at::native::binary_internal::div_true_kernel_cuda", 3, "stub"),
+        ]]
+
+
+def test_a_base_method_run_on_a_derived_object_takes_the_derived_overrides(tmp_path: Path):
+    # python_engine.cpp: get_python_engine() returns its `static PythonEngine engine` as an
+    # Engine&; PythonEngine::execute calls Engine::execute, whose execute_with_graph_task(...) on
+    # `this` is PythonEngine's override (engine.cpp:1283), which calls Engine's back
+    files = {"engine.cpp": (
+        "namespace eng {\n"                                                                  # 1
+        "struct Engine {\n"                                                                  # 2
+        "  virtual int execute(int x);\n"                                                    # 3
+        "  virtual int run_task(int x);\n"                                                   # 4
+        "  void thread_main(int x) {}\n"                                                     # 5
+        "};\n"                                                                               # 6
+        "struct PythonEngine : public Engine {\n"                                            # 7
+        "  int execute(int x) override;\n"                                                   # 8
+        "  int run_task(int x) override;\n"                                                  # 9
+        "  static Engine& get();\n"                                                          # 10
+        "};\n"                                                                               # 11
+        "int Engine::execute(int x) { return run_task(x); }\n"                               # 12
+        "int Engine::run_task(int x) { thread_main(x); return x; }\n"                        # 13
+        "int PythonEngine::execute(int x) { return Engine::execute(x); }\n"                  # 14
+        "int PythonEngine::run_task(int x) { return Engine::run_task(x); }\n"                # 15
+        "Engine& PythonEngine::get() { static PythonEngine engine; return engine; }\n"       # 16
+        "int run_backward(int x) { auto& engine = PythonEngine::get(); return engine.execute(x); }\n"  # 17
+        "}\n"
+    )}
+    root = write_tree(tmp_path / "tree", files)
+    with indexed(root, tmp_path) as (store, _graph):
+        report = trace_symbol(store, str(root), "eng::run_backward", to="thread_main")
+        assert [[(h.node.symbol.qname, h.node.symbol.line) for h in path] for path in report.trace.paths or []] == [[
+            ("eng::run_backward", 17),
+            ("eng::PythonEngine::execute", 14),
+            ("eng::Engine::execute", 12),
+            ("eng::PythonEngine::run_task", 15),
+            ("eng::Engine::run_task", 13),
+            ("eng::Engine::thread_main", 5),
+        ]]

@@ -75,6 +75,12 @@ def _depth(store: IndexReader, owner: str, ancestors: set[str], classes: dict[st
     return None
 
 
+def derives_from(store: IndexReader, derived: str, base: str) -> bool:
+    """Whether class `derived` (a qualified name) has a base class named `base`'s last name,
+    directly or through others."""
+    return _depth(store, derived, {base.rpartition("::")[2]}, {}, 0) is not None
+
+
 def inherited_members(store: IndexReader, cls: Symbol, member: str, kinds: frozenset[SymbolKind]) -> list[Symbol]:
     """The definitions of `member` a class has from its bases, the nearest base that defines
     it first (`ListType::getElementType` is SingleElementType's, a template base)."""

@@ -41,7 +41,7 @@ from explorer.query.backends import dispatch_key_allowed
 from explorer.parsers.common import collapse, enclosing_candidates, parenthesised_items, strip_template_args
 from explorer.query.bindings import is_out_overload, operators_for
 from explorer.query.generated_api import FAST_PATHS, generated
-from explorer.query.cpp_classes import CLASS_KINDS, inherited_members, overrides
+from explorer.query.cpp_classes import CLASS_KINDS, derives_from, inherited_members, overrides
 from explorer.query.nodes import (
     definition_lines, defining_stub, dispatch_kernels, fan_out, layer_of, registered_functions, undefined_function,
 )
@@ -72,6 +72,7 @@ class NativeEdges:
         self._locals: dict[tuple[str | None, int | None, str], tuple[str | None, str | None]] = {}  # a local's class or initialising call
         self._class_members: dict[tuple, tuple[list[Symbol], bool]] = {}  # (scope, path, class, member) -> methods
         self._overrides_of: dict[tuple, list[Symbol]] = {}  # a method -> the overrides in derived classes
+        self._derived: dict[tuple[str, str], bool] = {}  # (class, base) -> whether the class derives from it
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
@@ -82,7 +83,7 @@ class NativeEdges:
         elif symbol.kind in _FUNCTION_KINDS and symbol.path is not None:
             sites = self.store.calls_in(symbol.qname, symbol.path, definition_lines(symbol))
             for site in sites:
-                yield from self.call_targets(symbol, site, node.passed, node.passed_as)
+                yield from self.call_targets(symbol, site, node.passed, node.passed_as, node.self_class)
             if node.passed and not self._uses_callable_parameters(symbol, sites):
                 # what it does with them cannot be read: it calls them, from where they were passed
                 yield from self._handed(node.passed, node.passed_at)
@@ -138,7 +139,13 @@ class NativeEdges:
         for registration in self.store.symbols_with_qname(stub.qname):
             if registration.kind is not SymbolKind.DISPATCH_REGISTRATION or not registration.target:
                 continue
-            kernels = [s for s in self.store.symbols_with_qname(registration.target) if s.kind in _FUNCTION_KINDS]
+            # the name as written where it is registered (`binary_internal::div_true_kernel_cuda`
+            # in at::native), looked up as C++ does from there
+            scope = registration.qname.rpartition("::")[0]
+            written = registration.target.removeprefix("::") if registration.target.startswith("::") or not scope else f"{scope}::{registration.target}"
+            kernels = [s for s in self.store.symbols_with_qname(registration.target) if s.kind in _FUNCTION_KINDS] or [
+                s for s in registered_functions(self.store, written, None) if s.kind in _FUNCTION_KINDS
+            ]
             # REGISTER_DISPATCH names the kernel its own file sees: one defined there, if any
             own = [s for s in kernels if s.path == registration.path]
             kernels = own or visible_from(registration.path, kernels)
@@ -147,10 +154,12 @@ class NativeEdges:
     # -- calls -----------------------------------------------------------------------------
 
     def call_targets(
-        self, caller: Symbol, site: CallSite, held: tuple[Symbol, ...] = (), held_as: tuple[str, ...] = ()
+        self, caller: Symbol, site: CallSite, held: tuple[Symbol, ...] = (), held_as: tuple[str, ...] = (),
+        this_class: str | None = None,
     ) -> Iterator[CallEdge]:
         """The edges of one call site of `caller`, which holds the callables `held` (handed to
-        it by the call that reached it, bound to its parameters `held_as`)."""
+        it by the call that reached it, bound to its parameters `held_as`); `this_class`: for a
+        method reached on an object of a class derived from its own, that class."""
         where = (caller.path or "", site.line)
         callee = site.callee
         if site.vendor is not None:  # the index worked out which callees are vendor APIs
@@ -170,7 +179,9 @@ class NativeEdges:
             kernels = [s for s in self._named(caller, callee) if s.kind is SymbolKind.KERNEL]
             targets = list(fan_out(kernels, EdgeKind.LAUNCH, None, where))
         else:
-            targets = list(self._callee(caller, callee, where, site))
+            targets = list(self._callee(caller, callee, where, site, this_class))
+            if caller.kind is SymbolKind.METHOD and "." not in callee and "->" not in callee:
+                targets = [self._on_this(caller, edge, this_class) for edge in targets]
         native_targets = {id(edge) for edge in targets if edge.target.layer in (Layer.CPP, Layer.CUDA)}
         arguments = call_arguments(self.sources, caller.path, site.line, site.column, site.callee) if (passed or held) and caller.path else None
         handing = self._handing_on(caller, held, held_as, arguments) if held else []
@@ -186,6 +197,23 @@ class NativeEdges:
                 if onward:
                     edge = dataclasses.replace(edge, target=dataclasses.replace(edge.target, passed=onward, passed_as=onward_as, passed_at=where))
             yield edge
+
+    def _on_this(self, caller: Symbol, edge: CallEdge, this_class: str | None) -> CallEdge:
+        """A method of a base class called on `this` (`Engine::execute(...)` in
+        PythonEngine::execute, or unqualified) runs on the caller's object, whose class is
+        more derived than the method's: the node says which, so that the method's own virtual
+        calls on `this` take that class's overrides."""
+        target = edge.target.symbol
+        dynamic = this_class or caller.qname.rpartition("::")[0]
+        owner = target.qname.rpartition("::")[0]
+        if target.kind is not SymbolKind.METHOD or owner == dynamic or edge.target.self_class is not None:
+            return edge
+        key = (dynamic, owner)
+        if key not in self._derived:
+            self._derived[key] = derives_from(self.store, dynamic, owner)
+        if not self._derived[key]:
+            return edge
+        return dataclasses.replace(edge, target=dataclasses.replace(edge.target, self_class=dynamic))
 
     def _held_calls(
         self, caller: Symbol, callee: str, held: tuple[Symbol, ...], held_as: tuple[str, ...], where: tuple[str, int]
@@ -288,7 +316,9 @@ class NativeEdges:
         stubs = [s for s in found if s.kind is SymbolKind.DISPATCH_STUB]
         return [defining_stub(stubs)] if stubs else found
 
-    def _callee(self, caller: Symbol, callee: str, where: tuple[str, int], site: CallSite) -> Iterator[CallEdge]:
+    def _callee(
+        self, caller: Symbol, callee: str, where: tuple[str, int], site: CallSite, this_class: str | None = None,
+    ) -> Iterator[CallEdge]:
         # `at::add` and `at::_ops::add_Tensor::call` are generated: the operator, whatever the
         # tree defines; a fast path (`at::cuda::add`) only where the tree defines no such name
         # (at::cuda::is_available is written by hand)
@@ -360,8 +390,11 @@ class NativeEdges:
             functions = fitting(functions, count)
         if "::" not in callee and caller.kind is SymbolKind.METHOD:
             # `execute_with_graph_task(...)` in Engine::execute: a virtual method of the caller's
-            # own class, called on `this`, may run a derived class's override (PythonEngine's)
+            # own class, called on `this`, may run a derived class's override (PythonEngine's);
+            # on an object known to be of a derived class, that class's
             functions = functions + [s for s in self._own_overrides(caller, functions) if s not in functions]
+            if this_class is not None:
+                functions = [s for s in functions if s.qname.rpartition("::")[0] == this_class] or functions
         specialised = {id(s) for s in functions if self._is_specialisation(s)} if len(functions) > 1 else set()
         if len(specialised) == len(functions):
             specialised = set()
@@ -584,13 +617,29 @@ class NativeEdges:
             # a temporary made in place (`AlgoIterator<perf_t>(args, benchmark).try_all(...)`)
             return self._class_methods(caller, called.group(1), name)
         for returning in (s for s in named if s.kind in _FUNCTION_KINDS):
-            written = returned_class(returning.signature, returning.name)
+            written = self._returned_object(returning) or returned_class(returning.signature, returning.name)
             if written is None or written.rpartition("::")[2] in _VALUE_CLASSES:
                 continue  # a tensor's accessors are not followed into TensorBody.h
             found = self._class_methods(returning, written, name)
             if found[0]:
                 return found
         return [], False
+
+    def _returned_object(self, function: Symbol) -> str | None:
+        """The class of the one local object a function returns, where its body declares it
+        (`Engine& PythonEngine::get_python_engine() { static PythonEngine engine; ...; return
+        engine; }`): more derived than the declared return type, and what a virtual call on
+        the result runs."""
+        if function.path is None:
+            return None
+        text = self.sources.of_definition(function)
+        returned = set(_RETURNED_NAME.findall(text))
+        if len(returned) != 1:
+            return None
+        name = returned.pop()
+        declared = re.search(rf"\b(?:(?:static|thread_local)\s+)+(?P<type>{_TYPE})\s+{re.escape(name)}\s*[;({{]", text)
+        written = declared.group("type") if declared is not None else None
+        return written if written is not None and written not in _NOT_CLASSES else None
 
     def _autograd_forward(self, caller: Symbol, written_class: str) -> list[Symbol]:
         """`ScatterSum::apply(...)` of a C++ autograd Function (`struct ScatterSum : public
@@ -844,6 +893,7 @@ def local_declarations(text: str) -> dict[str, tuple[str | None, str | None]]:
 
 
 _TYPE = r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*"
+_RETURNED_NAME = re.compile(r"\breturn\s+([A-Za-z_]\w*)\s*;")
 _CAST_LOCAL = re.compile(
     rf"\bauto\s*[*&]*\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?:\(\s*(?P<c>{_TYPE})\s*\*\s*\)"
     rf"|(?:static|reinterpret|dynamic)_cast\s*<\s*(?:const\s+)?(?P<s>{_TYPE})\s*[*&]?\s*>)")
