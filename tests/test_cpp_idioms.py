@@ -393,3 +393,23 @@ def test_13_a_method_table_copied_into_a_vector_belongs_to_the_type_the_vector_f
         (f"{module}._VariableFunctions.tensor", 3, "torch::autograd::THPVariable_tensor"),
         (f"{module}._VariableFunctionsClass.tensor", 3, "torch::autograd::THPVariable_tensor"),
     ]
+
+
+def test_14_a_boxed_kernel_written_through_an_identity_macro_is_named():
+    # functorch's BatchRulesReduceOps.cpp:432 `#define REDUCTION_BOXED_ARGS(op, ...) m.impl(#op,
+    # torch::CppFunction::makeFromBoxedFunction<SINGLE_ARG(boxed_reduction_batch_rule<...>)>());`
+    # and BatchRulesNorm.cpp:802 `SINGLE_ARG(NativeBatchNormBackwardBatchRuleHelper<...>::apply)`
+    facts = cpp(
+        "namespace at::functorch {\n"                                                                   # 1
+        "#define REDUCTION_BOXED(op, pos) \\\n"                                                        # 2
+        "  m.impl(#op, torch::CppFunction::makeFromBoxedFunction<SINGLE_ARG(boxed_rule<pos, 2>)>());\n"  # 3
+        "TORCH_LIBRARY_IMPL(aten, FuncTorchBatched, m) {\n"                                            # 4
+        "  REDUCTION_BOXED(cumsum, 1);\n"                                                              # 5
+        "  m.impl(\"binomial\", SINGLE_ARG(Helper<decltype(&ATEN_FN(binomial)), &ATEN_FN(binomial)>::apply));\n"  # 6
+        "}\n"
+        "}\n"
+    )
+    assert [(d.operator, d.kernel, d.line) for d in facts.dispatch] == [
+        ("aten::cumsum", "at::functorch::boxed_rule", 5),
+        ("aten::binomial", "at::functorch::Helper::apply", 6),
+    ]

@@ -45,7 +45,9 @@ _OPERATOR_BLOCKS = ("TORCH_LIBRARY", "TORCH_LIBRARY_FRAGMENT", "TORCH_LIBRARY_IM
 _PYBIND_BLOCKS = ("PYBIND11_MODULE",)
 CATCH_ALL_KEY = "CompositeImplicitAutograd"  # a kernel given with the definition runs for every key
 _UNWRAP = (  # what a kernel is written inside: each gives the expression within
-    re.compile(r"^(?:TORCH_SELECTIVE_SCHEMA|TORCH_SELECTIVE_NAME|TORCH_FN|TORCH_FN_TYPE)\s*\((.*)\)$", re.S),
+    # (SINGLE_ARG: functorch's `#define SINGLE_ARG(...) __VA_ARGS__`, from a header, around a
+    # template argument list that holds commas: `SINGLE_ARG(boxed_reduction_batch_rule<1, ...>)`)
+    re.compile(r"^(?:TORCH_SELECTIVE_SCHEMA|TORCH_SELECTIVE_NAME|TORCH_FN|TORCH_FN_TYPE|SINGLE_ARG)\s*\((.*)\)$", re.S),
     re.compile(r"^(?:py|pybind11)::overload_cast\s*<.*?>\s*\((.*)\)$", re.S),
     re.compile(r"^(?:static_cast|reinterpret_cast)\s*<.*>\s*\((.*)\)$", re.S),
     re.compile(r"^(?:torch::|c10::)?CppFunction::makeFromBoxedFunction\s*<\s*(.*?)\s*>\s*\(\s*\)$", re.S),
