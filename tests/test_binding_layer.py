@@ -1200,16 +1200,20 @@ TEMPLATE_BIND_TREE = {
 }
 
 
+def the_binding(store, graph, qname: str, kind: SymbolKind) -> tuple[str | None, int | None, list[tuple[str, int | None]]]:
+    """The one binding of that name and kind: its file, line, and what its edges reach."""
+    (binding,) = [s for s in store.symbols_with_qname(qname) if s.kind is kind]
+    return binding.path, binding.line, [(e.target.symbol.qname, e.target.symbol.line) for e in graph.edges(graph.node(binding))]
+
+
 def test_a_template_classs_bind_function_binds_under_the_name_it_is_handed(tmp_path):
     # slot_dict_impl<detail::ModulePolicy>::bind(m, "ModuleDict") (script_init.cpp:1347) calls the
     # template's static bind, whose py::class_ takes the module and the name it is handed
     root = write_tree(tmp_path / "tree", TEMPLATE_BIND_TREE)
     with indexed(root, tmp_path) as (store, graph):
-        (binding,) = [s for s in store.symbols_with_qname("torch._C.ModuleDict.contains") if s.kind is SymbolKind.PYBIND]
-        assert (binding.path, binding.line) == ("torch/csrc/jit/python/init.cpp", 7)
-        assert [(e.target.symbol.qname, e.target.symbol.line) for e in graph.edges(graph.node(binding))] == [
-            ("torch::jit::slot_dict_impl::contains", 4),
-        ]
+        assert the_binding(store, graph, "torch._C.ModuleDict.contains", SymbolKind.PYBIND) == (
+            "torch/csrc/jit/python/init.cpp", 7, [("torch::jit::slot_dict_impl::contains", 4)],
+        )
 
 
 def test_a_name_a_stub_declares_in_torch_C_but_cpp_binds_in_a_submodule_is_found_there(tmp_path):
@@ -1269,10 +1273,8 @@ def test_a_method_table_another_file_adds_to_a_type_is_that_types(tmp_path):
     # methods then TensorBase's tp_methods; the table is defined in python_variable_methods.cpp:1231
     root = write_tree(tmp_path / "tree", ADDED_TABLE_TREE)
     with indexed(root, tmp_path) as (store, graph):
-        (binding,) = [s for s in store.symbols_with_qname("torch._C.TensorBase.cuda") if s.kind is SymbolKind.METHOD_TABLE]
-        assert (binding.path, binding.line) == ("tools/autograd/templates/python_variable_methods.cpp", 4)
-        # one line hands the table both names the module gives the type
-        assert [(s.path, s.line) for s in store.symbols_with_qname("torch._C._TensorBase.cuda")] == [(binding.path, 4)]
-        assert [(e.target.symbol.qname, e.target.symbol.line) for e in graph.edges(graph.node(binding))] == [
-            ("torch::autograd::THPVariable_cuda", 2),
-        ]
+        # under both names the module gives the type, which one line hands the table
+        for name in ("torch._C.TensorBase.cuda", "torch._C._TensorBase.cuda"):
+            assert the_binding(store, graph, name, SymbolKind.METHOD_TABLE) == (
+                "tools/autograd/templates/python_variable_methods.cpp", 4, [("torch::autograd::THPVariable_cuda", 2)],
+            )

@@ -506,7 +506,7 @@ class NativeEdges:
         if any(s.kind in _FUNCTOR_KINDS for s in named):
             return called.group(1), caller
         for function in (s for s in named if s.kind in _FUNCTION_KINDS):
-            written = returned_class(function.signature, function.name)
+            written = self._class_returned_by(function)
             if written is not None:
                 return written, function
         return None
@@ -617,13 +617,18 @@ class NativeEdges:
             # a temporary made in place (`AlgoIterator<perf_t>(args, benchmark).try_all(...)`)
             return self._class_methods(caller, called.group(1), name)
         for returning in (s for s in named if s.kind in _FUNCTION_KINDS):
-            written = self._returned_object(returning) or returned_class(returning.signature, returning.name)
+            written = self._class_returned_by(returning)
             if written is None or written.rpartition("::")[2] in _VALUE_CLASSES:
                 continue  # a tensor's accessors are not followed into TensorBody.h
             found = self._class_methods(returning, written, name)
             if found[0]:
                 return found
         return [], False
+
+    def _class_returned_by(self, function: Symbol) -> str | None:
+        """What a call of `function` returns: the local object its body returns, else the class
+        its signature declares."""
+        return self._returned_object(function) or returned_class(function.signature, function.name)
 
     def _returned_object(self, function: Symbol) -> str | None:
         """The class of the one local object a function returns, where its body declares it
