@@ -243,13 +243,15 @@ class CallNode:
     passed_as: tuple[str, ...] = ()
     # A torch._C binding (or an alias of one): the arguments of the Python call that reached it.
     shape: CallShape | None = None
+    # The node's identity, made once: a trace compares keys hundreds of thousands of times.
+    key: tuple[object, ...] = field(init=False, repr=False, compare=False, hash=False)
 
-    @property
-    def key(self) -> tuple[object, ...]:
-        return (
+    def __post_init__(self) -> None:
+        key = (
             self.symbol.qname, self.symbol.path, self.symbol.line, self.self_class, tuple(p.qname for p in self.passed), self.passed_as,
             self.shape,
         )
+        object.__setattr__(self, "key", key)
 
 
 class EdgeKind(StrEnum):

@@ -57,6 +57,7 @@ class ExtensionModules:
         self.store = store
         self._declared: list[Symbol] | None = None
         self._bindings: dict[str, list[Symbol]] = {}  # every dotted call a trace resolves asks
+        self._extensions: dict[str, list[Symbol]] = {}  # by path: the bindings of one file ask for the same
 
     def python_bindings(self, dotted: str) -> list[Symbol]:
         """The pybind11 bindings whose Python name is `dotted` (`detectron2._C.nms`), named so."""
@@ -94,6 +95,12 @@ class ExtensionModules:
     def _extensions_of(self, path: str) -> list[Symbol]:
         """The declarations of the tree that holds `path` that build it, compared by paths
         within that tree (the sources a setup.py lists are relative to its tree's root)."""
+        found = self._extensions.get(path)
+        if found is None:
+            found = self._extensions[path] = self._extensions_building(path)
+        return found
+
+    def _extensions_building(self, path: str) -> list[Symbol]:
         if self._declared is None:
             self._declared = self.store.extension_modules()
         local = self.store.tree_relative(path)
