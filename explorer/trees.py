@@ -25,6 +25,7 @@ from pathlib import Path
 from explorer.environment import Distribution, Environment, find_distributions, find_environment
 from explorer.errors import ExplorerError, UsageError
 from explorer.index.files import WalkOptions
+from explorer.index.kept_edges import KeptEdges, kept_edges
 from explorer.index.multi import MultiTreeIndex, TreeIndex
 from explorer.index.reader import IndexReader
 from explorer.index.store import IndexStore, forget_verified, is_corruption, record_verified
@@ -58,6 +59,15 @@ class Workspace:
     index_paths: list[Path]
     environment: Environment | None = None
     notes: list[str] = field(default_factory=list)  # one line each, for stderr
+    closing: ExitStack | None = None  # what closes with the workspace
+    _kept: list[KeptEdges | None] = field(default_factory=list)  # empty until opened
+
+    def kept_edges(self) -> KeptEdges | None:
+        """The call graph's C++ edges from earlier runs (index/kept_edges.py), opened when a
+        command first asks (a search never does) and written back when the workspace closes."""
+        if not self._kept:
+            self._kept.append(self.closing.enter_context(kept_edges(self.index_paths)) if self.closing is not None else None)
+        return self._kept[0]
 
 
 @contextmanager
@@ -95,7 +105,7 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree) -> Iterator[
                 for name in distribution.top_level:
                     provided.setdefault(name, tree)
         reader: IndexReader = parts[0].store if len(parts) == 1 else MultiTreeIndex(parts)
-        yield Workspace(project.root, reader, [part.tree for part in parts], index_paths, environment, notes)
+        yield Workspace(project.root, reader, [part.tree for part in parts], index_paths, environment, notes, closing)
 
 
 @contextmanager

@@ -46,7 +46,9 @@ def trace(
     from explorer.query.trace import trace_symbol
     with open_trees(where) as workspace:
         tree, store, spanned = workspace.root, workspace.reader, workspace.trees
-        report = trace_symbol(store, tree, symbol, backend=backend, max_depth=max_depth, to=to, paths=paths, tests=tests)
+        report = trace_symbol(
+            store, tree, symbol, backend=backend, max_depth=max_depth, to=to, paths=paths, tests=tests, kept=workspace.kept_edges(),
+        )
         if dynamic is not None:
             from explorer.render.run_text import comparison_text
             from explorer.runtime.compare import compare_run, trace_nodes

@@ -5,7 +5,9 @@ layer: the value-flow solver (flow/) for Python functions with source, python_ed
 the rest of Python and the torch._C bindings, native_edges.py for operators and C++/CUDA. Edges into definitions that serve another backend than the one asked for are
 dropped here (backends.py), as are edges from production code into the tree's tests unless
 asked for (test_code.py), and several calls of one definition from one caller are one edge
-(at the first call's line). Each node's edges are computed once per graph.
+(at the first call's line). Each node's edges are computed once per graph; those the C++
+rules give (operators, C++/CUDA definitions) are kept between runs where a workspace hands over its KeptEdges
+(index/kept_edges.py says why only those).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
+from explorer.index.kept_edges import KeptEdges, node_key_text
 from explorer.index.reader import IndexReader
 from explorer.model import CallEdge, CallNode, Layer, Symbol, SymbolKind
 from explorer.query.backends import node_allowed
@@ -27,7 +30,9 @@ if TYPE_CHECKING:
 
 
 class CallGraph:
-    def __init__(self, store: IndexReader, root: str, backend: str = "cuda", tests: bool = False) -> None:
+    def __init__(
+        self, store: IndexReader, root: str, backend: str = "cuda", tests: bool = False, kept: KeptEdges | None = None,
+    ) -> None:
         self.store = store
         self.backend = backend
         self.tests = tests  # follow edges from production code into the tree's tests (test_code.py)
@@ -35,6 +40,7 @@ class CallGraph:
         self.python = PythonEdges(store, sources)
         self.native = NativeEdges(store, backend, sources)
         self._edges: dict[tuple, list[CallEdge]] = {}
+        self.kept = kept
 
     @functools.cached_property
     def flow(self) -> FlowEdges:
@@ -59,6 +65,10 @@ class CallGraph:
         if cached is not None:
             return cached
         source = self.python if node.layer in (Layer.PYTHON, Layer.BINDING) else self.native
+        kept_as = node_key_text(node, self.backend, self.tests) if self.kept is not None and source is self.native else None
+        if kept_as is not None and self.kept is not None and (kept := self.kept.get(kept_as)) is not None:
+            self._edges[node.key] = kept
+            return kept
         computed = self.flow.edges(node) if node.layer is Layer.PYTHON else None
         found: list[CallEdge] = []
         seen: set[tuple] = set()
@@ -72,4 +82,6 @@ class CallGraph:
                 seen.add(identity)
                 found.append(edge)
         self._edges[node.key] = found
+        if kept_as is not None and self.kept is not None:
+            self.kept.put(kept_as, found)
         return found

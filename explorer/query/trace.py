@@ -20,7 +20,7 @@ import heapq
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from explorer.errors import UsageError
 from explorer.index.reader import IndexReader
@@ -33,6 +33,9 @@ from explorer.query.nodes import layer_of
 from explorer.query.notes import UnreadableDefinition
 from explorer.query.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS
 from explorer.query.patterns import VENDOR_TARGET, TargetPattern, target_pattern
+
+if TYPE_CHECKING:
+    from explorer.index.kept_edges import KeptEdges
 
 _PATHS_CONSIDERED = 1000  # enumerated best first, before paths that differ only in overloads fold
 # Partial paths tried while enumerating. Costs to a match ignore that a path may not visit a
@@ -491,7 +494,7 @@ class TraceReport:
 
 def trace_symbol(
     store: IndexReader, root: str, query: str, *, backend: str = "cuda", max_depth: int | None = None, to: str | None = None,
-    paths: int = DEFAULT_PATHS, to_vendor: bool = False, tests: bool = False,
+    paths: int = DEFAULT_PATHS, to_vendor: bool = False, tests: bool = False, kept: KeptEdges | None = None,
 ) -> TraceReport:
     """`explorer trace`: resolve the query, then trace from the definition it names (an
     operator or a Python definition before a C++ one of the same name), or from all the
@@ -506,7 +509,7 @@ def trace_symbol(
         raise UsageError("--max-depth must be at least 1")
     if paths < 1:
         raise UsageError("--paths must be at least 1")
-    graph = CallGraph(store, root, backend, tests)
+    graph = CallGraph(store, root, backend, tests, kept)
     named = resolve(store, query)
     # an `@overload` declaration has no body to trace: the implementation beside it does
     symbols = sorted(graph.python.implementations(named.symbols), key=_start_preference)
