@@ -41,6 +41,8 @@ class MultiTreeIndex:
         self._by_qname: dict[str, list[Symbol]] = {}
         # read on first use: a search never needs them
         self._small: dict[int, SmallTree | None] = {}
+        self._kinds: dict[int, frozenset[str]] = {}  # of small trees, read on first use
+        self._alias_targets: dict[str, list[tuple[str, int]]] = {}
 
     def _small_tree(self, index: int) -> SmallTree | None:
         if index not in self._small:
@@ -129,11 +131,14 @@ class MultiTreeIndex:
                 for binding in part.store.import_bindings(module)]
 
     def import_alias_targets(self, name: str) -> list[tuple[str, int]]:
-        uses: dict[str, int] = {}
-        for part in self.parts:
-            for target, count in part.store.import_alias_targets(name):
-                uses[target] = uses.get(target, 0) + count
-        return sorted(uses.items(), key=lambda item: (-item[1], item[0]))
+        found = self._alias_targets.get(name)  # a trace asks of the same names again and again
+        if found is None:
+            uses: dict[str, int] = {}
+            for part in self.parts:
+                for target, count in part.store.import_alias_targets(name):
+                    uses[target] = uses.get(target, 0) + count
+            found = self._alias_targets[name] = sorted(uses.items(), key=lambda item: (-item[1], item[0]))
+        return list(found)
 
     def dispatch_of(self, operator: str) -> list[DispatchEntry]:
         # native_functions.yaml's rows first, as one tree orders them
@@ -204,7 +209,18 @@ class MultiTreeIndex:
         return self._each_symbols("extension_modules")
 
     def symbols_of_kind_named(self, kind: SymbolKind, name: str) -> list[Symbol]:
-        return self._each_symbols("symbols_of_kind_named", kind, name)
+        # asked of the trees that hold that kind at all: an installed package has no pybind11
+        # bindings, and a trace asks for those of every dotted call it resolves
+        found: list[Symbol] = []
+        for index, part in enumerate(self.parts):
+            if self._small_tree(index) is None or kind.value in self._kinds_of(index):
+                found.extend(self._symbols(index, part.store.symbols_of_kind_named(kind, name)))
+        return found
+
+    def _kinds_of(self, index: int) -> frozenset[str]:
+        if index not in self._kinds:
+            self._kinds[index] = self.parts[index].store.symbol_kinds()
+        return self._kinds[index]
 
     def symbols_targeting(self, target: str) -> list[Symbol]:
         return self._each_symbols("symbols_targeting", target)

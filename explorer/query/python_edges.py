@@ -20,7 +20,10 @@ their targets, and a module-level name assigned from a call to the functions pas
 from __future__ import annotations
 
 import dataclasses
+import io
+import keyword
 import re
+import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -500,10 +503,13 @@ class PythonEdges:
         return found
 
     def _passed_functions(self, symbol: Symbol) -> Iterator[CallEdge]:
+        source = self.sources.of_definition(symbol)
+        if not _names_a_value(source):
+            return  # `T = TypeVar("T")`, `Stub = namedtuple("Stub", ("a", "b"))`: nothing passed is a function
         from explorer.parsers.python_precise import UnreadableSource, passed_names  # libcst: slow to import
 
         try:
-            names = passed_names(self.sources.of_definition(symbol))
+            names = passed_names(source)
         except UnreadableSource as error:
             self._unreadable(symbol, error)
             return
@@ -657,3 +663,27 @@ def _c3(head: str, base_mros: list[list[str]]) -> list[str]:
         result.append(candidate)
         sequences = [[name for name in sequence if name != candidate] for sequence in sequences]
     return result
+
+
+def _names_a_value(statement_source: str) -> bool:
+    """Whether an assignment's right side may pass a name to its call: a name after the first
+    `(` that is neither a keyword (`True`, `lambda`) nor a keyword argument's own name. Its
+    tokens say so (literals hold no names) without parsing it as libcst does, which costs a
+    third of a second to import; a statement that cannot be tokenised is left to libcst, which
+    says why it cannot read it."""
+    try:
+        tokens = [token for token in tokenize.generate_tokens(io.StringIO(statement_source).readline)
+                  if token.type in (tokenize.NAME, tokenize.OP)]
+    except (tokenize.TokenError, SyntaxError):
+        return True
+    opened = next((place for place, token in enumerate(tokens) if token.string == "("), None)
+    if opened is None:
+        return False
+    following = tokens[opened + 1:]
+    for place, token in enumerate(following):
+        if token.type != tokenize.NAME or keyword.iskeyword(token.string):
+            continue
+        if place + 1 < len(following) and following[place + 1].string == "=":
+            continue  # `default=False`: the keyword's name
+        return True
+    return False
