@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.errors import ExplorerError
 from explorer.index.build import refresh
 from explorer.index.files import WalkOptions
 from explorer.index.store import SCHEMA_VERSION, IndexStore
@@ -255,10 +256,20 @@ def test_indexing_never_runs_code_from_the_tree(tmp_path: Path):
 def test_a_corrupt_index_file_is_rebuilt(tmp_path: Path):
     root = small_tree(tmp_path / "tree")
     index_path = tmp_path / "index.sqlite"
-    index_path.write_bytes(b"this is not a database" * 100)
+    refresh(str(root), index_path, jobs=1)
+    index_path.write_bytes(b"this is not a database" * 100)  # explorer's file (its .verified record says so), damaged
     report = refresh(str(root), index_path, jobs=1)
     assert report.rebuilt_because is not None and report.rebuilt_because == "index file corrupt (file is not a database)"
     assert report.stats.files == 4
+
+
+def test_a_file_explorer_did_not_write_is_not_rebuilt_over(tmp_path: Path):
+    root = small_tree(tmp_path / "tree")
+    index_path = tmp_path / "index.sqlite"
+    index_path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(ExplorerError, match="it is not an SQLite database"):
+        refresh(str(root), index_path, jobs=1)
+    assert index_path.read_bytes() == b"this is not a database" * 100
 
 
 def test_an_index_of_another_version_or_tree_is_rebuilt(tmp_path: Path):

@@ -28,14 +28,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.errors import ExplorerError
 from explorer.index.files import SourceFile, UnreadableFile, WalkOptions, read_source
 from explorer.index.listing import confirm_indexed, racy_since, remembered_options, unchanged_since_indexed, walk_remembered
 from explorer.index.store import (
-    FileRows, IndexStats, IndexStore, StoredFile, encode_facts, index_file_stamp, is_corruption, move_database, record_verified,
-    writer_lock,
+    FileRows, IndexStats, IndexStore, StoredFile, encode_facts, foreign_file, index_file_stamp, is_corruption, move_database,
+    record_verified, writer_lock,
 )
 from explorer.model import Diagnostic
 from explorer.parsers import parse_file
+from explorer.workspace import cache_folder
 
 _BATCH = 256  # files per transaction
 _PARALLEL_THRESHOLD = 48  # fewer changed files than this are parsed in-process
@@ -133,7 +135,11 @@ def refresh(
                     raise
                 reason = f"index file corrupt ({error})"
                 options = options or remembered_options(listing) or WalkOptions()  # the saved ones are in the corrupt file
-        # A new index is built beside the old one and renamed into place when complete.
+        # A new index is built beside the old one and renamed into place when complete; what
+        # stands there is replaced only if it is explorer's (a path the user named may hold
+        # anything). Everything in explorer's cache folder is its own, damaged or not.
+        if index_path.parent.resolve() != cache_folder().resolve() and (foreign := foreign_file(index_path)) is not None:
+            raise ExplorerError(f"not replacing {index_path} with an index: {foreign}; remove it or name another --index file")
         building = Path(f"{index_path}.building")
         shards = Path(f"{index_path}.shards")
         shutil.rmtree(shards, ignore_errors=True)

@@ -32,6 +32,8 @@ import os
 import posixpath
 import re
 import sqlite3
+import stat
+import urllib.parse
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -873,6 +875,10 @@ class IndexStore:
     def symbols_of_kind_named(self, kind: SymbolKind, name: str) -> list[Symbol]:
         return self._symbols("s.lname = ? AND s.kind = ? ORDER BY f.path, s.line", (name.lower(), kind.value))
 
+    def symbol_kinds(self) -> frozenset[str]:
+        """Every kind of definition the tree holds (a scan: meant for small trees)."""
+        return frozenset(kind for (kind,) in self.db.execute("SELECT DISTINCT kind FROM symbols"))
+
     def tree_relative(self, path: str) -> str:
         return path
 
@@ -978,6 +984,53 @@ def _connect(path: Path) -> sqlite3.Connection:
     return connection
 
 
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """The file opened read-only. Its path is quoted into the URI: a `#`, `?` or `%` in a
+    folder's name would otherwise end or change the path SQLite opens."""
+    return sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?mode=ro", uri=True, timeout=60)
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def foreign_file(path: Path) -> str | None:
+    """What stands at `path`, where it is not explorer's to replace, in a few words; None where
+    nothing does (or an empty file), or where it is one of explorer's index files: one
+    explorer recorded writing (its `.verified` record beside it), damaged since or not, or an
+    SQLite file whose meta table names the tree and the parsers that wrote it (an index of any
+    format version). `--index` may name any path; a user's own database or source file there
+    must never be rebuilt over."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return f"it cannot be read ({error.strerror or error})"
+    if stat.S_ISDIR(info.st_mode):
+        return "it is a folder"
+    if not stat.S_ISREG(info.st_mode):
+        return "it is not a regular file"
+    if info.st_size == 0 or _recorded(path) is not None:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(_SQLITE_HEADER))
+    except OSError as error:
+        return f"it cannot be read ({error.strerror or error})"
+    if head != _SQLITE_HEADER:
+        return "it is not an SQLite database"
+    try:
+        connection = _connect_read_only(path)
+        try:
+            has_meta = connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
+            keys = {key for (key,) in connection.execute("SELECT key FROM meta WHERE key IN ('root', 'extraction')")} if has_meta else set()
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError:
+        return "it is an SQLite database explorer cannot read"
+    return None if keys == {"root", "extraction"} else "it is an SQLite database that is not an explorer index"
+
+
 def _user_version(connection: sqlite3.Connection) -> int:
     return connection.execute("PRAGMA user_version").fetchone()[0]
 
@@ -985,7 +1038,7 @@ def _user_version(connection: sqlite3.Connection) -> int:
 def _unusable_reason(path: Path, root: str) -> str | None:
     """Why an existing index file cannot be used as it is, or None if it can."""
     try:
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)
+        connection = _connect_read_only(path)
         try:
             version = _user_version(connection)
             if version != SCHEMA_VERSION:
