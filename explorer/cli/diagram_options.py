@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.cli.common import stdout
 from explorer.diagram import FORMATS
-from explorer.errors import ExplorerError, UsageError
+from explorer.errors import UsageError
 from explorer.model import Layer
+from explorer.output_files import write_output
 
 if TYPE_CHECKING:
     from explorer.diagram.model import Diagram
@@ -77,15 +76,7 @@ def write_diagram(diagram: Diagram, request: DiagramRequest, root: str, query: s
     if request.output is None and request.output_format == "dot":
         sys.stdout.write(content.decode("utf-8"))
         return
-    path = request.output or default_file_name(query, request.output_format, direction)
-    # Written beside the target and renamed, so a failed write leaves no half a file.
-    partial = f"{path}.partial"
-    try:
-        with open(partial, "wb") as handle:
-            handle.write(content)
-        os.replace(partial, path)
-    except OSError as error:
-        with contextlib.suppress(OSError):
-            os.remove(partial)
-        raise ExplorerError(f"cannot write {path}: {error.strerror or error}") from None
-    stdout.print(f"wrote {path} ({len(diagram.nodes)} nodes, {len(diagram.edges)} edges)", markup=False)
+    written = write_output(request.output or default_file_name(query, request.output_format, direction), content)
+    if written is None:
+        return  # into a stream (`-`, a pipe, a device): the diagram is all it gets
+    stdout.print(f"wrote {written} ({len(diagram.nodes)} nodes, {len(diagram.edges)} edges)", markup=False)
