@@ -231,6 +231,11 @@ def test_a_depth_of_a_billion_ends_with_the_graph(tmp_path: Path):
     result = cli("callees", "m.f", "--depth", "1000000000", "--root", root)
     assert result.stdout == "python  m.f  m.py:1\n  calls python  m.g  m.py:4  (call, at m.py:2; m.f)\n"
     assert cli("trace", "m.f", "--max-depth", "1000000000", "--root", root).exit_code == 0
+    # with a target: the search for what is within reach ends where the graph does
+    to = cli("trace", "m.f", "--to", "m.g", "--max-depth", str(10**23), "--root", root)
+    assert to.exit_code == 0 and to.stdout.startswith("1 path from m.f to m.g")
+    missing = cli("trace", "m.f", "--to", "nowhere", "--max-depth", str(10**23), "--root", root)
+    assert missing.exit_code == 1 and "no path from m.f to nowhere" in missing.output
     assert time.monotonic() - started < 30
 
 

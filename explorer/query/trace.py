@@ -261,6 +261,8 @@ class _Reachable:
         self._steps: dict[tuple, list[tuple[CallEdge, tuple, float]]] = {}
         frontier = [start]
         for depth in range(1, max_depth + 1):
+            if not frontier:
+                break  # all within reach is found: a --max-depth of 10**23 ends here too
             following: list[CallNode] = []
             for node in frontier:
                 edges = self.edges[node.key] = graph.edges(node)
