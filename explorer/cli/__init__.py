@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
 import sys
 
 
 def main(argv: list[str] | None = None) -> None:
+    if sys.stderr is None:  # `2>&-`: what would be said there goes nowhere
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the life of the process
+    if sys.stdout is None:  # `>&-`: there is nowhere to put the answer
+        sys.stderr.write("error: standard output is closed; send it to /dev/null to discard what explorer prints\n")
+        raise SystemExit(1)
     from explorer.cli.arguments import COMMANDS, command_line
 
     given = sys.argv[1:] if argv is None else argv

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import os
 import sqlite3
@@ -9,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import NoReturn, TextIO, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
@@ -32,13 +34,52 @@ def _reader_went_away() -> NoReturn:
     raise SystemExit(0)
 
 
+def _discard_output() -> None:
+    """What is still buffered for standard output goes nowhere, rather than failing again (with
+    a message of the interpreter's own) when it flushes at exit."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+class OutputFailed(ExplorerError):
+    """Standard output refused a write: a full disk (`> /dev/full`), a device, a closed file."""
+
+
+class _Output:
+    """Standard output as the consoles write it: a write that fails is an OutputFailed (one
+    line, exit 1), never a traceback; a reader that went away stays a BrokenPipeError."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise OutputFailed(f"cannot write standard output: {error.strerror or error}") from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise OutputFailed(f"cannot write standard output: {error.strerror or error}") from None
+
+    def __getattr__(self, name: str) -> object:  # isatty, fileno, encoding: as the stream's
+        return getattr(self._stream, name)
+
+
 class _Console(Console):
     def on_broken_pipe(self) -> None:  # rich's own ends with exit status 1
         _reader_went_away()
 
 
 # Piped output is read by programs and grep: no wrapping at 80 columns there.
-stdout = _Console(highlight=False, width=None if sys.stdout.isatty() else 400)
+stdout = _Console(file=_Output(sys.stdout), highlight=False, width=None if sys.stdout.isatty() else 400)  # type: ignore[arg-type]
 stderr = _Console(stderr=True, highlight=False)
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -50,7 +91,13 @@ def reports_errors(command: F) -> F:
     @functools.wraps(command)
     def wrapper(*args: object, **kwargs: object) -> object:
         try:
-            return command(*args, **kwargs)
+            done = command(*args, **kwargs)
+            stdout.file.flush()  # here, where a failure is one line, not at the interpreter's exit
+            return done
+        except OutputFailed as error:
+            stderr.print(f"[bold red]error:[/] {escape(str(error))}", markup=True, highlight=False, soft_wrap=True)
+            _discard_output()
+            raise SystemExit(error.exit_code) from None
         except ExplorerError as error:
             stderr.print(f"[bold red]error:[/] {escape(str(error))}", markup=True, highlight=False, soft_wrap=True)
             raise SystemExit(error.exit_code) from None
@@ -59,8 +106,21 @@ def reports_errors(command: F) -> F:
             raise SystemExit(130) from None
         except BrokenPipeError:
             _reader_went_away()
+        except OSError as error:
+            # what the system refused where nothing nearer could say more: too many open files
+            # (`ulimit -n`), a cache folder made unwritable mid-run
+            stderr.print(f"[bold red]error:[/] {escape(_system_refused(error))}", markup=True, highlight=False, soft_wrap=True)
+            raise SystemExit(1) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _system_refused(error: OSError) -> str:
+    where = f": {error.filename}" if error.filename else ""
+    said = f"{error.strerror or error}{where}"
+    if error.errno in (errno.EMFILE, errno.ENFILE):
+        return f"{said} (raise the limit with `ulimit -n`; explorer needs a few dozen)"
+    return said
 
 
 def refresh_index(root: str, index_path: Path, **options: object) -> RefreshReport:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -74,7 +73,7 @@ def write_diagram(diagram: Diagram, request: DiagramRequest, root: str, query: s
     diagram = shape(diagram, max_nodes=request.max_nodes, collapse=set(request.collapse), paths_only=request.only_paths)
     content = render_diagram(diagram, request.output_format, links, SourceLines(root))
     if request.output is None and request.output_format == "dot":
-        sys.stdout.write(content.decode("utf-8"))
+        stdout.file.write(content.decode("utf-8"))
         return
     written = write_output(request.output or default_file_name(query, request.output_format, direction), content)
     if written is None:
