@@ -96,7 +96,10 @@ class FlowFacts:
         self.store = store
         self._paths: dict[str, str | None] = {}
         self._modules: dict[str, dict[tuple[str, int], Scope]] = {}
-        self._by_qname: dict[str, list[Scope]] = {}
+        # per module read: its scopes by qname, and its own scope (a module of 100,000
+        # definitions is asked about each of them: no scan of all per question)
+        self._named: dict[str, dict[str, list[Scope]]] = {}
+        self._module_scopes: dict[str, Scope | None] = {}
 
     def exists(self, name: str) -> bool:
         """Whether the tree has Python source for module `name` (no decoding)."""
@@ -109,16 +112,20 @@ class FlowFacts:
             path = self._path(name)
             if path is None:
                 return None
-            self._modules[name] = self._read(name, path)
+            scopes = self._modules[name] = self._read(name, path)
+            named: dict[str, list[Scope]] = {}
+            for scope in scopes.values():
+                named.setdefault(scope.qname, []).append(scope)
+            self._named[name] = named
+            self._module_scopes[name] = next((s for s in scopes.values() if s.kind == "module"), None)
         return self._modules[name]
 
     def scopes(self, qname: str) -> list[Scope]:
         """The scopes named `qname` (several when a name is defined twice)."""
-        if qname not in self._by_qname:
-            module = self._module_of(qname)
-            scopes = self.module(module) if module else None
-            self._by_qname[qname] = [s for s in (scopes or {}).values() if s.qname == qname]
-        return self._by_qname[qname]
+        module = self._module_of(qname)
+        if module is None or self.module(module) is None:
+            return []
+        return self._named[module].get(qname, [])
 
     def scope(self, qname: str, line: int) -> Scope | None:
         module = self._module_of(qname)
@@ -139,10 +146,9 @@ class FlowFacts:
         return max(candidates, key=lambda s: s.line) if candidates else None
 
     def module_scope(self, name: str) -> Scope | None:
-        scopes = self.module(name)
-        if not scopes:
+        if not self.module(name):
             return None
-        return next((s for s in scopes.values() if s.kind == "module"), None)
+        return self._module_scopes[name]
 
     def _module_of(self, qname: str) -> str | None:
         """The longest prefix of `qname` that is a module with facts."""
