@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcException, JsonRpcServerNotInitialized
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcServerNotInitialized
+from pygls.io_ import StdoutWriter, run_async
 from pygls.protocol import LanguageServerProtocol
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
@@ -35,6 +36,7 @@ from explorer.index.files import WalkOptions
 from explorer.errors import ExplorerError
 from explorer.index.reader import IndexReader
 from explorer.index.store import IndexStore
+from explorer.lsp.stream import FramedReader
 from explorer.lsp.positions import column_of, line_range, path_of, span_range, uri_of
 from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind, Tree, TreeKind
 from explorer.query.at_position import implementations, symbols_at
@@ -87,8 +89,9 @@ class IndexNotReady(Exception):
 
 
 class _Protocol(LanguageServerProtocol):
-    """pygls answers nothing to a request whose parameters it cannot read (it logs the error):
-    a client would wait on that request for ever. It gets LSP's InvalidParams error."""
+    """pygls answers nothing to a request whose parameters it cannot read (it logs the error),
+    nor to one after `shutdown` (it logs a warning): a client would wait on either for ever.
+    The first gets LSP's InvalidParams error, the second InvalidRequest, as the protocol says."""
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
@@ -97,6 +100,13 @@ class _Protocol(LanguageServerProtocol):
             if "id" in data and "method" in data:  # a request, which the client waits on
                 self._send_response(data["id"], None, error.to_response_error())
             raise
+
+    def handle_message(self, message: Any) -> None:
+        if self._shutdown and getattr(message, "method", "exit") != "exit" and getattr(message, "id", None) is not None:
+            refused = JsonRpcInvalidRequest("the server was asked to shut down: it answers no more requests")
+            self._send_response(message.id, None, refused.to_response_error())
+            return
+        super().handle_message(message)
 
 
 class ExplorerServer(LanguageServer):
@@ -539,4 +549,19 @@ def serve() -> None:
         logger = logging.getLogger(name)
         logger.addHandler(handler)
         logger.propagate = False
-    server.start_io()
+    # pygls's start_io, with the input read as LSP frames it (stream.py)
+    server._stop_event = threading.Event()
+    reader = FramedReader(sys.stdin.buffer, server.thread_pool)
+    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    try:
+        asyncio.run(run_async(stop_event=server._stop_event, reader=reader, protocol=server.protocol,
+                              logger=logging.getLogger("pygls"), error_handler=server.report_server_error))
+    except BrokenPipeError:
+        logging.getLogger("explorer").error("the client went away (its end of the output closed)")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()
+    if reader.broken is not None:
+        sys.stderr.write(f"explorer lsp: error: the input is not an LSP stream: {reader.broken}\n")
+        raise SystemExit(1)
