@@ -365,5 +365,40 @@ def read_source(root: str, path: str, follow_links_outside: bool = False) -> tup
     return data, content_hash(data)
 
 
+MAX_SOURCE_READ = 64 * 1024 * 1024  # what a query reads of one file (the index takes 2 MiB by default)
+
+
+def source_lines(full_path: str) -> list[str]:
+    """A source file's lines, numbered as the index numbers them; [] for anything that is
+    not a regular file of at most MAX_SOURCE_READ bytes, or cannot be read now. Opened
+    without waiting (a FIFO given for a source would otherwise block until a writer came) and
+    checked before it is read (`/dev/zero` never ends)."""
+    try:
+        descriptor = os.open(full_path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return []
+    with os.fdopen(descriptor, "rb") as handle:
+        try:
+            info = os.fstat(descriptor)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SOURCE_READ:
+                return []
+            data = handle.read(MAX_SOURCE_READ + 1)
+        except OSError:
+            return []
+    if len(data) > MAX_SOURCE_READ:
+        return []
+    return split_lines(data.decode("utf-8", errors="replace"))
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as tree-sitter and the parsers count them: ended by `\n` alone (a `\r` before it
+    belongs to the ending). str.splitlines also ends lines at `\x0b`, `\x0c`, `\x1c`-`\x1e`,
+    `\x85`, U+2028 and U+2029, which would shift every line below one of them."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline that ends the last line starts no line of its own
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 
 from explorer.errors import UnknownSymbolError
+from explorer.index.files import source_lines
 from explorer.index.reader import IndexReader
 from explorer.index.store import last_name
 from explorer.model import DerivativeEntry, Language, OperatorInfo, Symbol, SymbolKind
@@ -101,10 +102,8 @@ def _targets(store: IndexReader, target: str, symbol: Symbol) -> list[Symbol]:
 def read_snippet(root: str, symbol: Symbol, max_lines: int) -> Snippet | None:
     if symbol.path is None or symbol.line is None:
         return None
-    try:
-        with open(os.path.join(root, symbol.path), encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
+    lines = source_lines(os.path.join(root, symbol.path))
+    if not lines:
         return None
     last = min(symbol.end_line or symbol.line, symbol.line + max_lines - 1, len(lines))
     return Snippet(symbol.path, symbol.line, "\n".join(lines[symbol.line - 1:last]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from explorer.index.files import source_lines
 from explorer.model import Symbol
 
 
@@ -14,15 +15,11 @@ class SourceLines:
         self._files: dict[str, list[str]] = {}
 
     def of_file(self, path: str) -> list[str]:
-        """A file's lines ([] if it cannot be read any more)."""
+        """A file's lines ([] if it cannot be read any more, or is no regular file of a
+        readable size: index/files.py's source_lines)."""
         lines = self._files.get(path)
         if lines is None:
-            try:
-                with open(os.path.join(self.root, path), encoding="utf-8", errors="replace") as handle:
-                    lines = handle.read().splitlines()
-            except OSError:
-                lines = []
-            self._files[path] = lines
+            lines = self._files[path] = source_lines(os.path.join(self.root, path))
         return lines
 
     def line(self, path: str, number: int) -> str:
