@@ -5,6 +5,7 @@ Paths with `#`, `?` and `%` in them are paths like any other."""
 from __future__ import annotations
 
 import sqlite3
+import time
 
 from tests.command_line import invoke
 from tests.conftest import write_tree
@@ -100,3 +101,40 @@ def test_hash_question_mark_and_percent_in_the_cache_path(tmp_path, monkeypatch)
     second = invoke(["search", "f", "--root", str(root)])
     assert second.exit_code == 0 and second.stderr == ""  # no "index rebuilt (...)"
     assert sorted(path.name for path in tmp_path.iterdir()) == beside == ["cache #1 ?x=%41", "tree"]
+
+
+def test_a_cache_folder_that_cannot_be_written_is_read_as_it_is(tmp_path, monkeypatch):
+    # A read-only mount or a folder of another user: simulated, since the tests may run as
+    # root, whom neither permissions nor (in a container) a mount's flags stop. The folder
+    # refuses the writer's lock file, as such a folder does, and reports itself unwritable.
+    import errno
+
+    from explorer.index import build, store
+
+    root = write_tree(tmp_path / "tree", _TREE)
+    time.sleep(2.1)  # past the racy window (index/listing.py): the listing may vouch for the tree unchanged
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(cache))
+    assert invoke(["index", "--root", str(root)]).exit_code == 0
+
+    def refused(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(build, "writer_lock", refused)
+    monkeypatch.setattr(store, "is_read_only_folder", lambda path: path.parent == cache)
+    answered = invoke(["show", "pkg.mod.f", "--root", str(root)])
+    assert (answered.exit_code, answered.stderr) == (0, "")
+    assert "defined at pkg/mod.py:1" in answered.stdout
+    # the tree changed since: answered from the index as it was, and said so
+    (root / "pkg" / "mod.py").write_text("def f():\n    return 1\n\n\ndef g():\n    return 2\n")
+    stale = invoke(["search", "g", "--root", str(root)])
+    assert stale.exit_code == 0
+    assert stale.stderr == f"note: index not refreshed: {cache} cannot be written (Read-only file system); answering from it as it was, which may not be the tree as it is now\n"
+    # another tree, never indexed there: nothing to answer from
+    other = write_tree(tmp_path / "other", _TREE)
+    missing = invoke(["search", "f", "--root", str(other)])
+    assert missing.exit_code == 1
+    assert missing.stderr == (
+        f"error: no usable index of {other} in {cache}, which cannot be written (Read-only file system); "
+        "set EXPLORER_CACHE_DIR to a folder explorer may write\n"
+    )

@@ -48,10 +48,13 @@ class OutputFailed(ExplorerError):
 
 class _Output:
     """Standard output as the consoles write it: a write that fails is an OutputFailed (one
-    line, exit 1), never a traceback; a reader that went away stays a BrokenPipeError."""
+    line, exit 1), never a traceback; a reader that went away stays a BrokenPipeError.
+    Whatever sys.stdout is at the time of each write (as rich's own default does): a caller
+    may replace it, to capture what a command prints."""
 
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
+    @property
+    def _stream(self) -> TextIO:
+        return sys.stdout
 
     def write(self, text: str) -> int:
         try:
@@ -79,7 +82,7 @@ class _Console(Console):
 
 
 # Piped output is read by programs and grep: no wrapping at 80 columns there.
-stdout = _Console(file=_Output(sys.stdout), highlight=False, width=None if sys.stdout.isatty() else 400)  # type: ignore[arg-type]
+stdout = _Console(file=_Output(), highlight=False, width=None if sys.stdout.isatty() else 400)  # type: ignore[arg-type]
 stderr = _Console(stderr=True, highlight=False)
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -182,6 +185,9 @@ def _refresh_tree(tree: Tree, index_path: Path, options: WalkOptions | None, lea
     if tree.kind is TreeKind.INSTALLED:  # said, since the first query after an install waits for it
         stderr.print(f"note: indexing {tree.name} in {tree.root} (once per install)", markup=False, highlight=False, soft_wrap=True)
     report = refresh_index(tree.root, index_path, options=options, leave_out=leave_out)
+    which = "index" if tree.kind is TreeKind.PROJECT else f"index of {tree.root}"
     if report.rebuilt_because:
-        which = "index" if tree.kind is TreeKind.PROJECT else f"index of {tree.root}"
         stderr.print(f"note: {which} rebuilt ({report.rebuilt_because})", soft_wrap=True)
+    if report.stale_because:
+        stderr.print(f"note: {which} not refreshed: {report.stale_because}; answering from it as it was, which may not be the tree as it is now", soft_wrap=True,
+                     markup=False, highlight=False)

@@ -17,7 +17,9 @@ Nothing in the tree is imported or executed: files are only read as bytes.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import errno
 import functools
 import json
 import os
@@ -56,6 +58,7 @@ class RefreshReport:
     removed: int
     seconds: float
     rebuilt_because: str | None = None
+    stale_because: str | None = None  # not refreshed, though the tree may have changed: why (answers are from the index as it was)
 
     @property
     def stats(self) -> IndexStats:
@@ -115,7 +118,13 @@ def refresh(
     started = time.perf_counter()
     started_ns = time.time_ns()  # before any file is read: what changes after it is seen next time
     listing = Path(f"{index_path}.listing")  # the last walk, remembered (index/listing.py)
-    with writer_lock(index_path, on_wait):
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(writer_lock(index_path, on_wait))
+        except OSError as error:
+            if error.errno not in _READ_ONLY:
+                raise
+            return _read_only(root, index_path, options, leave_out, listing, started, error)
         reason = "asked to rebuild" if rebuild else IndexStore.unusable_reason(index_path, root)
         if reason is None:
             unchanged = unchanged_since_indexed(root, options, leave_out, listing, index_file_stamp(index_path))
@@ -157,6 +166,26 @@ def refresh(
         confirm_indexed(listing, found, index_file_stamp(index_path), started_ns)
         rebuilt = None if reason in ("no index yet", "asked to rebuild") else reason
         return dataclasses.replace(report, index_path=index_path, rebuilt_because=rebuilt)
+
+
+_READ_ONLY = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+def _read_only(
+    root: str, index_path: Path, options: WalkOptions | None, leave_out: frozenset[str], listing: Path, started: float,
+    error: OSError,
+) -> RefreshReport:
+    """The index's folder cannot be written (a read-only cache, a shared one): a good index is
+    used as it is, said to be possibly stale unless the last walk vouches for the tree (the
+    listing: nothing changed since); without one there is nothing to answer from."""
+    why = f"{index_path.parent} cannot be written ({error.strerror or error})"
+    if IndexStore.unusable_reason(index_path, root) is not None:
+        raise ExplorerError(f"no usable index of {root} in {index_path.parent}, which cannot be written "
+                            f"({error.strerror or error}); set EXPLORER_CACHE_DIR to a folder explorer may write")
+    unchanged = unchanged_since_indexed(root, options, leave_out, listing, index_file_stamp(index_path))
+    if unchanged is not None:
+        return RefreshReport(index_path, 0, unchanged, 0, time.perf_counter() - started)
+    return RefreshReport(index_path, 0, 0, 0, time.perf_counter() - started, stale_because=why)
 
 
 def _saved_walk_options(index_path: Path, root: str) -> WalkOptions | None:

@@ -338,6 +338,8 @@ class IndexStore:
 
     @classmethod
     def open(cls, path: Path) -> IndexStore:
+        if is_read_only_folder(path):  # a read-only cache: read as it is (refresh said whether it is stale)
+            return cls(path, _connect_read_only(path))
         connection = _connect(path)
         connection.execute("PRAGMA journal_mode = WAL")
         connection.executescript(_INDEXES)  # an interrupted bulk build may lack them
@@ -986,8 +988,19 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 def _connect_read_only(path: Path) -> sqlite3.Connection:
     """The file opened read-only. Its path is quoted into the URI: a `#`, `?` or `%` in a
-    folder's name would otherwise end or change the path SQLite opens."""
-    return sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?mode=ro", uri=True, timeout=60)
+    folder's name would otherwise end or change the path SQLite opens. In a folder nothing
+    can write (a read-only cache), the file is opened as immutable: SQLite cannot make the
+    shared-memory file a WAL-mode file is otherwise read through, and nothing can change the
+    file while it is read."""
+    quoted = urllib.parse.quote(str(path))
+    if is_read_only_folder(path):
+        return sqlite3.connect(f"file:{quoted}?mode=ro&immutable=1", uri=True, timeout=60)
+    return sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, timeout=60)
+
+
+def is_read_only_folder(path: Path) -> bool:
+    """Whether the folder holding `path` cannot be written (permissions, a read-only mount)."""
+    return not os.access(path.parent, os.W_OK)
 
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
