@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pwd
 from pathlib import Path
 
 from explorer.errors import RootNotFoundError, UsageError
@@ -26,6 +27,8 @@ GRAMMARS_DIR = _data_folder("grammars")
 
 def resolve_root(root: str | None) -> str:
     """`--root`, else $EXPLORER_ROOT, else the bundled sample tree; as an absolute path."""
+    if root is not None and not root.strip():
+        raise UsageError("--root is empty: name a folder (without --root, the bundled sample tree is used)")
     chosen = root or os.environ.get("EXPLORER_ROOT") or str(SAMPLE_ROOT)
     path = Path(chosen).expanduser()
     if not path.exists():
@@ -48,7 +51,24 @@ def cache_folder() -> Path:
     if own := os.environ.get("EXPLORER_CACHE_DIR"):
         return Path(own)
     cache = os.environ.get("XDG_CACHE_HOME")
-    return (Path(cache) if cache else Path.home() / ".cache") / "explorer"
+    if cache and os.path.isabs(cache):  # XDG: a relative path is invalid and is ignored
+        return Path(cache) / "explorer"
+    return _home() / ".cache" / "explorer"
+
+
+def _home() -> Path:
+    """$HOME, else the account's home folder. An empty or relative $HOME (a service's
+    environment) would put the cache under `/` or wherever the command runs."""
+    home = os.environ.get("HOME", "")
+    if os.path.isabs(home) and home != "/":
+        return Path(home)
+    try:
+        account = pwd.getpwuid(os.getuid()).pw_dir
+    except (KeyError, OSError):
+        account = ""
+    if os.path.isabs(account) and account != "/":
+        return Path(account)
+    raise UsageError("no home folder for explorer's cache ($HOME is empty or /): set EXPLORER_CACHE_DIR to a folder explorer may write")
 
 
 def resolve_index_path(root: str, index: str | None) -> Path:
