@@ -116,3 +116,40 @@ def test_what_is_explorers_by_its_first_bytes():
     assert not made_by_explorer(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)  # another program's PNG
     assert not made_by_explorer(b"digraph G {\n")
     assert not made_by_explorer(b"")
+
+
+@needs_dot
+def test_the_html_viewer_holds_any_source_text(tmp_path):
+    # a snippet holding `<!--<script>` and `</script>` (comments in JS-like source, HTML in
+    # a string) must not end or alter the element the viewer's data is in
+    from html.parser import HTMLParser
+    import json
+
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "m.py").write_text(
+        'def f():\n    s = "<!--<script>"\n    t = "</script><b>&amp;"\n    return g()\n\n\ndef g():\n    return 1\n'
+    )
+    out = tmp_path / "f.html"
+    result = invoke(["trace", "m.f", "--to", "m.g", "--root", str(root), "--format", "html", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    start = page.index('<script type="application/json" id="explorer-data">') + len('<script type="application/json" id="explorer-data">')
+    end = page.index("</script>", start)
+    data = page[start:end]
+    assert "<" not in data and ">" not in data  # nothing a tokenizer could take for markup
+    details = json.loads(data)
+    snippets = [node["snippet"] for node in details.values() if any("<!--<script>" in line for line in node["snippet"])]
+    assert snippets == [["def f():", '    s = "<!--<script>"', '    t = "</script><b>&amp;"', "    return g()"]]
+
+    class Scripts(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.count = 0
+
+        def handle_starttag(self, tag, attrs):
+            self.count += tag == "script"
+
+    scripts = Scripts()
+    scripts.feed(page)
+    assert scripts.count == 2  # the data and the viewer's code, nothing made of the source text

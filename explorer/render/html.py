@@ -21,8 +21,10 @@ SNIPPET_LINES = 30  # of a definition's source, in the side panel
 
 def to_html(diagram: Diagram, svg: bytes, links: LinkTemplate, sources: SourceLines) -> str:
     details = {node.id: _details(node, links, sources) for node in diagram.nodes}
-    # "</" inside the JSON would end the script element early.
-    data = json.dumps(details, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
+    # No `<` may stand in the script element's text: `</script` ends it early, and `<!--`
+    # followed by `<script` puts the browser's tokenizer in a state where the real end tag no
+    # longer ends it (both are common in source text). In JSON, `\u003c` is the same string.
+    data = json.dumps(details, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c").replace(">", "\\u003e")
     return _PAGE.format(
         title=escape(diagram.title),
         style=_asset("viewer.css"),
