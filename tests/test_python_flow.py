@@ -6,6 +6,7 @@ beside it; every expected edge was read off the fixture and the tree's native_fu
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -107,3 +108,21 @@ def test_a_name_only_guess_stays_one_however_many_overloads_fit(flows):
         (("user/flows.py", 26), "method", "name", "aten::add.Tensor"),
         (("user/flows.py", 26), "method", "name", "aten::add.Scalar"),
     ]
+
+
+def test_calls_inside_f_strings_run(tmp_path):
+    # `{g()}`, `{h(1):>{width()}}` (a call in a format spec's own field), `{k()!r}`, and
+    # f-strings joined to plain ones: each call runs when the string is made (callers found
+    # them already, from the call sites; the value flow did not look inside)
+    from tests.command_line import invoke
+    from tests.conftest import write_tree
+
+    source = (
+        "def g():\n    return 1\n\n\n"
+        "def f():\n    return f\"{g()} and {h(1):>{width()}}\" \"x\" f\"{k()!r}\" + f'{m()}'\n\n\n"
+        "def h(x):\n    return x\n\n\ndef width():\n    return 4\n\n\ndef k():\n    return 0\n\n\ndef m():\n    return 2\n"
+    )
+    root = write_tree(tmp_path / "tree", {"mod.py": source})
+    result = invoke(["callgraph", "--root", str(root)])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["mod.f"] == ["mod.g", "mod.h", "mod.k", "mod.m", "mod.width"]

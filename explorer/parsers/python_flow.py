@@ -615,8 +615,13 @@ class _ScopeWalker:
         if kind == "identifier":
             return self.read(tsx.text(node))
         if kind == "string":
+            self.interpolated(node, depth)
             text = _key(node)  # a plain string's value is kept: getattr(x, "name"), d["key"]
             return ("const", "str", text) if isinstance(text, str) and len(text) <= 80 else ("const", "str")
+        if kind == "concatenated_string":
+            for part in node.named_children:
+                self.interpolated(part, depth)
+            return ("const", "str")
         if kind in _LITERALS:
             return ("const", _LITERALS[kind])
         if kind in _BOOLS:
@@ -680,11 +685,21 @@ class _ScopeWalker:
             return self.expr(node.named_children[0], depth + 1) if node.named_children else _UNKNOWN
         if kind == "yield":
             return self.value_of(node)
-        if kind in ("string", "concatenated_string"):
-            return ("const", "str")
-        for child in node.named_children:  # f-strings, slices, starred: calls inside still run
+        for child in node.named_children:  # slices, starred: calls inside still run
             self.evaluated(child, depth)
         return _UNKNOWN
+
+    def interpolated(self, string: tsx.Node, depth: int) -> None:
+        """An f-string's `{...}` parts run when it is made: `f"{g()} {h(1):>{width()}}"` calls
+        g, h and width (a format spec may hold fields of its own)."""
+        pending = [child for child in string.named_children if child.type == "interpolation"]
+        while pending:
+            field = pending.pop(0)
+            for part in field.named_children:
+                if part.type == "format_specifier":
+                    pending += [inner for inner in part.named_children if inner.type in ("interpolation", "format_expression")]
+                elif part.type != "type_conversion":
+                    self.evaluated(part, depth + 1)
 
     def subscript(self, node: tsx.Node, depth: int) -> Expr:
         """`obj[index]`, at its `[`: the key when it is a constant, and the index as an
