@@ -22,3 +22,19 @@ def test_show_prints_the_definitions_own_lines(tmp_path):
     assert "defined at m.py:4-5 (python)" in result.stdout
     assert "4 def g():" in result.stdout and "5     return 2" in result.stdout
     assert "s = " not in result.stdout and "x = 1" not in result.stdout
+
+
+def test_a_function_a_multi_line_macro_defines_in_a_crlf_file():
+    from explorer.model import Language
+    from explorer.parsers import parse_file
+
+    source = "#define DEFINE_FN(name) \\\n__global__ void name() { \\\n  helper(); \\\n}\nDEFINE_FN(alpha)\nvoid beta() { helper(); }\n"
+    found = []
+    for ending in ("\n", "\r\n"):
+        facts = parse_file("m.cu", Language.CUDA, source.replace("\n", ending).encode())
+        found.append((sorted((s.qname, s.kind.value, s.line) for s in facts.symbols),
+                      sorted((c.caller, c.callee, c.line) for c in facts.calls)))
+    assert found[0] == found[1] == (
+        [("DEFINE_FN", "macro", 1), ("alpha", "kernel", 5), ("beta", "function", 6)],
+        [("alpha", "helper", 5), ("beta", "helper", 6), ("m.cu", "DEFINE_FN", 5)],
+    )
