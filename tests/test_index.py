@@ -397,3 +397,35 @@ def test_gitignore_matching_agrees_with_git_semantics(path, ignored):
     assert bool(rules.verdict(path)) is ignored
     # the fast matcher and pathspec's line-by-line reading agree
     assert bool(pathspec.GitIgnoreSpec.from_lines(IGNORE_LINES).check_file(path).include) is ignored
+
+
+def test_a_file_that_could_not_be_read_is_read_again_when_it_can(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # Mending a file's permissions (or moving its folder back) changes neither its size nor
+    # its time: a file skipped because it could not be read is tried at every refresh, and the
+    # last walk does not vouch for the tree while one is. (Simulated: the tests may run as
+    # root, whom permissions do not stop.)
+    from explorer.index import build
+    from explorer.index.files import UnreadableFile
+    from explorer.index.listing import unchanged_since_indexed
+    from explorer.index.store import index_file_stamp
+
+    root = small_tree(tmp_path / "tree")
+    os.utime(root / "pkg" / "mod.py", (1_600_000_000, 1_600_000_000))  # long unchanged: no "racy" reading again
+    index_path = tmp_path / "index.sqlite"
+    real_read = build.read_source
+
+    def refused(base: str, path: str, follow: bool = False):
+        if path == "pkg/mod.py":
+            raise UnreadableFile("permission denied")
+        return real_read(base, path, follow)
+
+    monkeypatch.setattr(build, "read_source", refused)
+    first = refresh(str(root), index_path, jobs=1)
+    assert [(d.path, d.reason) for d in first.skipped] == [("pkg/mod.py", "permission denied")]
+    listing = Path(f"{index_path}.listing")
+    assert unchanged_since_indexed(str(root), None, frozenset(), listing, index_file_stamp(index_path)) is None
+
+    monkeypatch.setattr(build, "read_source", real_read)  # permissions mended; nothing else changed
+    second = refresh(str(root), index_path, jobs=1)
+    assert second.skipped == [] and second.parsed == 1
+    assert "pkg.mod.helper" in qnames(index_path, root)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.errors import ExplorerError
-from explorer.index.files import SourceFile, UnreadableFile, WalkOptions, read_source
+from explorer.index.files import SourceFile, UnreadableFile, WalkOptions, may_read_later, read_source
 from explorer.index.listing import confirm_indexed, racy_since, remembered_options, unchanged_since_indexed, walk_remembered
 from explorer.index.store import (
     FileRows, IndexStats, IndexStore, StoredFile, encode_facts, foreign_file, index_file_stamp, is_corruption, move_database,
@@ -133,11 +133,11 @@ def refresh(
             try:
                 store = IndexStore.open(index_path)
                 try:
-                    report, found = _refresh(store, root, jobs, options, progress, started, listing, leave_out=leave_out)
+                    report, found, vouch = _refresh(store, root, jobs, options, progress, started, listing, leave_out=leave_out)
                 finally:
                     store.close()
                 record_verified(index_path)
-                confirm_indexed(listing, found, index_file_stamp(index_path), started_ns)
+                confirm_indexed(listing, found, index_file_stamp(index_path), started_ns, vouch)
                 return report
             except sqlite3.DatabaseError as error:
                 if not is_corruption(error):
@@ -156,14 +156,14 @@ def refresh(
         try:
             if options is None:
                 options = _saved_walk_options(index_path, root) or remembered_options(listing)
-            report, found = _refresh(store, root, jobs, options, progress, started, listing, shards, leave_out)
+            report, found, vouch = _refresh(store, root, jobs, options, progress, started, listing, shards, leave_out)
             store.finish_bulk()
         finally:
             store.close()
             shutil.rmtree(shards, ignore_errors=True)
         move_database(building, index_path)
         record_verified(index_path)
-        confirm_indexed(listing, found, index_file_stamp(index_path), started_ns)
+        confirm_indexed(listing, found, index_file_stamp(index_path), started_ns, vouch)
         rebuilt = None if reason in ("no index yet", "asked to rebuild") else reason
         return dataclasses.replace(report, index_path=index_path, rebuilt_because=rebuilt)
 
@@ -226,10 +226,12 @@ def _refresh(
     listing: Path,
     shards: Path | None = None,
     leave_out: frozenset[str] = frozenset(),
-) -> tuple[RefreshReport, list[SourceFile]]:
-    """Bring `store` up to date; the report, and the files it now holds as they were found.
-    With `shards` (a new index), parser processes store their own rows in shard files there,
-    merged once at the end."""
+) -> tuple[RefreshReport, list[SourceFile], bool]:
+    """Bring `store` up to date; the report, the files it now holds as they were found, and
+    whether their stats alone may vouch for them next time: not while a file could not be
+    read (its permissions may be mended without its size or time changing: it is read again
+    at every refresh until it can be). With `shards` (a new index), parser processes store
+    their own rows in shard files there, merged once at the end."""
     options = _walk_options(store, given)
     racy_after = racy_since(listing)  # read before the walk writes the listing anew
     # 1. walk
@@ -238,9 +240,10 @@ def _refresh(
 
     # 2. compare stat fingerprints; a file changed just before the last refresh read it may
     # have changed again since with the same stat, so its content is compared too
-    changed = [s for s in sources if _fingerprint_changed(stored.get(s.path), s)]
+    changed = [s for s in sources if _fingerprint_changed(stored.get(s.path), s) or _read_again(stored.get(s.path))]
     if racy_after is not None:
-        unsure = [s for s in sources if s.mtime_ns >= racy_after and not _fingerprint_changed(stored.get(s.path), s)]
+        listed = {s.path for s in changed}
+        unsure = [s for s in sources if s.mtime_ns >= racy_after and s.path not in listed]
         changed += [s for s in unsure if _content_changed(root, options.follow_links_outside, s, stored[s.path])]
     present = {s.path for s in sources}
     gone = [record for path, record in stored.items() if path not in present]
@@ -288,7 +291,11 @@ def _refresh(
         removed=len(gone),
         seconds=time.perf_counter() - started,
     )
-    return report, sources
+    return report, sources, not store.holds_unreadable_files()
+
+
+def _read_again(record: StoredFile | None) -> bool:
+    return record is not None and may_read_later(record.skipped)
 
 
 def _fingerprint_changed(record: StoredFile | None, source: SourceFile) -> bool:

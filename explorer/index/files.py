@@ -344,6 +344,16 @@ class UnreadableFile(Exception):
     """A file that is not parsed; the message is the reason a user sees."""
 
 
+READ_FAILURES = ("permission denied", "cannot read")  # read_source's reasons that say nothing of the content
+
+
+def may_read_later(reason: str | None) -> bool:
+    """Whether a file skipped for `reason` could not be read then rather than holding what
+    explorer does not parse: mending its permissions, or a folder moved back, changes neither
+    its size nor its time, so only reading it again tells."""
+    return reason is not None and reason.startswith(READ_FAILURES)
+
+
 def read_source(root: str, path: str, follow_links_outside: bool = False) -> tuple[bytes, str]:
     """The file's bytes and content hash, or UnreadableFile with the reason."""
     full = os.path.join(root, path)

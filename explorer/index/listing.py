@@ -62,17 +62,18 @@ def walk_remembered(
     return found, skipped
 
 
-def confirm_indexed(listing: Path, found: list[SourceFile], index_stamp: list[int], started_ns: int) -> None:
+def confirm_indexed(listing: Path, found: list[SourceFile], index_stamp: list[int], started_ns: int, vouch: bool = True) -> None:
     """Note that the index, whose file now has `index_stamp`, holds exactly `found` as read by
     a refresh that started at `started_ns`. A file changed within RACY_NS of that start may
     change again in the same clock tick without its stat moving: while there is one, the
-    index is not trusted on stats alone, and the next refresh reads it again (`racy_since`)."""
+    index is not trusted on stats alone, and the next refresh reads it again (`racy_since`).
+    Nor where the refresh says stats may not vouch (`vouch`: a file it could not read)."""
     kept = _read(listing)
     if kept is None:
         return
     rows = _found_rows(found)
     racy = any(source.mtime_ns >= started_ns - RACY_NS for source in found)
-    confirmed = {"found": rows, "indexed": None if racy else index_stamp, "indexed_ns": started_ns}
+    confirmed = {"found": rows, "indexed": None if racy or not vouch else index_stamp, "indexed_ns": started_ns}
     if all(kept.get(key) == value for key, value in confirmed.items()):
         return
     write_kept(listing, {**kept, **confirmed})

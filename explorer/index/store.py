@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.cache_files import read_kept, write_kept
+from explorer.index.files import READ_FAILURES
 from explorer.index.module_parameters import ModuleParameters
 from explorer.model import (
     CallKind,
@@ -401,6 +402,12 @@ class IndexStore:
         self.db.close()
 
     # -- writing ---------------------------------------------------------------------------
+
+    def holds_unreadable_files(self) -> bool:
+        """Whether a file is skipped because it could not be read (files.may_read_later)."""
+        matching = " OR ".join("skipped LIKE ?" for _ in READ_FAILURES)
+        found = self.db.execute(f"SELECT 1 FROM files WHERE {matching} LIMIT 1", [f"{reason}%" for reason in READ_FAILURES]).fetchone()
+        return found is not None
 
     def stored_files(self) -> dict[str, StoredFile]:
         rows = self.db.execute("SELECT id, path, size, mtime_ns, hash, skipped FROM files")
