@@ -4,6 +4,7 @@ Paths with `#`, `?` and `%` in them are paths like any other."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 
@@ -138,3 +139,31 @@ def test_a_cache_folder_that_cannot_be_written_is_read_as_it_is(tmp_path, monkey
         f"error: no usable index of {other} in {cache}, which cannot be written (Read-only file system); "
         "set EXPLORER_CACHE_DIR to a folder explorer may write\n"
     )
+
+
+def test_walk_options_stick_until_changed(tmp_path):
+    # the language server refreshes with a plain `explorer index`: that must not drop what
+    # the user indexed with (--include-third-party, --max-file-size)
+    root = write_tree(tmp_path / "tree", {
+        "pkg/mod.py": "def f():\n    return 1\n",
+        "third_party/lib/vendored.py": "def v():\n    return 2\n",
+        "pkg/big.py": "def big():\n    return 3\n" + "# padding\n" * 400,
+    })
+    path = tmp_path / "index.sqlite"
+
+    def found() -> list[str]:
+        result = invoke(["search", "v", "--root", str(root), "--index", str(path), "--json"])
+        return sorted(hit["symbol"] for hit in json.loads(result.stdout))
+
+    def files() -> int:
+        result = index(root, path)
+        assert result.exit_code == 0
+        return int(result.stdout.split()[1])  # "Indexed N files (...)"
+
+    assert index(root, path, "--include-third-party", "--max-file-size", "1000").exit_code == 0
+    assert files() == 2  # mod.py and vendored.py; big.py over 1000 bytes
+    assert "third_party.lib.vendored.v" in found()
+    assert index(root, path, "--max-file-size", "100000").exit_code == 0  # one option changed, the other kept
+    assert files() == 3
+    assert index(root, path, "--no-include-third-party").exit_code == 0
+    assert files() == 2 and "third_party.lib.vendored.v" not in found()

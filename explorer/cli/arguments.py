@@ -67,10 +67,12 @@ def _index_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", "-j", type=int, metavar="N", help="Parser processes (default: one per core).")
     parser.add_argument("--rebuild", action="store_true", help="Throw the index away and build it again.")
     parser.add_argument("--verbose", "-v", action="store_true", help="List skipped files and problems.")
-    parser.add_argument("--include-third-party", action="store_true", help="Also index vendored third_party folders.")
-    parser.add_argument("--max-file-size", type=int, default=DEFAULT_MAX_FILE_SIZE, metavar="BYTES",
+    # The walk options stick: not given, each stays as the index was last made with it.
+    parser.add_argument("--include-third-party", action=argparse.BooleanOptionalAction, default=None,
+                        help="Also index vendored third_party folders (--no-include-third-party: not).")
+    parser.add_argument("--max-file-size", type=int, default=None, metavar="BYTES",
                         help=f"Skip files larger than this many bytes (default {DEFAULT_MAX_FILE_SIZE}).")
-    parser.add_argument("--follow-links-outside", action="store_true",
+    parser.add_argument("--follow-links-outside", action=argparse.BooleanOptionalAction, default=None,
                         help="Also read files that symlinks in the tree point to outside it.")
     _json_option(parser, "the report")
 

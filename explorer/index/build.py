@@ -155,7 +155,7 @@ def refresh(
         store = IndexStore.create(building, root)
         try:
             if options is None:
-                options = _saved_walk_options(index_path, root) or remembered_options(listing)
+                options = saved_walk_options(index_path, root) or remembered_options(listing)
             report, found, vouch = _refresh(store, root, jobs, options, progress, started, listing, shards, leave_out)
             store.finish_bulk()
         finally:
@@ -188,7 +188,7 @@ def _read_only(
     return RefreshReport(index_path, 0, 0, 0, time.perf_counter() - started, stale_because=why)
 
 
-def _saved_walk_options(index_path: Path, root: str) -> WalkOptions | None:
+def saved_walk_options(index_path: Path, root: str) -> WalkOptions | None:
     """The options an index being replaced was made with, if it can still be read."""
     if IndexStore.unusable_reason(index_path, root) not in (None, "written by another version of explorer's parsers"):
         return None
