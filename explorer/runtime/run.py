@@ -9,13 +9,14 @@ from explorer.runtime.events import merge, python_notes, read_native, read_pytho
 from explorer.runtime.launcher import new_workdir, run_bundled
 from explorer.runtime.model import RunTrace
 from explorer.runtime.naming import Namer, site_offsets
-from explorer.runtime.request import RunRequest
+from explorer.runtime.request import RunRequest, check_program
 from explorer.runtime.shaping import fold_repeats
 from explorer.runtime.symbols import SymbolTable
 
 
 def run_program(request: RunRequest, store: IndexReader | None) -> RunTrace:
     """Run on the bundled reference runtime (request.python None) or on real PyTorch."""
+    check_program(request)
     if request.python is not None:
         from explorer.runtime.profiler import run_profiled
 

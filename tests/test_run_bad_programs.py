@@ -1,0 +1,39 @@
+"""`explorer run` given a program that cannot start: one line naming what is wrong, exit 2,
+and the program is not started (no interpreter traceback from inside the recorder)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.command_line import invoke
+
+
+@pytest.mark.parametrize(("make", "said"), [
+    (lambda folder: str(folder / "missing.py"), "no such script: {path}"),
+    (lambda folder: str(folder), "not a script but a folder: {path}"),
+    (lambda folder: _write(folder / "binary.py", b"\x7fELF\x02\x01\x01\x00\x00"), "not a Python script (it holds NUL bytes, as a binary does): {path}"),
+    (lambda folder: _write(folder / "broken.py", b"x = 1\nif x\n    pass\n"), "{path}:2: expected ':' (the program was not run)"),
+    (lambda folder: _fifo(folder / "pipe.py"), "not a script but a special file: {path}"),
+])
+def test_a_script_that_cannot_start(tmp_path, make, said):
+    path = make(tmp_path)
+    result = invoke(["run", path])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"error: {said.format(path=path)}\n"
+
+
+def test_code_that_does_not_compile():
+    result = invoke(["run", "-c", "def ("])
+    assert (result.exit_code, result.stderr) == (2, "error: -c:1: invalid syntax (the program was not run)\n")
+
+
+def _write(path, content: bytes) -> str:
+    path.write_bytes(content)
+    return str(path)
+
+
+def _fifo(path) -> str:
+    os.mkfifo(path)  # reading it to check it would wait for a writer: told apart by its type
+    return str(path)
