@@ -37,3 +37,29 @@ def _write(path, content: bytes) -> str:
 def _fifo(path) -> str:
     os.mkfifo(path)  # reading it to check it would wait for a writer: told apart by its type
     return str(path)
+
+
+def test_a_program_that_recursed_900_deep(tmp_path):
+    # legal: the program raised its own recursion limit. The run's tree is that deep, and the
+    # walks that fold, filter, print and draw it recurse as deep (a RecursionError before).
+    import json
+    import sys
+
+    script = tmp_path / "deep.py"
+    script.write_text("import sys\nsys.setrecursionlimit(5000)\ndef f(n):\n    return 0 if n == 0 else f(n - 1)\nf(900)\n")
+    result = invoke(["run", "--json", str(script)])
+    assert result.exit_code == 0, result.output[-500:]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)  # json.loads of a document this deep
+    try:
+        node = json.loads(result.stdout)["tree"]
+    finally:
+        sys.setrecursionlimit(limit)
+    depth = 0
+    while node.get("children"):
+        node = node["children"][0]
+        depth += 1
+    assert (depth, node["name"]) == (901, "__main__.f")  # the module, then f 901 times (f(900) .. f(0))
+    drawn = invoke(["run", "--format", "dot", "-o", str(tmp_path / "deep.dot"), str(script)])
+    assert drawn.exit_code == 0 and drawn.stdout.startswith(f"wrote {tmp_path / 'deep.dot'} (")
+    assert invoke(["run", str(script)]).exit_code == 0

@@ -4,6 +4,9 @@ torch._C binding, operators, C++ and vendor calls."""
 from __future__ import annotations
 
 import os
+import sys
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,6 +39,50 @@ def run(
     max_nodes: int = DEFAULT_MAX_NODES,
 ) -> None:
     """Run SCRIPT (or -c CODE) under tracing and print the call tree it ran."""
+    _on_a_deep_stack(lambda: _run(where, program, code, python, backend_device, compare, include, exclude, max_depth,
+                                  max_events, json, output_format, output, max_nodes))
+
+
+# A run's tree is as deep as the program's calls went (a recursion 900 deep where the program
+# raised its own limit), and the walks that fold, filter and print it recurse as deep: they
+# run in a thread whose stack and recursion limit allow that. (Memory for a stack is taken
+# as it is used.)
+_DEEP_STACK = 512 * 1024 * 1024
+_DEEP_RECURSION = 200_000
+
+
+def _on_a_deep_stack(work: Callable[[], None]) -> None:
+    outcome: list[BaseException] = []
+
+    def body() -> None:
+        try:
+            work()
+        except BaseException as error:  # handed to the calling thread, which reports it
+            outcome.append(error)
+
+    limit = sys.getrecursionlimit()
+    try:
+        size = threading.stack_size(_DEEP_STACK)
+    except (ValueError, RuntimeError):  # a platform that will not: as deep as the main thread goes
+        work()
+        return
+    sys.setrecursionlimit(max(limit, _DEEP_RECURSION))
+    try:
+        thread = threading.Thread(target=body, name="explorer-run")
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(size)
+        sys.setrecursionlimit(limit)
+    if outcome:
+        raise outcome[0]
+
+
+def _run(
+    where: TreeRequest, program: list[str] | None, code: str | None, python: str | None, backend_device: str | None,
+    compare: bool, include: list[str] | None, exclude: list[str] | None, max_depth: int | None, max_events: int,
+    json: bool, output_format: str, output: str | None, max_nodes: int,
+) -> None:
     # the runtime, the call graph and their views load for this command only
     from explorer.diagram.run import run_diagram
     from explorer.render.run_json import comparison_json, run_json
