@@ -63,3 +63,29 @@ def test_a_program_that_recursed_900_deep(tmp_path):
     drawn = invoke(["run", "--format", "dot", "-o", str(tmp_path / "deep.dot"), str(script)])
     assert drawn.exit_code == 0 and drawn.stdout.startswith(f"wrote {tmp_path / 'deep.dot'} (")
     assert invoke(["run", str(script)]).exit_code == 0
+
+
+def test_a_program_that_ends_with_os_exit_keeps_its_trace_and_status(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the tree names the script as the user gave it
+    script = tmp_path / "quits.py"
+    script.write_text("import os\ndef f():\n    return 1\nf()\nos._exit(3)\n")
+    result = invoke(["run", "quits.py"])
+    assert result.exit_code == 3
+    assert result.stdout.splitlines()[1:] == [
+        "python  quits.py  quits.py", "└── python  __main__.f  quits.py:2  ← at quits.py:4", "note: the program exited with code 3",
+    ]
+
+
+def test_a_program_that_forks_is_recorded_by_the_parent_alone(tmp_path, monkeypatch):
+    # the child runs the recorder's code too: it must neither write the recording (its
+    # os._exit would, through the hook above) nor leave the parent's unwritten
+    child_ends = "os._exit(0)"
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "forks.py"
+    script.write_text(
+        "import os, sys\ndef child():\n    return 2\ndef parent():\n    return 1\n"
+        f"pid = os.fork()\nif pid == 0:\n    child()\n    {child_ends}\nos.waitpid(pid, 0)\nparent()\n"
+    )
+    result = invoke(["run", "forks.py"])
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[1:] == ["python  forks.py  forks.py", "└── python  __main__.parent  forks.py:4  ← at forks.py:11"]

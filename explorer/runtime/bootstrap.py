@@ -181,8 +181,25 @@ def load(config_path):
 def main(config_path):
     config, program = load(config_path)
     recorder = Recorder(config["roots"], config["max_events"])
+    traced = os.getpid()  # a child the program forks runs this too: only this process records
+    real_exit = os._exit
+
+    def exit_now(code):
+        """os._exit skips everything after it: the recording is written first."""
+        sys.setprofile(None)
+        if os.getpid() == traced:
+            try:
+                recorder.write(config["events"], code, None)
+                sys.stdout.flush()
+                sys.stderr.flush()
+            except BaseException:  # exiting as asked comes first
+                pass
+        real_exit(code)
+
+    os._exit = exit_now
     exit_code, error = execute(program, recorder.profile)
-    recorder.write(config["events"], exit_code, error)
+    if os.getpid() == traced:
+        recorder.write(config["events"], exit_code, error)
     sys.stdout.flush()
     sys.stderr.flush()
     return exit_code
