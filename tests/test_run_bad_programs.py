@@ -89,3 +89,30 @@ def test_a_program_that_forks_is_recorded_by_the_parent_alone(tmp_path, monkeypa
     result = invoke(["run", "forks.py"])
     assert result.exit_code == 0
     assert result.stdout.splitlines()[1:] == ["python  forks.py  forks.py", "└── python  __main__.parent  forks.py:4  ← at forks.py:11"]
+
+
+def test_sigterm_stops_the_program_too_and_leaves_nothing_behind(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    marker = f"marker-{os.getpid()}"
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "explorer", "run", "-c", f"import time\ntime.sleep(60)  # {marker}"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not list(scratch.iterdir()) and time.monotonic() < deadline:  # the run's folder: the program is starting
+        time.sleep(0.1)
+    time.sleep(1)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM
+    assert stderr.splitlines()[-1] == "explorer run: stopped by SIGTERM; the program was stopped too"
+    running = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert marker not in running  # before: the program ran on, orphaned
+    assert list(scratch.iterdir()) == []  # and its temporary folder was left behind

@@ -4,6 +4,7 @@ torch._C binding, operators, C++ and vendor calls."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -52,7 +53,34 @@ _DEEP_RECURSION = 200_000
 
 
 def _on_a_deep_stack(work: Callable[[], None]) -> None:
+    """`work` in a thread with a deep stack. This thread meanwhile passes SIGTERM and SIGHUP
+    on to the traced program (it would run on, orphaned, its temporary folder left behind):
+    the work then ends as for a program that was stopped, and the command with 128 + the
+    signal's number, as a process stopped by it."""
+    from explorer.runtime.launcher import stop_programs  # here: never an import inside a handler
+
     outcome: list[BaseException] = []
+    stopped: list[int] = []
+
+    def stop(signal_number: int, _frame: object) -> None:
+        stopped.append(signal_number)
+        stop_programs(signal_number)
+
+    main = threading.current_thread() is threading.main_thread()  # only it may set handlers
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGTERM, signal.SIGHUP)} if main else {}
+    try:
+        _in_a_thread(work, outcome)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    if stopped:
+        sys.stderr.write(f"explorer run: stopped by {signal.Signals(stopped[0]).name}; the program was stopped too\n")
+        raise SystemExit(128 + stopped[0])
+    if outcome:
+        raise outcome[0]
+
+
+def _in_a_thread(work: Callable[[], None], outcome: list[BaseException]) -> None:
 
     def body() -> None:
         try:
@@ -64,18 +92,17 @@ def _on_a_deep_stack(work: Callable[[], None]) -> None:
     try:
         size = threading.stack_size(_DEEP_STACK)
     except (ValueError, RuntimeError):  # a platform that will not: as deep as the main thread goes
-        work()
+        body()
         return
     sys.setrecursionlimit(max(limit, _DEEP_RECURSION))
     try:
         thread = threading.Thread(target=body, name="explorer-run")
         thread.start()
-        thread.join()
+        while thread.is_alive():
+            thread.join(0.2)  # a signal's handler runs in this thread, between waits
     finally:
         threading.stack_size(size)
         sys.setrecursionlimit(limit)
-    if outcome:
-        raise outcome[0]
 
 
 def _run(

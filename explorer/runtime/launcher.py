@@ -9,13 +9,15 @@ The program's own output goes to stderr: stdout carries the call tree.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,13 +128,37 @@ def run_child(python: str, bootstrap: Path, config: Mapping[str, object], workdi
         try:
             stderr_fd = sys.stderr.fileno()
         except (AttributeError, OSError, ValueError):
-            captured = subprocess.run(command, env=env, capture_output=True, text=True, errors="replace")
-            sys.stderr.write(captured.stdout + captured.stderr)
-            return captured.returncode
+            with _running(subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                           errors="replace")) as process:
+                out, err = process.communicate()
+            sys.stderr.write(out + err)
+            return process.returncode
         else:
-            return subprocess.run(command, env=env, stdout=stderr_fd).returncode
+            with _running(subprocess.Popen(command, env=env, stdout=stderr_fd)) as process:
+                return process.wait()
     except OSError as error:
         raise ExplorerError(f"cannot start {python}: {error.strerror}") from None
+
+
+_RUNNING: set[subprocess.Popen] = set()  # the traced programs running now
+
+
+@contextmanager
+def _running(process: subprocess.Popen) -> Iterator[subprocess.Popen]:
+    _RUNNING.add(process)
+    try:
+        with process:
+            yield process
+    finally:
+        _RUNNING.discard(process)
+
+
+def stop_programs(signal_number: int) -> None:
+    """Pass a signal explorer got (SIGTERM, SIGHUP) on to the programs it runs: they end as
+    they would have without explorer, and explorer then cleans up after them."""
+    for process in list(_RUNNING):
+        with contextlib.suppress(OSError):
+            process.send_signal(signal_number)
 
 
 def new_workdir() -> tempfile.TemporaryDirectory[str]:
