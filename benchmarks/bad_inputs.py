@@ -146,6 +146,25 @@ def cases() -> list[Case]:
         Case("duplicate operator: index --verbose", {"aten/src/ATen/native/native_functions.yaml": _YAML_OP + _YAML_OP},
              [["index", "--verbose"]], _says("relu")),
         Case("search '[a-z]*'", {"m.py": "def f(): pass\n"}, [["search", "[a-z]*"]], _not("matches '*'")),
+        # issue 25's second battery: hangs, wrong answers and crashes that fit one command
+        Case("one-line .cu of 40,000 kernels: index",
+             {"big.cu": " ".join(f"__global__ void k{n}(float* x) {{ g{n}(x); }}" for n in range(40_000))},
+             [["index", "--json", "--max-file-size", "10000000"]], lambda r: r.returncode == 0 and _indexed(r.stdout, "symbols") == 40_000),
+        Case("20,000 definitions in one module: callgraph", {"m.py": _chain(20_000)}, [["callgraph"]], _ok),
+        Case("trace --to with --max-depth 10**23", {"m.py": _chain(3)}, [["trace", "m.f0", "--to", "m.f3", "--max-depth", str(10**23)]],
+             _says("1 path from m.f0 to m.f3")),
+        Case("calls inside f-strings: callees", {"m.py": "def g():\n    return 1\n\ndef f():\n    return f'{g()}'\n"},
+             [["callees", "m.f"]], _says("m.g")),
+        Case("form feed and U+2028 above a definition: show",
+             {"m.py": 'x = 1\n\x0c\ns = "a\u2028b"\ndef g():\n    return 2\n'}, [["show", "m.g"]], _says("4 def g():")),
+        Case("explorer run of a missing script", {"m.py": "def f(): pass\n"}, [["run", "/nonexistent/script.py"]],
+             lambda r: r.returncode == 2 and "no such script" in r.stderr),
+        Case("explorer run of code that does not compile", {"m.py": "def f(): pass\n"}, [["run", "-c", "def ("]],
+             lambda r: r.returncode == 2 and "invalid syntax" in r.stderr),
+        Case("explorer run of a recursion 900 deep", {"m.py": "def f(): pass\n"},
+             [["run", "-c", "import sys\nsys.setrecursionlimit(5000)\ndef f(n):\n    return 0 if n == 0 else f(n - 1)\nf(900)"]], _ok),
+        Case("explorer run of a program ending with os._exit(3)", {"m.py": "def f(): pass\n"},
+             [["run", "-c", "import os\ndef f():\n    return 1\nf()\nos._exit(3)"]], lambda r: r.returncode == 3 and "__main__.f" in r.stdout),
     ]
 
 
