@@ -20,6 +20,7 @@ from explorer.runtime.request import DEFAULT_MAX_EVENTS, RunRequest
 from explorer.trees import TreeRequest
 
 if TYPE_CHECKING:
+    from explorer.index.reader import IndexReader
     from explorer.runtime.model import RunFrame
 
 @reports_errors
@@ -40,8 +41,8 @@ def run(
     max_nodes: int = DEFAULT_MAX_NODES,
 ) -> None:
     """Run SCRIPT (or -c CODE) under tracing and print the call tree it ran."""
-    _on_a_deep_stack(lambda: _run(where, program, code, python, backend_device, compare, include, exclude, max_depth,
-                                  max_events, json, output_format, output, max_nodes))
+    _run(where, program, code, python, backend_device, compare, include, exclude, max_depth, max_events, json,
+         output_format, output, max_nodes)
 
 
 # A run's tree is as deep as the program's calls went (a recursion 900 deep where the program
@@ -124,33 +125,38 @@ def _run(
         program = program[1:]
     script, argv = (program[0], tuple(program[1:])) if program and code is None else (None, tuple(program or ()))
     shape = _Shape(tuple(include or ()), tuple(exclude or ()), max_depth)
+
+    def traced(store: IndexReader | None, tree: str, shown_from: str) -> None:
+        """Run the program, shape what it ran, print or draw it: on a deep stack (the run's
+        tree is as deep as the program went)."""
+        trace = run_program(RunRequest(code, script, argv, tree, python, backend_device, max_events), store)
+        shown, cut = shape.apply(trace.root)
+        comparison = compare_run(store, tree, trace.root) if compare and store is not None else None
+        if drawing.wanted:
+            write_diagram(run_diagram(trace, shown, comparison), drawing, shown_from, "run")
+        elif json:
+            document = run_json(trace, shown)
+            if comparison is not None:
+                document["comparison"] = comparison_json(comparison)
+            stdout.print_json(dumps(document))
+        else:
+            run_text(stdout, trace, shown, cut)
+            if comparison is not None:
+                comparison_text(stdout, comparison)
+        if trace.exit_code != 0:
+            raise SystemExit(trace.exit_code if 0 < trace.exit_code < 126 else 1)
+
     if python is not None and where.root is None and not os.environ.get("EXPLORER_ROOT"):
         # Real PyTorch without a source tree: operators come from the installed wheel's YAML,
         # and there is no static graph to index or compare with.
         if compare:
             raise UsageError("--compare needs the PyTorch source tree the run is compared with: add --root")
-        trace = run_program(RunRequest(code, script, argv, "", python, backend_device, max_events), None)
-        shown, cut = shape.apply(trace.root)
-        comparison = None
-        tree = os.getcwd()
+        _on_a_deep_stack(lambda: traced(None, "", os.getcwd()))
     else:
+        # opened here, in the main thread: a refresh may fork parser processes, which a fork
+        # from another thread can leave waiting for ever on a lock that thread never frees
         with open_index(where) as (tree, store):
-            trace = run_program(RunRequest(code, script, argv, tree, python, backend_device, max_events), store)
-            shown, cut = shape.apply(trace.root)
-            comparison = compare_run(store, tree, trace.root) if compare else None
-    if drawing.wanted:
-        write_diagram(run_diagram(trace, shown, comparison), drawing, tree, "run")
-    elif json:
-        document = run_json(trace, shown)
-        if comparison is not None:
-            document["comparison"] = comparison_json(comparison)
-        stdout.print_json(dumps(document))
-    else:
-        run_text(stdout, trace, shown, cut)
-        if comparison is not None:
-            comparison_text(stdout, comparison)
-    if trace.exit_code != 0:
-        raise SystemExit(trace.exit_code if 0 < trace.exit_code < 126 else 1)
+            _on_a_deep_stack(lambda: traced(store, tree, tree))
 
 
 @dataclass(frozen=True, slots=True)

@@ -983,7 +983,9 @@ def last_name(callee: str) -> str:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    connection = sqlite3.connect(path, timeout=60, isolation_level=None)
+    # check_same_thread off: explorer run opens the index in the main thread and reads it from
+    # the thread that shapes the run (never both at once); SQLite itself is serialised
+    connection = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
     connection.execute("PRAGMA busy_timeout = 60000")
     connection.execute("PRAGMA synchronous = NORMAL")
     connection.execute("PRAGMA cache_size = -262144")  # 256 MiB: index builds sort in memory
@@ -1001,8 +1003,8 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     file while it is read."""
     quoted = urllib.parse.quote(str(path))
     if is_read_only_folder(path):
-        return sqlite3.connect(f"file:{quoted}?mode=ro&immutable=1", uri=True, timeout=60)
-    return sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, timeout=60)
+        return sqlite3.connect(f"file:{quoted}?mode=ro&immutable=1", uri=True, timeout=60, check_same_thread=False)
+    return sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, timeout=60, check_same_thread=False)
 
 
 def is_read_only_folder(path: Path) -> bool:
