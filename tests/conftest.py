@@ -54,3 +54,16 @@ def touch_later(path: Path) -> None:
     """Move a file's mtime forward so a refresh sees a change even within one clock tick."""
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+
+
+def index_contents(index: Path) -> tuple[list, list]:
+    """What an index holds: each file with its stat, and each symbol where it is."""
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{index}?mode=ro", uri=True)  # read only: a test must not write the index it checks
+    try:
+        files = sorted(db.execute("SELECT path, lang, size, mtime_ns, skipped FROM files"))
+        symbols = sorted(db.execute("SELECT f.path, s.qname, s.kind, s.line FROM symbols s JOIN files f ON f.id = s.file_id"))
+    finally:
+        db.close()
+    return files, symbols

@@ -6,24 +6,13 @@ met, the first refresh after the tree settles holds exactly what a clean build h
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 import time
 from pathlib import Path
 
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
-from tests.conftest import write_tree
-
-
-def _contents(index: Path) -> tuple[list, list]:
-    db = sqlite3.connect(f"file:{index}?mode=ro", uri=True)
-    try:
-        files = sorted(db.execute("SELECT path, lang, size, mtime_ns, skipped FROM files"))
-        symbols = sorted(db.execute("SELECT f.path, s.qname, s.kind, s.line FROM symbols s JOIN files f ON f.id = s.file_id"))
-    finally:
-        db.close()
-    return files, symbols
+from tests.conftest import index_contents, write_tree
 
 
 def _tree(root: Path) -> Path:
@@ -83,5 +72,5 @@ def test_the_refresh_after_churn_equals_a_clean_build(tmp_path: Path):
     refresh(str(tree), index, jobs=1)  # settled
     clean = tmp_path / "clean.sqlite"
     refresh(str(tree), clean, jobs=1)
-    assert _contents(index) == _contents(clean)
-    assert len(_contents(clean)[0]) == 66 and all(skipped is None for *_, skipped in _contents(clean)[0])
+    assert index_contents(index) == index_contents(clean)
+    assert len(index_contents(clean)[0]) == 66 and all(skipped is None for *_, skipped in index_contents(clean)[0])

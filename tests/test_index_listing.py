@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
 import time
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from explorer.index.build import refresh
 from explorer.index.store import record_verified
 from explorer.index.files import WalkOptions, walk
 from explorer.index.listing import walk_remembered
+from tests.conftest import index_contents
 
 
 @pytest.fixture
@@ -112,17 +112,6 @@ def test_an_unreadable_listing_means_a_full_walk(tree: Path, tmp_path: Path):
     assert walk_remembered(str(tree), WalkOptions(), frozenset(), kept) == walk(str(tree), WalkOptions())
 
 
-def _contents(index: Path) -> tuple[list, list]:
-    """What an index holds: each file with its stat, and each symbol where it is."""
-    db = sqlite3.connect(f"file:{index}?mode=ro", uri=True)  # read only: a test must not write the index it checks
-    try:
-        files = sorted(db.execute("SELECT path, lang, size, mtime_ns, skipped FROM files"))
-        symbols = sorted(db.execute("SELECT f.path, s.qname, s.kind, s.line FROM symbols s JOIN files f ON f.id = s.file_id"))
-    finally:
-        db.close()
-    return files, symbols
-
-
 def test_a_refresh_after_any_change_holds_what_a_new_index_holds(tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """The freshness check a query makes (`refresh` with no options) answers "nothing changed"
     from the listing alone; after every change of `mutations` it still brings the index to
@@ -136,8 +125,8 @@ def test_a_refresh_after_any_change_holds_what_a_new_index_holds(tree: Path, tmp
         report = refresh(str(tree), index, jobs=1)
         fresh = tmp_path / f"fresh-{len(name)}-{time.monotonic_ns()}.sqlite"
         refresh(str(tree), fresh, jobs=1, options=WalkOptions(max_file_size=200))
-        assert _contents(index) == _contents(fresh), name
-        assert report.stats.files == len(_contents(fresh)[0]), name
+        assert index_contents(index) == index_contents(fresh), name
+        assert report.stats.files == len(index_contents(fresh)[0]), name
 
 
 def test_when_nothing_changed_the_index_is_not_opened(tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
@@ -175,8 +164,8 @@ def test_a_file_rewritten_in_the_clock_tick_it_was_read_in_is_read_again(tree: P
     os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))  # and, on a coarse clock, the same time
     report = refresh(str(tree), index, jobs=1)
     assert report.parsed == 1
-    assert ("pkg/mod.py", "pkg.mod.h", "function", 1) in _contents(index)[1]
-    assert not any(qname == "pkg.mod.f" for _, qname, _, _ in _contents(index)[1])
+    assert ("pkg/mod.py", "pkg.mod.h", "function", 1) in index_contents(index)[1]
+    assert not any(qname == "pkg.mod.f" for _, qname, _, _ in index_contents(index)[1])
 
 
 def test_an_index_rebuilt_from_corruption_keeps_the_options_it_was_made_with(tree: Path, tmp_path: Path):
@@ -187,4 +176,4 @@ def test_an_index_rebuilt_from_corruption_keeps_the_options_it_was_made_with(tre
         handle.write(b"\xff" * 4096)
     report = refresh(str(tree), index, jobs=1)
     assert report.rebuilt_because is not None and report.rebuilt_because.startswith("index file corrupt")
-    assert [path for path, *_ in _contents(index)[0]] == ["pkg/__init__.py"]  # the only file of at most 3 bytes
+    assert [path for path, *_ in index_contents(index)[0]] == ["pkg/__init__.py"]  # the only file of at most 3 bytes
