@@ -9,6 +9,15 @@ class ExplorerError(Exception):
     exit_code = 1
 
 
+class ProgramKilled(ExplorerError):
+    """The program `explorer run` traced was killed by a signal: explorer ends as a shell
+    reports such a program, with 128 + the signal's number."""
+
+    def __init__(self, signal_number: int, name: str) -> None:
+        super().__init__(f"the traced program was killed by {name}; nothing was recorded")
+        self.exit_code = 128 + signal_number
+
+
 class UsageError(ExplorerError):
     """The command line names something that cannot be used (a missing root, a bad option)."""
 

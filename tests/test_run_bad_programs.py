@@ -116,3 +116,15 @@ def test_sigterm_stops_the_program_too_and_leaves_nothing_behind(tmp_path):
     running = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert marker not in running  # before: the program ran on, orphaned
     assert list(scratch.iterdir()) == []  # and its temporary folder was left behind
+
+
+@pytest.mark.parametrize(("code", "status", "said"), [
+    ("import sys\nsys.exit(200)", 200, ""),  # any status a program may give, as without explorer
+    ("raise SystemExit(3)", 3, ""),
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", 137, "error: the traced program was killed by SIGKILL; nothing was recorded\n"),
+])
+def test_the_programs_own_status_is_explorers(code, status, said):
+    result = invoke(["run", "-c", code])
+    assert result.exit_code == status
+    if said:
+        assert result.stderr.endswith(said)

@@ -143,8 +143,8 @@ def _run(
             run_text(stdout, trace, shown, cut)
             if comparison is not None:
                 comparison_text(stdout, comparison)
-        if trace.exit_code != 0:
-            raise SystemExit(trace.exit_code if 0 < trace.exit_code < 126 else 1)
+        if trace.exit_code != 0:  # the program's own status, as running it without explorer gives
+            raise SystemExit(trace.exit_code if 0 < trace.exit_code < 256 else 1)
 
     if python is not None and where.root is None and not os.environ.get("EXPLORER_ROOT"):
         # Real PyTorch without a source tree: operators come from the installed wheel's YAML,

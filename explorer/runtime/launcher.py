@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -21,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.errors import ExplorerError, UsageError
+from explorer.errors import ExplorerError, ProgramKilled, UsageError
 from explorer.runtime.request import RunRequest
 
 _HERE = Path(__file__).resolve().parent
@@ -113,6 +114,8 @@ def run_bundled(request: RunRequest, workdir: Path) -> Recordings:
     }
     exit_code = run_child(sys.executable, BOOTSTRAP, config, workdir, env)
     if not python_events.is_file():
+        if exit_code < 0:  # killed (SIGKILL, the OOM killer, a crash in native code)
+            raise ProgramKilled(-exit_code, _signal_name(-exit_code))
         raise ExplorerError(f"the traced program ended without writing its recording (exit code {exit_code})")
     return Recordings(python_events, native_events, exit_code, tuple(notes))
 
@@ -163,3 +166,10 @@ def stop_programs(signal_number: int) -> None:
 
 def new_workdir() -> tempfile.TemporaryDirectory[str]:
     return tempfile.TemporaryDirectory(prefix="explorer-run-")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
