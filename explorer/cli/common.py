@@ -57,23 +57,25 @@ class _Output:
         return sys.stdout
 
     def write(self, text: str) -> int:
-        try:
+        with _output_guard():
             return self._stream.write(text)
-        except BrokenPipeError:
-            raise
-        except OSError as error:
-            raise OutputFailed(f"cannot write standard output: {error.strerror or error}") from None
 
     def flush(self) -> None:
-        try:
+        with _output_guard():
             self._stream.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as error:
-            raise OutputFailed(f"cannot write standard output: {error.strerror or error}") from None
 
     def __getattr__(self, name: str) -> object:  # isatty, fileno, encoding: as the stream's
         return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _output_guard() -> Iterator[None]:
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputFailed(f"cannot write standard output: {error.strerror or error}") from None
 
 
 class _Console(Console):
