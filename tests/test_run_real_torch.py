@@ -385,6 +385,26 @@ def test_a_capped_failing_program_keeps_its_trace_and_says_why(real_torch: Torch
     )
 
 
+def test_a_lazy_import_during_the_program_keeps_every_operator_and_the_profiler_quiet(real_torch: TorchInstall):
+    # print() of a tensor imports torch._tensor_str: that import once started a second
+    # profiler, which ended the first and dropped randn and sign. The profiler's own lines
+    # (kineto's `USDT: ... profiler_start`) once came out among the program's.
+    command = [sys.executable, "-m", "explorer.cli", "run", "--python", sys.executable,
+               "-c", "import torch; x = torch.randn(3); y = torch.sign(x); print(y.abs())"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "EXPLORER_ROOT": str(Path(__file__).resolve().parents[1] / "sample_repo")})
+    assert done.returncode == 0, done.stderr
+    top = [line for line in done.stdout.splitlines() if line.startswith(("├── ", "└── "))]
+    assert [line.split()[1:3] for line in top[:3]] == [
+        ["python", "import"], ["binding", "torch._C._VariableFunctions.randn"], ["binding", "torch._C._VariableFunctions.sign"],
+    ]
+    assert "aten::randn" in done.stdout and "aten::sign" in done.stdout
+    assert "USDT" not in done.stdout + done.stderr and "profiler_start" not in done.stdout + done.stderr
+    # the program's own output goes to standard error, apart from the tree
+    assert "tensor([1., 1., 1.])" not in done.stdout
+    assert "tensor([1., 1., 1.])" in done.stderr.splitlines()
+
+
 def test_cuda_where_there_is_none_is_an_error(real_torch: TorchInstall):
     if real_torch.cuda:
         pytest.skip("this machine has CUDA")

@@ -95,6 +95,7 @@ class ProfilingRecorder(_bootstrap.Recorder):
         self.rows = []  # the profiler's events, once it stopped
         self.trace_start = None
         self.cuda = False
+        self.messages = _HeldOutput()  # what the profiler prints when it starts and stops
 
     # -- the hook ----------------------------------------------------------------------------
 
@@ -189,6 +190,12 @@ class ProfilingRecorder(_bootstrap.Recorder):
         event after an import until then: importlib marks a module initialised only after
         its body's frame has returned."""
         # (importlib also takes the module out of sys.modules for a moment: absent is no answer)
+        if self.profiler is not None or self.profiler_error is not None:
+            # Started (or failed) once already: a later import (print() of a tensor imports
+            # torch._tensor_str) must not start a second profiler, which would end the first
+            # and drop every operator it had recorded.
+            self.torch_may_be_imported = False
+            return
         torch = sys.modules.get("torch")
         if torch is not None and not getattr(getattr(torch, "__spec__", None), "_initializing", False):
             self.torch_may_be_imported = False
@@ -211,7 +218,8 @@ class ProfilingRecorder(_bootstrap.Recorder):
                 pass
             profiler = autograd_profiler.profile(**options)
             self.clock_start = _clock_pair()
-            profiler.__enter__()
+            with self.messages:
+                profiler.__enter__()
             self.profiler = profiler
         except Exception as failure:  # a profiler that cannot start: the Python frames remain
             self.profiler_error = f"{type(failure).__name__}: {failure}"
@@ -223,12 +231,52 @@ class ProfilingRecorder(_bootstrap.Recorder):
         self.profiling_end = time.perf_counter_ns()
         self.clock_end = _clock_pair()
         try:
-            self.profiler.__exit__(None, None, None)
+            with self.messages:
+                self.profiler.__exit__(None, None, None)
             results = self.profiler.kineto_results
             self.rows = [_event_row(event) for event in results.events()]
             self.trace_start = results.trace_start_ns()
         except Exception as failure:
             self.profiler_error = f"{type(failure).__name__}: {failure}"
+
+
+class _HeldOutput:
+    """Holds what is written to file descriptors 1 and 2 inside its `with`, to give it back
+    apart from the program's output. The profiler's C++ side (kineto) prints lines such as
+    `USDT: ... profiler_start` straight to the descriptors when it starts and stops; the
+    program is not running then, so nothing of its own is held."""
+
+    def __init__(self):
+        self.text = []
+
+    def __enter__(self):
+        import tempfile
+
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (AttributeError, OSError, ValueError):  # closed, or not a file
+                pass
+        self.held = tempfile.TemporaryFile()
+        self.saved = []
+        for descriptor in (1, 2):
+            try:
+                self.saved.append((descriptor, os.dup(descriptor)))
+                os.dup2(self.held.fileno(), descriptor)
+            except OSError:  # closed: nothing to hold there
+                pass
+        return self
+
+    def __exit__(self, *failure):
+        for descriptor, saved in self.saved:
+            os.dup2(saved, descriptor)
+            os.close(saved)
+        self.held.seek(0)
+        text = self.held.read().decode("utf-8", "replace").strip()
+        self.held.close()
+        if text:
+            self.text.append(text)
+        return False
 
 
 def _event_row(event):
@@ -263,6 +311,7 @@ def main(config_path):
         "profiling_end_ns": recorder.profiling_end,
         "profiler_started": recorder.profiler is not None,
         "profiler_error": recorder.profiler_error,
+        "profiler_messages": "\n".join(recorder.messages.text),
         "overload_names": recorder.overload_names,
         "cuda": recorder.cuda,
         "clock_start": recorder.clock_start,

@@ -155,6 +155,7 @@ class ProfileRecording:
     clock_end: tuple[int, int] | None
     trace_start: int | None
     events: list[ProfilerEvent]
+    messages: str = ""  # what the profiler printed as it started and stopped, held apart from the program's output
 
     def to_recorder_clock(self) -> tuple[tuple[int, int], tuple[int, int]] | None:
         """Two (profiler time, offset to subtract) points to interpolate between; None when
@@ -188,6 +189,7 @@ def read_profile(path: Path) -> ProfileRecording:
         clock_end=pair(document["clock_end"]),
         trace_start=document["trace_start_ns"],
         events=[ProfilerEvent(*row) for row in document["events"]],
+        messages=document.get("profiler_messages") or "",
     )
 
 
@@ -800,11 +802,14 @@ def _notes(request: RunRequest, install: TorchInstall, store: IndexReader | None
         if tree_version is not None and tree_version != install.version.split("+")[0]:
             yield (f"--root is PyTorch {tree_version} but the program ran torch {install.version}: "
                    "operator and kernel locations are the tree's, Python lines the interpreter's")
+    said = f"; it printed: {' | '.join(profile.messages.splitlines()[:3])}" if profile.messages else ""
     if not profile.started:
         why = profile.error or "the program never imported torch"
-        yield f"the PyTorch profiler did not run ({why}): no operators recorded"
+        yield f"the PyTorch profiler did not run ({why}): no operators recorded{said}"
     elif profile.error:
-        yield f"the PyTorch profiler failed: {profile.error}"
+        yield f"the PyTorch profiler failed: {profile.error}{said}"
+    elif not any(event.kind == "cpu_op" for event in profile.events):
+        yield f"the PyTorch profiler ran but recorded no operators{said}"
     if profile.started and not profile.overload_names:
         yield "this torch's profiler does not report overloads: operators are named without them where several exist"
     if report.other_thread_dropped:
