@@ -405,6 +405,29 @@ def test_a_lazy_import_during_the_program_keeps_every_operator_and_the_profiler_
     assert "tensor([1., 1., 1.])" in done.stderr.splitlines()
 
 
+def test_run_joins_other_trees_and_reads_the_program_s_own_environment(real_torch: TorchInstall, tmp_path: Path):
+    # A user's project beside a PyTorch source tree (here the bundled one): the operators its
+    # program ran are found in the tree joined with --tree, as a query would find them.
+    sample = Path(__file__).resolve().parents[1] / "sample_repo"
+    (tmp_path / "main.py").write_text("import torch\n\n\ndef step(x):\n    return torch.relu(x)\n\n\nstep(torch.randn(4))\n")
+    command = [sys.executable, "-m", "explorer.cli", "run", "--python", sys.executable, "--root", str(tmp_path),
+               "--tree", str(sample), "--", "main.py"]
+    env = {key: value for key, value in os.environ.items() if key not in ("EXPLORER_ROOT", "EXPLORER_PYTHON_ENV")}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    lines = [" ".join(line.split()) for line in done.stdout.splitlines()]
+    step = lines.index("└── python __main__.step main.py:4 ← at main.py:8")
+    assert [line.lstrip("│ └─├") for line in lines[step + 1:step + 4]] == [
+        f"binding torch._C._VariableFunctions.relu {sample}/torch/_C/_VariableFunctions.pyi:36 ← binding, at main.py:5",
+        f"yaml aten::relu {sample}/aten/src/ATen/native/native_functions.yaml:123 ← profiled",
+        f"cpp at::native::relu {sample}/aten/src/ATen/native/Activation.cpp:11 ← dispatch:CPU, at "
+        f"{sample}/aten/src/ATen/native/native_functions.yaml:127",
+    ]
+    # --python's environment is the project's: its torch is seen, and hidden by the tree's own
+    assert f"note: torch {real_torch.version} installed in" in done.stderr
+    assert f"is not read: sample_repo at {sample} provides torch" in done.stderr
+
+
 def test_cuda_where_there_is_none_is_an_error(real_torch: TorchInstall):
     if real_torch.cuda:
         pytest.skip("this machine has CUDA")

@@ -25,19 +25,18 @@ class Command:
     serves: bool = False  # runs until its client ends it (explorer lsp), not one query
 
 
-def _tree_options(parser: argparse.ArgumentParser, *, joins_trees: bool = True) -> None:
+def _tree_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root", help="Tree to explore (default: $EXPLORER_ROOT, else the bundled sample_repo).")
     parser.add_argument("--index", help="Index file (default: one per tree in the user cache folder).")
-    if joins_trees:
-        parser.add_argument(
-            "--tree", dest="trees", action="append", metavar="PATH",
-            help="Another source tree the project uses (a PyTorch checkout, a library): repeatable; also $EXPLORER_TREES.",
-        )
-        parser.add_argument(
-            "--python-env", metavar="PYTHON",
-            help="The project's Python interpreter or environment folder, whose installed packages the project's imports "
-            "are read from (default: $EXPLORER_PYTHON_ENV, $VIRTUAL_ENV, the project's .venv, python3 on PATH; none: no installed packages).",
-        )
+    parser.add_argument(
+        "--tree", dest="trees", action="append", metavar="PATH",
+        help="Another source tree the project uses (a PyTorch checkout, a library): repeatable; also $EXPLORER_TREES.",
+    )
+    parser.add_argument(
+        "--python-env", metavar="PYTHON",
+        help="The project's Python interpreter or environment folder, whose installed packages the project's imports "
+        "are read from (default: $EXPLORER_PYTHON_ENV, $VIRTUAL_ENV, the project's .venv, python3 on PATH; none: no installed packages).",
+    )
 
 
 def _json_option(parser: argparse.ArgumentParser, what: str = "a table") -> None:
@@ -139,8 +138,9 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
     # Everything from SCRIPT on is the program's own command line, options included.
     parser.add_argument("program", nargs=argparse.REMAINDER, metavar="SCRIPT [ARGS...]", help="The program to run (after --), unless -c is given.")
     parser.add_argument("-c", "--code", help="Program passed in as a string, as python -c.")
-    _tree_options(parser, joins_trees=False)
-    parser.add_argument("--python", metavar="INTERPRETER", help="Interpreter with real PyTorch: record its operators with the PyTorch profiler.")
+    _tree_options(parser)
+    parser.add_argument("--python", metavar="INTERPRETER", help="Interpreter with real PyTorch: record its operators with the PyTorch profiler "
+                        "(its installed packages are also the project's, unless --python-env says otherwise).")
     parser.add_argument("--backend-device", metavar="DEVICE",
                         help="Bundled runtime: run every tensor on cpu or cuda (emulated), whatever the code says.")
     parser.add_argument("--compare", action="store_true", help="Lay the run over the static call graph: confirmed, not taken, missed.")

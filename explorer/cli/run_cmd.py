@@ -3,6 +3,7 @@ torch._C binding, operators, C++ and vendor calls."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import sys
@@ -146,6 +147,9 @@ def _run(
         if trace.exit_code != 0:  # the program's own status, as running it without explorer gives
             raise SystemExit(trace.exit_code if 0 < trace.exit_code < 256 else 1)
 
+    if python is not None and where.python is None and not os.environ.get("EXPLORER_PYTHON_ENV"):
+        # the program imports from the interpreter it runs with: so do the static queries
+        where = dataclasses.replace(where, python=python)
     if python is not None and where.root is None and not os.environ.get("EXPLORER_ROOT"):
         # Real PyTorch without a source tree: operators come from the installed wheel's YAML,
         # and there is no static graph to index or compare with.
