@@ -38,6 +38,22 @@ def sample_store(tmp_path_factory: pytest.TempPathFactory, sample_root: str) -> 
     store.close()
 
 
+@pytest.fixture(scope="session")
+def real_tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, IndexStore]]:
+    """The PyTorch 2.4.0 source tree named by EXPLORER_REAL_TORCH (opt-in), indexed once."""
+    named = os.environ.get("EXPLORER_REAL_TORCH")
+    if not named:
+        pytest.skip("set EXPLORER_REAL_TORCH to a PyTorch 2.4.0 source tree")
+    root = str(Path(named).resolve())
+    if (Path(root) / "version.txt").read_text().strip() != "2.4.0":
+        pytest.skip("the expected lines are those of PyTorch 2.4.0")
+    index_path = tmp_path_factory.mktemp("real-index") / "index.sqlite"
+    refresh(root, index_path)
+    store = IndexStore.open(index_path)
+    yield root, store
+    store.close()
+
+
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
     """Create files (text or bytes) under root; return root."""
     for relative, content in files.items():

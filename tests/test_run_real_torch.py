@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 
 from explorer.errors import ExplorerError, UsageError
-from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.model import Layer
 from explorer.runtime.events import CALL, RETURN, PythonCode, PythonRecording
@@ -39,7 +38,6 @@ from explorer.runtime.profiler import (
 )
 from explorer.runtime.request import RunRequest
 
-REAL_TREE = os.environ.get("EXPLORER_REAL_TORCH")
 PINNED = "2.13.0"
 YAML = "torchgen/packaged/ATen/native/native_functions.yaml"
 CONV = "import torch; m = torch.nn.Conv2d(3, 8, 3); m(torch.randn(2, 3, 16, 16))"
@@ -436,20 +434,6 @@ def test_cuda_where_there_is_none_is_an_error(real_torch: TorchInstall):
 
 
 # -- real runs against the PyTorch 2.4.0 source tree ---------------------------------------
-
-
-@pytest.fixture(scope="module")
-def real_tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, IndexStore]]:
-    if not REAL_TREE:
-        pytest.skip("set EXPLORER_REAL_TORCH to a PyTorch 2.4.0 source tree")
-    root = str(Path(REAL_TREE).resolve())
-    if (Path(root) / "version.txt").read_text().strip() != "2.4.0":
-        pytest.skip("the expected lines are those of PyTorch 2.4.0")
-    index_path = tmp_path_factory.mktemp("real-run-index") / "index.sqlite"
-    refresh(root, index_path)
-    store = IndexStore.open(index_path)
-    yield root, store
-    store.close()
 
 
 @pytest.mark.real_torch

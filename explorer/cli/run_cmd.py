@@ -132,7 +132,7 @@ def _run(
         tree is as deep as the program went)."""
         trace = run_program(RunRequest(code, script, argv, tree, python, backend_device, max_events), store)
         shown, cut = shape.apply(trace.root)
-        comparison = compare_run(store, tree, trace.root) if compare and store is not None else None
+        comparison = compare_run(store, tree, trace.root, every_native_call=python is None) if compare and store is not None else None
         if drawing.wanted:
             write_diagram(run_diagram(trace, shown, comparison), drawing, shown_from, "run")
         elif json:

@@ -9,6 +9,12 @@ up among the static edges of the caller (the same CallGraph that `trace` walks):
   with the calls it made instead (the branch taken).
 Frames entered implicitly (a property, __getattr__, an operator) and import frames are not
 compared: no call expression in the source stands for them.
+
+The bundled runtime records every native call. Real PyTorch (`run --python`) records only
+operators, CUDA API calls and kernels: there a native caller's callee is confirmed when the
+static graph reaches it through C++ definitions the profiler could not see (at::native::
+sign_out -> ... -> a launch of vectorized_elementwise_kernel), within a bounded search, and
+static edges to such definitions are not listed as not taken.
 """
 
 from __future__ import annotations
@@ -26,9 +32,15 @@ from explorer.runtime.model import Reach, RunFrame
 from explorer.runtime.naming import special_member
 
 _UNCOMPARED = (Reach.IMPLICIT, Reach.IMPORT)
-_TRANSPARENT_KINDS = (EdgeKind.ALIAS,)
+# Hops a run passes through without a frame: an alias; a structured operator's `.out`
+# delegate, whose kernel the structured kernel runs directly (no dispatch, so no operator event).
+_TRANSPARENT_KINDS = (EdgeKind.ALIAS, EdgeKind.STRUCTURED)
 _ALIAS_DEPTH = 4
 _CONSTRUCTORS = ("__new__", "__init__")
+# How far a callee is looked for through definitions a profiler does not record: a kernel
+# launch lies 8-12 C++ calls below an operator's kernel on PyTorch 2.4.
+_UNRECORDED_DEPTH = 14
+_UNRECORDED_NODES = 4000
 _FACTORY_VALUE = re.compile(r"=\s*([A-Za-z_]\w*)\(")
 
 
@@ -55,12 +67,13 @@ class Comparison:
     unindexed: tuple[str, ...]  # frames of the run the index has no definition for
 
 
-def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "all") -> Comparison:
+def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "all", every_native_call: bool = True) -> Comparison:
     """Walk the run from the program down, each frame matched to a graph node in the context
     its caller reached it with (the class of `self`, the functions passed to it), as a static
-    trace would have it."""
+    trace would have it. `every_native_call`: the run recorded every C++ call (the bundled
+    runtime), not only operators, CUDA API calls and kernels (a profiler)."""
     graph = CallGraph(store, root, backend)
-    matcher = _Matcher(store, graph, root)
+    matcher = _Matcher(store, graph, root, every_native_call)
     confirmed: list[RunEdge] = []
     dynamic_only: list[RunEdge] = []
     not_taken: list[NotTaken] = []
@@ -72,7 +85,7 @@ def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "a
         frame, reached, caller_node = stack.pop()
         if frame.reach is Reach.IMPORT:
             continue
-        called = [c for c in frame.children if c.reach not in _UNCOMPARED and matcher.node(c) is not None]
+        called = [c for c in frame.children if _compared(c) and matcher.node(c) is not None]
         node = reached or matcher.node(frame)
         if node is None:
             stack.extend((child, None, None) for child in reversed(frame.children))
@@ -102,7 +115,7 @@ def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "a
             # yet a static edge stands for them, and they were taken
             entered = called + [c for c in frame.children if c.reach is Reach.IMPLICIT and matcher.node(c) is not None]
             for edge in graph.edges(node):
-                if _unobservable(edge.target.symbol):
+                if _unobservable(edge.target.symbol) or matcher.unrecorded(edge.target):
                     continue
                 if not any(matcher.leads_to(edge, callee) for callee in entered):
                     not_taken.append(NotTaken(frame, edge, tuple(sorted(names))))
@@ -111,9 +124,10 @@ def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "a
 
 
 class _Matcher:
-    def __init__(self, store: IndexReader, graph: CallGraph, root: str) -> None:
+    def __init__(self, store: IndexReader, graph: CallGraph, root: str, every_native_call: bool = True) -> None:
         self.store = store
         self.graph = graph
+        self.every_native_call = every_native_call
         self.unindexed: set[str] = set()
         self._nodes: dict[tuple[str, str | None, int | None], CallNode | None] = {}
         self._macros: dict[str, str] = {}
@@ -172,7 +186,7 @@ class _Matcher:
         targets = [edge.target for edge in self.graph.edges(caller) if edge.target.symbol.qname == callee.name]
         if len({target.self_class for target in targets}) <= 1:
             return static.target
-        called = [c for c in callee.children if c.reach not in _UNCOMPARED and self.node(c) is not None]
+        called = [c for c in callee.children if _compared(c) and self.node(c) is not None]
         return max(targets, key=lambda target: self._explained(target, called))
 
     def _explained(self, node: CallNode, called: list[RunFrame]) -> int:
@@ -209,7 +223,32 @@ class _Matcher:
         for edge in edges:
             if self.leads_to(edge, callee):
                 return edge
-        return self._through_macro(caller, callee) or self._member_call(caller, callee)
+        return self._through_macro(caller, callee) or self._member_call(caller, callee) or self._through_unrecorded(caller, callee)
+
+    def unrecorded(self, node: CallNode) -> bool:
+        """A definition whose calls the run could not have recorded: a plain C++ function,
+        under a profiler."""
+        return not self.every_native_call and node.layer in (Layer.CPP, Layer.CUDA) and node.symbol.kind is not SymbolKind.KERNEL
+
+    def _through_unrecorded(self, caller: CallNode, callee: RunFrame) -> CallEdge | None:
+        """Under a profiler, the static edge that reaches the callee from the caller through
+        C++ definitions in between, which the profiler does not record; breadth first, bounded."""
+        if self.every_native_call or caller.layer not in (Layer.CPP, Layer.CUDA) or callee.layer is Layer.PYTHON:
+            return None
+        frontier, seen = [caller], {caller.key}
+        for _ in range(_UNRECORDED_DEPTH):
+            following: list[CallNode] = []
+            for node in frontier:
+                for edge in self.graph.edges(node):
+                    if self.leads_to(edge, callee, budget=0):
+                        return edge
+                    if edge.target.key not in seen and self.unrecorded(edge.target):
+                        seen.add(edge.target.key)
+                        following.append(edge.target)
+                if len(seen) > _UNRECORDED_NODES:
+                    return None
+            frontier = following
+        return None
 
     def _member_call(self, caller: CallNode, callee: RunFrame) -> CallEdge | None:
         """`args.idesc.set(...)` ran TensorDescriptor::set: the static index has that call
@@ -284,6 +323,13 @@ class _Matcher:
         if budget <= 0 or (edge.kind not in _TRANSPARENT_KINDS and target.kind not in (SymbolKind.ALIAS, SymbolKind.DISPATCH_STUB)):
             return False
         return any(self.leads_to(onward, callee, budget - 1) for onward in self.graph.edges(edge.target))
+
+
+def _compared(frame: RunFrame) -> bool:
+    """Whether a call expression in the tree can stand for the frame: not for one entered
+    implicitly or by an import, nor for device work of a library the tree does not hold (a
+    copy, a fill, a cuDNN or CUB kernel, launched from inside that library)."""
+    return frame.reach not in _UNCOMPARED and not (frame.reach is Reach.LAUNCH and frame.layer is Layer.VENDOR)
 
 
 def _unobservable(symbol: Symbol) -> bool:

@@ -75,13 +75,20 @@ def _clock_pair():
     return best
 
 
+def _call_key(function):
+    """What a builtin's c_call and its c_return have in common. Not the object: Python 3.12
+    hands the hook a new bound method for each (`t.numel()`: another object at its return)."""
+    owner = getattr(function, "__self__", None)
+    return id(function) if owner is None else (id(owner), getattr(function, "__name__", None))
+
+
 class ProfilingRecorder(_bootstrap.Recorder):
     def __init__(self, roots, max_events, program_code):
         super().__init__(roots, max_events)
         self.program_code = program_code
         self.builtins = []  # recorded builtin names, by index
         self.builtin_index = {}  # cache key -> index, or -1 for builtins that are not torch's
-        self.open_builtins = []  # builtin objects whose c_call was recorded, innermost last
+        self.open_builtins = []  # _call_key of the builtins whose c_call was recorded, innermost last
         self.import_frame = None  # the module body being imported: nothing below it is recorded
         self.torch_may_be_imported = False  # an import returned: start the profiler when torch is ready
         self.imports = 0
@@ -133,10 +140,10 @@ class ProfilingRecorder(_bootstrap.Recorder):
                 self.capped = True
                 self.stop_profiler()
                 return
-            self.open_builtins.append(arg)
+            self.open_builtins.append(_call_key(arg))
             line = frame.f_lineno if self._recorded(frame) else 0
             self.events.append((C_CALL, time.perf_counter_ns(), index, line, 0))
-        elif self.open_builtins and self.open_builtins[-1] is arg:  # c_return, c_exception
+        elif self.open_builtins and self.open_builtins[-1] == _call_key(arg):  # c_return, c_exception
             self.open_builtins.pop()
             self.events.append((C_RETURN, time.perf_counter_ns(), self._builtin(arg), 0, 0))
 

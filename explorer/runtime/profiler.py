@@ -30,7 +30,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
@@ -72,6 +72,14 @@ print({_PROBE_MARK!r} + json.dumps({{
 # (AddmmBackward0) is what is shown.
 _AUTOGRAD_WRAPPER = "autograd::engine::evaluate_function: "
 _DEVICE_KINDS = ("kernel", "gpu_memcpy", "gpu_memset")
+# Calls into the CUDA runtime and driver, shown as vendor calls where they ran.
+_API_KINDS = ("cuda_runtime", "cuda_driver")
+_CUDA_API = re.compile(r"(cuda|cu|cudnn|cublas|cublasLt|cusparse|cufft|curand|nccl|nvtx)[A-Z]")
+# CUPTI's overhead records, as kineto names them: the ones that are one word (the others
+# have spaces: "Lazy Function Loading", "Activity Buffer Request").
+_ONE_WORD_OVERHEAD = ("Instrumentation", "Resource", "Unknown")
+# A kernel launch call says nothing its kernel, shown under the operator, does not say.
+_LAUNCH_CALL = re.compile(r"cu(da)?Launch")
 # As naming.py does for the bundled runtime: the static side attributes the calls of
 # these to the enclosing definition.
 _FOLDED_PYTHON = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>")
@@ -168,6 +176,23 @@ class ProfileRecording:
         return (wall_start, wall_start - perf_start), (wall_end, wall_end - perf_end)
 
 
+def _classified(event: ProfilerEvent) -> ProfilerEvent:
+    """The event with the kind recent profilers report (`activity_type`). Older ones (torch
+    2.11 among them) call every host-side event a CPU operator and every device event a
+    kernel: CUDA API calls are then known by their names, the profiler's own bookkeeping
+    ("Lazy Function Loading", "Activity Buffer Request") by a name that is no identifier,
+    and copies and fills by their "Memcpy"/"Memset" names."""
+    kind = event.kind
+    if kind == "cpu_op" and "::" not in event.name:
+        if _CUDA_API.match(event.name):
+            kind = "cuda_runtime"
+        elif not event.name.isidentifier() or event.name in _ONE_WORD_OVERHEAD:
+            kind = "overhead"
+    elif kind == "kernel" and event.name.startswith(("Memcpy ", "Memset ")):
+        kind = "gpu_memcpy" if event.name.startswith("Memcpy") else "gpu_memset"
+    return event if kind == event.kind else replace(event, kind=kind)
+
+
 def read_profile(path: Path) -> ProfileRecording:
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
@@ -188,7 +213,7 @@ def read_profile(path: Path) -> ProfileRecording:
         clock_start=pair(document["clock_start"]),
         clock_end=pair(document["clock_end"]),
         trace_start=document["trace_start_ns"],
-        events=[ProfilerEvent(*row) for row in document["events"]],
+        events=[_classified(ProfilerEvent(*row)) for row in document["events"]],
         messages=document.get("profiler_messages") or "",
     )
 
@@ -277,14 +302,14 @@ def operator_forest(profile: ProfileRecording, report: MergeReport) -> dict[int,
     by_thread: dict[int, list[Span]] = {}
     by_correlation: dict[int, Span] = {}
     operators = sorted(
-        (index for index, event in enumerate(profile.events) if event.kind == "cpu_op"),
+        (index for index, event in enumerate(profile.events) if _on_the_host(event)),
         key=lambda index: (profile.events[index].start, -profile.events[index].end, index),
     )
     stacks: dict[int, list[Span]] = {}
     for index in operators:
         event = profile.events[index]
         span = Span(SpanKind.OPERATOR, index, convert(event.start), convert(event.end))
-        if event.linked == 0:
+        if event.linked == 0 and event.kind == "cpu_op":  # a device event's `linked` names its operator
             by_correlation[event.correlation] = span
         stack = stacks.setdefault(event.thread, [])
         while stack and stack[-1].end <= span.start:
@@ -314,6 +339,11 @@ def operator_forest(profile: ProfileRecording, report: MergeReport) -> dict[int,
         launcher.children.append(Span(SpanKind.DEVICE, index, launcher.end, launcher.end))
         report.device_events += 1
     return by_thread
+
+
+def _on_the_host(event: ProfilerEvent) -> bool:
+    """An operator, or a CUDA API call other than a launch (the launched kernel is shown)."""
+    return event.kind == "cpu_op" or (event.kind in _API_KINDS and not _LAUNCH_CALL.match(event.name))
 
 
 def _clock_converter(profile: ProfileRecording) -> Callable[[int], int]:
@@ -686,7 +716,11 @@ class _Namer:
             return [RunFrame(name, Layer.BINDING, stub.path, stub.line, Reach.BINDING, site=site, children=tuple(children))]
         if span.kind is SpanKind.DEVICE:
             qname, location = self.locator.device_kernel(self.profile.events[span.ident].name)
-            return [RunFrame(qname, Layer.CUDA, location.path, location.line, Reach.LAUNCH)]
+            # a copy, a fill, or a kernel of a library the tree (when there is one) does not hold: cuDNN, CUB
+            event = self.profile.events[span.ident]
+            vendor = event.kind != "kernel" or (location.path is None and self.locator.store is not None)
+            layer = Layer.VENDOR if vendor else Layer.CUDA
+            return [RunFrame(qname, layer, location.path, location.line, Reach.LAUNCH)]
         return self._operator(span, device)
 
     def _python(self, span: Span, site: tuple[str, int] | None) -> list[RunFrame]:
@@ -708,6 +742,8 @@ class _Namer:
         children = tuple(self._frames(span.children, None, device))
         if event.name.startswith(_AUTOGRAD_WRAPPER):
             return list(children)
+        if event.kind in _API_KINDS:
+            return [RunFrame(event.name, Layer.VENDOR, None, None, Reach.PROFILED, children=children)]
         if not event.name.startswith("aten::"):
             return [RunFrame(event.name, Layer.CPP, None, None, Reach.PROFILED, children=children)]
         overload = event.overload if self.profile.overload_names else None

@@ -1,0 +1,1 @@
+import torch; m = torch.nn.Conv2d(3, 8, 3).to('cuda'); y = m(torch.randn(2, 3, 16, 16, device='cuda')); print(y.sum().item())

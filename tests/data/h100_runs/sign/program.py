@@ -1,0 +1,1 @@
+import torch; x = torch.randn(3, device='cuda'); y = torch.sign(x); print(y)

@@ -1,0 +1,1 @@
+import torch; x = torch.randn(16, 1000, device='cuda'); v, i = torch.topk(x, 5); print(v.shape)
