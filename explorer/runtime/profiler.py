@@ -472,16 +472,18 @@ class Locator:
 
     def python_path(self, file: str) -> str:
         """`torch/nn/modules/conv.py` for a file of the torch package (the same path in a
-        --root source tree), `<string>` for -c code, else relative to the working folder."""
+        --root source tree), `<string>` for -c code, relative to the working folder for a
+        file under it, else absolute."""
         site = os.path.join(self.install.site, "")
         if file.startswith(site):
             return file[len(site):]
         if file.startswith("<"):
             return file
         try:
-            return os.path.relpath(file)
+            relative = os.path.relpath(file)
         except ValueError:
             return file
+        return file if relative.startswith(os.pardir) else relative
 
     def definition_line(self, file: str, first_line: int) -> int:
         """The `def` line of a function: co_firstlineno is its first decorator's, the static
