@@ -71,11 +71,15 @@ def _run(command: list[str], env: dict[str, str]) -> tuple[str, float, int]:
 
 
 def _rank(chain: Chain, found: dict) -> int | None:
+    """The rank of the listed path that is the true one, or stands for it (a variant through
+    another specialisation at a hop, which the output names beside it)."""
     accepted = chain.accepted()
-    for number, path in enumerate(found.get("paths", []), start=1):
-        hops: tuple[Hop, ...] = tuple((hop["symbol"], hop["file"], hop["line"]) for hop in path)
-        if hops in accepted:
-            return number
+    variants = found.get("variant_paths") or [[] for _ in found.get("paths", [])]
+    for number, (path, others) in enumerate(zip(found.get("paths", []), variants), start=1):
+        for candidate in (path, *others):
+            hops: tuple[Hop, ...] = tuple((hop["symbol"], hop["file"], hop["line"]) for hop in candidate)
+            if hops in accepted:
+                return number
     return None
 
 

@@ -55,10 +55,14 @@ def hops_of(path) -> tuple[Hop, ...]:
     return tuple((hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line) for hop in path)
 
 
-def score(chain: Chain, paths: list, paths_found: int) -> Score:
+def score(chain: Chain, paths: list, paths_found: int, variant_paths: list | None = None) -> Score:
+    """A listed path counts for the chain when it is the chain or stands for it: a variant that
+    reaches another specialisation at a hop, which the output lists beside it."""
     listed = [hops_of(path) for path in paths]
+    variants = [[hops_of(other) for other in others] for others in variant_paths or [[] for _ in paths]]
     accepted = chain.accepted()
-    rank = next((number for number, hops in enumerate(listed, start=1) if hops in accepted), None)
+    rank = next((number for number, (hops, others) in enumerate(zip(listed, variants), start=1)
+                 if hops in accepted or any(other in accepted for other in others)), None)
     differences = _differences(chain.hops, listed[0]) if listed and rank != 1 else []
     if not listed:
         differences = ["no path found"]

@@ -653,3 +653,71 @@ def test_a_functor_with_a_call_operator_is_called_by_the_helper(tmp_path):
     assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.label, c.edge.site) for c in helper.children] == [
         ("at::native::Square::operator()", 10, "functor", ("src/reduce.cu", 15)),
     ]
+
+
+# -- the explicit specialisations of one template ---------------------------------------------
+
+def _specialised_tree(count: int, types: tuple[str, ...] = ("float",)) -> dict[str, str]:
+    """Flash attention's layout: a template declared in a header, called with template
+    arguments known only at run time, and one explicit specialisation per file, each calling
+    the launcher of its own head dimension, which launches the one kernel."""
+    files = {
+        "attn/api.h": "namespace fa {\ntemplate <typename T, int D> void run_(int p);\n}\n",
+        "attn/launch.h": (
+            "namespace fa {\n"
+            "__global__ void the_kernel(int p) {}\n"
+            + "".join(f"template <typename T> void run_hdim{d}(int p) {{ the_kernel<<<1, 1>>>(p); }}\n" for d in range(count))
+            + "}\n"
+        ),
+        "attn/api.cpp": (
+            '#include "api.h"\n'
+            "namespace fa {\n"
+            "void dispatch(int p, int d) {\n"
+            "  run_<float, 64>(p);\n"
+            "}\n"
+            "}\n"
+        ),
+    }
+    for d in range(count):
+        for type_name in types:
+            files[f"attn/kernels/hdim{d:02}_{type_name}.cu"] = (
+                '#include "../launch.h"\n'
+                "namespace fa {\n"
+                "template <>\n"
+                f"void run_<{type_name}, {d}>(int p) {{\n"
+                f"  run_hdim{d}<{type_name}>(p);\n"
+                "}\n"
+                "}\n"
+            )
+    return files
+
+
+def test_every_explicit_specialisation_of_a_template_is_followed_past_a_dozen(tmp_path):
+    # 14 specialisations: a dozen is where a name defined in many unrelated places (`main`)
+    # stops being followed; a template's specialisations are each a possibility at run time
+    report = traced(tmp_path, _specialised_tree(14), "fa::dispatch", to="fa::run_hdim13")
+    assert first_path(report) == [
+        ("fa::dispatch", "attn/api.cpp", 3, None),
+        ("fa::run_", "attn/kernels/hdim13_float.cu", 4, "call"),
+        ("fa::run_hdim13", "attn/launch.h", 16, "call"),
+    ]
+    (path,) = report.trace.paths or []
+    assert len(path[1].edge.candidates) == 14  # type: ignore[union-attr]
+
+
+def test_paths_that_differ_only_in_a_specialisation_are_one_path_listing_the_others(tmp_path):
+    # two head dimensions, two element types: the float and double specialisations of one head
+    # dimension call the same launcher, so their paths are one path and a variant
+    report = traced(tmp_path, _specialised_tree(2, ("double", "float")), "fa::dispatch", to="fa::the_kernel")
+    document = trace_json(report, str(tmp_path / "tree"), "fa::the_kernel")
+    listed = [[(hop["symbol"], hop["file"], hop["line"]) for hop in path] for path in document["paths"]]
+    variants = [[[(hop["symbol"], hop["file"], hop["line"]) for hop in path] for path in group] for group in document["variant_paths"]]
+    assert document["path_variants"] == [2, 2]
+    assert [path[1:3] for path in listed] == [
+        [("fa::run_", "attn/kernels/hdim00_double.cu", 4), ("fa::run_hdim0", "attn/launch.h", 3)],
+        [("fa::run_", "attn/kernels/hdim01_double.cu", 4), ("fa::run_hdim1", "attn/launch.h", 4)],
+    ]
+    assert [[path[1:3] for path in group] for group in variants] == [
+        [[("fa::run_", "attn/kernels/hdim00_float.cu", 4), ("fa::run_hdim0", "attn/launch.h", 3)]],
+        [[("fa::run_", "attn/kernels/hdim01_float.cu", 4), ("fa::run_hdim1", "attn/launch.h", 4)]],
+    ]

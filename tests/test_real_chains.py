@@ -45,7 +45,7 @@ def traced(store: IndexStore, chain: Chain):
     report = trace_symbol(
         store, str(Path(REAL_TREE).resolve()), chain.query, to=chain.to, paths=PATHS_LISTED, backend=chain.backend,
     )
-    return score(chain, report.trace.paths or [], report.trace.paths_found)
+    return score(chain, report.trace.paths or [], report.trace.paths_found, report.trace.variant_paths)
 
 
 @pytest.mark.parametrize("chain", CHAINS, ids=[f"{c.family}:{c.query}" for c in CHAINS])

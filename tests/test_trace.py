@@ -198,9 +198,9 @@ def test_trace_json_is_stable_and_complete(sample_store, sample_root):
     assert json.dumps(first) == json.dumps(again)
     assert list(first) == [
         "schema", "query", "root", "backend", "start", "tree", "graph", "to", "paths", "paths_found", "paths_capped",
-        "path_variants",
+        "path_variants", "variant_paths",
     ]
-    assert (first["schema"], first["paths_found"], first["path_variants"]) == ("explorer.trace/2", 2, [1, 1])
+    assert (first["schema"], first["paths_found"], first["path_variants"], first["variant_paths"]) == ("explorer.trace/2", 2, [1, 1], [[], []])
     # the graph: the two paths' definitions once each, their edges by id
     nodes = {node["id"]: node["symbol"] for node in first["graph"]["nodes"]}
     assert len(nodes) == 15 and len(first["graph"]["edges"]) == 15

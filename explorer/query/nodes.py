@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from explorer.model import CallEdge, CallNode, DispatchEntry, EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
@@ -28,18 +29,23 @@ def binding_operators_owner(qname: str) -> bool:
 
 
 _MAX_FAN_OUT = 12  # `main` or `TEST_F` is defined in hundreds of files: a name, not a target
+# The explicit specialisations of one template are each a real possibility, told apart only by
+# values known when the code runs (flash attention's run_mha_fwd_<T, HeadDim>: 16 of them).
+_MAX_SPECIALISATIONS = 64
 
 
 def fan_out(
     symbols: list[Symbol], kind: EdgeKind, layer: Layer | None, site: tuple[str, int] | None, dispatch_key: str | None = None,
 ) -> Iterator[CallEdge]:
     """One edge per definition; several definitions make each edge ambiguous, naming them all
-    (past a dozen, the first dozen are followed and the candidates say how many more there are)."""
+    (past a dozen, or past 64 explicit specialisations of one template, the first are followed
+    and the candidates say how many more there are)."""
     ordered = sorted(symbols, key=lambda s: (s.path or "", s.line or 0, s.qname))
-    candidates = tuple(f"{s.qname} ({s.path}:{s.line})" if s.path else s.qname for s in ordered[:_MAX_FAN_OUT])
-    if len(ordered) > _MAX_FAN_OUT:
-        candidates += (f"... and {len(ordered) - _MAX_FAN_OUT} more",)
-        ordered = ordered[:_MAX_FAN_OUT]
+    most = _MAX_SPECIALISATIONS if _specialisations_of_one_template(ordered) else _MAX_FAN_OUT
+    candidates = tuple(f"{s.qname} ({s.path}:{s.line})" if s.path else s.qname for s in ordered[:most])
+    if len(ordered) > most:
+        candidates += (f"... and {len(ordered) - most} more",)
+        ordered = ordered[:most]
     elif len(ordered) == 1:
         candidates = ()
     resolution = Resolution.AMBIGUOUS if candidates else Resolution.EXACT
@@ -47,6 +53,15 @@ def fan_out(
         yield CallEdge(CallNode(symbol, layer or layer_of(symbol)), kind, resolution, candidates, site, dispatch_key=dispatch_key)
 
 
+
+
+def _specialisations_of_one_template(symbols: list[Symbol]) -> bool:
+    """`template <> void f<half, 64>(...)` in each: one qualified name, its template
+    arguments written after the name in every signature."""
+    if len(symbols) <= _MAX_FAN_OUT or len({s.qname for s in symbols}) != 1:
+        return False
+    written = re.compile(rf"\b{re.escape(symbols[0].name)}\s*<[^()]*>\s*\(")
+    return all(written.search(s.signature) for s in symbols)
 
 
 def definition_lines(symbol: Symbol) -> tuple[int, int] | None:

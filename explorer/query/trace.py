@@ -92,6 +92,8 @@ class Trace:
     # For each listed path, how many enumerated paths it stands for: paths that differ from it
     # only in which overload, specialisation or same-named definition a hop reaches.
     variants: list[int] = field(default_factory=list)
+    # For each listed path, those other paths themselves (variants[i] - 1 of them).
+    variant_paths: list[list[list[TraceNode]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,10 +178,11 @@ def trace(
     tiers = {overload.node.key: overload.tier for overload in entry.overloads} if entry is not None else {}
     ranked, capped = _ranked_paths(reachable, start, max_depth, tiers)
     folded = _fold_variants(ranked, by_start=entry is not None)
-    shown = [path for path, _ in folded[:paths]]
+    shown = [group[0] for group in folded[:paths]]
     # The search asked for these edges already: the graph answers from its memo.
     branches = {hop.node.key: tuple(graph.edges(hop.node)) for path in shown for hop in path if not hop.matched}
-    return Trace(_merged(shown), shown, [], len(folded), capped, branches, [count for _, count in folded[:paths]])
+    return Trace(_merged(shown), shown, [], len(folded), capped, branches, [len(group) for group in folded[:paths]],
+                 [group[1:] for group in folded[:paths]])
 # Every walk below keeps its own stack: `--max-depth 5000` on a chain of 5,000 functions must
 # not need 5,000 Python frames.
 
@@ -443,20 +446,17 @@ def _search(
     return found, bool(queue), extensions
 
 
-def _fold_variants(paths: list[list[TraceNode]], by_start: bool = False) -> list[tuple[list[TraceNode], int]]:
+def _fold_variants(paths: list[list[TraceNode]], by_start: bool = False) -> list[list[list[TraceNode]]]:
     """Paths that name the same definitions by the same kinds of hop, differing only in which
-    overload, template specialisation or same-named definition a hop reaches, are one path
-    (the best of them) and a count. `by_start`: the first hop is an entry's overload, and
-    paths from different overloads stay apart, whatever their names."""
-    folded: dict[tuple, list] = {}
+    overload, template specialisation or same-named definition a hop reaches, are one group,
+    the best of them first (the one listed). `by_start`: the first hop is an entry's overload,
+    and paths from different overloads stay apart, whatever their names."""
+    folded: dict[tuple, list[list[TraceNode]]] = {}
     for path in paths:
         first = path[1].node.key if by_start and len(path) > 1 else None
         shape = (first, *((hop.node.symbol.qname, hop.edge.label if hop.edge else None) for hop in path))
-        if shape in folded:
-            folded[shape][1] += 1
-        else:
-            folded[shape] = [path, 1]
-    return [(path, count) for path, count in folded.values()]
+        folded.setdefault(shape, []).append(path)
+    return list(folded.values())
 
 
 def _merged(paths: list[list[TraceNode]]) -> TraceNode:

@@ -249,6 +249,8 @@ def trace_json(report: TraceReport, root: str, to: str | None, trees: list[Tree]
         out["paths_found"] = trace.paths_found
         out["paths_capped"] = trace.paths_capped
         out["path_variants"] = list(trace.variants)
+        # the paths each listed one stands for besides itself (another specialisation at a hop)
+        out["variant_paths"] = [[_path_json(variant, report.entry) for variant in variants] for variants in trace.variant_paths]
         if report.entry is not None:  # the rank of the overload each listed path starts from
             out["path_overloads"] = [overload.rank if (overload := report.entry.overload_of(path)) else None
                                      for path in trace.paths or []]
