@@ -5,6 +5,7 @@ not even open the index."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -18,6 +19,7 @@ from explorer.index.build import refresh
 from explorer.index.store import record_verified
 from explorer.index.files import WalkOptions, walk
 from explorer.index.listing import walk_remembered
+from tests.command_line import invoke
 from tests.conftest import index_contents
 
 
@@ -177,3 +179,36 @@ def test_an_index_rebuilt_from_corruption_keeps_the_options_it_was_made_with(tre
     report = refresh(str(tree), index, jobs=1)
     assert report.rebuilt_because is not None and report.rebuilt_because.startswith("index file corrupt")
     assert [path for path, *_ in index_contents(index)[0]] == ["pkg/__init__.py"]  # the only file of at most 3 bytes
+
+
+def test_the_index_report_says_which_folders_a_rule_left_out(tmp_path: Path):
+    root = tmp_path / "project"
+    files = {
+        "src/model.py": "def f():\n    return 1\n",
+        "build/gen.py": "x = 1\n",                      # build output
+        "third_party/lib/k.cpp": "void k() {}\n",       # vendored (no --include-third-party)
+        "scratch/notes.py": "y = 2\n",                  # ignored by the .gitignore below
+        "env/pyvenv.cfg": "home = /usr/bin\n",          # a virtual environment under its own name
+        "env/lib/site.py": "z = 3\n",
+        ".gitignore": "scratch/\n",
+        "src/__pycache__/model.cpython-311.pyc": "",   # always there: not listed
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    result = invoke(["index", "--root", str(root), "--index", str(tmp_path / "i.sqlite")])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[2] == (
+        "Left out by rule: 4 folders (1 a virtual environment (its packages are read as installed trees where imported); "
+        "1 build output or tool state; 1 ignored by .gitignore; 1 vendored third-party code (--include-third-party indexes "
+        "it)) (--verbose lists them)"
+    )
+    verbose = invoke(["index", "--root", str(root), "--index", str(tmp_path / "i.sqlite"), "--verbose"])
+    assert [line for line in verbose.stdout.splitlines() if line.startswith("  left out")] == [
+        "  left out build/: build output or tool state",
+        "  left out env/: a virtual environment (its packages are read as installed trees where imported)",
+        "  left out scratch/: ignored by .gitignore",
+        "  left out third_party/: vendored third-party code (--include-third-party indexes it)",
+    ]
+    included = invoke(["index", "--root", str(root), "--index", str(tmp_path / "i.sqlite"), "--include-third-party", "--json"])
+    assert [entry["folder"] for entry in json.loads(included.stdout)["left_out"]] == ["build", "env", "scratch"]

@@ -32,7 +32,9 @@ from pathlib import Path
 
 from explorer.errors import ExplorerError
 from explorer.index.files import SourceFile, UnreadableFile, WalkOptions, may_read_later, read_source
-from explorer.index.listing import confirm_indexed, racy_since, remembered_options, unchanged_since_indexed, walk_remembered
+from explorer.index.listing import (
+    confirm_indexed, left_out_by_rule, racy_since, remembered_options, unchanged_since_indexed, walk_remembered,
+)
 from explorer.index.store import (
     FileRows, IndexStats, IndexStore, StoredFile, encode_facts, foreign_file, index_file_stamp, is_corruption, move_database,
     record_verified, writer_lock,
@@ -73,6 +75,11 @@ class RefreshReport:
     def partial(self) -> list[Diagnostic]:
         """Indexed, but with a problem (syntax errors, bad YAML entries)."""
         return self._summary[2]
+
+    @functools.cached_property
+    def left_out(self) -> list[Diagnostic]:
+        """The folders the walk left out by rule (build output, third_party, .gitignore...)."""
+        return left_out_by_rule(Path(f"{self.index_path}.listing"))
 
     @functools.cached_property
     def _summary(self) -> tuple[IndexStats, list[Diagnostic], list[Diagnostic]]:

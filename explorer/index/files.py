@@ -241,27 +241,61 @@ class _IgnoreRules:
         return verdict
 
 
+# Why a folder is not walked, as the index report says it.
+LEFT_OUT_BUILD = "build output or tool state"
+LEFT_OUT_THIRD_PARTY = "vendored third-party code (--include-third-party indexes it)"
+LEFT_OUT_IGNORED = "ignored by .gitignore"
+LEFT_OUT_VENV = "a virtual environment (its packages are read as installed trees where imported)"
+LEFT_OUT_TREE = "another tree of this query"
+
+
 def walk(
-    root: str, options: WalkOptions, leave_out: frozenset[str] = frozenset(), stamps: dict[str, list[int]] | None = None
+    root: str, options: WalkOptions, leave_out: frozenset[str] = frozenset(), stamps: dict[str, list[int]] | None = None,
+    left_out_by_rule: list[Diagnostic] | None = None,
 ) -> tuple[list[SourceFile], list[Diagnostic]]:
     """Every indexable file under root, and the files passed over with a reason. `leave_out`:
     folders (relative to root) that are trees of their own in this query (a checkout inside
     the project): their files are theirs, not the project's. `stamps`, if given, receives the
-    stat of every folder walked and every `.gitignore` read (index/listing.py)."""
+    stat of every folder walked and every `.gitignore` read (index/listing.py);
+    `left_out_by_rule`, the folders not walked, each with the rule that left it out."""
     found: list[SourceFile] = []
     skipped: list[Diagnostic] = []
+    left = left_out_by_rule if left_out_by_rule is not None else []
     rules = _IgnoreRules()
-    for item in _walk_folder(root, root, "", rules, options, skipped, leave_out, stamps):
+    for item in _walk_folder(root, root, "", rules, options, _Passed(skipped, left), leave_out, stamps):
         found.append(item)
     found.sort(key=lambda source: source.path)
     skipped.sort(key=lambda diagnostic: diagnostic.path)
+    left.sort(key=lambda diagnostic: diagnostic.path)
     return found, skipped
 
 
+@dataclass(frozen=True, slots=True)
+class _Passed:
+    """What the walk passes over: files it cannot index, and folders a rule leaves out."""
+
+    skipped: list[Diagnostic]
+    left_out: list[Diagnostic]
+
+
+def _folder_rule(entry: os.DirEntry, rel: str, rules: _IgnoreRules, options: WalkOptions, leave_out: frozenset[str]) -> str | None:
+    """Why the folder is not walked; None to walk it."""
+    if entry.name in BUILD_FOLDERS or entry.name.endswith(".egg-info"):
+        return LEFT_OUT_BUILD
+    if entry.name in THIRD_PARTY_FOLDERS and not options.include_third_party:
+        return LEFT_OUT_THIRD_PARTY
+    if rel in leave_out:
+        return LEFT_OUT_TREE
+    if rules.ignored(rel, is_dir=True):
+        return LEFT_OUT_IGNORED
+    return None
+
+
 def _walk_folder(
-    root: str, folder_abs: str, folder_rel: str, rules: _IgnoreRules, options: WalkOptions, skipped: list[Diagnostic],
+    root: str, folder_abs: str, folder_rel: str, rules: _IgnoreRules, options: WalkOptions, passed: _Passed,
     leave_out: frozenset[str], stamps: dict[str, list[int]] | None,
 ) -> Iterator[SourceFile]:
+    skipped = passed.skipped
     if stamps is not None:  # before reading it: a change made during the walk shows next time
         stamps[folder_rel or "."] = stat_stamp(folder_abs)
         ignore_file = os.path.join(folder_abs, ".gitignore")
@@ -282,11 +316,10 @@ def _walk_folder(
         except OSError:
             continue
         if is_dir:
-            if entry.name in BUILD_FOLDERS or entry.name.endswith(".egg-info"):
-                continue
-            if entry.name in THIRD_PARTY_FOLDERS and not options.include_third_party:
-                continue
-            if rules.ignored(rel, is_dir=True) or rel in leave_out:
+            rule = _folder_rule(entry, rel, rules, options, leave_out)
+            if rule is not None:
+                if entry.name not in (".git", ".hg", ".svn", "__pycache__"):  # always there: not worth a line
+                    passed.left_out.append(Diagnostic(rel, rule))
                 continue
             # a virtual environment under any name (`env/`, `.venv-3.11/`): installed packages,
             # read as an installed tree where the project imports them, never as its own code
@@ -294,8 +327,9 @@ def _walk_folder(
             if os.path.isfile(venv_marker):
                 if stamps is not None:  # its removal makes the folder code again, unseen by its parent's stat
                     stamps[f"{rel}/pyvenv.cfg"] = stat_stamp(venv_marker)
+                passed.left_out.append(Diagnostic(rel, LEFT_OUT_VENV))
                 continue
-            yield from _walk_folder(root, entry.path, rel, rules, options, skipped, leave_out, stamps)
+            yield from _walk_folder(root, entry.path, rel, rules, options, passed, leave_out, stamps)
             continue
         lang = language_of(rel)
         if lang is None or (options.languages and lang.value not in options.languages) or rules.ignored(rel, is_dir=False):

@@ -51,15 +51,27 @@ def walk_remembered(
             pass
     stamps: dict[str, list[int]] = {}
     started = time.time_ns()
-    found, skipped = walk(root, options, leave_out, stamps)
+    left_out: list[Diagnostic] = []
+    found, skipped = walk(root, options, leave_out, stamps, left_out)
     write_kept(listing, {
         "key": key,
         "walked_ns": started,
         "stamps": stamps,
         "skipped": [[d.path, d.reason, stat_stamp(os.path.join(root, d.path))] for d in skipped],
+        "left_out": [[d.path, d.reason] for d in left_out],
         "found": _found_rows(found),
     })
     return found, skipped
+
+
+def left_out_by_rule(listing: Path) -> list[Diagnostic]:
+    """The folders the last walk left out, each with its rule (files.walk); none where the
+    listing is missing or was written before it said."""
+    kept = _read(listing)
+    try:
+        return [Diagnostic(path, rule) for path, rule in (kept or {}).get("left_out", [])]
+    except (TypeError, ValueError):  # a listing not as written: nothing to say
+        return []
 
 
 def confirm_indexed(listing: Path, found: list[SourceFile], index_stamp: list[int], started_ns: int, vouch: bool = True) -> None:

@@ -151,6 +151,7 @@ def report_json(report: RefreshReport) -> dict[str, object]:
         "seconds": round(report.seconds, 3),
         "skipped": [{"file": d.path, "reason": d.reason} for d in report.skipped],
         "partial": [{"file": d.path, "reason": d.reason} for d in report.partial],
+        "left_out": [{"folder": d.path, "rule": d.reason} for d in report.left_out],
     }
 
 

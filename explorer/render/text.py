@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -82,6 +83,16 @@ def report_text(console: Console, report: RefreshReport, verbose: bool) -> None:
             console.print(f"  skipped {diagnostic.path}: {diagnostic.reason}", highlight=False, markup=False)
         for diagnostic in report.partial:
             console.print(f"  problem {diagnostic.path}: {diagnostic.reason}", highlight=False, markup=False)
+    left_out = report.left_out
+    if left_out:
+        rules = Counter(diagnostic.reason for diagnostic in left_out)
+        said = "; ".join(f"{count:,} {rule}" for rule, count in sorted(rules.items(), key=lambda item: (-item[1], item[0])))
+        folders = f"{len(left_out):,} folder{'s' if len(left_out) != 1 else ''}"
+        console.print(f"Left out by rule: {folders} ({said}){'' if verbose else ' (--verbose lists them)'}",
+                      highlight=False, markup=False)
+        if verbose:
+            for diagnostic in left_out:
+                console.print(f"  left out {diagnostic.path}/: {diagnostic.reason}", highlight=False, markup=False)
     console.print(f"Index: {report.index_path}", highlight=False, markup=False)
 
 
