@@ -4,7 +4,8 @@ The index keeps where a call is written, not its arguments; when a name has seve
 definitions, the call's argument list is read from the source at that place and its
 top-level commas counted. A definition takes between its parameters without a default and
 all of them (any number after `...`). Where the count rules out some overloads they are
-dropped; where it rules out all, or none, every definition is kept.
+dropped; where it rules out all, or none, every definition is kept. Among those left, what
+the arguments are may rule out more (argument_kinds.py, given the arguments read here).
 """
 
 from __future__ import annotations
@@ -21,18 +22,33 @@ _OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 
 def argument_count(sources: SourceLines, path: str, line: int, column: int) -> int | None:
     """Arguments of the call whose callee starts at (line, column), or None if unreadable."""
+    arguments = arguments_at(sources, path, line, column)
+    return len(arguments) if arguments is not None else None
+
+
+def arguments_at(sources: SourceLines, path: str, line: int, column: int) -> list[str] | None:
+    """The arguments, as written, in the first parentheses from where a callee starts at
+    (line, column); None if unreadable."""
     text = "\n".join(sources.of_file(path)[line - 1:line + 40])
     start = text.find("(", column)
-    return _count(text, start) if start >= 0 else None
+    return split_arguments(text, start) if start >= 0 else None
+
+
+def split_arguments(text: str, start: int) -> list[str] | None:
+    """The arguments between the parenthesis at `start` and its match, each stripped."""
+    parts = _split(text, start)
+    return [part.strip() for part in parts if part.strip()] if parts is not None else None
 
 
 def call_arguments(sources: SourceLines, path: str, line: int, column: int, written: str) -> list[str] | None:
     """The arguments, as written, of the call or launch of `written` whose callee starts at
-    (line, column); None when the source there is not that call (a call made in a macro's
-    expansion is placed at the macro's invocation) or cannot be read."""
+    (line, column), or of the factory that runs the constructor `written` there
+    (`std::make_shared<PyTorchStreamReader>(std::move(adapter))`); None when the source there
+    is not that call (a call made in a macro's expansion is placed at the macro's invocation)
+    or cannot be read."""
     text = "\n".join(sources.of_file(path)[line - 1:line + 40])
     head = _FIRST_NAME.search(written)
-    if head is None or not text.startswith(head.group(), column):
+    if head is None or not (text.startswith(head.group(), column) or _constructed_by_factory(text, column, written)):
         return None
     # a launch's arguments follow its `<<<...>>>`; a call inside the launch's configuration
     # (`static_cast<unsigned>(blocks)`) reaches its own `(` before any `<<<`
@@ -41,11 +57,21 @@ def call_arguments(sources: SourceLines, path: str, line: int, column: int, writ
     if launch >= 0:
         launch = text.find(">>>", launch)
     start = text.find("(", launch + 3 if launch >= 0 else column)
-    parts = _split(text, start) if start >= 0 else None
-    return [part.strip() for part in parts if part.strip()] if parts is not None else None
+    return split_arguments(text, start) if start >= 0 else None
 
 
 _FIRST_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def _constructed_by_factory(text: str, column: int, written: str) -> bool:
+    """Whether the source at `column` is a factory (`std::make_unique<T>(`, which the index
+    stores as a call of T's constructor `T::T` where the factory is written) and `written` a
+    constructor."""
+    names = written.split("::")
+    return len(names) >= 2 and names[-1] == names[-2] and _FACTORY.match(text, column) is not None
+
+
+_FACTORY = re.compile(r"(?:(?:::)?(?:std|c10)::)?make_(?:unique|shared|intrusive)\s*<")
 
 
 @functools.lru_cache(maxsize=8192)  # a trace asks of the same few thousand signatures again and again
@@ -68,12 +94,9 @@ _KEYWORD = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
 
 def python_call_shape(sources: SourceLines, path: str, line: int, column: int) -> CallShape | None:
     """The shape of the Python call whose callee starts at (line, column), or None."""
-    text = "\n".join(sources.of_file(path)[line - 1:line + 40])
-    start = text.find("(", column)
-    parts = _split(text, start) if start >= 0 else None
+    parts = arguments_at(sources, path, line, column)
     if parts is None:
         return None
-    parts = [part.strip() for part in parts if part.strip()]
     keywords = tuple(match.group(1) for part in parts if (match := _KEYWORD.match(part)))
     opened = any(part.startswith("*") for part in parts)
     return CallShape(len([p for p in parts if not _KEYWORD.match(p) and not p.startswith("*")]), keywords, opened)
@@ -147,13 +170,6 @@ def _defined_apart(definition: Symbol) -> bool:
     """A definition written with its qualified name (`Class::method(...)` outside the class),
     whose declaration, elsewhere, may give default arguments."""
     return re.search(rf"::\s*{re.escape(definition.name)}\s*\(", definition.signature) is not None
-
-
-def _count(text: str, start: int) -> int | None:
-    arguments = _split(text, start)
-    if arguments is None:
-        return None
-    return len([a for a in arguments if a.strip()])
 
 
 def _split(text: str, start: int) -> list[str] | None:

@@ -11,8 +11,7 @@ C++ calls, in the order they are tried:
 - a qualified name `ns::f`: that definition, else one in an enclosing namespace of the caller
   (`cpublas::gemm` from at::native is `at::native::cpublas::gemm`);
 - a plain name `f`: the caller's class, then its enclosing namespaces, innermost first, then
-  the file's using-declarations and using-directives; among overloads, those that take as
-  many arguments as the call passes (arity.py);
+  the file's using-declarations and using-directives;
 - a DispatchStub (`relu_stub(device, ...)`): the stub, which leads to every kernel registered
   for it with REGISTER_DISPATCH (`stub`);
 - a plain name passed as an argument that names a function: called by the callee it is
@@ -22,7 +21,13 @@ C++ calls, in the order they are tried:
   its members (`functor`). A callee that takes such a parameter, called with the holder's
   (or from a macro's expansion, whose arguments cannot be read), holds it too: the functor
   reaches the kernel the helper launches.
-Several definitions of one name (overloads, both sides of an `#if`) are all kept, marked
+Several definitions of one name found for a qualified or plain name (overloads, both sides
+of an `#if`) are narrowed by the call as written: the template arguments it writes choose
+among specialisations (templates.py); then the overloads that take as many arguments as it
+passes (arity.py); then, of those, the ones whose parameters take what its arguments are (a
+string, a pointer, a smart pointer, a number: argument_kinds.py), which picks the
+constructor `std::make_shared<PyTorchStreamReader>(std::move(adapter))` runs. No step rules
+out every definition. A single one left is an exact edge; several are all kept, marked
 ambiguous; nothing is picked at random.
 """
 
@@ -36,6 +41,7 @@ from collections.abc import Iterator
 from explorer.index.reader import IndexReader
 from explorer.index.store import last_name
 from explorer.model import FUNCTOR_MARK, LAMBDA_MARK, CallEdge, CallKind, CallNode, CallSite, EdgeKind, Layer, Resolution, Symbol, SymbolKind
+from explorer.query.argument_kinds import Declarations, Kind, call_argument_kinds, declarations, fitting_kinds
 from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.query.backends import dispatch_key_allowed
 from explorer.parsers.common import collapse, enclosing_candidates, parenthesised_items, strip_template_args
@@ -73,6 +79,7 @@ class NativeEdges:
         self._class_members: dict[tuple, tuple[list[Symbol], bool]] = {}  # (scope, path, class, member) -> methods
         self._overrides_of: dict[tuple, list[Symbol]] = {}  # a method -> the overrides in derived classes
         self._derived: dict[tuple[str, str], bool] = {}  # (class, base) -> whether the class derives from it
+        self._declarations: dict[tuple[str | None, int | None], Declarations] = {}  # a definition's parameters' and locals' kinds
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
@@ -385,9 +392,13 @@ class NativeEdges:
             arguments = call_template_arguments(self.sources, caller.path, site.line, site.column, last_name(callee))
             functions = chosen_specialisations(functions, arguments, self._caller_template_parameters(caller))
         if len(functions) > 1 and caller.path is not None:
-            # overloads: the number of arguments may decide
-            count = argument_count(self.sources, caller.path, site.line, site.column)
+            # overloads: the number of arguments may decide, then what they are, where the
+            # source at the call is the call (not a macro's invocation)
+            passed_values = call_arguments(self.sources, caller.path, site.line, site.column, site.callee)
+            count = len(passed_values) if passed_values is not None else argument_count(self.sources, caller.path, site.line, site.column)
             functions = fitting(functions, count)
+            if len(functions) > 1 and passed_values:
+                functions = fitting_kinds(functions, self._argument_kinds(caller, site, passed_values))
         if "::" not in callee and caller.kind is SymbolKind.METHOD:
             # `execute_with_graph_task(...)` in Engine::execute: a virtual method of the caller's
             # own class, called on `this`, may run a derived class's override (PythonEngine's);
@@ -400,6 +411,15 @@ class NativeEdges:
             specialised = set()
         for edge in fan_out(functions, EdgeKind.CALL, None, where):
             yield dataclasses.replace(edge, specialised=True) if id(edge.target.symbol) in specialised else edge
+
+    def _argument_kinds(self, caller: Symbol, site: CallSite, arguments: list[str]) -> tuple[Kind, ...]:
+        """The kinds of a call's arguments (argument_kinds.py), the names among them by what
+        the caller declares them to be, read once per caller."""
+        key = (caller.path, caller.line)
+        declared = self._declarations.get(key)
+        if declared is None:
+            declared = self._declarations[key] = declarations(caller.signature, self.sources.of_definition(caller))
+        return call_argument_kinds(arguments, declared, site.line - (caller.line or site.line) + 1)
 
     def _own_overrides(self, caller: Symbol, methods: list[Symbol]) -> list[Symbol]:
         """The overrides of those of `methods` that are members of the caller's own class (or a
