@@ -26,15 +26,15 @@ def test_index_reports_counts_and_where_the_index_is(sample_root):
     result = run("index")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("Indexed 205 files (")
+    assert lines[0].startswith("Indexed 208 files (")
     assert lines[1] == "Skipped 0 files"
     assert lines[2].startswith("Index: ") and lines[2].endswith(".sqlite")
 
 
 def test_index_json_counts(sample_root):
     report = json.loads(run("index", "--json").stdout)
-    assert (report["files"], report["parsed_files"], report["skipped"]) == (205, 205, [])
-    assert (report["symbols"], report["calls"]) == (2567, 5573)
+    assert (report["files"], report["parsed_files"], report["skipped"]) == (208, 208, [])
+    assert (report["symbols"], report["calls"]) == (2586, 5584)
 
 
 def test_search_prints_kind_symbol_and_location():
