@@ -68,7 +68,7 @@ def test_trace_with_to_highlights_both_paths_and_keeps_the_rest_faint(conv2d):
     context = [n.name for n in conv2d.nodes if n.emphasis is Emphasis.CONTEXT]
     # (Convolution.cpp:221's `auto& ctx = at::globalContext()` makes ctx.deterministicCuDNN() and
     # three more Context.h methods context; Conv_v7.cpp's args.idesc.desc() is Descriptor::desc)
-    assert len(conv2d.nodes) == 48 and len(context) == 25
+    assert len(conv2d.nodes) == 49 and len(context) == 26
     # `_pair = _ntuple(2)`: calling _pair runs the `parse` that _ntuple returned, shown as _pair
     assert {"pad", "_pair", "select_conv_backend", "getCudnnHandle", "aten::_slow_conv2d_forward"} <= set(context)
     start = conv2d.node(conv2d.root)
@@ -149,9 +149,9 @@ def test_collapse_folds_a_layer_into_one_node_per_file(conv2d):
     files = [(n.name, n.note) for n in collapsed.nodes if n.kind == "file"]
     assert files == [
         ("Convolution.cpp", "8 definitions"), ("ConvShared.cpp", "4 definitions"), ("Conv_v7.cpp", "5 definitions"),
-        ("Context.cpp", "1 definition"), ("Context.h", "4 definitions"), ("ConvUtils.h", "2 definitions"),
-        ("ConvPlaceholders.cpp", "1 definition"), ("Handle.cpp", "1 definition"), ("Descriptors.h", "1 definition"),
-        ("SymInt.h", "1 definition"),
+        ("SymInt.h", "2 definitions"), ("Context.cpp", "1 definition"), ("Context.h", "4 definitions"),
+        ("ConvUtils.h", "2 definitions"), ("ConvPlaceholders.cpp", "1 definition"), ("Handle.cpp", "1 definition"),
+        ("Descriptors.h", "1 definition"),
     ]
     assert len(collapsed.nodes) == 30
     assert all(e.source != e.target for e in collapsed.edges)
@@ -211,11 +211,11 @@ def test_svg_holds_named_nodes_tooltips_and_links(tmp_path, sample_root):
     result = invoke(["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "svg",
                                  "-o", str(tmp_path / "conv2d.svg")])
     assert result.exit_code == 0, result.output
-    assert result.stdout == f"wrote {tmp_path / 'conv2d.svg'} (48 nodes, 54 edges)\n"
+    assert result.stdout == f"wrote {tmp_path / 'conv2d.svg'} (49 nodes, 56 edges)\n"
     svg = ElementTree.parse(tmp_path / "conv2d.svg").getroot()
     ns = {"svg": "http://www.w3.org/2000/svg", "xlink": "http://www.w3.org/1999/xlink"}
     nodes = {g.get("id"): g for g in svg.iterfind(".//svg:g[@class='node']", ns)}
-    assert len([i for i in nodes if i.startswith("n")]) == 48
+    assert len([i for i in nodes if i.startswith("n")]) == 49
     texts = [t.text for t in nodes["n0"].iterfind(".//svg:text", ns)]
     assert texts == ["Conv2d", "torch/nn/modules/conv.py:187"]
     anchor = nodes["n0"].find(".//svg:a", ns)

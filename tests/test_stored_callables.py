@@ -72,6 +72,14 @@ def test_the_local_lambda_is_a_node_whose_calls_are_its_own_lines(sample_store, 
     ]
 
 
+def test_a_class_named_in_a_call_runs_its_constructor(sample_store, sample_root):
+    graph = CallGraph(sample_store, sample_root, "all")
+    define_builtin = _node(sample_store, graph, "torch::jit::define_builtin", 19)
+    assert [(e.target.symbol.qname, e.target.symbol.line, e.kind, e.resolution, e.site) for e in graph.edges(define_builtin)] == [
+        ("torch::jit::GraphFunction::GraphFunction", 12, EdgeKind.CALL, Resolution.EXACT, (COMPILER, 20)),
+    ]
+
+
 def test_the_trace_goes_through_the_stored_lambda(sample_store, sample_root):
     report = trace_symbol(sample_store, sample_root, "torch::jit::recompile", to="emit_graph")
     paths = [[(hop.node.symbol.qname, hop.node.symbol.line) for hop in path] for path in report.trace.paths or []]

@@ -396,7 +396,7 @@ class NativeEdges:
             stub = defining_stub(stubs)
             yield CallEdge(CallNode(stub, layer_of(stub)), EdgeKind.CALL, site=where)
             return
-        functions = [s for s in found if s.kind in _FUNCTION_KINDS]
+        functions = [s for s in found if s.kind in _FUNCTION_KINDS] or self._constructors(found)
         if len(functions) > 1 and caller.path is not None:
             # specialisations: the template arguments written at the call may decide
             arguments = call_template_arguments(self.sources, caller.path, site.line, site.column, last_name(callee))
@@ -417,6 +417,14 @@ class NativeEdges:
             specialised = set()
         for edge in fan_out(functions, EdgeKind.CALL, None, where):
             yield dataclasses.replace(edge, specialised=True) if id(edge.target.symbol) in specialised else edge
+
+    def _constructors(self, found: list[Symbol]) -> list[Symbol]:
+        """`to_ir(def, resolver, self, method)`, a class's name called: the object made runs the
+        class's constructors (a tensor's are not followed, as its accessors are not)."""
+        return [
+            constructor for cls in found if cls.kind in _FUNCTOR_KINDS and cls.name not in _VALUE_CLASSES
+            for constructor in self._members(cls, cls.name)
+        ]
 
     def _own_overrides(self, caller: Symbol, methods: list[Symbol]) -> list[Symbol]:
         """The overrides of those of `methods` that are members of the caller's own class (or a
@@ -897,8 +905,8 @@ def _dereferences(text: str) -> dict[str, str]:
 @functools.lru_cache(maxsize=256)
 def local_declarations(text: str) -> dict[str, tuple[str | None, str | None]]:
     """Every local a definition's text declares in a way that says what it is, read once: its
-    class as written (`auto self = (THCPEvent*)_self;`, a cast; `THCPEvent* self = ...`; a range-for's
-    `for (Function* function : functions)`), or the call that initialises an `auto` (`auto& engine = PythonEngine::get_python_engine();`).
+    class as written (`auto self = (THCPEvent*)_self;`, a cast; `THCPEvent* self = ...`), or
+    the call that initialises an `auto` (`auto& engine = PythonEngine::get_python_engine();`).
     The first declaration of a name wins."""
     found: dict[str, tuple[str | None, str | None]] = {}
     for match in _CAST_LOCAL.finditer(text):
