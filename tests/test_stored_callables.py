@@ -90,3 +90,28 @@ def test_the_trace_goes_through_the_stored_lambda(sample_store, sample_root):
         [("torch::jit::recompile", 23), ("torch::jit::GraphFunction::ensure_defined", 6), ("torch::jit::emit_graph", 9)],
         [("torch::jit::recompile", 23), ("torch::jit::GraphFunction::ensure_defined", 6), (LAMBDA, 13), ("torch::jit::emit_graph", 9)],
     ]
+
+
+def test_a_class_two_source_files_each_define_holds_only_its_own_files_callables(tmp_path):
+    from tests.conftest import write_tree
+    from tests.test_binding_layer import indexed
+
+    def test_file(name: str) -> str:
+        return (
+            "#include <functional>\n"                                                     # 1
+            f"void {name}(void* p) {{}}\n"                                                # 2
+            "struct IOBuf {\n"                                                            # 3
+            "  explicit IOBuf(std::function<void(void*)> d) : deleter_(std::move(d)) {}\n"  # 4
+            "  std::function<void(void*)> deleter_;\n"                                    # 5
+            "  ~IOBuf() { deleter_(nullptr); }\n"                                         # 6
+            "};\n"                                                                        # 7
+            f"void make() {{ IOBuf buf({name}); auto other = IOBuf({name}); }}\n"         # 8
+        )
+
+    root = write_tree(tmp_path / "tree", {"test/cuda_test.cpp": test_file("free_cuda"), "test/xpu_test.cpp": test_file("free_xpu")})
+    with indexed(root, tmp_path) as (store, graph):
+        for path, freed in (("test/cuda_test.cpp", "free_cuda"), ("test/xpu_test.cpp", "free_xpu")):
+            (destructor,) = [s for s in store.symbols_with_qname("IOBuf::~IOBuf") if s.path == path]
+            assert [(e.target.symbol.qname, e.target.symbol.path, e.resolution, e.site) for e in graph.edges(graph.node(destructor))] == [
+                (freed, path, Resolution.VALUE, (path, 6)),
+            ]

@@ -47,7 +47,7 @@ _MAX_SITES = 64  # a class made in more places than this: the first ones are rea
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _WRAPPER = re.compile(r"\b(?:function|function_ref|move_only_function)\s*<")
 _POINTER_MEMBER = re.compile(r"\(\s*\*\s*[A-Za-z_]\w*\s*\)\s*\(")
-_FACTORIES = ("make_unique", "make_shared", "make_intrusive")
+_HEADERS = (".h", ".hpp", ".hh", ".cuh", ".inl")
 
 
 class StoredCallables:
@@ -55,7 +55,7 @@ class StoredCallables:
         self.store = store
         self.sources = sources
         self.named = named
-        self._members: dict[tuple[str, str], Symbol | None] = {}  # (class, name) -> the callable member
+        self._members: dict[tuple[str, str, str], Symbol | None] = {}  # (class, name, calling file) -> the callable member
         self._stored: dict[tuple[str, str, str], list[Symbol]] = {}  # (class, member, calling file) -> the callables stored in it
         self._copies: dict[tuple[str | None, int | None], dict[str, str]] = {}  # a definition -> its locals copied from members
 
@@ -75,7 +75,7 @@ class StoredCallables:
         if not cls:
             return None
         if any(s.kind is SymbolKind.FIELD for s in named):
-            member = self._callable_member(cls, name)
+            member = self._callable_member(cls, name, caller.path)
         elif any(s.kind in _FUNCTION_KINDS for s in named):
             return None
         else:
@@ -83,7 +83,7 @@ class StoredCallables:
             if copies is None:
                 copies = self._copies[(caller.path, caller.line)] = _member_copies(self.sources.of_definition(caller))
             copied = copies.get(name)
-            member = self._callable_member(cls, copied) if copied is not None else None
+            member = self._callable_member(cls, copied, caller.path) if copied is not None else None
         if member is None:
             return None
         key = (cls, member.name, caller.path)
@@ -91,10 +91,13 @@ class StoredCallables:
             self._stored[key] = self._stored_in(cls, member, caller.path)
         return self._stored[key]
 
-    def _callable_member(self, cls: str, name: str) -> Symbol | None:
-        key = (cls, name)
+    def _callable_member(self, cls: str, name: str, calling: str) -> Symbol | None:
+        """The member `name` of class `cls` declared as a callable: the calling file's own
+        declaration first (two files may each define a class of one name)."""
+        key = (cls, name, calling)
         if key not in self._members:
             fields = [s for s in self.store.symbols_with_qname(f"{cls}::{name}") if s.kind is SymbolKind.FIELD]
+            fields.sort(key=lambda field: field.path != calling)
             self._members[key] = next((f for f in fields if self._holds_callable(cls, f)), None)
         return self._members[key]
 
@@ -127,7 +130,7 @@ class StoredCallables:
                 parameters = _parameter_names(text, method.name)
                 if value in parameters:
                     index = parameters.index(value)
-                    sites = self._constructions(cls) if constructor else self._setter_calls(cls, method)
+                    sites = self._constructions(cls, member) if constructor else self._setter_calls(cls, method, member)
                     for path, site_caller, line, column in sites:
                         if hidden_as_test(calling, path):
                             continue  # a test's objects are not the ones production code calls through
@@ -150,13 +153,16 @@ class StoredCallables:
             methods += [s for s in self.store.symbols_in_file(path) if s.kind in _FUNCTION_KINDS and s.qname.rpartition("::")[0] == cls]
         return methods
 
-    def _constructions(self, cls: str) -> list[tuple[str, Symbol, int, int]]:
+    def _constructions(self, cls: str, member: Symbol) -> list[tuple[str, Symbol, int, int]]:
         """The calls that construct class `cls`: `T(...)`, `ns::T(...)` and the factories'
         `T::T` (at the factory's own place), from code that can name the class."""
         name = cls.rpartition("::")[2]
         namespace = cls.rpartition("::")[0]
+        within = self._defining_sources(member)
         found = []
         for path, site in self.store.call_sites_of(name):
+            if within and path not in within:
+                continue
             written = site.callee.removeprefix("::")
             if "." in written or "->" in written:
                 continue
@@ -170,14 +176,17 @@ class StoredCallables:
                 break
         return found
 
-    def _setter_calls(self, cls: str, setter: Symbol) -> list[tuple[str, Symbol, int, int]]:
+    def _setter_calls(self, cls: str, setter: Symbol, member: Symbol) -> list[tuple[str, Symbol, int, int]]:
         """The calls of a method that stores a parameter in the member, where no other class
         has a method of its name (the receiver's class is not read)."""
         same = [s for s in self.store.symbols_named(setter.name.lower()) if s.name == setter.name and s.kind in _FUNCTION_KINDS]
         if any(s.qname.rpartition("::")[0] != cls for s in same):
             return []
+        within = self._defining_sources(member)
         found = []
         for path, site in self.store.call_sites_of(setter.name):
+            if within and path not in within:
+                continue
             if site.callee.rpartition(".")[2].rpartition("->")[2] != setter.name:
                 continue
             caller = self._definition_at(path, site.caller, site.line)
@@ -186,6 +195,12 @@ class StoredCallables:
             if len(found) >= _MAX_SITES:
                 break
         return found
+
+    def _defining_sources(self, member: Symbol) -> set[str]:
+        """Where objects of a class whose member a source file (not a header) declares can be
+        made: that file alone (two tests may each define a class of one name); anywhere (empty)
+        for a header's."""
+        return {member.path} if member.path is not None and not member.path.endswith(_HEADERS) else set()
 
     def _definition_at(self, path: str, qname: str, line: int) -> Symbol | None:
         for symbol in self.store.symbols_with_qname(qname):
