@@ -77,7 +77,9 @@ class Symbol:
     signature: str = ""
     # What an alias or registration points at, as written with imports expanded
     # (`torch.conv2d` for `conv2d = _add_docstr(torch.conv2d, ...)`, the kernel of a
-    # REGISTER_DISPATCH, the `.out` op of a structured_delegate).
+    # REGISTER_DISPATCH, the `.out` op of a structured_delegate). A lambda bound to a local, which
+    # the index keeps as part of the function it is written in (query/stored_callables.py): that
+    # function, which holds its calls.
     target: str | None = None
     # C++: visible only inside its own file (a `static` function, or one in an anonymous
     # namespace). Calls from other files never reach it; REGISTER_DISPATCH sees it only there.
@@ -213,6 +215,7 @@ class Resolution(StrEnum):
     EXACT = "exact"
     AMBIGUOUS = "ambiguous"  # several definitions fit and none can be ruled out: all are shown
     NAME = "name"  # only a bare name matched (a method of an object of unknown type)
+    VALUE = "value"  # what a stored value is at the call: the one callable stored where objects are made
 
 
 class CallShape(NamedTuple):
@@ -264,6 +267,7 @@ class EdgeKind(StrEnum):
     ALIAS = "alias"  # a name bound to another (`conv2d = _add_docstr(torch.conv2d, ...)`) leads to what it names
     FNPTR = "fnptr"  # a function passed as an argument is called by the function it was passed to
     FUNCTOR = "functor"  # a functor made in a call's arguments: the callee calls its operator() and members
+    STORED = "stored"  # a call through a data member holding a callable runs the callables stored in it
     # Python to the native library
     BINDING = "binding"  # a torch._C binding (or Tensor method) to the operators it binds; a call to that binding
     PYBIND = "pybind"  # a pybind11 binding (`m.def("f", &f)`) to the C++ function it names

@@ -26,7 +26,7 @@ def test_index_reports_counts_and_where_the_index_is(sample_root):
     result = run("index")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("Indexed 206 files (")
+    assert lines[0].startswith("Indexed 209 files (")
     assert lines[1] == "Skipped 0 files"
     # sample_repo/third_party holds a vendored library, as PyTorch's does
     assert lines[2] == "Left out by rule: 1 folder (1 vendored third-party code (--include-third-party indexes it)) (--verbose lists them)"
@@ -35,8 +35,8 @@ def test_index_reports_counts_and_where_the_index_is(sample_root):
 
 def test_index_json_counts(sample_root):
     report = json.loads(run("index", "--json").stdout)
-    assert (report["files"], report["parsed_files"], report["skipped"]) == (206, 206, [])
-    assert (report["symbols"], report["calls"]) == (2593, 5598)
+    assert (report["files"], report["parsed_files"], report["skipped"]) == (209, 209, [])
+    assert (report["symbols"], report["calls"]) == (2612, 5609)
 
 
 def test_search_prints_kind_symbol_and_location():

@@ -68,7 +68,7 @@ def test_trace_with_to_highlights_both_paths_and_keeps_the_rest_faint(conv2d):
     context = [n.name for n in conv2d.nodes if n.emphasis is Emphasis.CONTEXT]
     # (Convolution.cpp:221's `auto& ctx = at::globalContext()` makes ctx.deterministicCuDNN() and
     # three more Context.h methods context; Conv_v7.cpp's args.idesc.desc() is Descriptor::desc)
-    assert len(conv2d.nodes) == 47 and len(context) == 24
+    assert len(conv2d.nodes) == 49 and len(context) == 26
     # `_pair = _ntuple(2)`: calling _pair runs the `parse` that _ntuple returned, shown as _pair
     assert {"pad", "_pair", "select_conv_backend", "getCudnnHandle", "aten::_slow_conv2d_forward"} <= set(context)
     start = conv2d.node(conv2d.root)
@@ -149,10 +149,11 @@ def test_collapse_folds_a_layer_into_one_node_per_file(conv2d):
     files = [(n.name, n.note) for n in collapsed.nodes if n.kind == "file"]
     assert files == [
         ("Convolution.cpp", "8 definitions"), ("ConvShared.cpp", "4 definitions"), ("Conv_v7.cpp", "5 definitions"),
-        ("Context.cpp", "1 definition"), ("Context.h", "4 definitions"), ("ConvUtils.h", "2 definitions"),
-        ("ConvPlaceholders.cpp", "1 definition"), ("Handle.cpp", "1 definition"), ("Descriptors.h", "1 definition"),
+        ("SymInt.h", "2 definitions"), ("Context.cpp", "1 definition"), ("Context.h", "4 definitions"),
+        ("ConvUtils.h", "2 definitions"), ("ConvPlaceholders.cpp", "1 definition"), ("Handle.cpp", "1 definition"),
+        ("Descriptors.h", "1 definition"),
     ]
-    assert len(collapsed.nodes) == 29
+    assert len(collapsed.nodes) == 30
     assert all(e.source != e.target for e in collapsed.edges)
     names = names_by_id(collapsed)
     assert ("aten::_convolution", "Convolution.cpp", "dispatch:CompositeExplicitAutograd") in [
@@ -210,11 +211,11 @@ def test_svg_holds_named_nodes_tooltips_and_links(tmp_path, sample_root):
     result = invoke(["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "svg",
                                  "-o", str(tmp_path / "conv2d.svg")])
     assert result.exit_code == 0, result.output
-    assert result.stdout == f"wrote {tmp_path / 'conv2d.svg'} (47 nodes, 53 edges)\n"
+    assert result.stdout == f"wrote {tmp_path / 'conv2d.svg'} (49 nodes, 56 edges)\n"
     svg = ElementTree.parse(tmp_path / "conv2d.svg").getroot()
     ns = {"svg": "http://www.w3.org/2000/svg", "xlink": "http://www.w3.org/1999/xlink"}
     nodes = {g.get("id"): g for g in svg.iterfind(".//svg:g[@class='node']", ns)}
-    assert len([i for i in nodes if i.startswith("n")]) == 47
+    assert len([i for i in nodes if i.startswith("n")]) == 49
     texts = [t.text for t in nodes["n0"].iterfind(".//svg:text", ns)]
     assert texts == ["Conv2d", "torch/nn/modules/conv.py:187"]
     anchor = nodes["n0"].find(".//svg:a", ns)
@@ -252,7 +253,7 @@ def test_without_o_a_file_named_after_the_symbol_is_written_here(tmp_path, monke
 
 def test_max_nodes_and_only_paths_shape_the_cli_output():
     folded = cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "dot", "--max-nodes", "20")
-    assert folded.stdout.count("more</b>") == 4  # convolution's Context methods fold into a box of their own
+    assert folded.stdout.count("more</b>") == 5  # convolution's Context methods fold into a box of their own
     paths = cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "dot", "--only-paths")
     assert paths.stdout.count("<b>") - 1 == 23  # every node, and the legend's title
 

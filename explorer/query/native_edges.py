@@ -52,6 +52,7 @@ from explorer.query.nodes import (
     definition_lines, defining_stub, dispatch_kernels, fan_out, layer_of, registered_functions, undefined_function,
 )
 from explorer.query.sources import SourceLines
+from explorer.query.stored_callables import StoredCallables
 from explorer.query.templates import (
     call_template_arguments, chosen_specialisations, generic_parameters, specialisation_arguments, template_parameters,
 )
@@ -80,6 +81,7 @@ class NativeEdges:
         self._overrides_of: dict[tuple, list[Symbol]] = {}  # a method -> the overrides in derived classes
         self._derived: dict[tuple[str, str], bool] = {}  # (class, base) -> whether the class derives from it
         self._declarations: dict[tuple[str | None, int | None], Declarations] = {}  # a definition's parameters' and locals' kinds
+        self._stored_callables = StoredCallables(store, sources, self._named)
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
@@ -88,7 +90,7 @@ class NativeEdges:
         elif symbol.kind is SymbolKind.DISPATCH_STUB:
             yield from self._registered_kernels(symbol)
         elif symbol.kind in _FUNCTION_KINDS and symbol.path is not None:
-            sites = self.store.calls_in(symbol.qname, symbol.path, definition_lines(symbol))
+            sites = self.store.calls_in(self._stored_callables.calls_owner(symbol), symbol.path, definition_lines(symbol))
             for site in sites:
                 yield from self.call_targets(symbol, site, node.passed, node.passed_as, node.self_class)
             if node.passed and not self._uses_callable_parameters(symbol, sites):
@@ -182,6 +184,9 @@ class NativeEdges:
         if held and (held_calls := self._held_calls(caller, callee, held, held_as, where)):
             yield from held_calls
             return
+        if (stored := self._stored(caller, callee, where)) is not None:
+            yield from stored
+            return
         if site.kind is CallKind.LAUNCH:
             kernels = [s for s in self._named(caller, callee) if s.kind is SymbolKind.KERNEL]
             targets = list(fan_out(kernels, EdgeKind.LAUNCH, None, where))
@@ -238,6 +243,18 @@ class NativeEdges:
         edges = list(fan_out([s for s in chosen if s.kind in _FUNCTION_KINDS], EdgeKind.FNPTR, None, where))
         edges += fan_out([m for functor in _functors(chosen) for m in self._members(functor, "operator()")], EdgeKind.FUNCTOR, None, where)
         return edges
+
+    def _stored(self, caller: Symbol, callee: str, where: tuple[str, int]) -> list[CallEdge] | None:
+        """`function_creator_(*this)` on a data member holding a callable (or a local copied
+        from one): the callables stored in it (stored_callables.py), any of which it may hold."""
+        name = callee.removeprefix("this->")
+        if not name.isidentifier():
+            return None
+        found = self._stored_callables.called(caller, name, self._named(caller, name))
+        if found is None:
+            return None
+        edges = fan_out(found, EdgeKind.STORED, None, where)
+        return [dataclasses.replace(edge, resolution=Resolution.VALUE) if edge.resolution is Resolution.EXACT else edge for edge in edges]
 
     def _handing_on(
         self, caller: Symbol, held: tuple[Symbol, ...], held_as: tuple[str, ...], arguments: list[str] | None
@@ -386,7 +403,7 @@ class NativeEdges:
             stub = defining_stub(stubs)
             yield CallEdge(CallNode(stub, layer_of(stub)), EdgeKind.CALL, site=where)
             return
-        functions = [s for s in found if s.kind in _FUNCTION_KINDS]
+        functions = [s for s in found if s.kind in _FUNCTION_KINDS] or self._constructors(found)
         if len(functions) > 1 and caller.path is not None:
             # specialisations: the template arguments written at the call may decide
             arguments = call_template_arguments(self.sources, caller.path, site.line, site.column, last_name(callee))
@@ -420,6 +437,14 @@ class NativeEdges:
         if declared is None:
             declared = self._declarations[key] = declarations(caller.signature, self.sources.of_definition(caller))
         return call_argument_kinds(arguments, declared, site.line - (caller.line or site.line) + 1)
+
+    def _constructors(self, found: list[Symbol]) -> list[Symbol]:
+        """`to_ir(def, resolver, self, method)`, a class's name called: the object made runs the
+        class's constructors (a tensor's are not followed, as its accessors are not)."""
+        return [
+            constructor for cls in found if cls.kind in _FUNCTOR_KINDS and cls.name not in _VALUE_CLASSES
+            for constructor in self._members(cls, cls.name)
+        ]
 
     def _own_overrides(self, caller: Symbol, methods: list[Symbol]) -> list[Symbol]:
         """The overrides of those of `methods` that are members of the caller's own class (or a
@@ -924,7 +949,7 @@ _CAST_LOCAL = re.compile(
     rf"|(?:static|reinterpret|dynamic)_cast\s*<\s*(?:const\s+)?(?P<s>{_TYPE})\s*[*&]?\s*>)")
 _CALLED_LOCAL = re.compile(rf"\bauto\s*[*&]*\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<call>(?:::)?[A-Za-z_][\w:]*\s*\([^;]*\))\s*;")
 _TYPED_LOCAL = re.compile(
-    rf"(?:^|[;{{}}(]|\n)\s*(?:const\s+)?(?P<type>{_TYPE}(?:\s*<[^;(){{}}]*>)?)\s*[*&]*\s*\b(?P<name>[A-Za-z_]\w*)\s*[=({{;]")
+    rf"(?:^|[;{{}}(]|\n)\s*(?:const\s+)?(?P<type>{_TYPE}(?:\s*<[^;(){{}}]*>)?)\s*[*&]*\s*\b(?P<name>[A-Za-z_]\w*)\s*(?:[=({{;]|:(?!:))")
 _RANGE_FOR = re.compile(r"\bfor\s*\(\s*(?:const\s+)?auto\s*[&*]*\s*([A-Za-z_]\w*)\s*:\s*([A-Za-z_]\w*)\s*\)")
 _DEREFERENCED_LOCAL = re.compile(r"\bauto\s*&\s*([A-Za-z_]\w*)\s*=\s*\*\s*([A-Za-z_]\w*)\s*;")
 _NOT_TYPES = frozenset(("return", "auto", "else", "new", "delete", "case", "goto", "throw"))
