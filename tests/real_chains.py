@@ -1224,7 +1224,7 @@ BINDING_CHAINS: list[Chain] = [
         (
             *_JIT_FUNCTION_HEAD,
             ("torch::jit::GraphFunction::ensure_defined", "torch/csrc/jit/api/function_impl.cpp", 78),
-            ("torch::jit::<lambda at line 5406>", IR_EMITTER, 5406),
+            ("torch::jit::CompilationUnit::<lambda at line 5406>", IR_EMITTER, 5406),
             ("torch::jit::to_ir::to_ir", IR_EMITTER, 659),
         ),
         (
