@@ -10,12 +10,10 @@ first path leaves it; the last test prints right n/N and the ranks.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.query.trace import trace_symbol
 from real_chains import CHAINS, Chain, score
@@ -30,15 +28,9 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IndexStore]:
-    root = Path(REAL_TREE).resolve()
-    if (root / "version.txt").read_text().strip() != "2.4.0":
-        pytest.skip("the chains are those of PyTorch 2.4.0")
-    index_path = tmp_path_factory.mktemp("real-index") / "index.sqlite"
-    refresh(str(root), index_path)
-    opened = IndexStore.open(index_path)
-    yield opened
-    opened.close()
+def store(real_tree: tuple[str, IndexStore]) -> IndexStore:
+    """The real tree's index, built once for every opt-in test of the session (conftest)."""
+    return real_tree[1]
 
 
 def traced(store: IndexStore, chain: Chain):
