@@ -94,3 +94,11 @@ def test_a_parameter_has_the_kind_its_type_says():
     assert parameter_kinds(signature) == (
         Kind.STRING, Kind.POINTER, Kind.C_STRING, Kind.SMART, Kind.BOOL, Kind.NUMBER, Kind.UNKNOWN,
     )
+
+
+def test_a_call_s_arguments_are_split_past_escaped_quotes_and_its_closing_parenthesis_found():
+    from explorer.query.arity import closing_parenthesis, split_arguments
+
+    assert split_arguments('f("a\\"b,c", 2)', 1) == ['"a\\"b,c"', "2"]
+    assert closing_parenthesis("g(h(a), b).c()", 1) == 9
+    assert closing_parenthesis("g(h(a), b", 1) is None

@@ -35,7 +35,7 @@ from collections.abc import Callable
 
 from explorer.model import Symbol
 from explorer.parsers.common import collapse, parenthesised_items
-from explorer.query.arity import split_arguments
+from explorer.query.arity import closing_parenthesis, split_arguments
 
 
 class Kind(enum.Enum):
@@ -174,7 +174,7 @@ def argument_kind(written: str, declared: Callable[[str], Kind]) -> Kind:
     if text.isidentifier():
         return declared(text)
     called = _CALLED.match(text)
-    if called is None or not _closes_at_end(text, called.end() - 1):
+    if called is None or closing_parenthesis(text, called.end() - 1) != len(text) - 1:  # `f(a)`, not `f(a).b()`
         return Kind.UNKNOWN
     name = collapse(called.group(1))
     if _MOVED.fullmatch(name):
@@ -211,27 +211,6 @@ _MADE_SMART = re.compile(
 )
 _MADE_STRING = re.compile(r"(?:::)?std::(?:string|string_view|to_string)|(?:::)?c10::string_view")
 _GET = re.compile(r"([A-Za-z_]\w*)\.get")
-
-
-def _closes_at_end(text: str, opening: int) -> bool:
-    """Whether the parenthesis at `opening` closes at the end of `text` (`f(a)`, not `f(a).b()`)."""
-    depth = 0
-    quote = ""
-    for index in range(opening, len(text)):
-        char = text[index]
-        if quote:
-            if char == "\\":
-                continue
-            quote = "" if char == quote and text[index - 1] != "\\" else quote
-        elif char in "\"'":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return index == len(text) - 1
-    return False
 
 
 # -- what the caller declares ----------------------------------------------------------------

@@ -173,17 +173,34 @@ def _defined_apart(definition: Symbol) -> bool:
 
 
 def _split(text: str, start: int) -> list[str] | None:
-    """The top-level comma-separated parts between the parenthesis at `start` and its match.
-    `<` opens a template argument list only between a name and a name (`f<T, U>(`); `a < b`,
-    `i<3` and `p->x` leave the nesting alone."""
+    """The top-level comma-separated parts between the parenthesis at `start` and its match."""
+    scanned = _scan(text, start)
+    return scanned[0] if scanned is not None else None
+
+
+def closing_parenthesis(text: str, start: int) -> int | None:
+    """Where the parenthesis at `start` is closed, or None if it is not in `text`."""
+    scanned = _scan(text, start)
+    return scanned[1] if scanned is not None else None
+
+
+def _scan(text: str, start: int) -> tuple[list[str], int] | None:
+    """The top-level parts between the parenthesis at `start` and its match, and the match's
+    place. `<` opens a template argument list only between a name and a name (`f<T, U>(`);
+    `a < b`, `i<3` and `p->x` leave the nesting alone. A quote's escapes are skipped."""
     stack: list[str] = []
     parts: list[str] = []
-    current, quote = "", ""
+    current, quote, escaped = "", "", False
     for index in range(start + 1, len(text)):
         char = text[index]
         if quote:
             current += char
-            quote = "" if char == quote else quote
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
             continue
         if char in "\"'":
             quote = char
@@ -193,7 +210,7 @@ def _split(text: str, start: int) -> list[str] | None:
             stack.pop()
         elif not stack and char == ")":
             parts.append(current)
-            return parts
+            return parts, index
         elif not stack and char == ",":
             parts.append(current)
             current = ""
