@@ -43,6 +43,27 @@ def qnames(index_path: Path, root: Path) -> set[str]:
         store.close()
 
 
+def test_a_small_trees_summary_says_what_it_may_define_and_which_kinds_it_holds(tmp_path: Path):
+    """Read from one meta row: a query skips the trees that cannot answer (an installed package
+    holds no pybind11 binding) without asking them."""
+    from explorer.index.store import SmallTree
+
+    root = small_tree(tmp_path / "tree")
+    index_path = tmp_path / "index.sqlite"
+    refresh(str(root), index_path, jobs=1)
+    store = IndexStore.open(index_path)
+    try:
+        expected = SmallTree(
+            frozenset({"pkg", "at", "aten"}), frozenset({"relu"}), frozenset({"module", "function", "namespace", "operator"}),
+        )
+        assert store.small_tree() == expected
+        # a summary kept before kinds were: worked out again from the symbols, the same
+        store.set_meta("small_tree", '{"first_parts": ["pkg"], "operator_lnames": []}')
+        assert store.small_tree() == expected
+    finally:
+        store.close()
+
+
 def test_build_then_refresh_parses_only_what_changed(tmp_path: Path):
     root = small_tree(tmp_path / "tree")
     index_path = tmp_path / "index.sqlite"

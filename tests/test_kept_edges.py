@@ -54,9 +54,15 @@ def test_a_second_run_reads_the_edges_the_first_worked_out(sample_store, sample_
 
     again = KeptEdges.open(path, "generation one")
     assert again is not None
+    statements: list[str] = []
+    again._db.set_trace_callback(statements.append)
     second = trace_symbol(sample_store, sample_root, "torch.nn.Conv2d", to="cudnnConvolutionForward", kept=again)
     again.close()
     assert (again.hits, again.misses) == (worked_out, 0)
+    # read a level of the breadth-first walk at a time, never one query per node
+    reads = [statement for statement in statements if statement.startswith("SELECT node, edges FROM edges WHERE node IN")]
+    assert not [statement for statement in statements if "WHERE node = " in statement]
+    assert 0 < len(reads) < worked_out // 5
     assert second.trace.paths == first.trace.paths
     assert second.trace.paths_found == first.trace.paths_found
 

@@ -43,6 +43,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS edges (node TEXT PRIMARY KEY, edges TEXT NOT NULL);
 """
 _FLUSH_EVERY = 2000  # nodes worked out before they are written: one transaction each time
+_READ_AT_ONCE = 500  # nodes read in one query by `read_ahead` (SQLite allows 32,766 parameters)
 # A file holding more than this many nodes' edges is emptied before more are added: traces
 # through one tree keep meeting the same core, and a cache must not grow without end.
 _MOST_NODES = 200_000
@@ -78,6 +79,7 @@ class KeptEdges:
         self.path = path
         self._db: sqlite3.Connection | None = connection
         self._pending: dict[str, str] = {}
+        self._read: dict[str, str] = {}  # rows `read_ahead` fetched, until `get` asks for them
         self.hits = 0  # nodes answered from the file this run
         self.misses = 0  # nodes worked out this run (and kept)
 
@@ -100,7 +102,7 @@ class KeptEdges:
     def get(self, node: str) -> list[CallEdge] | None:
         if self._db is None:
             return None
-        pending = self._pending.get(node)
+        pending = self._pending.get(node) or self._read.pop(node, None)
         try:
             if pending is None:
                 row = self._db.execute("SELECT edges FROM edges WHERE node = ?", (node,)).fetchone()
@@ -113,6 +115,20 @@ class KeptEdges:
             return None
         self.hits += 1
         return edges
+
+    def read_ahead(self, nodes: Sequence[str]) -> None:
+        """Fetch the rows of these nodes in a few queries: a breadth-first walk asks for a
+        whole level of nodes at once, and one query per node costs more than decoding it."""
+        if self._db is None:
+            return
+        wanted = [node for node in dict.fromkeys(nodes) if node not in self._pending and node not in self._read]
+        try:
+            for start in range(0, len(wanted), _READ_AT_ONCE):
+                chunk = wanted[start:start + _READ_AT_ONCE]
+                marks = ", ".join("?" * len(chunk))
+                self._read.update(self._db.execute(f"SELECT node, edges FROM edges WHERE node IN ({marks})", chunk))
+        except sqlite3.Error:
+            self._turn_off()
 
     def put(self, node: str, edges: list[CallEdge]) -> None:
         if self._db is None:
@@ -148,6 +164,7 @@ class KeptEdges:
                 self._db.close()
         self._db = None
         self._pending = {}
+        self._read = {}
 
 
 @contextmanager

@@ -41,7 +41,6 @@ class MultiTreeIndex:
         self._by_qname: dict[str, list[Symbol]] = {}
         # read on first use: a search never needs them
         self._small: dict[int, SmallTree | None] = {}
-        self._kinds: dict[int, frozenset[str]] = {}  # of small trees, read on first use
         self._alias_targets: dict[str, list[tuple[str, int]]] = {}
 
     def _small_tree(self, index: int) -> SmallTree | None:
@@ -213,14 +212,10 @@ class MultiTreeIndex:
         # bindings, and a trace asks for those of every dotted call it resolves
         found: list[Symbol] = []
         for index, part in enumerate(self.parts):
-            if self._small_tree(index) is None or kind.value in self._kinds_of(index):
+            small = self._small_tree(index)
+            if small is None or kind.value in small.kinds:
                 found.extend(self._symbols(index, part.store.symbols_of_kind_named(kind, name)))
         return found
-
-    def _kinds_of(self, index: int) -> frozenset[str]:
-        if index not in self._kinds:
-            self._kinds[index] = self.parts[index].store.symbol_kinds()
-        return self._kinds[index]
 
     def symbols_targeting(self, target: str) -> list[Symbol]:
         return self._each_symbols("symbols_targeting", target)

@@ -58,7 +58,7 @@ from explorer.model import (
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
 
-SCHEMA_VERSION = 18  # 18: module arguments, bindings on them; 13: namespace_prefixes; 14: python_flow; 15: its statements decoded per scope; 16: C++ registrations, extensions; 17: vendor calls judged without a leading ::
+SCHEMA_VERSION = 19  # 19: symbols_lname holds the kind; 18: module arguments, bindings on them; 13: namespace_prefixes; 14: python_flow; 15: its statements decoded per scope; 16: C++ registrations, extensions; 17: vendor calls judged without a leading ::
 
 
 @functools.cache
@@ -170,7 +170,7 @@ CREATE TABLE operators (
 
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qname);
-CREATE INDEX IF NOT EXISTS symbols_lname ON symbols(lname);
+CREATE INDEX IF NOT EXISTS symbols_lname ON symbols(lname, kind);  -- a name of one kind: `forward` has thousands, one a binding
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
 CREATE INDEX IF NOT EXISTS symbols_target ON symbols(target) WHERE target IS NOT NULL;
 CREATE INDEX IF NOT EXISTS symbols_extension ON symbols(kind) WHERE kind = 'extension';
@@ -306,6 +306,7 @@ class SmallTree:
 
     first_parts: frozenset[str]  # of every qname the tree defines
     operator_lnames: frozenset[str]  # `operators_named` looks operators up by these
+    kinds: frozenset[str]  # of its definitions: most installed packages hold no binding at all
 
     def may_define(self, qname: str) -> bool:
         return first_part(qname) in self.first_parts
@@ -646,7 +647,7 @@ class IndexStore:
         return [Diagnostic(path, reason, skipped=False) for path, reason in rows]
 
     def symbols_named(self, lname: str) -> list[Symbol]:
-        return self._symbols("s.lname = ?", (lname,))
+        return self._symbols("s.lname = ? ORDER BY s.id", (lname,))  # as indexed, whatever their kinds
 
     def symbols_with_qname(self, qname: str) -> list[Symbol]:
         found = self._by_qname.get(qname)
@@ -668,7 +669,7 @@ class IndexStore:
 
     def symbols_named_any(self, lnames: list[str]) -> list[Symbol]:
         marks = ", ".join("?" * len(lnames))
-        return self._symbols(f"s.lname IN ({marks})", tuple(lnames)) if lnames else []
+        return self._symbols(f"s.lname IN ({marks}) ORDER BY s.lname, s.id", tuple(lnames)) if lnames else []
 
     def names_with_prefix(self, prefix: str, limit: int) -> list[str]:
         """Distinct names starting with `prefix` (lower case), shortest first."""
@@ -918,12 +919,18 @@ class IndexStore:
         if saved is None:  # an index from before summaries were kept: summarised now, not saved
             return self._summarise()
         kept = json.loads(saved)
-        return None if kept is None else SmallTree(frozenset(kept["first_parts"]), frozenset(kept["operator_lnames"]))
+        if kept is None:
+            return None
+        if "kinds" not in kept:  # a summary from before kinds were kept
+            return self._summarise()
+        return SmallTree(frozenset(kept["first_parts"]), frozenset(kept["operator_lnames"]), frozenset(kept["kinds"]))
 
     def save_small_tree(self) -> None:
         """Keep the summary `small_tree` reads; inside the refresh's transaction."""
         summary = self._summarise()
-        kept = None if summary is None else {"first_parts": sorted(summary.first_parts), "operator_lnames": sorted(summary.operator_lnames)}
+        kept = None if summary is None else {
+            "first_parts": sorted(summary.first_parts), "operator_lnames": sorted(summary.operator_lnames), "kinds": sorted(summary.kinds),
+        }
         self.set_meta("small_tree", json.dumps(kept))
 
     def _summarise(self) -> SmallTree | None:
@@ -933,6 +940,7 @@ class IndexStore:
         return SmallTree(
             frozenset(first_part(qname) for (qname,) in self.db.execute("SELECT DISTINCT qname FROM symbols")),
             frozenset(lname for (lname,) in self.db.execute("SELECT lname FROM symbols WHERE kind = ?", (SymbolKind.OPERATOR.value,))),
+            self.symbol_kinds(),
         )
 
     def imported_top_level(self) -> set[str]:

@@ -60,6 +60,14 @@ class CallGraph:
                 return closure
         return CallNode(symbol, layer_of(symbol), symbol.qname if symbol.kind is SymbolKind.CLASS else None)
 
+    def read_ahead(self, nodes: list[CallNode]) -> None:
+        """Say which nodes' edges are asked for next, so that those kept are read together."""
+        if self.kept is not None:
+            self.kept.read_ahead([
+                node_key_text(node, self.backend, self.tests) for node in nodes
+                if node.layer not in (Layer.PYTHON, Layer.BINDING) and node.key not in self._edges
+            ])
+
     def edges(self, node: CallNode) -> list[CallEdge]:
         cached = self._edges.get(node.key)
         if cached is not None:

@@ -149,6 +149,8 @@ class Entry:
 class _Edges(Protocol):
     def edges(self, node: CallNode) -> list[CallEdge]: ...
 
+    def read_ahead(self, nodes: list[CallNode]) -> None: ...
+
 
 class _EntryGraph:
     """The call graph with the entry's root leading to its overloads, in their order."""
@@ -160,6 +162,9 @@ class _EntryGraph:
 
     def edges(self, node: CallNode) -> list[CallEdge]:
         return list(self.starts) if node.key == self.root else self.graph.edges(node)
+
+    def read_ahead(self, nodes: list[CallNode]) -> None:
+        self.graph.read_ahead(nodes)
 
 
 def trace(
@@ -267,6 +272,7 @@ class _Reachable:
             if not frontier:
                 break  # all within reach is found: a --max-depth of 10**23 ends here too
             following: list[CallNode] = []
+            graph.read_ahead(frontier)
             for node in frontier:
                 edges = self.edges[node.key] = graph.edges(node)
                 for edge in edges:
