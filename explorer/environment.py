@@ -13,8 +13,11 @@ Nothing installed is imported. An environment folder is read as files (pyvenv.cf
 run isolated and without `site` (`-I -S`), so no `.pth` file's code runs; the path lines of
 those `.pth` files (editable installs) are then read as text, as `site` would add them. Its
 answer is kept in the cache folder while the interpreter's file is unchanged, since starting an
-interpreter costs more than the rest of a query; a launcher script (pyenv's shims) may start a
-different interpreter each time, so it is asked every time.
+interpreter costs more than the rest of a query. A pyenv shim is read as pyenv documents its
+choice of version ($PYENV_VERSION, the nearest `.python-version`, pyenv's global `version`
+file), so the interpreter it would start is the one asked (and remembered); any other launcher
+script, or a shim whose choice this cannot follow (the system Python), may start a different
+interpreter each time, so it is asked every time.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -37,6 +41,8 @@ _SITE_QUERY = (
     "print(json.dumps([p for p in dict.fromkeys(paths) if p]))"
 )
 NO_ENVIRONMENT = "none"
+# What makes a script a pyenv shim: it sets pyenv's root and runs `pyenv exec` on its own name
+_PYENV_SHIM = re.compile(r'^export PYENV_ROOT="([^"\n]+)"$.*libexec/pyenv" exec "\$program"', re.MULTILINE | re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,17 +71,20 @@ class Distribution:
         return f"{self.name} {self.version}".strip()
 
 
-def find_environment(project_root: str, python: str | None) -> Environment | None:
-    """The project's environment, or None when there is none (or `none` was asked for)."""
+def find_environment(project_root: str, python: str | None, named_by: str = "--python-env") -> Environment | None:
+    """The project's environment, or None when there is none (or `none` was asked for).
+    `named_by`: where `python` was given (a flag, a configuration file), as errors say it."""
     named = python or os.environ.get("EXPLORER_PYTHON_ENV")
     if named:
         if named == NO_ENVIRONMENT:
             return None
         # a command name (`python3.11`) is looked up on PATH, as a shell would
         path = os.path.abspath(os.path.expanduser(named)) if os.sep in named else shutil.which(named) or os.path.abspath(named)
-        environment = _environment_at(path, "--python-env" if python else "$EXPLORER_PYTHON_ENV")
+        said = named_by if python else "$EXPLORER_PYTHON_ENV"
+        environment = _environment_at(path, said)
         if environment is None:
-            raise UsageError(f"--python-env {named}: not a Python interpreter or environment folder")
+            raise UsageError(f"{said}: python-env {named}: not a Python interpreter or environment folder"
+                             if said != "--python-env" else f"--python-env {named}: not a Python interpreter or environment folder")
         return environment
     for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
         active = os.environ.get(variable)
@@ -97,11 +106,60 @@ def _environment_at(path: str, found_by: str) -> Environment | None:
         return _folder_environment(path, found_by) if _is_environment_folder(path) else None
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         return None
+    path = pyenv_choice(path) or path
     # An interpreter inside a virtual environment: bin/python -> the environment folder.
     folder = os.path.dirname(os.path.dirname(os.path.abspath(path)))
     if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
         return _folder_environment(folder, found_by)
     return _interpreter_environment(path, found_by)
+
+
+def pyenv_choice(shim: str) -> str | None:
+    """The interpreter a pyenv shim would start, found without running it; None for anything
+    else, and where pyenv's choice is one this does not follow: the system Python, or a version
+    not installed under that name (a prefix such as `3.12`, which newer pyenvs complete)."""
+    try:
+        with open(shim, encoding="utf-8", errors="replace") as handle:
+            script = handle.read(4096)
+    except OSError:
+        return None
+    shim_of = _PYENV_SHIM.search(script)
+    if shim_of is None:
+        return None
+    root, program = shim_of.group(1), os.path.basename(shim)
+    for version in _pyenv_versions(root):
+        installed = os.path.join(root, "versions", version)
+        if version == "system" or os.sep in version or not os.path.isdir(installed):
+            return None
+        interpreter = os.path.join(installed, "bin", program)
+        if os.path.isfile(interpreter) and os.access(interpreter, os.X_OK):
+            return interpreter  # the first version named that has the command, as pyenv takes
+    return None
+
+
+def _pyenv_versions(root: str) -> list[str]:
+    """The versions pyenv would try, in order: `$PYENV_VERSION` (colon-separated), else the
+    nearest `.python-version` from the working folder up, else `ROOT/version`, else system."""
+    named = os.environ.get("PYENV_VERSION")
+    if named:
+        return named.split(":")
+    folder = os.path.abspath(os.environ.get("PYENV_DIR") or os.getcwd())
+    while True:
+        local = os.path.join(folder, ".python-version")
+        if os.path.isfile(local):
+            return _version_file(local)
+        if os.path.dirname(folder) == folder:
+            break
+        folder = os.path.dirname(folder)
+    chosen = os.path.join(root, "version")
+    return _version_file(chosen) if os.path.isfile(chosen) else ["system"]
+
+
+def _version_file(path: str) -> list[str]:
+    """A version file's names: the first word of each line, comments left out; an empty or
+    unreadable file names none (then nothing is chosen here and the shim is asked)."""
+    words = (line.split() for line in _read_lines(path, whole=True) if not line.lstrip().startswith("#"))
+    return [first[0] for first in words if first] or ["system"]
 
 
 def _is_environment_folder(folder: str) -> bool:

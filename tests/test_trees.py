@@ -269,6 +269,7 @@ def test_the_environment_is_found_as_language_servers_find_it(tmp_path, monkeypa
     assert find_environment(str(project), "none") is None
     on_path = find_environment(str(project), "python3")  # a command name, found on PATH
     interpreter = shutil.which("python3") or ""
+    interpreter = environment_module.pyenv_choice(interpreter) or interpreter  # a pyenv shim: what it would start
     in_venv = os.path.dirname(os.path.dirname(os.path.abspath(interpreter)))  # bin/python3 -> its environment
     expected = in_venv if os.path.isfile(os.path.join(in_venv, "pyvenv.cfg")) else interpreter
     assert on_path is not None and on_path.where == expected and on_path.site_folders
@@ -299,6 +300,62 @@ def test_an_interpreters_answer_is_kept_while_its_file_is_unchanged_and_a_launch
     broken.chmod(0o755)
     with pytest.raises(UsageError, match="not a Python interpreter or environment folder"):
         find_environment(str(tmp_path), str(broken))
+
+
+def _pyenv(root: Path, versions: list[str], binary: str) -> Path:
+    """A pyenv root as pyenv lays it out: a shim per command, and each version's bin/python3
+    (here the test's own interpreter). The shim runs `pyenv exec`, which is not there: a shim
+    that is run fails, so an answer says it was read, not run."""
+    shim = root / "shims" / "python3"
+    shim.parent.mkdir(parents=True)
+    shim.write_text(
+        '#!/usr/bin/env bash\nset -e\nprogram="${0##*/}"\n\n'
+        f'export PYENV_ROOT="{root}"\nexec "{root}/libexec/pyenv" exec "$program" "$@"\n'
+    )
+    shim.chmod(0o755)
+    for version in versions:
+        (root / "versions" / version / "bin").mkdir(parents=True)
+        (root / "versions" / version / "bin" / "python3").symlink_to(binary)
+    return shim
+
+
+def test_a_pyenv_shim_is_read_as_pyenv_chooses_and_the_chosen_interpreter_is_asked_once(tmp_path, monkeypatch):
+    from explorer.environment import pyenv_choice
+
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("EXPLORER_PYTHON_ENV")
+    monkeypatch.delenv("PYENV_VERSION", raising=False)
+    monkeypatch.delenv("PYENV_DIR", raising=False)
+    binary = os.path.realpath(sys.base_exec_prefix + "/bin/python3")
+    root = tmp_path / "pyenv"
+    shim = _pyenv(root, ["3.99.1", "3.99.2", "bare"], binary)
+    (root / "versions" / "bare" / "bin" / "python3").unlink()  # a version without the command
+    work = tmp_path / "work" / "deep"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    installed = str(root / "versions" / "{}" / "bin" / "python3")
+    assert pyenv_choice(str(shim)) is None  # no version file at all: the system Python
+    (root / "version").write_text("# global\n3.99.1\n")
+    assert pyenv_choice(str(shim)) == installed.format("3.99.1")
+    (tmp_path / "work" / ".python-version").write_text("bare 3.99.2\n")  # the nearest one up, first word of a line
+    assert pyenv_choice(str(shim)) is None  # `bare` has no python3, and pyenv tries only the first word
+    (tmp_path / "work" / ".python-version").write_text("bare\n3.99.2\n")
+    assert pyenv_choice(str(shim)) == installed.format("3.99.2")
+    monkeypatch.setenv("PYENV_VERSION", "3.99.1:3.99.2")
+    assert pyenv_choice(str(shim)) == installed.format("3.99.1")
+    for unfollowed in ("system", "3.99", "../../elsewhere"):  # left to the shim itself
+        monkeypatch.setenv("PYENV_VERSION", unfollowed)
+        assert pyenv_choice(str(shim)) is None, unfollowed
+    assert pyenv_choice(binary) is None  # not a shim
+
+    monkeypatch.setenv("PYENV_VERSION", "3.99.2")
+    asked: list[str] = []
+    real_run = environment_module.subprocess.run
+    monkeypatch.setattr(environment_module.subprocess, "run", lambda command, **kw: asked.append(command[0]) or real_run(command, **kw))
+    found = find_environment(str(tmp_path), str(shim))
+    again = find_environment(str(tmp_path), str(shim))
+    assert found is not None and found == again and found.site_folders
+    assert (found.where, asked) == (installed.format("3.99.2"), [installed.format("3.99.2")])  # then remembered
 
 
 def test_pth_paths_are_read_and_their_code_lines_are_not_run(tmp_path):
