@@ -60,7 +60,7 @@ def test_builds_in_one_process_in_several_and_in_another_order_are_identical(tmp
 
     assert shuffled == [209]
     expected = index_content(serial)
-    assert len(expected["symbols"]) == 2612 and len(expected["calls"]) == 5609
+    assert len(expected["symbols"]) == 2616 and len(expected["calls"]) == 5621
     assert index_content(parallel) == expected
     assert index_content(reordered) == expected
 

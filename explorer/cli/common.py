@@ -128,38 +128,25 @@ def _system_refused(error: OSError) -> str:
     return said
 
 
-def refresh_index(root: str, index_path: Path, **options: object) -> RefreshReport:
-    """Bring the index up to date, with a progress bar when stderr is a terminal."""
+def refresh_index(root: str, index_path: Path, what: str | None = None, once: str = "once per checkout",
+                  **options: object) -> RefreshReport:
+    """Bring the index up to date, saying how it goes where that takes a while (progress.py):
+    `what` names the tree (its root by default), `once` when a new index is built."""
+    from explorer.render.progress import IndexProgress
+
+    progress = IndexProgress(stderr, what or root, once)
     try:
-        with _progress() as progress:
-            return refresh(
-                root,
-                index_path,
-                progress=progress,
-                on_wait=lambda: stderr.print("waiting for another explorer process indexing this tree..."),
-                **options,  # type: ignore[arg-type]
-            )
+        return refresh(
+            root,
+            index_path,
+            progress=progress,
+            on_wait=lambda: stderr.print("waiting for another explorer process indexing this tree..."),
+            **options,  # type: ignore[arg-type]
+        )
     except (OSError, sqlite3.Error) as error:
         raise ExplorerError(f"cannot write the index at {index_path}: {error}") from None
-
-
-@contextmanager
-def _progress() -> Iterator[Callable[[int, int], None] | None]:
-    if not stderr.is_terminal:
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    bar = Progress(
-        TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=stderr, transient=True
-    )
-    task = bar.add_task("indexing", total=None)
-
-    def advance(done: int, total: int) -> None:
-        bar.update(task, completed=done, total=total or None)
-
-    with bar:
-        yield advance
+    finally:
+        progress.close()
 
 
 @contextmanager
@@ -184,9 +171,10 @@ def open_trees(where: TreeRequest) -> Iterator[Workspace]:
 
 
 def _refresh_tree(tree: Tree, index_path: Path, options: WalkOptions | None, leave_out: frozenset[str]) -> None:
-    if tree.kind is TreeKind.INSTALLED:  # said, since the first query after an install waits for it
-        stderr.print(f"note: indexing {tree.name} in {tree.root} (once per install)", markup=False, highlight=False, soft_wrap=True)
-    report = refresh_index(tree.root, index_path, options=options, leave_out=leave_out)
+    installed = tree.kind is TreeKind.INSTALLED  # said, since the first query after an install waits for it
+    report = refresh_index(tree.root, index_path, tree.name if installed else tree.root,
+                           f"once per install, from {tree.root}" if installed else "once per checkout",
+                           options=options, leave_out=leave_out)
     which = "index" if tree.kind is TreeKind.PROJECT else f"index of {tree.root}"
     if report.rebuilt_because:
         stderr.print(f"note: {which} rebuilt ({report.rebuilt_because})", soft_wrap=True)

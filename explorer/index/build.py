@@ -27,6 +27,7 @@ import shutil
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
+from typing import Protocol
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,7 +47,19 @@ from explorer.workspace import cache_folder
 _BATCH = 256  # files per transaction
 _PARALLEL_THRESHOLD = 48  # fewer changed files than this are parsed in-process
 
-Progress = Callable[[int, int], None]  # (files done, files to do)
+class Progress(Protocol):
+    """What a refresh says while it works, for whoever shows it (a terminal's bar, log lines,
+    an editor's work-done progress). Nothing is said when nothing needs parsing."""
+
+    def parsing(self, files: int, new_index: bool) -> None:
+        """`files` are about to be parsed; `new_index`: the whole tree, once per index."""
+
+    def parsed(self, done: int) -> None:
+        """`done` of them are parsed."""
+
+    def writing(self) -> None:
+        """Parsing is over; what was parsed is being joined into the index (a few seconds
+        on a large tree)."""
 
 
 @dataclass(frozen=True)
@@ -266,18 +279,22 @@ def _refresh(
                 store.remove_file(record.id)
         batch: list[_Parsed] = []
         parsing = _parse_all(root, options.follow_links_outside, changed, stored, first_id, jobs, shards)
+        if progress is not None and changed:
+            progress.parsing(len(changed), shards is not None)
         for done, result in enumerate(parsing, start=1):
             batch.append(result)
             if len(batch) >= _BATCH:
                 _write(store, stored, batch)
                 batch = []
             if progress is not None:
-                progress(done, len(changed))
+                progress.parsed(done)
             if result.same_content:
                 unchanged_content += 1
             elif result.indexed:
                 parsed_count += 1
         _write(store, stored, batch)
+        if progress is not None and changed:
+            progress.writing()
         if shards is not None and shards.exists():
             store.merge_shards(sorted(shards.glob("*.sqlite")))
         # 5. derived tables
@@ -288,8 +305,6 @@ def _refresh(
         if store.meta("small_tree") is None:  # an index from before summaries were kept
             with store.transaction():
                 store.save_small_tree()
-        if progress is not None:
-            progress(0, 0)
 
     report = RefreshReport(
         index_path=store.path,

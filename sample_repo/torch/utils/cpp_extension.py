@@ -316,6 +316,30 @@ def _run(command: Sequence[str], log: List[str]) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, errors="replace")
 
 
+class _BuildProgress:
+    """What ninja shows while it compiles: `[k/N] source` on one line rewritten in place on a
+    terminal; elsewhere (a log) a line at each quarter of the sources."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.count = 0
+        self.terminal = sys.stderr.isatty()
+
+    def compiled(self, shown: str) -> None:
+        self.count += 1
+        line = f"[{self.count}/{self.total}] {shown}"
+        if self.terminal:
+            sys.stderr.write(f"\r\x1b[2K{line}")
+            sys.stderr.flush()
+        elif self.count * 4 // self.total > (self.count - 1) * 4 // self.total and self.count < self.total:
+            print(f"torch: {line}", file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self.terminal and self.count:
+            sys.stderr.write("\r\x1b[2K")
+            sys.stderr.flush()
+
+
 def _build(spec: BuildSpec, settings: _Settings, build_dir: Path, objects_dir: Path, output: Path) -> None:
     log: List[str] = []
     build_dir.mkdir(parents=True, exist_ok=True)
@@ -330,7 +354,8 @@ def _build(spec: BuildSpec, settings: _Settings, build_dir: Path, objects_dir: P
         units.append(_Unit(path, str(path), "c" if path.suffix == ".c" else "c++", ()))
 
     print(
-        f"torch: building the native library ({len(units)} sources) in {build_dir} ...",
+        f"torch: building the native library ({len(units)} sources) in {build_dir}; "
+        "once per checkout and compiler, later runs reuse it ...",
         file=sys.stderr,
         flush=True,
     )
@@ -356,12 +381,14 @@ def _build(spec: BuildSpec, settings: _Settings, build_dir: Path, objects_dir: P
 
     failures: List[Tuple[_Unit, subprocess.CompletedProcess]] = []
     workers = max(1, os.cpu_count() or 1)
+    progress = _BuildProgress(len(todo))
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(compile_one, item) for item in todo]
         for future in concurrent.futures.as_completed(futures):
             if future.cancelled():  # after a failure: the first one is reported below
                 continue
             unit, result = future.result()
+            progress.compiled(unit.shown)
             if result.stderr.strip():
                 log.append(f"--- {unit.shown}\n{result.stderr}")
             if result.returncode != 0:
@@ -369,6 +396,7 @@ def _build(spec: BuildSpec, settings: _Settings, build_dir: Path, objects_dir: P
                 for pending in futures:
                     pending.cancel()
     (build_dir / "build.log").write_text("\n".join(log) + "\n", encoding="utf-8")
+    progress.done()
     if failures:
         unit, result = failures[0]
         raise BuildError(
@@ -387,6 +415,7 @@ def _build(spec: BuildSpec, settings: _Settings, build_dir: Path, objects_dir: P
             + _first_errors(result.stderr or result.stdout)
         )
     os.replace(tmp_output, output)
+    print(f"torch: built {output.name} in {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
     (build_dir / "build.json").write_text(
         json.dumps(
             {

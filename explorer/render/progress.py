@@ -1,0 +1,121 @@
+"""Progress of an index being built, as the command line shows it (and the language server
+reads back for the editor).
+
+On a terminal: a live bar (files done of all, files a second, time left), gone when the work
+is; then one line saying what was done, if it was long. Anywhere else (a CI log, a file, an
+editor reading stderr): plain lines, at the start, at each tenth of the files, and at the end.
+A refresh of a few changed files says nothing: that is the fast path, run by every query.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+
+from rich.console import Console
+
+ANNOUNCED_FILES = 200  # a refresh of fewer files than this is quiet, unless it builds a new index
+_LOG_STEPS = 10  # plain lines: at most one per tenth of the files,
+_LOG_SECONDS = 5.0  # and none sooner than this after the last
+# The plain line for files done (the language server reads it back for the editor's progress)
+DONE_LINE = re.compile(r"^indexing (?P<what>.+): (?P<done>[\d,]+)/(?P<total>[\d,]+) files")
+
+
+def files(count: int) -> str:
+    return f"{count:,} file" if count == 1 else f"{count:,} files"
+
+
+def duration(seconds: float) -> str:
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    return f"{minutes} min {seconds:02d} s"
+
+
+class IndexProgress:
+    """The refresh's Progress (index/build.py) for one tree. `once` says when such a build
+    happens (`once per install`, `once per checkout`), for a new index."""
+
+    def __init__(self, console: Console, what: str, once: str, clock: Callable[[], float] = time.monotonic) -> None:
+        self.console = console
+        self.what = what
+        self.once = once
+        self.clock = clock
+        self.files = 0
+        self.shown = False
+        self._started = 0.0
+        self._next_line = 0
+        self._last_line = 0.0
+        self._bar: object | None = None  # rich's Progress, on a terminal
+        self._task: object | None = None
+
+    # -- what the refresh says ------------------------------------------------------------------
+
+    def parsing(self, count: int, new_index: bool) -> None:
+        self.files, self._started = count, self.clock()
+        files_to_parse = files(count)
+        self.shown = new_index or count >= ANNOUNCED_FILES
+        if not self.shown:
+            return
+        why = self.once if new_index else "changed since the last index"
+        if self.console.is_terminal:
+            self._start_bar(f"indexing {self.what} ({why})")
+        else:
+            self._say(f"indexing {self.what}: {files_to_parse} to parse ({why})")
+            self._next_line, self._last_line = self._step(), self._started
+
+    def parsed(self, done: int) -> None:
+        if not self.shown:
+            return
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done)  # type: ignore[attr-defined]
+        elif done >= self._next_line and done < self.files and (now := self.clock()) - self._last_line >= _LOG_SECONDS:
+            elapsed = now - self._started
+            left = elapsed / done * (self.files - done)
+            self._say(f"indexing {self.what}: {done:,}/{self.files:,} files ({done / max(elapsed, 1e-9):,.0f} a second, "
+                      f"about {duration(left)} left)")
+            self._next_line, self._last_line = done + self._step(), now
+
+    def writing(self) -> None:
+        if not self.shown:
+            return
+        if self._bar is not None:
+            self._bar.update(self._task, description=f"indexing {self.what}: writing the index", total=None)  # type: ignore[attr-defined]
+        else:
+            self._say(f"indexing {self.what}: parsed {files(self.files)}; writing the index")
+
+    # -- the end --------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """The bar goes; a long build leaves one line saying what it did."""
+        if self._bar is not None:
+            self._bar.stop()  # type: ignore[attr-defined]
+            self._bar = None
+        if self.shown:
+            self._say(f"indexed {self.what}: {files(self.files)} in {duration(self.clock() - self._started)}")
+            self.shown = False
+
+    def _step(self) -> int:
+        return max(1, -(-self.files // _LOG_STEPS))
+
+    def _say(self, line: str) -> None:
+        self.console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    def _start_bar(self, description: str) -> None:
+        from rich.progress import (
+            BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn, TimeRemainingColumn,
+        )
+        from rich.text import Text
+
+        class Rate(ProgressColumn):
+            def render(self, task: Task) -> Text:
+                return Text(f"{task.speed:,.0f} files/s" if task.speed else "")
+
+        self._bar = bar = Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Rate(), TimeRemainingColumn(), TimeElapsedColumn(),
+            console=self.console, transient=True,
+        )
+        self._task = bar.add_task(description, total=self.files)
+        bar.start()
