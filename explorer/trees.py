@@ -49,6 +49,7 @@ class TreeRequest:
     index: str | None = None
     trees: tuple[str, ...] = ()
     python: str | None = None
+    python_from: str = "--python-env"  # where `python` was given: the flag, or a configuration file
 
 
 @dataclass(slots=True)
@@ -90,7 +91,7 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree) -> Iterator[
         notes: list[str] = []
         # Names a tree already provides are looked up too: a wheel they hide is said, not mixed.
         imported = parts[0].store.imported_top_level()
-        environment = find_environment(project.root, request.python) if imported or request.python else None
+        environment = find_environment(project.root, request.python, request.python_from) if imported or request.python else None
         if environment is not None:
             for distribution in _distributions(environment, imported):
                 tree = installed_tree(distribution)

@@ -23,12 +23,26 @@ def main(argv: list[str] | None = None) -> None:
         command_line(given).print_help()
         raise SystemExit(2)
     namespace = vars(command_line(given).parse_args(given))
-    command = COMMANDS[namespace.pop("command")]
+    name = namespace.pop("command")
+    command = COMMANDS[name]
+    settings = {}
+    if command.configured:
+        from explorer.config import configure
+
+        from explorer.errors import ExplorerError
+
+        try:
+            settings = configure(name, namespace, _working_folder())
+        except ExplorerError as error:  # a configuration file that cannot be used: one line
+            sys.stderr.write(f"error: {error}\n")
+            raise SystemExit(error.exit_code) from None
     if "root" in namespace:  # a command that reads trees: its tree options, as one request
         from explorer.trees import TreeRequest
 
+        python = settings.get("python-env")
         namespace["where"] = TreeRequest(
-            namespace.pop("root"), namespace.pop("index"), tuple(namespace.pop("trees", None) or ()), namespace.pop("python_env", None)
+            namespace.pop("root"), namespace.pop("index"), tuple(namespace.pop("trees", None) or ()), namespace.pop("python_env", None),
+            python.source if python is not None and python.source != "$EXPLORER_PYTHON_ENV" else "--python-env",
         )
     run = getattr(importlib.import_module(f"explorer.cli.{command.module}"), command.function)
     if not command.serves:
@@ -39,3 +53,10 @@ def main(argv: list[str] | None = None) -> None:
         gc.freeze()
         gc.set_threshold(50_000, 20, 20)
     run(**namespace)
+
+
+def _working_folder() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:  # removed under the shell: no configuration is found from it
+        return None

@@ -23,6 +23,7 @@ class Command:
     function: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     serves: bool = False  # runs until its client ends it (explorer lsp), not one query
+    configured: bool = True  # arguments its flags leave unset come from the configuration (config.py)
 
 
 def _tree_options(parser: argparse.ArgumentParser) -> None:
@@ -86,7 +87,8 @@ def _search_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _tests_option(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument("--tests", action="store_true", help=f"Also {what} the tree's tests (test/ and tests/ folders, *_test files).")
+    parser.add_argument("--tests", action=argparse.BooleanOptionalAction, default=None,
+                        help=f"Also {what} the tree's tests (test/ and tests/ folders, *_test files).")
 
 
 def _show_arguments(parser: argparse.ArgumentParser) -> None:
@@ -105,10 +107,10 @@ def _trace_arguments(parser: argparse.ArgumentParser) -> None:
         "exactly that name, or, if the tree has none, names containing it; anything else is a regular expression "
         "(RE2 syntax: no lookaround or backreferences) searched in qualified names.",
     )
-    parser.add_argument("--backend", default="cuda", help="cuda (with cuDNN/cuBLAS, the default), cpu, or all.")
+    parser.add_argument("--backend", help="cuda (with cuDNN/cuBLAS, the default), cpu, or all.")
     parser.add_argument("--max-depth", type=int, metavar="N",
                         help=f"Hops to follow (default {DEFAULT_DEPTH}, or {DEFAULT_DEPTH_TO} with --to).")
-    parser.add_argument("--paths", type=int, default=DEFAULT_PATHS, metavar="N",
+    parser.add_argument("--paths", type=int, metavar="N",
                         help=f"With --to: how many paths to list, best first (default {DEFAULT_PATHS}).")
     _json_option(parser, "text")
     _diagram_options(parser)
@@ -154,6 +156,11 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
     _diagram_options(parser, collapse=False)
 
 
+def _config_arguments(parser: argparse.ArgumentParser) -> None:
+    _tree_options(parser)
+    _json_option(parser)
+
+
 COMMANDS: dict[str, Command] = {
     "index": Command("Build or refresh the on-disk index of a tree (unchanged files are not parsed again).", "index_cmd", "index", _index_arguments),
     "search": Command("Find symbols by name: exact first, then prefix, word and fuzzy matches.", "search_cmd", "search", _search_arguments),
@@ -173,6 +180,10 @@ COMMANDS: dict[str, Command] = {
         "Serve the Language Server Protocol on stdin and stdout (an editor starts this).", "lsp_cmd", "lsp", lambda parser: None, serves=True
     ),
     "run": Command("Run SCRIPT (or -c CODE) under tracing and print the call tree it ran.", "run_cmd", "run", _run_arguments),
+    "config": Command(
+        "Show the settings in force and where each comes from: a flag, the environment, [tool.explorer] or explorer.toml, the default.",
+        "config_cmd", "config", _config_arguments, configured=False,
+    ),
 }
 
 

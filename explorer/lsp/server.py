@@ -20,6 +20,7 @@ import threading
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -30,10 +31,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from explorer import __version__
+from explorer.render.progress import DONE_LINE
+from explorer.config import find_config, resolve_settings
 from explorer.diagram.build import trace_diagram
 from explorer.diagram.fold import shape
 from explorer.index.files import WalkOptions
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, UsageError
 from explorer.index.reader import IndexReader
 from explorer.index.store import IndexStore
 from explorer.lsp.stream import FramedReader
@@ -142,7 +145,16 @@ class ExplorerServer(LanguageServer):
         folders = [path for uri in workspace.folders if (path := to_fs_path(uri)) is not None]
         root = workspace.root_path or (folders[0] if folders else os.getcwd())
         others = [folder for folder in folders if os.path.abspath(folder) != os.path.abspath(root)]
-        return TreeRequest(root, None, (*others, *self.options.get("trees", ())), self.options.get("pythonEnv"))
+        # initializationOptions first, then the environment, then the project's configuration
+        try:
+            config = find_config(root)
+        except UsageError as error:  # said once where answers wait, as a failed refresh is
+            self.problem, config = str(error), None
+        given = {"trees": list(self.options.get("trees", ())) or None, "python-env": self.options.get("pythonEnv")}
+        settings = resolve_settings(given, config)
+        trees, python = settings["trees"].value, settings["python-env"].value
+        listed = [str(tree) for tree in trees] if isinstance(trees, list) else []
+        return TreeRequest(root, None, (*others, *listed), python if isinstance(python, str) else None)
 
     def start_refresh(self) -> None:
         """Refresh every tree's index in the background (called from the server's loop)."""
@@ -184,9 +196,11 @@ class ExplorerServer(LanguageServer):
             command += [argument for tree in request.trees for argument in ("--tree", tree)]
             command += ["--python-env", request.python] if request.python else []
             try:
-                done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                      text=True, check=False)
-                said = done.stderr.strip().splitlines()
+                # run in the project, so that it finds the configuration this server read
+                with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                      errors="replace", cwd=request.root if request.root and os.path.isdir(request.root) else None) as done:
+                    said = [line.rstrip("\n") for line in self._passed_on(done.stderr)]
+                said = [line for line in said if line.strip()]
                 self.problem = (said[-1] if said else f"explorer index exited with {done.returncode}") if done.returncode else None
             except OSError as error:
                 self.problem = f"cannot run explorer index: {error}"
@@ -198,6 +212,24 @@ class ExplorerServer(LanguageServer):
                         self._loop.call_soon_threadsafe(self._end_progress)
                     return
                 self._again = False
+
+    def _passed_on(self, lines: Iterable[str] | None) -> Iterator[str]:
+        """The indexing process's lines, as they come; its progress lines are passed on to
+        the editor as work-done reports (a percentage where they count files)."""
+        for line in lines or ():
+            if line.startswith(("indexing ", "indexed ")) and self._loop is not None:
+                counted = DONE_LINE.match(line)
+                percentage = None
+                if counted is not None:
+                    total = int(counted["total"].replace(",", ""))
+                    percentage = min(100, int(counted["done"].replace(",", "")) * 100 // max(total, 1))
+                self._loop.call_soon_threadsafe(self._report_progress, line.strip(), percentage)
+            yield line
+
+    def _report_progress(self, message: str, percentage: int | None) -> None:
+        token = self._progress
+        if token is not None and token in self._progress_begun:
+            self.work_done_progress.report(token, lsp.WorkDoneProgressReport(message=message, percentage=percentage))
 
     def current(self) -> Session | None:
         """The indexes as the last refresh left them; None while none can be read yet."""

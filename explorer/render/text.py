@@ -16,6 +16,7 @@ from explorer.query.notes import UnreadableDefinition
 from explorer.query.patterns import target_heading
 
 if TYPE_CHECKING:  # only annotations: a command imports the query layer it runs, no more
+    from explorer.config import Setting
     from explorer.query.details import SymbolDetails
     from explorer.query.neighbours import NeighbourReport
     from explorer.query.search import SearchHit
@@ -333,3 +334,26 @@ def neighbours_text(console: Console, report: NeighbourReport) -> None:
         console.print(Text(f"no {report.direction} found", "dim"))
     if report.truncated:
         console.print(Text("(truncated: more definitions than listed; narrow with --depth)", "italic yellow"))
+
+
+def settings_text(console: Console, file_label: str | None, folder: str | None, settings: list[Setting]) -> None:
+    """`explorer config`: the file found (or where it was looked for), then one line per
+    setting: its value and where it came from, explorer's default said as such."""
+    from explorer.config import KEYS
+
+    if file_label is not None:
+        console.print(f"configuration: {printable(file_label)}", markup=False, highlight=False, soft_wrap=True)
+    else:
+        where = f" from {printable(folder)} upward" if folder else ""
+        console.print(f"configuration: no pyproject.toml [tool.explorer] or explorer.toml{where}", markup=False,
+                      highlight=False, soft_wrap=True)
+    width = max(len(setting.name) for setting in settings)
+    for setting in settings:
+        if setting.value is None:
+            value, source = KEYS[setting.name].default, "default"
+        else:
+            value = ", ".join(setting.value) if isinstance(setting.value, list) else str(setting.value).lower() \
+                if isinstance(setting.value, bool) else str(setting.value)
+            source = setting.source
+        console.print(f"{setting.name:<{width}}  {printable(value)}  ({printable(source)})", markup=False, highlight=False,
+                      soft_wrap=True)
