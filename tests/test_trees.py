@@ -235,7 +235,7 @@ def test_a_wheel_beside_a_checkout_of_another_version_is_said_once_and_not_read(
 def test_the_cli_joins_trees_and_says_what_it_cannot_use(project, environment):
     result = invoke(["search", "clamp_add_cuda", "--root", str(project), "--tree", SAMPLE, "--python-env", str(environment)])
     assert result.exit_code == 0, result.output
-    assert f"{OPS}/kernels.cu:54" in result.stdout
+    assert "sample_repo:mini_ops/csrc/kernels.cu:54" in result.stdout  # another tree's file: its name, then the path in it
     assert result.stderr.count("note: torch 9.9.0 installed in") == 1
     missing = invoke(["search", "x", "--root", str(project), "--tree", str(project / "nowhere")])
     assert (missing.exit_code, missing.stderr) == (2, f"error: --tree {project / 'nowhere'}: not a folder\n")
@@ -244,7 +244,7 @@ def test_the_cli_joins_trees_and_says_what_it_cannot_use(project, environment):
         2, f"error: --python-env {project / 'nowhere'}: not a Python interpreter or environment folder\n",
     )
     joined = invoke(["search", "clamp_add_cuda", "--root", str(project)], env={"EXPLORER_TREES": SAMPLE})
-    assert f"{OPS}/kernels.cu:54" in joined.stdout
+    assert "sample_repo:mini_ops/csrc/kernels.cu:54" in joined.stdout
 
 
 # -- finding the environment ------------------------------------------------------------------
@@ -507,3 +507,12 @@ def test_trace_json_lists_the_trees_its_files_are_in(project):
     ]
     alone = json.loads(invoke(["trace", "mini_app.model.run", "--root", str(project), "--json"]).stdout)
     assert "trees" not in alone
+    # text writes another tree's locations short: the tree's name and the path within it
+    text = invoke(["trace", "mini_app.model.run", "--to", "soft_square_kernel", "--root", str(project), "--tree", SAMPLE])
+    hops = [line for line in text.stdout.splitlines() if line.startswith(("  0 ", "  1 ", "  2 "))][:3]
+    assert hops == [
+        "  0  python  mini_app.model.run  mini_app/model.py:21",
+        "  1  python  mini_ops.ops.soft_square  sample_repo:mini_ops/ops.py:22  ← call, at mini_app/model.py:22",
+        # ops.py:24 torch.ops.mini_ops_legacy.soft_square(x), the operator legacy.cpp:67 registers
+        "  2  yaml    mini_ops_legacy::soft_square  sample_repo:mini_ops/csrc/legacy.cpp:67  ← op_registration, at sample_repo:mini_ops/ops.py:24",
+    ]

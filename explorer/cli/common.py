@@ -22,6 +22,7 @@ from explorer.index.files import WalkOptions
 from explorer.index.reader import IndexReader
 from explorer.index.store import is_corruption
 from explorer.model import Tree, TreeKind
+from explorer.render.places import name_trees
 from explorer.trees import TreeRequest, Workspace, damaged, open_workspace
 
 
@@ -160,6 +161,7 @@ def open_index(where: TreeRequest) -> Iterator[tuple[str, IndexReader]]:
 def open_trees(where: TreeRequest) -> Iterator[Workspace]:
     """Every tree the project spans, indexed and open; notes about them said on stderr."""
     with open_workspace(where, _refresh_tree) as workspace:
+        name_trees(workspace.trees)  # for the text this command prints (render/places.py)
         for note in workspace.notes:
             stderr.print(note, markup=False, highlight=False, soft_wrap=True)
         try:

@@ -8,6 +8,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from explorer.model import Layer
+from explorer.render.places import shown_path
 from explorer.render.text import LAYER_STYLES
 from explorer.runtime.compare import Comparison, NotTaken
 from explorer.runtime.model import Reach, RunFrame, RunTrace
@@ -15,16 +16,17 @@ from explorer.runtime.model import Reach, RunFrame, RunTrace
 
 def frame_text(frame: RunFrame) -> Text:
     if frame.path and frame.line:
-        where = f"{frame.path}:{frame.line}"
+        where = f"{shown_path(frame.path)}:{frame.line}"
     else:
-        where = frame.path or ("(vendor library)" if frame.layer is Layer.VENDOR else "(no source)")
+        where = shown_path(frame.path) if frame.path else "(vendor library)" if frame.layer is Layer.VENDOR else "(no source)"
     name = f"import {frame.name}" if frame.reach is Reach.IMPORT else frame.name
     text = Text.assemble(
         (f"{frame.layer.value:<7}", LAYER_STYLES[frame.layer]), " ", (name, "bold"), "  ", (where, "cyan"),
     )
     how = reach_label(frame)
     if frame.site is not None:
-        how = f"{how}, at {frame.site[0]}:{frame.site[1]}" if how else f"at {frame.site[0]}:{frame.site[1]}"
+        at = f"at {shown_path(frame.site[0])}:{frame.site[1]}"
+        how = f"{how}, {at}" if how else at
     if how:
         text.append(f"  ← {how}", "dim")
     if frame.calls > 1:

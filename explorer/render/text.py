@@ -14,6 +14,7 @@ from explorer.index.build import RefreshReport
 from explorer.model import CallEdge, CallNode, Language, Layer, Resolution, Symbol, Tree, TreeKind
 from explorer.query.notes import UnreadableDefinition
 from explorer.query.patterns import target_heading
+from explorer.render.places import shown_path
 
 if TYPE_CHECKING:  # only annotations: a command imports the query layer it runs, no more
     from explorer.config import Setting
@@ -43,11 +44,11 @@ def location(symbol: Symbol) -> str:
         if symbol.lang == "python":
             return "(generated at build time: no source)"
         return f"({symbol.signature})" if symbol.signature else "(not defined in the tree)"
-    return f"{printable(symbol.path)}:{symbol.line}"
+    return f"{printable(shown_path(symbol.path))}:{symbol.line}"
 
 
 def site_text(site: tuple[str, int]) -> str:
-    return f"{printable(site[0])}:{site[1]}"
+    return f"{printable(shown_path(site[0]))}:{site[1]}"
 
 
 def unreadable_note(unreadable: tuple[UnreadableDefinition, ...]) -> str | None:
@@ -55,7 +56,7 @@ def unreadable_note(unreadable: tuple[UnreadableDefinition, ...]) -> str | None:
     if not unreadable:
         return None
     named = "; ".join(
-        f"{printable(d.path)}:{d.line} {printable(d.qname)}: {printable(d.reason)}" for d in unreadable[:_NOTES_NAMED]
+        f"{printable(shown_path(d.path))}:{d.line} {printable(d.qname)}: {printable(d.reason)}" for d in unreadable[:_NOTES_NAMED]
     )
     if len(unreadable) > _NOTES_NAMED:
         named += f"; and {len(unreadable) - _NOTES_NAMED:,} more"
@@ -121,7 +122,7 @@ def details_text(console: Console, details: SymbolDetails) -> None:
     console.print(title)
     if symbol.path is not None:
         end = f"-{symbol.end_line}" if symbol.end_line and symbol.end_line != symbol.line else ""
-        console.print(Text(f"  defined at {printable(symbol.path)}:{symbol.line}{end} ({symbol.lang.value})", style="cyan"))
+        console.print(Text(f"  defined at {printable(shown_path(symbol.path))}:{symbol.line}{end} ({symbol.lang.value})", style="cyan"))
     if symbol.signature and symbol.kind.value != "external":
         console.print(Text(f"  {printable(symbol.signature)}"))
     if details.operator is not None or details.kernels:
@@ -144,7 +145,7 @@ def details_text(console: Console, details: SymbolDetails) -> None:
             details.snippet.text, lexer, line_numbers=True,
             start_line=details.snippet.first_line, word_wrap=False, theme="ansi_dark",
         )
-        console.print(Panel(syntax, title=Text(printable(details.snippet.path)), title_align="left", expand=False))
+        console.print(Panel(syntax, title=Text(printable(shown_path(details.snippet.path))), title_align="left", expand=False))
 
 
 def _operator_text(console: Console, details: SymbolDetails) -> None:
@@ -179,7 +180,7 @@ def _operator_text(console: Console, details: SymbolDetails) -> None:
 
 def _derivatives_text(console: Console, details: SymbolDetails) -> None:
     for path, entry in details.derivatives:
-        console.print(Text(f"  autograd formulas at {printable(path)}:{entry.line}", style="cyan"))
+        console.print(Text(f"  autograd formulas at {printable(shown_path(path))}:{entry.line}", style="cyan"))
         for gradients, formula in entry.formulas:
             console.print(Text(f"    {printable(gradients)}: {printable(formula)}"))
 
