@@ -104,6 +104,20 @@ def test_show_an_operator_prints_its_dispatch_table():
     assert ["CUDA", "(via", "aten::addmm.out)", "at::native::addmm_out_cuda", "aten/src/ATen/native/cuda/Blas.cpp:65"] in structured
 
 
+def test_show_says_how_many_lines_of_the_definition_it_left_out():
+    # module.py:189 `def _call_impl(...)` to :231 `return result`: 15 lines shown, 28 left
+    shown = run("show", "torch.nn.modules.module.Module._call_impl")
+    assert shown.exit_code == 0
+    box = shown.stdout.splitlines()
+    assert "   203 " in box[-2] and "   204 " not in shown.stdout
+    assert box[-1].startswith("╰─ 28 more lines to line 231; --lines N shows more ─")
+    whole = run("show", "torch.nn.modules.module.Module._call_impl", "--lines", "43")
+    assert "   231         return result" in whole.stdout and "more line" not in whole.stdout
+    listed = json.loads(run("show", "torch.nn.modules.module.Module._call_impl", "--json", "--lines", "40").stdout)
+    assert listed["definitions"][0]["snippet_lines_left_out"] == 3
+    assert run("show", "torch.nn.modules.module.Module._call_impl", "--lines", "0").stderr == "error: --lines must be at least 1\n"
+
+
 def test_show_json_for_an_operator_overload():
     shown = json.loads(run("show", "conv2d.padding", "--json").stdout)
     assert shown["via"] == ["conv2d.padding -> aten::conv2d.padding"]

@@ -96,6 +96,8 @@ def _show_arguments(parser: argparse.ArgumentParser) -> None:
     _tree_options(parser)
     _json_option(parser, "text")
     _tests_option(parser, "list the kernels registered by")
+    parser.add_argument("--lines", type=int, default=15, metavar="N",
+                        help="Lines of the definition's source shown (default 15); the box says how many more there are.")
 
 
 def _trace_arguments(parser: argparse.ArgumentParser) -> None:

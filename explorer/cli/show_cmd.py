@@ -5,7 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 
 from explorer.cli.common import open_index, reports_errors, stdout
-from explorer.query.details import describe
+from explorer.errors import UsageError
+from explorer.query.details import DEFAULT_SNIPPET_LINES, describe
 from explorer.query.lookup import resolve
 from explorer.render.json_out import details_json, dumps, write_json
 from explorer.render.text import details_text, printable
@@ -20,11 +21,14 @@ def show(
     where: TreeRequest,
     json: bool = False,
     tests: bool = False,
+    lines: int = DEFAULT_SNIPPET_LINES,
 ) -> None:
     """Show a symbol's definition: location, signature, source, dispatch table or alias target."""
+    if lines < 1:
+        raise UsageError("--lines must be at least 1")
     with open_index(where) as (tree, store):
         resolution = resolve(store, symbol)
-        details = [describe(store, tree, found, tests=tests) for found in resolution.symbols[:_MAX_SHOWN]]
+        details = [describe(store, tree, found, lines, tests=tests) for found in resolution.symbols[:_MAX_SHOWN]]
     if json:
         write_json(stdout, dumps({"query": symbol, "via": resolution.via, "definitions": [details_json(d) for d in details]}))
         return

@@ -21,6 +21,7 @@ class Snippet:
     path: str
     first_line: int
     text: str
+    lines_left_out: int = 0  # of the definition, after the last line shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +49,10 @@ class SymbolDetails:
     test_kernels: int = 0  # dispatch rows the tree's tests register, left out (test_code.py)
 
 
-def describe(store: IndexReader, root: str, symbol: Symbol, snippet_lines: int = 15, tests: bool = False) -> SymbolDetails:
+DEFAULT_SNIPPET_LINES = 15
+
+
+def describe(store: IndexReader, root: str, symbol: Symbol, snippet_lines: int = DEFAULT_SNIPPET_LINES, tests: bool = False) -> SymbolDetails:
     """`tests`: also the kernels the tree's tests register for a production operator."""
     snippet = read_snippet(root, symbol, snippet_lines)
     if symbol.kind is SymbolKind.OPERATOR:
@@ -105,5 +109,6 @@ def read_snippet(root: str, symbol: Symbol, max_lines: int) -> Snippet | None:
     lines = source_lines(os.path.join(root, symbol.path))
     if not lines:
         return None
-    last = min(symbol.end_line or symbol.line, symbol.line + max_lines - 1, len(lines))
-    return Snippet(symbol.path, symbol.line, "\n".join(lines[symbol.line - 1:last]))
+    end = min(symbol.end_line or symbol.line, len(lines))
+    last = min(end, symbol.line + max_lines - 1)
+    return Snippet(symbol.path, symbol.line, "\n".join(lines[symbol.line - 1:last]), end - last)

@@ -105,6 +105,7 @@ def details_json(details: SymbolDetails) -> dict[str, object]:
         out["target"] = details.symbol.target
     if details.snippet is not None:
         out["snippet"] = details.snippet.text
+        out["snippet_lines_left_out"] = details.snippet.lines_left_out
     if details.operator is not None:
         info = details.operator
         out["operator"] = {

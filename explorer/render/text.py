@@ -145,7 +145,11 @@ def details_text(console: Console, details: SymbolDetails) -> None:
             details.snippet.text, lexer, line_numbers=True,
             start_line=details.snippet.first_line, word_wrap=False, theme="ansi_dark",
         )
-        console.print(Panel(syntax, title=Text(printable(shown_path(details.snippet.path))), title_align="left", expand=False))
+        left_out = details.snippet.lines_left_out
+        more = Text(f"{left_out} more line{'s' if left_out != 1 else ''} to line {details.snippet.first_line + len(details.snippet.text.splitlines()) + left_out - 1}; "
+                    "--lines N shows more") if left_out else None
+        console.print(Panel(syntax, title=Text(printable(shown_path(details.snippet.path))), title_align="left", expand=False,
+                            subtitle=more, subtitle_align="left"))
 
 
 def _operator_text(console: Console, details: SymbolDetails) -> None:
