@@ -13,10 +13,30 @@ from explorer.index.store import IndexStore
 from explorer.workspace import SAMPLE_ROOT
 
 
+@pytest.fixture(scope="session")
+def _sample_indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's cache, holding the bundled tree's index before any test runs a command
+    on it: what a command prints must not depend on whether it was the first to index the
+    tree (a first index says how it goes: test_progress.py)."""
+    cache = tmp_path_factory.getbasetemp() / "cache"
+    from explorer.workspace import default_index_path
+
+    previous = os.environ.get("EXPLORER_CACHE_DIR")
+    os.environ["EXPLORER_CACHE_DIR"] = str(cache)
+    try:
+        refresh(str(SAMPLE_ROOT), default_index_path(str(SAMPLE_ROOT)))
+    finally:
+        if previous is None:
+            del os.environ["EXPLORER_CACHE_DIR"]
+        else:
+            os.environ["EXPLORER_CACHE_DIR"] = previous
+    return cache
+
+
 @pytest.fixture(autouse=True)
-def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _private_cache(_sample_indexed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Index files go to a per-session temporary cache, never to the user's."""
-    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(_sample_indexed))
     monkeypatch.delenv("EXPLORER_ROOT", raising=False)
     # Installed packages join a query only where a test names an environment: what the
     # machine running the tests has installed must not change their answers.

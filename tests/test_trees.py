@@ -488,6 +488,16 @@ def test_index_leaves_a_tree_inside_the_project_to_that_tree(tmp_path):
     assert (second["reparsed"], second["removed"], second["files"]) == (0, 0, 2)
 
 
+def test_an_unknown_name_offers_the_projects_own_definitions_first(project):
+    # `forward` is defined in 21 places; the project's App.forward (mini_app/model.py:16) is
+    # longer than sample_repo's mynet.net.Net.forward, and comes first all the same
+    result = invoke(["show", "App.forwrd", "--root", str(project), "--tree", SAMPLE, "--python-env", "none"])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == "error: unknown symbol: App.forwrd; closest: mini_app.model.App.forward, mynet.net.Net.forward"
+    alone = invoke(["show", "App.forwrd", "--python-env", "none"])  # the bundled tree alone: the shortest first
+    assert alone.stderr.splitlines()[-1].startswith("error: unknown symbol: App.forwrd; closest: mynet.net.Net.forward, ")
+
+
 def test_trace_json_lists_the_trees_its_files_are_in(project):
     import json
 

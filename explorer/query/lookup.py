@@ -15,6 +15,7 @@ Anything else is an UnknownSymbolError carrying the closest matches from search.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -26,6 +27,7 @@ from explorer.query.bindings import binding_operators, bound_in_another_module, 
 from explorer.query.extensions import ExtensionModules, registered_operators
 from explorer.query.patterns import checked_query
 from explorer.query.search import search
+from explorer.query.test_code import is_test_code
 
 _MAX_HOPS = 12  # re-export chains are short; this only stops cycles
 _PATH_SEPARATOR = re.compile(r"::|\.")
@@ -95,18 +97,25 @@ def find(store: IndexReader, query: str) -> Resolution | None:
 
 def suggestions(store: IndexReader, query: str, count: int = 5) -> list[str]:
     """Qualified names to offer for a name that resolved to nothing: close spellings of its
-    last part first (a typo: `conv2dd` -> conv2d), then what search ranks best."""
+    last part first (a typo: `conv2dd` -> conv2d), then what search ranks best; the project's
+    own definitions before other trees' (its paths are relative), and production code before
+    tests, each group in that order."""
     import difflib  # only when a name is not found
 
     name = _PATH_SEPARATOR.split(query)[-1]
     pool = store.names_with_prefix(name[:2].lower(), 20_000) if len(name) >= 2 else []
     close = difflib.get_close_matches(name, pool, n=count, cutoff=0.75)
-    offered = []
+    offered: list[Symbol] = []
     for spelling in close:
-        qnames = sorted({s.qname for s in named_exactly(store, spelling)}, key=lambda qname: (len(qname), qname))
-        offered += qnames[:2]
-    offered += [hit.symbol.qname for hit in search(store, query, limit=count)]
-    return list(dict.fromkeys(offered))[:count]
+        named = {symbol.qname: symbol for symbol in sorted(named_exactly(store, spelling), key=_owned_first, reverse=True)}
+        offered += sorted(named.values(), key=lambda s: (*_owned_first(s), len(s.qname), s.qname))[:2]
+    offered += [hit.symbol for hit in search(store, query, limit=count)]
+    ranked = sorted(offered, key=_owned_first)  # stable: within a group, the order above
+    return list(dict.fromkeys(symbol.qname for symbol in ranked))[:count]
+
+
+def _owned_first(symbol: Symbol) -> tuple[bool, bool]:
+    return bool(symbol.path) and os.path.isabs(symbol.path or ""), is_test_code(symbol.path)
 
 
 def named_exactly(store: IndexReader, name: str) -> list[Symbol]:
