@@ -260,6 +260,18 @@ def test_trace_with_no_path_says_how_far_it_got_and_exits_1():
     ]
 
 
+def test_a_to_that_names_nothing_says_so_with_the_closest_names_and_walks_nothing():
+    result = run("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForwardd")
+    assert (result.exit_code, result.stdout) == (1, "no definition in the trees is named like --to cudnnConvolutionForwardd; "
+                                                    "closest: cudnnConvolutionForward, at::native::cudnn_convolution_forward_out\n")
+    listed = json.loads(run("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForwardd", "--json").stdout)
+    assert (listed["paths"], listed["target_closest"]) == ([], ["cudnnConvolutionForward", "at::native::cudnn_convolution_forward_out"])
+    drawn = run("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForwardd", "-f", "dot")
+    assert drawn.exit_code == 1 and drawn.stderr.endswith("closest: cudnnConvolutionForward, at::native::cudnn_convolution_forward_out; nothing drawn\n")
+    # part of a name some definition has is still a target: cudnnConvolutionForward holds it
+    assert run("trace", "torch.nn.Conv2d", "--to", "cudnnConvolution").stdout.startswith("2 paths from torch.nn.modules.conv.Conv2d to cudnnConvolution ")
+
+
 @pytest.mark.parametrize("args, code, message", [
     (["trace", "torch.nn.Conv2dd"], 1, "error: unknown symbol: torch.nn.Conv2dd; closest: torch.nn.modules.conv.Conv2d"),
     (["trace", "torch.nn.Conv2d", "--to", "("], 2, "error: --to '(' is not a regular expression: "),

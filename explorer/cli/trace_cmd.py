@@ -62,6 +62,9 @@ def trace(
             _note_unreadable(report)
             return
     if request.wanted:
+        if report.target_closest is not None:
+            closest = f"; closest: {', '.join(report.target_closest)}" if report.target_closest else ""
+            raise ExplorerError(f"no definition in the trees is named like --to {printable(target_heading(to or ''))}{closest}; nothing drawn")
         if to is not None and not report.trace.paths:
             raise ExplorerError(
                 f"no path from {printable(report.start.symbol.qname)} to {printable(target_heading(to))} (backend {backend}); nothing drawn"

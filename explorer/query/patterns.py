@@ -69,6 +69,16 @@ class TargetPattern:
 VENDOR_TARGET = TargetPattern("any vendor API", TargetKind.VENDOR)
 
 
+def matches_nothing(store: IndexReader, target: TargetPattern) -> bool:
+    """Whether no definition can match a --to written as part of a name: no name in the trees
+    holds its last part. (A name some definition has matches by construction; a regular
+    expression is tried as the trace goes.)"""
+    if target.kind is not TargetKind.PART:
+        return False
+    last = _NAME_PARTS.split(target.written)[-1].lower()
+    return not store.names_matching_glob(f"*{last}*", 1)  # a plain name holds no GLOB character
+
+
 def target_heading(written: str) -> str:
     """How `--to` reads in a heading: a name as written, a regular expression /between slashes/."""
     return written if _PLAIN_NAME.fullmatch(written) else f"/{written}/"

@@ -28,11 +28,11 @@ from explorer.model import CallEdge, CallNode, EdgeKind, Layer, Resolution, Symb
 from explorer.query.backends import BACKENDS
 from explorer.query.bindings import binding_operators, binding_symbol, is_out_overload
 from explorer.query.graph import CallGraph
-from explorer.query.lookup import Resolution as Named, plain_call_order, resolve
+from explorer.query.lookup import Resolution as Named, plain_call_order, resolve, suggestions
 from explorer.query.nodes import layer_of
 from explorer.query.notes import UnreadableDefinition
 from explorer.query.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS
-from explorer.query.patterns import VENDOR_TARGET, TargetPattern, target_pattern
+from explorer.query.patterns import VENDOR_TARGET, TargetPattern, matches_nothing, target_pattern
 
 if TYPE_CHECKING:
     from explorer.index.kept_edges import KeptEdges
@@ -498,6 +498,8 @@ class TraceReport:
     to: str | None = None  # the --to name or regex, as given
     unreadable: tuple[UnreadableDefinition, ...] = ()  # definitions whose locals libcst could not read
     entry: Entry | None = None  # the query names several overloads: `start` is their root
+    # --to names nothing in the trees: the names closest to it, and no walk was made
+    target_closest: list[str] | None = None
 
 
 def trace_symbol(
@@ -525,6 +527,9 @@ def trace_symbol(
     start = entry.root if entry is not None else graph.node(symbols[0])
     if entry is not None and entry.made:
         depth += 1  # the root is no definition: --max-depth counts from the overloads
+    if target is not None and to is not None and matches_nothing(store, target):
+        nothing = Trace(TraceNode(start, None), [], [])
+        return TraceReport(query, backend, start, nothing, others, to, (), entry, suggestions(store, to))
     found = trace(graph, start, max_depth=depth, target=target, paths=paths, entry=entry)
     return TraceReport(query, backend, start, found, others, to, graph.python.unreadable.records(), entry)
 

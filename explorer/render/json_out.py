@@ -258,6 +258,8 @@ def trace_json(report: TraceReport, root: str, to: str | None, trees: list[Tree]
                                      for path in trace.paths or []]
         if not trace.paths:
             out["deepest"] = [node_json(hop.node, None) for hop in trace.deepest]
+        if report.target_closest is not None:  # --to names nothing in the trees
+            out["target_closest"] = report.target_closest
     return out
 
 

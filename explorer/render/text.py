@@ -238,6 +238,10 @@ def trace_text(console: Console, report: TraceReport, to: str | None) -> None:
     target = printable(target_heading(to))
     if entry is not None:
         start += f" ({entry.count} {entry.noun}s)"
+    if report.target_closest is not None:
+        closest = f"; closest: {', '.join(printable(name) for name in report.target_closest)}" if report.target_closest else ""
+        console.print(Text(f"no definition in the trees is named like --to {target}{closest}"), soft_wrap=True)
+        return
     if not trace.paths:
         console.print(Text(f"no path from {start} to {target} (backend {report.backend})"))
         if trace.deepest:
