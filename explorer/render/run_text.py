@@ -9,7 +9,7 @@ from rich.tree import Tree
 
 from explorer.model import Layer
 from explorer.render.places import shown_path
-from explorer.render.text import LAYER_STYLES
+from explorer.render.text import LAYER_STYLES, site_text
 from explorer.runtime.compare import Comparison, NotTaken
 from explorer.runtime.model import Reach, RunFrame, RunTrace
 
@@ -25,7 +25,7 @@ def frame_text(frame: RunFrame) -> Text:
     )
     how = reach_label(frame)
     if frame.site is not None:
-        at = f"at {shown_path(frame.site[0])}:{frame.site[1]}"
+        at = f"at {site_text(frame.site)}"
         how = f"{how}, {at}" if how else at
     if how:
         text.append(f"  ← {how}", "dim")

@@ -48,7 +48,9 @@ def location(symbol: Symbol) -> str:
 
 
 def site_text(site: tuple[str, int]) -> str:
-    return f"{printable(shown_path(site[0]))}:{site[1]}"
+    """`file:line`; the file alone where no line is known (never `:0`)."""
+    path = printable(shown_path(site[0]))
+    return f"{path}:{site[1]}" if site[1] and site[1] > 0 else path
 
 
 def unreadable_note(unreadable: tuple[UnreadableDefinition, ...]) -> str | None:

@@ -283,7 +283,8 @@ class _Matcher:
             # a function defined inside the grandparent and handed down (`_apply(convert)`)
             nested = [s for s in self.store.symbols_with_qname(callee.name) if s.kind is SymbolKind.FUNCTION]
             if nested:
-                return CallEdge(CallNode(nested[0], Layer.PYTHON), EdgeKind.PASSED, site=(grandparent.symbol.path or "", callee.line or 0))
+                where = (grandparent.symbol.path, callee.line) if grandparent.symbol.path and callee.line else None
+                return CallEdge(CallNode(nested[0], Layer.PYTHON), EdgeKind.PASSED, site=where)
         return None
 
     def _through_macro(self, caller: CallNode, callee: RunFrame) -> CallEdge | None:
