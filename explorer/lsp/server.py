@@ -31,7 +31,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from explorer import __version__
-from explorer.render.progress import DONE_LINE
+from explorer.render.progress import reported
 from explorer.config import find_config, resolve_settings
 from explorer.diagram.build import trace_diagram
 from explorer.diagram.fold import shape
@@ -217,13 +217,8 @@ class ExplorerServer(LanguageServer):
         """The indexing process's lines, as they come; its progress lines are passed on to
         the editor as work-done reports (a percentage where they count files)."""
         for line in lines or ():
-            if line.startswith(("indexing ", "indexed ")) and self._loop is not None:
-                counted = DONE_LINE.match(line)
-                percentage = None
-                if counted is not None:
-                    total = int(counted["total"].replace(",", ""))
-                    percentage = min(100, int(counted["done"].replace(",", "")) * 100 // max(total, 1))
-                self._loop.call_soon_threadsafe(self._report_progress, line.strip(), percentage)
+            if (said := reported(line)) is not None and self._loop is not None:
+                self._loop.call_soon_threadsafe(self._report_progress, *said)
             yield line
 
     def _report_progress(self, message: str, percentage: int | None) -> None:

@@ -68,6 +68,28 @@ class CallGraph:
                 if node.layer not in (Layer.PYTHON, Layer.BINDING) and node.key not in self._edges
             ])
 
+    def edges_by_site(self, node: CallNode) -> list[CallEdge]:
+        """Every call the node makes: an edge per definition and call site, where `edges`
+        keeps a definition's first call alone (`self.relu(...)` twice is two). What `callees`
+        lists; worked out afresh, never kept."""
+        return self._worked_out(node, by_site=True)
+
+    def _worked_out(self, node: CallNode, by_site: bool) -> list[CallEdge]:
+        source = self.python if node.layer in (Layer.PYTHON, Layer.BINDING) else self.native
+        computed = self.flow.edges(node) if node.layer is Layer.PYTHON else None
+        found: list[CallEdge] = []
+        seen: set[tuple] = set()
+        for edge in computed if computed is not None else source.edges(node):
+            if not node_allowed(edge.target, self.backend):
+                continue
+            if not self.tests and hidden_as_test(node.symbol.path, edge.target.symbol.path):
+                continue
+            identity = (edge.target.key, edge.kind, edge.dispatch_key, edge.site if by_site else None)
+            if identity not in seen:
+                seen.add(identity)
+                found.append(edge)
+        return found
+
     def edges(self, node: CallNode) -> list[CallEdge]:
         cached = self._edges.get(node.key)
         if cached is not None:
@@ -77,18 +99,7 @@ class CallGraph:
         if kept_as is not None and self.kept is not None and (kept := self.kept.get(kept_as)) is not None:
             self._edges[node.key] = kept
             return kept
-        computed = self.flow.edges(node) if node.layer is Layer.PYTHON else None
-        found: list[CallEdge] = []
-        seen: set[tuple] = set()
-        for edge in computed if computed is not None else source.edges(node):
-            if not node_allowed(edge.target, self.backend):
-                continue
-            if not self.tests and hidden_as_test(node.symbol.path, edge.target.symbol.path):
-                continue
-            identity = (edge.target.key, edge.kind, edge.dispatch_key)
-            if identity not in seen:
-                seen.add(identity)
-                found.append(edge)
+        found = self._worked_out(node, by_site=False)
         self._edges[node.key] = found
         if kept_as is not None and self.kept is not None:
             self.kept.put(kept_as, found)

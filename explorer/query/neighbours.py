@@ -68,13 +68,18 @@ def neighbours(store: IndexReader, root: str, query: str, direction: str, depth:
             if len(found) >= _MAX_RESULTS:
                 truncated = True
                 break
-            steps = reverse.of(node) if reverse is not None else ((edge.target, edge) for edge in graph.edges(node))
+            # callees: each call the node makes (a sub-module called twice is listed twice);
+            # callers: each definition that calls it. Either way a definition is followed once.
+            steps = reverse.of(node) if reverse is not None else ((edge.target, edge) for edge in graph.edges_by_site(node))
+            listed: set[tuple[object, ...]] = set()
             for other, edge in steps:
-                if _identity(other) in seen:
+                if _identity(other) in seen and (reverse is not None or (_identity(other), edge.site) in listed or level > 1):
                     continue
-                seen.add(_identity(other))
+                listed.add((_identity(other), edge.site))
                 found.append(Neighbour(level, other, edge, node))
-                next_frontier.append(other)
+                if _identity(other) not in seen:
+                    seen.add(_identity(other))
+                    next_frontier.append(other)
         frontier = next_frontier
     truncated = truncated or (reverse is not None and reverse.truncated)
     return NeighbourReport(query, direction, start, found, truncated, graph.python.unreadable.records())

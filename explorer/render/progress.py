@@ -4,7 +4,8 @@ reads back for the editor).
 On a terminal: a live bar (files done of all, files a second, time left), gone when the work
 is; then one line saying what was done, if it was long. Anywhere else (a CI log, a file, an
 editor reading stderr): plain lines, at the start, at each tenth of the files, and at the end.
-A refresh of a few changed files says nothing: that is the fast path, run by every query.
+Work on fewer than ANNOUNCED_FILES files says nothing: a refresh of a few changed files is the
+fast path every query runs, and a small tree is indexed in a second or two.
 """
 
 from __future__ import annotations
@@ -15,11 +16,23 @@ from collections.abc import Callable
 
 from rich.console import Console
 
-ANNOUNCED_FILES = 200  # a refresh of fewer files than this is quiet, unless it builds a new index
+ANNOUNCED_FILES = 200  # fewer files than this take a second or two: quiet, new index or not
 _LOG_STEPS = 10  # plain lines: at most one per tenth of the files,
 _LOG_SECONDS = 5.0  # and none sooner than this after the last
 # The plain line for files done (the language server reads it back for the editor's progress)
 DONE_LINE = re.compile(r"^indexing (?P<what>.+): (?P<done>[\d,]+)/(?P<total>[\d,]+) files")
+
+
+def reported(line: str) -> tuple[str, int | None] | None:
+    """A plain progress line read back (the language server passes them on to the editor):
+    its text and, where it counts files, the percentage done; None for any other line."""
+    if not line.startswith(("indexing ", "indexed ")):
+        return None
+    counted = DONE_LINE.match(line)
+    if counted is None:
+        return line.strip(), None
+    total = int(counted["total"].replace(",", ""))
+    return line.strip(), min(100, int(counted["done"].replace(",", "")) * 100 // max(total, 1))
 
 
 def files(count: int) -> str:
@@ -56,7 +69,7 @@ class IndexProgress:
     def parsing(self, count: int, new_index: bool) -> None:
         self.files, self._started = count, self.clock()
         files_to_parse = files(count)
-        self.shown = new_index or count >= ANNOUNCED_FILES
+        self.shown = count >= ANNOUNCED_FILES
         if not self.shown:
             return
         why = self.once if new_index else "changed since the last index"

@@ -337,6 +337,9 @@ def neighbours_text(console: Console, report: NeighbourReport) -> None:
         edge = found.edge
         node_text = hop_text(found.node, None)
         how = edge.label + (f", {edge.resolution.value}" if edge.resolution is not Resolution.EXACT else "")
+        owner = found.node.self_class
+        if owner and not found.node.symbol.qname.startswith(f"{owner}."):  # Module.__call__ of self.relu: on a ReLU
+            how += f" on {printable(owner.rpartition('.')[2])}"
         if edge.site is not None:
             how += f", at {site_text(edge.site)}"
         node_text.append(f"  ({how}; {printable(found.via.symbol.qname)})", "dim")
