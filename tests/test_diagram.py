@@ -19,7 +19,7 @@ from explorer.diagram.model import MORE, Diagram, DiagramEdge, DiagramNode, Emph
 from explorer.model import Layer
 from explorer.query.neighbours import neighbours
 from explorer.query.trace import trace_symbol
-from explorer.render.dot import PATH_COLOUR, to_dot
+from explorer.render.dot import LAYER_STYLES, PATH_COLOUR, to_dot
 from explorer.render.links import LinkTemplate
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz's dot program is not installed")
@@ -171,20 +171,23 @@ def test_dot_is_byte_identical_across_runs(sample_store, sample_root, conv2d):
 
 
 @needs_dot
-def test_dot_clusters_labels_and_highlighted_edges_as_graphviz_reads_them(conv2d, sample_root):
+def test_dot_of_paths_draws_the_first_as_a_spine_with_labels_and_highlighted_edges(conv2d, sample_root):
     links = LinkTemplate.parse("https://github.com/pytorch/pytorch/blob/v2.4.0/{file}#L{line}", sample_root)
     graph = laid_out(to_dot(conv2d, links))
     objects = graph["objects"]
-    clusters = {o["name"]: o for o in objects if o["name"].startswith("cluster_")}
-    assert list(clusters) == ["cluster_python", "cluster_binding", "cluster_yaml", "cluster_cpp", "cluster_vendor", "cluster_legend"]
-    assert [clusters[c]["label"] for c in list(clusters)[:5]] == [
-        "Python (torch.nn, functional)", "Bindings (torch._C)", "Operators (native_functions.yaml)",
-        "ATen C++", "Vendor libraries (cuDNN, cuBLAS, MKLDNN)",
-    ]
+    # paths: no box per layer (a path crossing them twenty times would bend round each); the
+    # layer is the node's colour, and the legend says which
+    assert [o["name"] for o in objects if o["name"].startswith("cluster_")] == ["cluster_legend"]
     by_name = {conv2d.node(o["name"]).name: o for o in objects if o["name"].startswith("n")}
-    python = {conv2d.node(objects[i]["name"]).name for i in clusters["cluster_python"]["nodes"]}
-    assert python == {"Conv2d", "Module.__call__", "Module._wrapped_call_impl", "Module._call_impl", "Conv2d.forward",
-                      "Conv2d._conv_forward", "conv2d", "pad", "_pair"}
+    assert (by_name["Conv2d"]["fillcolor"], by_name["aten::conv2d"]["fillcolor"], by_name["conv2d_symint"]["fillcolor"]) == (
+        LAYER_STYLES[Layer.PYTHON].fill, LAYER_STYLES[Layer.YAML].fill, LAYER_STYLES[Layer.CPP].fill)
+    # the first path listed is one group, its hops heavy edges: graphviz draws it straight down
+    spine = [o for o in objects if o.get("group") == "spine"]
+    assert sorted(conv2d.node(o["name"]).name for o in spine) == sorted(CONV2D_PATH)
+    name_of = {o["_gvid"]: conv2d.node(o["name"]).name for o in objects if o["name"].startswith("n")}
+    heavy = [(name_of[e["tail"]], name_of[e["head"]]) for e in graph["edges"] if e.get("weight") == "20"]
+    assert sorted(heavy) == sorted(zip(CONV2D_PATH, CONV2D_PATH[1:]))
+    assert len({round(float(o["pos"].split(",")[0])) for o in spine}) == 1  # one column: the line is straight
     conv = by_name["Conv2d"]
     assert conv["tooltip"] == "torch.nn.modules.conv.Conv2d"
     assert conv["URL"] == "https://github.com/pytorch/pytorch/blob/v2.4.0/torch/nn/modules/conv.py#L187"
@@ -192,7 +195,6 @@ def test_dot_clusters_labels_and_highlighted_edges_as_graphviz_reads_them(conv2d
     assert (conv["shape"], by_name["aten::conv2d"]["shape"], by_name["cudnnConvolutionForward"]["shape"]) == ("box3d", "box", "cylinder")
     assert by_name["cudnnConvolutionForward"]["peripheries"] == "2"
     assert "URL" not in by_name["cudnnConvolutionForward"]  # no source to link to
-    name_of = {o["_gvid"]: conv2d.node(o["name"]).name for o in objects if o["name"].startswith("n")}
     labelled = {(name_of[e["tail"]], name_of[e["head"]]): e for e in graph["edges"] if e["tail"] in name_of and e["head"] in name_of}
     assert labelled[("aten::cudnn_convolution", "cudnn_convolution")]["label"] == " CUDA ? "
     assert labelled[("aten::conv2d", "conv2d_symint")]["label"] == " CompositeImplicitAutograd "
@@ -206,23 +208,38 @@ def test_dot_clusters_labels_and_highlighted_edges_as_graphviz_reads_them(conv2d
     assert labelled[("_convolution", "select_conv_backend")]["color"] == "#c9c9c9"  # faint
 
 
+def test_dot_of_a_tree_boxes_each_layer(sample_store, sample_root):
+    report = trace_symbol(sample_store, sample_root, "torch.nn.Conv2d", max_depth=12)
+    graph = laid_out(to_dot(trace_diagram(report), LinkTemplate.parse(None, sample_root)))
+    clusters = {o["name"]: o for o in graph["objects"] if o["name"].startswith("cluster_")}
+    assert list(clusters)[:4] == ["cluster_python", "cluster_binding", "cluster_yaml", "cluster_cpp"]
+    assert list(clusters)[-1] == "cluster_legend"
+    assert [clusters[c]["label"] for c in list(clusters)[:4]] == [
+        "Python (torch.nn, functional)", "Bindings (torch._C)", "Operators (native_functions.yaml)", "ATen C++",
+    ]
+    assert not any(o.get("group") for o in graph["objects"])
+
+
 @needs_dot
 def test_svg_holds_named_nodes_tooltips_and_links(tmp_path, sample_root):
     result = invoke(["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "svg",
                                  "-o", str(tmp_path / "conv2d.svg")])
     assert result.exit_code == 0, result.output
-    assert result.stdout == f"wrote {tmp_path / 'conv2d.svg'} (49 nodes, 56 edges)\n"
+    # the two paths alone (21 hops, and conv2d.padding's 2 beside them): 23 nodes, 23 edges
+    assert result.stdout == f"wrote {tmp_path / 'conv2d.svg'} (23 nodes, 23 edges)\n"
     svg = ElementTree.parse(tmp_path / "conv2d.svg").getroot()
     ns = {"svg": "http://www.w3.org/2000/svg", "xlink": "http://www.w3.org/1999/xlink"}
     nodes = {g.get("id"): g for g in svg.iterfind(".//svg:g[@class='node']", ns)}
-    assert len([i for i in nodes if i.startswith("n")]) == 49
+    assert len([i for i in nodes if i.startswith("n")]) == 23
     texts = [t.text for t in nodes["n0"].iterfind(".//svg:text", ns)]
     assert texts == ["Conv2d", "torch/nn/modules/conv.py:187"]
     anchor = nodes["n0"].find(".//svg:a", ns)
     assert anchor.get(f"{{{ns['xlink']}}}title") == "torch.nn.modules.conv.Conv2d"
     assert anchor.get(f"{{{ns['xlink']}}}href") == "file://" + os.path.join(os.path.abspath(sample_root), "torch/nn/modules/conv.py")
-    clusters = [g.find("svg:title", ns).text for g in svg.iterfind(".//svg:g[@class='cluster']", ns)]
-    assert clusters[:5] == ["cluster_python", "cluster_binding", "cluster_yaml", "cluster_cpp", "cluster_vendor"]
+    width, height = (float(svg.get(side).removesuffix("pt")) for side in ("width", "height"))
+    assert width < 1000 and height < 2000  # a column a screen wide, not 11,000 pixels across
+    context = cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "svg", "--context", "-o", str(tmp_path / "c.svg"))
+    assert context.stdout == f"wrote {tmp_path / 'c.svg'} (49 nodes, 56 edges)\n"  # and, faint, what each hop calls besides
 
 
 # -- the command line --------------------------------------------------------------------------
@@ -252,10 +269,11 @@ def test_without_o_a_file_named_after_the_symbol_is_written_here(tmp_path, monke
 
 
 def test_max_nodes_and_only_paths_shape_the_cli_output():
-    folded = cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "dot", "--max-nodes", "20")
+    folded = cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "dot", "--max-nodes", "20", "--context")
     assert folded.stdout.count("more</b>") == 5  # convolution's Context methods fold into a box of their own
-    paths = cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "dot", "--only-paths")
+    paths = cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "dot")
     assert paths.stdout.count("<b>") - 1 == 23  # every node, and the legend's title
+    assert cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "dot", "--only-paths").stdout == paths.stdout
 
 
 @pytest.mark.parametrize(
@@ -264,7 +282,9 @@ def test_max_nodes_and_only_paths_shape_the_cli_output():
         (["--format", "svg", "--json"], "--json prints the trace as JSON; it does not combine with --format svg"),
         (["--format", "gif"], "unknown --format 'gif'; one of: tree, dot, svg, png, html"),
         (["-o", "x.svg"], "-o writes a diagram: add --format dot, svg, png or html"),
-        (["--format", "dot", "--only-paths"], "--only-paths keeps the paths to a --to match: add --to"),
+        (["--format", "dot", "--only-paths"], "--only-paths is about the paths to a --to match: add --to"),
+        (["--format", "dot", "--context"], "--context is about the paths to a --to match: add --to"),
+        (["--to", "x", "--format", "dot", "--context", "--only-paths"], "--only-paths and --context ask for opposite drawings: give one"),
         (["--format", "dot", "--collapse", "java"], "unknown layer 'java' for --collapse; one of: python, binding, yaml, cpp, cuda, vendor"),
         (["--format", "dot", "--max-nodes", "1"], "--max-nodes must be at least 2"),
         (["--format", "dot", "--link-template", "{file}#{lineno}"], "--link-template '{file}#{lineno}': unknown field {lineno}; use {file}, {line}, {path}, {symbol}"),

@@ -61,6 +61,7 @@ def test_the_page_is_self_contained(viewer):
 
 def test_clicking_a_node_shows_its_name_location_and_source(viewer):
     page, *_ = viewer
+    page.click("#zoom-fit")  # the page opens on the first path's start: all of it, to reach the node
     page.click("#n13")  # at::native::_convolution
     assert page.inner_text("#panel .name") == "_convolution"
     assert page.inner_text("#panel .qname") == "at::native::_convolution"
@@ -86,6 +87,26 @@ def test_search_highlights_the_matching_nodes(viewer):
     page.fill("#search", "")
     assert page.inner_text("#matches") == ""
     assert page.eval_on_selector_all("g.node.match", "found => found.length") == 0
+
+
+def test_the_page_opens_on_the_first_path_from_its_start(viewer):
+    page, page_path, *_ = viewer
+    page.goto(page_path.as_uri())  # as it opens, whatever the tests before did
+    opened = view_box(page)
+    # the start (Conv2d, conv.py:187) is in the window, the vendor call at the path's end
+    # (20 hops down) is not yet, and the drawing is shown larger than fitted whole
+    inside = page.evaluate("""(ids) => ids.map((id) => {
+        const svg = document.querySelector('#canvas svg').getBoundingClientRect();
+        const box = document.getElementById(id).getBoundingClientRect();
+        return box.top >= svg.top && box.bottom <= svg.bottom; })""", ["n0", _node_named(page, "cudnnConvolutionForward")])
+    page.click("#zoom-fit")
+    whole = view_box(page)
+    assert opened[2] < whole[2] * 0.8 and inside == [True, False]
+
+
+def _node_named(page, name: str) -> str:
+    return page.evaluate("""(name) => Object.entries(JSON.parse(document.getElementById('explorer-data').textContent))
+        .find(([id, node]) => node.name === name)[0]""", name)
 
 
 def test_zoom_and_pan_move_the_view(viewer, tmp_path):

@@ -116,7 +116,9 @@ def _trace_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"With --to: how many paths to list, best first (default {DEFAULT_PATHS}).")
     _json_option(parser, "text")
     _diagram_options(parser)
-    parser.add_argument("--only-paths", action="store_true", help="Diagram: leave out what is off the --to paths.")
+    parser.add_argument("--only-paths", action="store_true", help="Diagram with --to: the paths alone (the default).")
+    parser.add_argument("--context", action="store_true",
+                        help="Diagram with --to: also draw, faint, what each hop on the paths calls besides.")
     parser.add_argument("--dynamic", metavar="CODE",
                         help="Also run this code on the bundled runtime and compare the run with the static graph (as run --compare).")
     _tests_option(parser, "follow calls and kernels into")

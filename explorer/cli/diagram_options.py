@@ -39,6 +39,7 @@ def diagram_request(
     json: bool = False,
     only_paths: bool = False,
     to: str | None = None,
+    context: bool = False,
 ) -> DiagramRequest:
     """Check the options together before any work is done."""
     if output_format not in ("tree", *FORMATS):
@@ -48,8 +49,10 @@ def diagram_request(
         raise UsageError("--json prints the trace as JSON; it does not combine with --format " + output_format)
     if output is not None and not drawing:
         raise UsageError("-o writes a diagram: add --format dot, svg, png or html")
-    if only_paths and to is None:
-        raise UsageError("--only-paths keeps the paths to a --to match: add --to")
+    if (only_paths or context) and to is None:
+        raise UsageError(f"{'--only-paths' if only_paths else '--context'} is about the paths to a --to match: add --to")
+    if only_paths and context:
+        raise UsageError("--only-paths and --context ask for opposite drawings: give one")
     if max_nodes < 2:
         raise UsageError("--max-nodes must be at least 2")
     layers = []
@@ -58,7 +61,8 @@ def diagram_request(
             layers.append(Layer(name))
         except ValueError:
             raise UsageError(f"unknown layer {name!r} for --collapse; one of: {', '.join(layer.value for layer in Layer)}") from None
-    return DiagramRequest(output_format, output, max_nodes, tuple(layers), link_template, only_paths)
+    # with --to, the paths alone unless --context asks for what is beside them
+    return DiagramRequest(output_format, output, max_nodes, tuple(layers), link_template, to is not None and not context)
 
 
 def write_diagram(diagram: Diagram, request: DiagramRequest, root: str, query: str, direction: str | None = None) -> None:

@@ -33,12 +33,13 @@ def trace(
     collapse: list[str] | None = None,
     link_template: str | None = None,
     only_paths: bool = False,
+    context: bool = False,
     dynamic: str | None = None,
     tests: bool = False,
 ) -> None:
     """Trace what calling SYMBOL runs, across Python, the torch._C binding, YAML, C++ and vendor APIs."""
     request = diagram_request(
-        output_format, output, max_nodes, collapse, link_template, json=json, only_paths=only_paths, to=to
+        output_format, output, max_nodes, collapse, link_template, json=json, only_paths=only_paths, to=to, context=context,
     )
     if dynamic is not None and (request.wanted or json):
         raise UsageError("--dynamic prints the comparison as text; it does not combine with --json or --format")

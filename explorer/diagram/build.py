@@ -2,8 +2,9 @@
 
 - A trace without --to is drawn as its tree, with repeated definitions ("shown above", cycles)
   merged into one node, so the drawing is the call graph the tree unrolled.
-- A trace with --to draws its listed paths highlighted, and beside them, faint, whatever else
-  each hop on a path calls: the branch that was not taken is where a reader looks next.
+- A trace with --to draws its listed paths highlighted, the first one marked as the spine
+  (render/dot.py draws it as one straight line, the others beside it), and with --context,
+  faint, whatever else each hop on a path calls: the branch not taken is where a reader looks next.
 - callers and callees draw each definition found, with the edge that connects it.
 """
 
@@ -21,12 +22,12 @@ from explorer.query.trace import TraceNode, TraceReport
 def trace_diagram(report: TraceReport) -> Diagram:
     trace = report.trace
     builder = _Builder()
-    builder.add(report.start, Emphasis.PATH if trace.paths else Emphasis.NORMAL, start=True)
+    builder.add(report.start, Emphasis.PATH if trace.paths else Emphasis.NORMAL, start=True, spine=bool(trace.paths))
     if trace.paths:
-        for path in trace.paths:
+        for number, path in enumerate(trace.paths):
             for before, hop in zip(path, path[1:]):
-                builder.add(hop.node, Emphasis.PATH, matched=hop.matched)
-                builder.link(before.node, hop.node, hop.edge, Emphasis.PATH)
+                builder.add(hop.node, Emphasis.PATH, matched=hop.matched, spine=number == 0)
+                builder.link(before.node, hop.node, hop.edge, Emphasis.PATH, spine=number == 0)
         for path in trace.paths:
             for hop in path:
                 for edge in trace.branches.get(hop.node.key, ()):
@@ -89,12 +90,13 @@ class _Builder:
         self.nodes: dict[tuple, DiagramNode] = {}
         self.edges: dict[tuple[str, str, str], DiagramEdge] = {}
 
-    def add(self, node: CallNode, emphasis: Emphasis, *, start: bool = False, matched: bool = False, note: str | None = None) -> None:
+    def add(self, node: CallNode, emphasis: Emphasis, *, start: bool = False, matched: bool = False, note: str | None = None,
+            spine: bool = False) -> None:
         key = node.key
         known = self.nodes.get(key)
         if known is not None:
-            if matched and not known.matched:
-                self.nodes[key] = dataclasses.replace(known, matched=True)
+            if (matched and not known.matched) or (spine and not known.spine):
+                self.nodes[key] = dataclasses.replace(known, matched=known.matched or matched, spine=known.spine or spine)
             return
         symbol = node.symbol
         self.nodes[key] = DiagramNode(
@@ -110,13 +112,16 @@ class _Builder:
             start=start,
             matched=matched,
             note=note,
+            spine=spine,
         )
 
-    def link(self, caller: CallNode, callee: CallNode, edge: CallEdge | None, emphasis: Emphasis) -> None:
+    def link(self, caller: CallNode, callee: CallNode, edge: CallEdge | None, emphasis: Emphasis, *, spine: bool = False) -> None:
         source, target = self.nodes[caller.key].id, self.nodes[callee.key].id
         kind = edge.label if edge is not None else EdgeKind.CALL
         key = (source, target, kind)
         if key in self.edges:
+            if spine and not self.edges[key].spine:
+                self.edges[key] = dataclasses.replace(self.edges[key], spine=True)
             return
         self.edges[key] = DiagramEdge(
             source=source,
@@ -125,6 +130,7 @@ class _Builder:
             emphasis=emphasis,
             site=edge.site if edge is not None else None,
             uncertain=edge is not None and edge.resolution is not Resolution.EXACT,
+            spine=spine,
         )
 
     def diagram(self, title: str, root: CallNode, *, upward: bool = False) -> Diagram:

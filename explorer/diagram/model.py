@@ -39,6 +39,7 @@ class DiagramNode:
     matched: bool = False  # matches --to
     note: str | None = None  # "depth limit", "3 definitions", ...
     members: tuple[str, ...] = ()  # for MORE and FILE nodes: the qualified names folded in
+    spine: bool = False  # on the first listed path: drawn as a straight line down the middle
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,7 @@ class DiagramEdge:
     emphasis: Emphasis = Emphasis.NORMAL
     site: tuple[str, int] | None = None  # the call that makes this edge
     uncertain: bool = False  # ambiguous, or matched by name only
+    spine: bool = False  # a hop of the first listed path
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,20 +88,28 @@ def to_dot(diagram: Diagram, links: LinkTemplate) -> str:
     )
     graph.attr("node", fontname=_FONT, fontsize="11", margin="0.14,0.06")
     graph.attr("edge", fontname=_FONT, fontsize="9", arrowsize="0.7")
-    for layer, style in LAYER_STYLES.items():
-        members = [node for node in diagram.nodes if node.layer is layer]
-        if not members:
-            continue
-        with graph.subgraph(name=f"cluster_{layer.value}") as cluster:
-            cluster.attr(
-                label=style.title, style="filled,rounded", fillcolor=style.background, color=style.border,
-                fontcolor=style.border, fontsize="13", labeljust="l", penwidth="1",
-            )
-            for node in members:
-                cluster.node(node.id, **_node_attributes(node, style, links))
+    if any(node.spine for node in diagram.nodes):
+        graph.attr(ranksep="0.3")  # a 20-hop path, one rank a hop: as short as stays legible
+        # Paths: the first as one straight line down (graphviz keeps a group's nodes in a
+        # column and pulls its heavy edges straight), the others beside it. Layers are the
+        # nodes' colours here: boxes per layer would bend a path that crosses them many times.
+        for node in diagram.nodes:
+            graph.node(node.id, **_node_attributes(node, LAYER_STYLES[node.layer], links), **({"group": "spine"} if node.spine else {}))
+    else:
+        for layer, style in LAYER_STYLES.items():
+            members = [node for node in diagram.nodes if node.layer is layer]
+            if not members:
+                continue
+            with graph.subgraph(name=f"cluster_{layer.value}") as cluster:
+                cluster.attr(
+                    label=style.title, style="filled,rounded", fillcolor=style.background, color=style.border,
+                    fontcolor=style.border, fontsize="13", labeljust="l", penwidth="1",
+                )
+                for node in members:
+                    cluster.node(node.id, **_node_attributes(node, style, links))
     qnames = {node.id: node.qname for node in diagram.nodes}
     for edge in diagram.edges:
-        graph.edge(edge.source, edge.target, **_edge_attributes(edge, qnames))
+        graph.edge(edge.source, edge.target, **_edge_attributes(edge, qnames), **({"weight": "20"} if edge.spine else {}))
     _legend(graph, diagram)
     return graph.source
 
@@ -180,6 +188,9 @@ def _legend(graph: graphviz.Digraph, diagram: Diagram) -> None:
     notes = []
     if any(edge.emphasis is Emphasis.PATH for edge in diagram.edges):
         notes.append(f'<font color="{PATH_COLOUR}">red, bold: on a path to --to</font>')
+    if any(edge.spine for edge in diagram.edges):
+        notes.append("the straight line down: the first path listed")
+    if any(edge.emphasis is Emphasis.CONTEXT for edge in diagram.edges):
         notes.append(f'<font color="{FAINT_TEXT}">grey: also called, off the paths</font>')
     if any(edge.kind == EdgeKind.FNPTR for edge in diagram.edges):
         notes.append("dashed edge: function pointer")

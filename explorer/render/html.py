@@ -53,6 +53,7 @@ def _details(node: DiagramNode, links: LinkTemplate, sources: SourceLines) -> di
         "first_line": node.line,
         "snippet": snippet,
         "more_lines": more_lines,
+        "spine": node.spine,  # on the first path: the view opens on these
     }
 
 

@@ -87,6 +87,32 @@
   document.getElementById("zoom-out").addEventListener("click", function () { zoom(1.25); });
   document.getElementById("zoom-fit").addEventListener("click", fit);
 
+  // -- opening on the first path ---------------------------------------------------------------
+  // A trace with --to opens on its first path (the straight line the diagram draws it as):
+  // across the window, from its start down; a path shorter than the window is shown whole.
+  function fitFirstPath() {
+    const ids = Object.keys(details).filter(function (id) { return details[id].spine; });
+    if (!ids.length) return;
+    let left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
+    ids.forEach(function (id) {
+      const rect = document.getElementById(id).getBoundingClientRect();
+      left = Math.min(left, rect.left); top = Math.min(top, rect.top);
+      right = Math.max(right, rect.right); bottom = Math.max(bottom, rect.bottom);
+    });
+    const from = svgPoint(left, top), to = svgPoint(right, bottom);
+    const margin = 24;
+    const box = { x: from.x - margin, y: from.y - margin, width: to.x - from.x + 2 * margin, height: to.y - from.y + 2 * margin };
+    const screen = svg.getBoundingClientRect();
+    const aspect = screen.height / screen.width;
+    if (box.height > box.width * aspect) {  // taller than the window: its width across, its top first
+      show({ x: box.x, y: box.y, width: box.width, height: box.width * aspect });
+    } else {  // all of it, centred across
+      const width = box.height / aspect;
+      show({ x: box.x + box.width / 2 - width / 2, y: box.y, width: width, height: box.height });
+    }
+  }
+  fitFirstPath();
+
   // -- the side panel ------------------------------------------------------------------------
   function element(tag, className, text) {
     const made = document.createElement(tag);
