@@ -203,6 +203,18 @@ def test_an_installed_wheel_is_read_for_python_and_yaml_and_its_chains_end_at_th
             "compiled into torch 9.9.0, installed without its C++ sources: add a source checkout with --tree PATH to follow it"
         )
         assert kernel.children == ()
+        # native_functions.yaml:90 `CUDA: cudnn_convolution`: this build has no lib/libtorch_cuda, so no CUDA kernel at all
+        cuda = trace_symbol(reader, opened.root, "aten::cudnn_convolution", backend="cuda").trace.tree.children
+        assert [(c.node.symbol.qname, c.edge.label, c.node.symbol.signature) for c in cuda] == [
+            ("at::native::cudnn_convolution", "dispatch:CUDA", "not in torch 9.9.0: a build without CUDA (no lib/libtorch_cuda) has no CUDA kernels"),
+        ]
+    (Path(site) / "torch" / "lib").mkdir()
+    (Path(site) / "torch" / "lib" / "libtorch_cuda.so").write_bytes(b"")  # a CUDA build's library, beside the Python
+    with workspace(root, python=str(environment)) as opened:
+        cuda = trace_symbol(opened.reader, opened.root, "aten::cudnn_convolution", backend="cuda").trace.tree.children
+        assert [c.node.symbol.signature for c in cuda] == [
+            "compiled into torch 9.9.0, installed without its C++ sources: add a source checkout with --tree PATH to follow it",
+        ]
 
 
 def test_an_installed_tree_is_refreshed_only_when_its_distribution_changes(tmp_path, environment):

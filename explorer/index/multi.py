@@ -228,11 +228,26 @@ class MultiTreeIndex:
         routed = self._route(path)
         return path if routed is None else routed[1]
 
-    def compiled_only(self, path: str) -> str | None:
+    def compiled_only(self, path: str, dispatch_key: str | None = None) -> str | None:
         routed = self._route(path)
         if routed is None or self.parts[routed[0]].tree.kind is not TreeKind.INSTALLED:
             return None
         tree = self.parts[routed[0]].tree
+        if dispatch_key is not None and "CUDA" in dispatch_key and not _has_cuda_library(tree):
+            # a CPU build (torch 2.13.0+cpu) registers CUDA kernels in its YAML and ships none
+            return f"not in {tree.name}: a build without CUDA (no lib/libtorch_cuda) has no CUDA kernels"
         return (f"compiled into {tree.name}, installed without its C++ sources: "
                 "add a source checkout with --tree PATH to follow it")
 
+
+def _has_cuda_library(tree: Tree) -> bool:
+    """Whether an installed distribution ships CUDA kernels: PyTorch's CUDA builds put them in
+    lib/libtorch_cuda*.so (or .dll) beside libtorch_cpu; a CPU build has none."""
+    for package in tree.only:
+        library = os.path.join(tree.root, package, "lib")
+        try:
+            if any(name.startswith(("libtorch_cuda", "torch_cuda")) for name in os.listdir(library)):
+                return True
+        except OSError:
+            continue
+    return False

@@ -43,7 +43,8 @@ class IndexReader(Protocol):
         """A location's path within its own tree (what its module name is made from)."""
         ...
 
-    def compiled_only(self, path: str) -> str | None:
+    def compiled_only(self, path: str, dispatch_key: str | None = None) -> str | None:
         """For a file of a tree that has no C++ sources (an installed wheel): what to say
-        where a chain leaves it for its compiled library. None for a source tree."""
+        where a chain leaves it for its compiled library (for a kernel registered for
+        `dispatch_key`, whether that build has such kernels at all). None for a source tree."""
         ...

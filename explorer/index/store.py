@@ -892,7 +892,7 @@ class IndexStore:
     def tree_relative(self, path: str) -> str:
         return path
 
-    def compiled_only(self, path: str) -> str | None:
+    def compiled_only(self, path: str, dispatch_key: str | None = None) -> str | None:
         """A tree read alone is a source tree: nothing in it is only compiled."""
         return None
 

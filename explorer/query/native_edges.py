@@ -133,7 +133,7 @@ class NativeEdges:
             elif entry.path is not None and not entry.path.endswith(".yaml"):
                 # a registration of a function the tree does not define: shown, not dropped
                 yield CallEdge(CallNode(undefined_function(entry.kernel), Layer.CPP), EdgeKind.DISPATCH, Resolution.NAME, (), site, dispatch_key=entry.key)
-            elif (compiled := self.store.compiled_only(site[0])) is not None:
+            elif (compiled := self.store.compiled_only(site[0], entry.key)) is not None:
                 # an installed wheel's YAML: the kernel is in its compiled library, not here
                 yield CallEdge(CallNode(undefined_function(entry.kernel, compiled), Layer.CPP), EdgeKind.DISPATCH, Resolution.NAME, (), site, dispatch_key=entry.key)
         info = self.store.operator_info(operator.qname)
