@@ -330,3 +330,4 @@ class Tree:
     # folder) and nothing else; and its stamp, which says when it was installed again.
     only: tuple[str, ...] = ()
     stamp: str | None = None
+    stubs_only: bool = False  # a wheel a checkout of its package hides: only its stubs are read (multi.py)

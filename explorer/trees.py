@@ -14,6 +14,8 @@ RECORD) changes, so a warm query does not walk site-packages.
 
 from __future__ import annotations
 
+import dataclasses
+import glob
 import os
 import re
 import sqlite3
@@ -96,13 +98,17 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree) -> Iterator[
             for distribution in _distributions(environment, imported):
                 tree = installed_tree(distribution)
                 shadowing = {provided[name] for name in distribution.top_level if name in provided}
+                stubs_only = bool(shadowing) and tree.kind is TreeKind.INSTALLED and _has_stubs(distribution)
                 if shadowing:
-                    notes.extend(_version_notes(distribution, environment, shadowing, provided))
-                    continue
+                    notes.extend(_version_notes(distribution, environment, shadowing, provided, stubs_only))
+                    if not stubs_only:
+                        continue
                 index_path = default_index_path(f"{tree.root}::{distribution.name}", name=distribution.name)
                 store = closing.enter_context(_installed_index(tree, index_path, refresh_tree))
                 index_paths.append(index_path)
-                parts.append(TreeIndex(tree, store, frozenset(provided)))
+                if stubs_only:
+                    tree = dataclasses.replace(tree, stubs_only=True)
+                parts.append(TreeIndex(tree, store, frozenset(provided), stubs_only))
                 for name in distribution.top_level:
                     provided.setdefault(name, tree)
         reader: IndexReader = parts[0].store if len(parts) == 1 else MultiTreeIndex(parts)
@@ -194,15 +200,26 @@ def _installed_index(tree: Tree, index_path: Path, refresh_tree: RefreshTree) ->
 
 
 def _version_notes(
-    distribution: Distribution, environment: Environment, shadowing: set[Tree], provided: dict[str, Tree]
+    distribution: Distribution, environment: Environment, shadowing: set[Tree], provided: dict[str, Tree], stubs_only: bool = False,
 ) -> Iterator[str]:
     for tree in sorted(shadowing, key=lambda t: t.root):
         names = ", ".join(name for name in distribution.top_level if provided.get(name) == tree)
         if distribution.stamp is None or (tree.version and _release(tree.version) == _release(distribution.version)):
             continue
         their = f" (version {tree.version})" if tree.version else ""
+        stubs = "; only its stubs (.pyi) are, for the names the checkout has none for (stubs its build generates)" if stubs_only else ""
         yield (f"note: {distribution.label} installed in {environment.where} is not read: "
-               f"{tree.name} at {tree.root}{their} provides {names} instead")
+               f"{tree.name} at {tree.root}{their} provides {names} instead{stubs}")
+
+
+def _has_stubs(distribution: Distribution) -> bool:
+    """Whether a wheel ships stubs in its packages' first two levels (torch/_C/*.pyi): a
+    checkout of the package has none of the stubs its build generates."""
+    for package in distribution.top_level:
+        folder = os.path.join(distribution.site_folder, package)
+        if any(glob.iglob(os.path.join(folder, "*.pyi"))) or any(glob.iglob(os.path.join(folder, "*", "*.pyi"))):
+            return True
+    return False
 
 
 _RELEASE = re.compile(r"\d+(?:\.\d+)*")

@@ -233,15 +233,43 @@ def test_an_installed_tree_is_refreshed_only_when_its_distribution_changes(tmp_p
         assert resolve(opened.reader, "torch.nn.functional.conv2d").symbols[0].line == 39
 
 
-def test_a_wheel_beside_a_checkout_of_another_version_is_said_once_and_not_read(project, environment):
+def test_a_wheel_beside_a_checkout_of_another_version_is_said_once_and_only_its_stubs_read(project, environment):
     with workspace(project, SAMPLE, python=str(environment)) as opened:
-        assert [t.name for t in opened.trees] == ["project", "sample_repo"]
+        assert [(t.name, t.stubs_only) for t in opened.trees] == [("project", False), ("sample_repo", False), ("torch 9.9.0", True)]
         version = source_version(SAMPLE)
         assert opened.notes == [
             f"note: torch 9.9.0 installed in {environment} is not read: sample_repo at {SAMPLE}"
-            f"{f' (version {version})' if version else ''} provides torch, torchgen instead"
+            f"{f' (version {version})' if version else ''} provides torch, torchgen instead; only its stubs (.pyi) are, "
+            "for the names the checkout has none for (stubs its build generates)"
         ]
         assert all(s.path and s.path.startswith(SAMPLE) for s in resolve(opened.reader, "torch.nn.functional.conv2d").symbols)
+        # the checkout has its own stubs here (the two @overload lines, 14 and 16): the wheel's same names add nothing
+        assert [(s.path, s.line) for s in resolve(opened.reader, "torch._C._VariableFunctions.conv2d").symbols] == [
+            (f"{SAMPLE}/torch/_C/_VariableFunctions.pyi", 14), (f"{SAMPLE}/torch/_C/_VariableFunctions.pyi", 16)]
+        assert opened.reader.operators_named("conv2d") and all(  # operators: the checkout's YAML alone
+            s.path.startswith(SAMPLE) for s in opened.reader.operators_named("conv2d"))
+
+
+def test_a_checkout_without_its_generated_stubs_takes_them_from_the_wheel(tmp_path, project, environment):
+    """A real checkout has no torch/_C/_VariableFunctions.pyi (the build generates it): the
+    binding hop of a chain is located in the installed wheel's stub, and the chain goes on
+    into the checkout's YAML and C++."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(SAMPLE, checkout, ignore=shutil.ignore_patterns("__pycache__"))
+    (checkout / "torch" / "_C" / "_VariableFunctions.pyi").unlink()
+    site = environment / "lib" / "python3.11" / "site-packages"
+    with workspace(project, str(checkout), python=str(environment)) as opened:
+        path = hops(opened, "torch.nn.functional.conv2d", "cudnnConvolutionForward")
+    functional = f"{checkout}/torch/nn/functional.py"
+    assert path[:4] == [
+        ("torch.nn.functional.conv2d", functional, 37, None, None),
+        # functional.py:37 conv2d = _add_docstr(torch.conv2d, ...): the stub of the wheel, its line 14
+        ("torch._C._VariableFunctions.conv2d", f"{site}/torch/_C/_VariableFunctions.pyi", 14, "alias", (functional, 37)),
+        ("aten::conv2d", f"{checkout}/aten/src/ATen/native/native_functions.yaml", 74, "binding", (f"{site}/torch/_C/_VariableFunctions.pyi", 14)),
+        ("at::native::conv2d_symint", f"{checkout}/aten/src/ATen/native/Convolution.cpp", 173, "dispatch:CompositeImplicitAutograd",
+         (f"{checkout}/aten/src/ATen/native/native_functions.yaml", 76)),
+    ]
+    assert path[-1][0] == "cudnnConvolutionForward"
 
 
 def test_the_cli_joins_trees_and_says_what_it_cannot_use(project, environment):
@@ -437,7 +465,10 @@ def test_a_distributions_import_names_are_kept_until_its_record_or_top_level_txt
 def test_index_indexes_the_joined_trees_too_and_lists_them(project, environment):
     result = invoke(["index", "--root", str(project), "--tree", SAMPLE, "--python-env", str(environment)])
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[-1] == f"Joined: sample_repo (source) {SAMPLE}"
+    assert result.stdout.splitlines()[-2:] == [
+        f"Joined: sample_repo (source) {SAMPLE}",
+        f"Joined: torch 9.9.0 (installed, its stubs only) {environment / 'lib' / 'python3.11' / 'site-packages'}",
+    ]
     alone = invoke(["index", "--root", str(project), "--python-env", str(environment), "--json"])
     import json
 

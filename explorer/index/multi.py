@@ -14,7 +14,7 @@ which asks each tree in order and merges the answers:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from explorer.index.store import IndexStore, SmallTree
@@ -28,6 +28,10 @@ class TreeIndex:
     tree: Tree
     store: IndexStore
     hidden: frozenset[str] = frozenset()  # top-level Python names an earlier tree provides
+    # A wheel hidden by a checkout of its package: only its stubs (.pyi) answer, for the names
+    # no earlier tree defines. A checkout has no generated stubs (torch/_C/_VariableFunctions.pyi
+    # is made by the build); nothing else of the wheel is read.
+    stubs_only: bool = False
 
 
 class MultiTreeIndex:
@@ -61,8 +65,15 @@ class MultiTreeIndex:
                 best = index, path[len(prefix):]
         return best
 
-    def _symbols(self, index: int, symbols: list[Symbol]) -> list[Symbol]:
-        hidden = self.parts[index].hidden
+    def _symbols(self, index: int, symbols: list[Symbol], before: Iterable[Symbol] = ()) -> list[Symbol]:
+        """A tree's answer as the workspace sees it: without the Python an earlier tree hides;
+        from a stubs-only tree, its stubs' definitions that `before` (earlier trees' answer to
+        the same question) does not have."""
+        part = self.parts[index]
+        if part.stubs_only:
+            defined = {symbol.qname for symbol in before}
+            return [s for s in symbols if s.lang == Language.PYTHON and (s.path or "").endswith(".pyi") and s.qname not in defined]
+        hidden = part.hidden
         if not hidden:
             return symbols
         return [s for s in symbols if s.lang != Language.PYTHON or s.qname.split(".", 1)[0] not in hidden]
@@ -72,11 +83,15 @@ class MultiTreeIndex:
         found: list[Symbol] = []
         for index, part in enumerate(self.parts):
             if has is None or (small := self._small_tree(index)) is None or has(small):
-                found.extend(self._symbols(index, getattr(part.store, ask)(*args)))
+                found.extend(self._symbols(index, getattr(part.store, ask)(*args), found))
         return found
 
+    def _answering(self) -> Iterator[TreeIndex]:
+        """The trees whose rows other than definitions count (operators, dispatch, calls)."""
+        return (part for part in self.parts if not part.stubs_only)
+
     def _each_entries(self, ask: str, *args: object) -> list[DispatchEntry]:
-        return [entry for part in self.parts for entry in getattr(part.store, ask)(*args)]
+        return [entry for part in self._answering() for entry in getattr(part.store, ask)(*args)]
 
     def _hides_file(self, index: int, path: str) -> bool:
         hidden = self.parts[index].hidden
@@ -105,7 +120,7 @@ class MultiTreeIndex:
                 asked = [qname for qname in missing if small is None or small.may_define(qname)]
                 if asked:
                     for qname, symbols in part.store.symbols_with_qnames(asked).items():
-                        found[qname].extend(self._symbols(index, symbols))
+                        found[qname].extend(self._symbols(index, symbols, found[qname]))
             self._by_qname.update(found)
         return {qname: list(self._by_qname[qname]) for qname in qnames}
 
@@ -113,10 +128,10 @@ class MultiTreeIndex:
         return self._each_symbols("symbols_named_any", lnames)
 
     def names_with_prefix(self, prefix: str, limit: int) -> list[str]:
-        return self._merged_names((part.store.names_with_prefix(prefix, limit) for part in self.parts), limit)
+        return self._merged_names((part.store.names_with_prefix(prefix, limit) for part in self._answering()), limit)
 
     def names_matching_glob(self, pattern: str, limit: int) -> list[str]:
-        return self._merged_names((part.store.names_matching_glob(pattern, limit) for part in self.parts), limit)
+        return self._merged_names((part.store.names_matching_glob(pattern, limit) for part in self._answering()), limit)
 
     @staticmethod
     def _merged_names(lists: Iterable[list[str]], limit: int) -> list[str]:
@@ -126,14 +141,14 @@ class MultiTreeIndex:
     def import_bindings(self, module: str) -> list[ImportBinding]:
         top = module.split(".", 1)[0]
         return [binding for index, part in enumerate(self.parts)
-                if top not in part.hidden and ((small := self._small_tree(index)) is None or small.may_define(module))
+                if top not in part.hidden and not part.stubs_only and ((small := self._small_tree(index)) is None or small.may_define(module))
                 for binding in part.store.import_bindings(module)]
 
     def import_alias_targets(self, name: str) -> list[tuple[str, int]]:
         found = self._alias_targets.get(name)  # a trace asks of the same names again and again
         if found is None:
             uses: dict[str, int] = {}
-            for part in self.parts:
+            for part in self._answering():
                 for target, count in part.store.import_alias_targets(name):
                     uses[target] = uses.get(target, 0) + count
             found = self._alias_targets[name] = sorted(uses.items(), key=lambda item: (-item[1], item[0]))
@@ -145,7 +160,7 @@ class MultiTreeIndex:
         return sorted(found, key=lambda entry: not (entry.path or "").endswith(".yaml"))
 
     def registered_kernels(self, qnames: list[str]) -> set[str]:
-        return {kernel for part in self.parts for kernel in part.store.registered_kernels(qnames)}
+        return {kernel for part in self._answering() for kernel in part.store.registered_kernels(qnames)}
 
     def operators_with_kernel(self, kernel: str) -> list[DispatchEntry]:
         return sorted(self._each_entries("operators_with_kernel", kernel), key=lambda entry: entry.operator)
@@ -154,7 +169,7 @@ class MultiTreeIndex:
         return sorted(self._each_entries("registrations_naming", name), key=lambda entry: entry.operator)
 
     def operators_delegating_to(self, operator: str) -> list[str]:
-        return sorted({name for part in self.parts for name in part.store.operators_delegating_to(operator)})
+        return sorted({name for part in self._answering() for name in part.store.operators_delegating_to(operator)})
 
     def aliases_ending_in(self, name: str) -> list[Symbol]:
         return self._each_symbols("aliases_ending_in", name)
@@ -171,12 +186,12 @@ class MultiTreeIndex:
     def operator_info(self, operator: str) -> OperatorInfo | None:
         for index, part in enumerate(self.parts):
             small = self._small_tree(index)
-            if (small is None or small.may_define(operator)) and (info := part.store.operator_info(operator)) is not None:
+            if not part.stubs_only and (small is None or small.may_define(operator)) and (info := part.store.operator_info(operator)) is not None:
                 return info
         return None
 
     def derivatives_of(self, operator: str) -> list[tuple[str, DerivativeEntry]]:
-        return [found for part in self.parts for found in part.store.derivatives_of(operator)]
+        return [found for part in self._answering() for found in part.store.derivatives_of(operator)]
 
     def operators_named(self, base: str) -> list[Symbol]:
         key = f"operators {base}"  # (no qname has a space)
@@ -186,10 +201,10 @@ class MultiTreeIndex:
         return list(found)
 
     def operator_names(self) -> list[str]:
-        return sorted({name for part in self.parts for name in part.store.operator_names()})
+        return sorted({name for part in self._answering() for name in part.store.operator_names()})
 
     def call_sites_of(self, name: str) -> list[tuple[str, CallSite]]:
-        return [(path, site) for index, part in enumerate(self.parts)
+        return [(path, site) for index, part in enumerate(self.parts) if not part.stubs_only
                 for path, site in part.store.call_sites_of(name) if not self._hides_file(index, path)]
 
     def calls_in(self, caller: str, path: str, lines: tuple[int, int] | None = None) -> list[CallSite]:
@@ -214,7 +229,7 @@ class MultiTreeIndex:
         for index, part in enumerate(self.parts):
             small = self._small_tree(index)
             if small is None or kind.value in small.kinds:
-                found.extend(self._symbols(index, part.store.symbols_of_kind_named(kind, name)))
+                found.extend(self._symbols(index, part.store.symbols_of_kind_named(kind, name), found))
         return found
 
     def symbols_targeting(self, target: str) -> list[Symbol]:

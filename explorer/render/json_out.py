@@ -317,4 +317,8 @@ def neighbours_json(report: NeighbourReport) -> list[dict[str, object]]:
 
 
 def trees_json(tree: Tree) -> dict[str, object]:
-    return {"name": tree.name, "kind": tree.kind.value, "root": tree.root, "version": tree.version, "packages": list(tree.only)}
+    found: dict[str, object] = {"name": tree.name, "kind": tree.kind.value, "root": tree.root, "version": tree.version,
+                                "packages": list(tree.only)}
+    if tree.stubs_only:
+        found["stubs_only"] = True
+    return found

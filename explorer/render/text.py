@@ -104,7 +104,8 @@ def trees_text(console: Console, trees: list[Tree]) -> None:
     """The trees joined to the project, one line each."""
     for tree in trees:
         version = f" {tree.version}" if tree.version and tree.kind is not TreeKind.INSTALLED else ""
-        console.print(f"Joined: {tree.name}{version} ({tree.kind.value}) {tree.root}", highlight=False, markup=False)
+        kind = f"{tree.kind.value}, its stubs only" if tree.stubs_only else tree.kind.value
+        console.print(f"Joined: {tree.name}{version} ({kind}) {tree.root}", highlight=False, markup=False)
 
 
 def search_text(console: Console, hits: list[SearchHit]) -> None:
