@@ -126,3 +126,11 @@ def test_the_language_server_reads_the_lines_back_as_work_done_reports():
         "indexing /trees/pytorch: 885/8,844 files (20 a second, about 6 min 37 s left)", 10)
     assert reported("indexed /trees/pytorch: 8,844 files in 7 min 12 s") == ("indexed /trees/pytorch: 8,844 files in 7 min 12 s", None)
     assert reported("note: index rebuilt (index format 18 is not 19)") is None
+
+
+def test_a_build_that_fails_does_not_say_it_finished():
+    console, out = _plain()
+    failed = IndexProgress(console, "/project", "once per checkout", _Clock())
+    failed.parsing(300, True)
+    failed.close(finished=False)
+    assert out.getvalue().splitlines() == ["indexing /project: 300 files to parse (once per checkout)"]

@@ -136,18 +136,21 @@ def refresh_index(root: str, index_path: Path, what: str | None = None, once: st
     from explorer.render.progress import IndexProgress
 
     progress = IndexProgress(stderr, what or root, once)
+    finished = False
     try:
-        return refresh(
+        report = refresh(
             root,
             index_path,
             progress=progress,
             on_wait=lambda: stderr.print("waiting for another explorer process indexing this tree..."),
             **options,  # type: ignore[arg-type]
         )
+        finished = True
+        return report
     except (OSError, sqlite3.Error) as error:
         raise ExplorerError(f"cannot write the index at {index_path}: {error}") from None
     finally:
-        progress.close()
+        progress.close(finished)
 
 
 @contextmanager

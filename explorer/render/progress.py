@@ -101,14 +101,15 @@ class IndexProgress:
 
     # -- the end --------------------------------------------------------------------------------
 
-    def close(self) -> None:
-        """The bar goes; a long build leaves one line saying what it did."""
+    def close(self, finished: bool = True) -> None:
+        """The bar goes; a long build that finished leaves one line saying what it did (one
+        that failed leaves the error to say so)."""
         if self._bar is not None:
             self._bar.stop()  # type: ignore[attr-defined]
             self._bar = None
-        if self.shown:
+        if self.shown and finished:
             self._say(f"indexed {self.what}: {files(self.files)} in {duration(self.clock() - self._started)}")
-            self.shown = False
+        self.shown = False
 
     def _step(self) -> int:
         return max(1, -(-self.files // _LOG_STEPS))
