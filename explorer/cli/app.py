@@ -58,7 +58,34 @@ LinkTemplate = Annotated[Optional[str], typer.Option(
     "--link-template", metavar="TEMPLATE", rich_help_panel=_DIAGRAM,
     help="Node links, with {file} {line} {path} {symbol}, e.g. https://github.com/pytorch/pytorch/blob/v2.4.0/{file}#L{line} "
          "(default: file:// to the source).")]
-Definition = Annotated[str, typer.Argument(metavar="SYMBOL", show_default=False,
+_COMPLETED = 60  # qualified names offered at a time
+
+
+def _complete_symbol(context: typer.Context, incomplete: str) -> list[str]:
+    """What a shell offers for SYMBOL: qualified names starting with what is typed, from the
+    project's index as it stands (completion never builds or refreshes one: it must answer at
+    once), the project named as the command line and its configuration name it."""
+    from explorer.config import configure
+    from explorer.index.store import IndexStore
+    from explorer.workspace import resolve_index_path, resolve_root
+
+    try:
+        arguments: dict[str, object] = {"root": context.params.get("root"), "index": context.params.get("index")}
+        configure(context.info_name or "", arguments, _working_folder())
+        root = resolve_root(arguments["root"])  # type: ignore[arg-type]
+        index_path = resolve_index_path(root, arguments["index"])  # type: ignore[arg-type]
+        if IndexStore.unusable_reason(index_path, root) is not None:
+            return []
+        store = IndexStore.open(index_path)
+        try:
+            return store.qualified_names_with_prefix(incomplete, _COMPLETED)
+        finally:
+            store.close()
+    except Exception:  # noqa: BLE001 - a completion that cannot answer offers nothing, never a traceback
+        return []
+
+
+Definition = Annotated[str, typer.Argument(metavar="SYMBOL", show_default=False, autocompletion=_complete_symbol,
                                            help="torch.nn.Conv2d, F.conv2d, aten::conv2d, at::native::_convolution, cudnnConvolutionForward...")]
 
 

@@ -679,6 +679,15 @@ class IndexStore:
         )
         return [row[0] for row in rows]
 
+    def qualified_names_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Distinct qualified names starting with `prefix`, case as written, in order (a
+        range of the qname index: a shell completing `torch.nn.Con` asks this)."""
+        rows = self.db.execute(
+            "SELECT DISTINCT qname FROM symbols WHERE qname >= ? AND qname < ? ORDER BY qname LIMIT ?",
+            (prefix, prefix + "\uffff", limit),
+        )
+        return [row[0] for row in rows]
+
     def names_matching_glob(self, pattern: str, limit: int) -> list[str]:
         """Distinct names whose lower case matches a GLOB pattern, shortest first (a scan, in C)."""
         rows = self.db.execute(
