@@ -98,7 +98,10 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree) -> Iterator[
             for distribution in _distributions(environment, imported):
                 tree = installed_tree(distribution)
                 shadowing = {provided[name] for name in distribution.top_level if name in provided}
-                stubs_only = bool(shadowing) and tree.kind is TreeKind.INSTALLED and _has_stubs(distribution)
+                # only a checkout joined as a source tree lacks its build's stubs; a project that
+                # provides the package (the bundled tree's own torch) is read as it stands
+                stubs_only = bool(shadowing) and all(t.kind is TreeKind.SOURCE for t in shadowing) \
+                    and tree.kind is TreeKind.INSTALLED and _has_stubs(distribution)
                 if shadowing:
                     notes.extend(_version_notes(distribution, environment, shadowing, provided, stubs_only))
                     if not stubs_only:

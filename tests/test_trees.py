@@ -250,6 +250,15 @@ def test_a_wheel_beside_a_checkout_of_another_version_is_said_once_and_only_its_
             s.path.startswith(SAMPLE) for s in opened.reader.operators_named("conv2d"))
 
 
+def test_a_project_that_provides_the_package_reads_no_stubs_of_the_wheel(tmp_path, environment):
+    # the bundled tree's own torch, with a wheel installed beside it: nothing of the wheel is read
+    # (indexing it would cost a new user's first command half a minute, for names of another torch)
+    project = tmp_path / "tree"
+    shutil.copytree(SAMPLE, project, ignore=shutil.ignore_patterns("__pycache__"))
+    with workspace(project, python=str(environment)) as opened:
+        assert [(t.name, t.stubs_only) for t in opened.trees] == [("project", False)]
+
+
 def test_a_checkout_without_its_generated_stubs_takes_them_from_the_wheel(tmp_path, project, environment):
     """A real checkout has no torch/_C/_VariableFunctions.pyi (the build generates it): the
     binding hop of a chain is located in the installed wheel's stub, and the chain goes on
