@@ -157,6 +157,13 @@ def test_unknown_symbol_is_one_line_with_the_closest_names():
     assert result.stderr.startswith("error: unknown symbol: conv2dd; closest: at::conv2d, aten::conv2d, ")
 
 
+def test_a_slip_in_the_first_letters_is_offered_its_name_in_the_same_module_first():
+    # cnov2d: the second letter slipped; functional.py:37 defines conv2d in torch.nn.functional
+    result = run("show", "torch.nn.functional.cnov2d")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: unknown symbol: torch.nn.functional.cnov2d; closest: torch.nn.functional.conv2d, ")
+
+
 def test_missing_root_is_a_usage_error(tmp_path: Path):
     result = run("search", "conv2d", "--root", str(tmp_path / "nowhere"))
     assert result.exit_code == 2

@@ -103,14 +103,16 @@ def suggestions(store: IndexReader, query: str, count: int = 5) -> list[str]:
     import difflib  # only when a name is not found
 
     name = _PATH_SEPARATOR.split(query)[-1]
-    pool = store.names_with_prefix(name[:2].lower(), 20_000) if len(name) >= 2 else []
+    # spellings sharing the first letter (`nrom` -> norm: a slip of the second letter too)
+    pool = store.names_with_prefix(name[:1].lower(), 20_000) if len(name) >= 2 else []
     close = difflib.get_close_matches(name, pool, n=count, cutoff=0.75)
+    qualifier = query[: len(query) - len(name)]  # `app.model.` of app.model.nrom: its own module first
     offered: list[Symbol] = []
     for spelling in close:
         named = {symbol.qname: symbol for symbol in sorted(named_exactly(store, spelling), key=_owned_first, reverse=True)}
-        offered += sorted(named.values(), key=lambda s: (*_owned_first(s), len(s.qname), s.qname))[:2]
+        offered += sorted(named.values(), key=lambda s: (not s.qname.startswith(qualifier), *_owned_first(s), len(s.qname), s.qname))[:2]
     offered += [hit.symbol for hit in search(store, query, limit=count)]
-    ranked = sorted(offered, key=_owned_first)  # stable: within a group, the order above
+    ranked = sorted(offered, key=lambda symbol: (not symbol.qname.startswith(qualifier), *_owned_first(symbol)))  # stable
     return list(dict.fromkeys(symbol.qname for symbol in ranked))[:count]
 
 
