@@ -106,7 +106,9 @@ def main() -> None:
         print(f"copying {args.root} ...", flush=True)
         shutil.copytree(args.root, tree, symlinks=True)
         index = Path(scratch) / "index.sqlite"
-        env = {**os.environ, "EXPLORER_CACHE_DIR": scratch}
+        # the tree alone, as ctags reads it: `explorer index` would also index the installed
+        # packages the tree imports (numpy, scipy...), once, in the first cold run only
+        env = {**os.environ, "EXPLORER_CACHE_DIR": scratch, "EXPLORER_PYTHON_ENV": "none"}
         tags = Path(scratch) / "tags"
 
         ctags_runs, ctags_cpu = [], []
