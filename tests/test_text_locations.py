@@ -23,7 +23,7 @@ def test_a_site_without_a_line_is_its_file_alone():
 
 def test_another_trees_files_are_written_with_its_name_the_deepest_root_winning():
     name_trees([
-        Tree("project", "/work/app", TreeKind.PROJECT),
+        Tree("project", "/home/me/app", TreeKind.PROJECT),
         Tree("pytorch", "/src/pytorch", TreeKind.SOURCE),
         Tree("torch 2.13.0+cpu", "/env/site-packages", TreeKind.INSTALLED),
         Tree("vendored", "/src/pytorch/third_party/lib", TreeKind.SOURCE),

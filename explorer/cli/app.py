@@ -118,7 +118,8 @@ def _app_for(arguments: list[str]) -> typer.Typer:
     all ten costs a query 25 ms), the whole of it for the help, completion and the rest."""
     named = arguments[0] if arguments else None
     completing = any(variable.startswith("_EXPLORER_COMPLETE") for variable in os.environ)
-    command = next((info for info in app.registered_commands if info.callback is not None and info.callback.__name__ == named), None)
+    command = next((info for info in app.registered_commands
+                    if info.callback is not None and (info.name or info.callback.__name__) == named), None)
     if command is None or completing:
         return app
     alone = typer.Typer(**_SETTINGS)
@@ -256,36 +257,26 @@ def trace(
     _run("trace", "trace_cmd", locals())
 
 
-def _neighbours(direction: str, arguments: dict[str, object]) -> None:
-    _run(direction, "neighbours_cmd", arguments)
+def _neighbours_command(direction: str, summary: str) -> None:
+    """`callers` and `callees`: one grammar, registered under each name."""
+
+    def neighbours(
+        symbol: Definition,
+        root: Root = None, index: Index = None, tree: Trees = None, python_env: PythonEnv = None,
+        depth: Annotated[int, typer.Option("--depth", "-d", metavar="N", help="Steps to follow.")] = 1,
+        json: Json = False,
+        output_format: Format = "tree", output: Output = None, max_nodes: MaxNodes = DEFAULT_MAX_NODES,
+        collapse: Collapse = None, link_template: LinkTemplate = None,
+        tests: Tests = None,
+    ) -> None:
+        given = {name: value for name, value in locals().items() if name != "direction"}  # (the closure's own name is no argument)
+        _run(direction, "neighbours_cmd", given)
+
+    app.command(name=direction, help=summary)(neighbours)
 
 
-@app.command()
-def callers(
-    symbol: Definition,
-    root: Root = None, index: Index = None, tree: Trees = None, python_env: PythonEnv = None,
-    depth: Annotated[int, typer.Option("--depth", "-d", metavar="N", help="Steps to follow.")] = 1,
-    json: Json = False,
-    output_format: Format = "tree", output: Output = None, max_nodes: MaxNodes = DEFAULT_MAX_NODES,
-    collapse: Collapse = None, link_template: LinkTemplate = None,
-    tests: Tests = None,
-) -> None:
-    """Who calls SYMBOL, across every layer (a kernel's operator, an operator's C++ and Python callers...)."""
-    _neighbours("callers", locals())
-
-
-@app.command()
-def callees(
-    symbol: Definition,
-    root: Root = None, index: Index = None, tree: Trees = None, python_env: PythonEnv = None,
-    depth: Annotated[int, typer.Option("--depth", "-d", metavar="N", help="Steps to follow.")] = 1,
-    json: Json = False,
-    output_format: Format = "tree", output: Output = None, max_nodes: MaxNodes = DEFAULT_MAX_NODES,
-    collapse: Collapse = None, link_template: LinkTemplate = None,
-    tests: Tests = None,
-) -> None:
-    """What SYMBOL calls, across every layer and every backend."""
-    _neighbours("callees", locals())
+_neighbours_command("callers", "Who calls SYMBOL, across every layer (a kernel's operator, an operator's C++ and Python callers...).")
+_neighbours_command("callees", "What SYMBOL calls, across every layer and every backend.")
 
 
 @app.command()
