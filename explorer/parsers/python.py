@@ -69,7 +69,7 @@ def parse_python(path: str, source: bytes) -> FileFacts:
     # (and which of two imports of one name wins) must not.
     found = {
         capture: sorted(nodes, key=_position)
-        for capture, nodes in tsx.captures(tsx.query(Language.PYTHON, "definitions", "imports", "calls"), root).items()
+        for capture, nodes in tsx.captures(tsx.query(Language.PYTHON, "definitions", "imports", "calls", "bindings"), root).items()
     }
     facts.imports.extend(_imports(found, module, is_package_init(path)))
     # Of two imports binding one name, the later in the file wins, as it does when it runs.
@@ -82,7 +82,7 @@ def parse_python(path: str, source: bytes) -> FileFacts:
         _add_inline_cpp(found, facts, root, source)
     facts.symbols.sort(key=source_order)
     package = module if is_package_init(path) else module.rpartition(".")[0]
-    facts.flow = flow_facts(root, module, package)
+    facts.flow = flow_facts(root, module, package, found)
     return facts
 
 

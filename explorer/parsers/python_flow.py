@@ -76,6 +76,7 @@ comprehension's own; a class body's names are not visible from its methods.
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Iterable
 
 from explorer import treesitter as tsx
@@ -90,7 +91,6 @@ _LITERALS = {
 }
 _BOOLS = {"true": ("const", "bool", "True"), "false": ("const", "bool", "False")}
 _CONDITIONAL = ("if_statement", "for_statement", "while_statement", "try_statement", "match_statement")
-_SCOPE_NODES = ("function_definition", "class_definition", "lambda")
 _COMPREHENSIONS = ("list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression")
 _IN_PLACE = {
     "+=": "__iadd__", "-=": "__isub__", "*=": "__imul__", "/=": "__itruediv__", "//=": "__ifloordiv__",
@@ -111,23 +111,79 @@ _COMPARISON = {
     "==": ("__eq__", "__eq__"), "!=": ("__ne__", "__ne__"),
 }
 _UNARY = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
-_TARGET_HOLDERS = ("assignment", "augmented_assignment", "for_statement", "for_in_clause", "named_expression", "as_pattern")
 
 
-def flow_facts(root: tsx.Node, module: str, package: str) -> str:
+def flow_facts(root: tsx.Node, module: str, package: str, found: dict[str, list[tsx.Node]]) -> str:
     """The file's scopes as compact JSON lines (see above). `package` is what a relative import
-    is relative to (the module itself for a package's __init__, else its parent)."""
-    reader = _Reader(module, package)
+    is relative to (the module itself for a package's __init__, else its parent); `found`, the
+    captures of a query that includes grammars/python/bindings.scm."""
+    reader = _Reader(module, package, _Bindings(found))
     reader.scope(root, module, "module", ())
     lines = [json.dumps([scope for scope, _ in reader.scopes], separators=(",", ":"))]
     lines += [json.dumps(body, separators=(",", ":")) for _, body in reader.scopes]
     return "\n".join(lines)  # JSON escapes newlines inside strings: a line is one value
 
 
+class _Bindings:
+    """Where each scope of a file binds its names, from the captures of
+    grammars/python/bindings.scm: per scope, every binding's offset and name in document order,
+    and the names it declares global or nonlocal. A scope is keyed by its body's range; the
+    module by _MODULE."""
+
+    def __init__(self, found: dict[str, list[tsx.Node]]) -> None:
+        self.bound: dict[tuple[int, int, int], list[tuple[int, str]]] = {}
+        self.free: dict[tuple[int, int, int], set[str]] = {}
+        # a lambda whose body is a comprehension has the comprehension's range: the lambda's
+        # scope (0) is the outer of the two
+        scopes = sorted(
+            [(node.start_byte, node.end_byte, 0) for node in found.get("binding.scope", ())]
+            + [(node.start_byte, node.end_byte, 1) for node in found.get("binding.comprehension", ())],
+            key=lambda scope: (scope[0], -scope[1], scope[2]),
+        )
+        names: list[tuple[int, str, bool]] = []  # (offset, name, declared free)
+        for target in found.get("binding.target", ()):
+            names += [(node.start_byte, tsx.text(node), False) for node in _identifiers(target)]
+        for node in found.get("binding.name", ()):
+            names.append((node.start_byte, tsx.text(node), False))
+        for statement in found.get("binding.import", ()):
+            names += [(node.start_byte, tsx.text(node), False) for node in _imported_names(statement)]
+        names += [(node.start_byte, tsx.text(node), True) for node in found.get("binding.free", ())]
+        names.sort()
+        open_scopes: list[tuple[int, int, int]] = [_MODULE]
+        next_scope = 0
+        for offset, name, free in names:
+            while next_scope < len(scopes) and scopes[next_scope][0] <= offset:
+                _close_before(open_scopes, scopes[next_scope][0])
+                open_scopes.append(scopes[next_scope])
+                next_scope += 1
+            _close_before(open_scopes, offset)
+            scope = open_scopes[-1]
+            if free:
+                self.free.setdefault(scope, set()).add(name)
+            else:
+                self.bound.setdefault(scope, []).append((offset, name))
+
+
+_MODULE = (-1, 1 << 62, 2)
+
+
+def _close_before(open_scopes: list[tuple[int, int, int]], offset: int) -> None:
+    """Leave the scopes that end at or before `offset` (they nest: the innermost ends first)."""
+    while open_scopes[-1][1] <= offset:
+        open_scopes.pop()
+
+
+def _scope_key(node: tsx.Node, body: tsx.Node | None) -> tuple[int, int, int]:
+    if body is None or node.type == "module":
+        return _MODULE
+    return (body.start_byte, body.end_byte, 0)
+
+
 class _Reader:
-    def __init__(self, module: str, package: str) -> None:
+    def __init__(self, module: str, package: str, bindings: _Bindings) -> None:
         self.module = module
         self.package = package
+        self.bindings = bindings
         self.scopes: list[tuple[tuple, tuple]] = []  # (header, statements)
         self.depth = 0  # scopes inside scopes (lambdas in lambdas): bounded like expressions
 
@@ -144,11 +200,12 @@ class _Reader:
 
     def _scope(self, node: tsx.Node, qname: str, kind: str, params: tuple, bases: tuple, returns: Expr | None) -> None:
         body = node if kind == "module" else node.child_by_field_name("body")
-        local_names = _bound_names(body) if body is not None else set()
-        declared_free = _declared_free(body) if body is not None else set()
-        local_names |= {p[0] for p in params}
+        key = _scope_key(node, body)
+        bound = self.bindings.bound.get(key, []) if body is not None else []
+        declared_free = self.bindings.free.get(key, set()) if body is not None else set()
+        local_names = {name for _, name in bound} | {p[0] for p in params}
         local_names -= declared_free
-        walker = _ScopeWalker(self, qname, kind, local_names, declared_free)
+        walker = _ScopeWalker(self, qname, kind, local_names, declared_free, bound)
         for name, _, _, ident, _ in params:
             walker.current[name] = frozenset({ident})
         # parameter defaults are evaluated where the def runs: the walker of the parent holds them
@@ -164,12 +221,17 @@ class _Reader:
 class _ScopeWalker:
     """Walks one scope's statements in order, keeping which definitions of each local reach."""
 
-    def __init__(self, reader: _Reader, qname: str, kind: str, local_names: set[str], declared_free: set[str]) -> None:
+    def __init__(
+        self, reader: _Reader, qname: str, kind: str, local_names: set[str], declared_free: set[str],
+        bound: list[tuple[int, str]],
+    ) -> None:
         self.reader = reader
         self.qname = qname
         self.kind = kind
         self.local_names = local_names
         self.declared_free = declared_free
+        self.bound = bound  # (offset, name) of each binding in this scope, in document order
+        self.bound_offsets = [offset for offset, _ in bound]
         self.current: dict[str, frozenset[int]] = {}
         self.statements: list[Stmt] = []
         self.generator = False
@@ -328,6 +390,20 @@ class _ScopeWalker:
             self.unconditional.add(ident)
         return ("local", name, ident)
 
+    def definitions_in(self, nodes: list[tsx.Node | None]) -> dict[str, frozenset[int]]:
+        """The definitions of locals that the scope's own statements inside `nodes` make."""
+        found: dict[str, set[int]] = {}
+        for node in nodes:
+            if node is None:
+                continue
+            index = bisect_left(self.bound_offsets, node.start_byte)
+            while index < len(self.bound) and self.bound[index][0] < node.end_byte:
+                offset, name = self.bound[index]
+                if name in self.local_names:
+                    found.setdefault(name, set()).add(offset)
+                index += 1
+        return {name: frozenset(ids) for name, ids in found.items()}
+
     def definition(self, node: tsx.Node) -> None:
         decorators = []
         while node.type == "decorated_definition":
@@ -469,12 +545,12 @@ class _ScopeWalker:
         if node.type == "for_statement":
             iterable = self.held(self.expr(node.child_by_field_name("right")), line)
             target = node.child_by_field_name("left")
-            body_defs = _definitions_in([node.child_by_field_name("body"), target], self.local_names)
+            body_defs = self.definitions_in([node.child_by_field_name("body"), target])
             self.current = _merge([self.current, body_defs])
             if target is not None:
                 self.assign(target, ("elem", iterable, line, node.start_point[1]), line)
         else:
-            body_defs = _definitions_in([node.child_by_field_name("body"), node.child_by_field_name("condition")], self.local_names)
+            body_defs = self.definitions_in([node.child_by_field_name("body"), node.child_by_field_name("condition")])
             self.current = _merge([self.current, body_defs])
             self.statements.append(("eval", self.expr(node.child_by_field_name("condition"))))
         body = node.child_by_field_name("body")
@@ -495,7 +571,7 @@ class _ScopeWalker:
         if body is not None:
             self.block(body)
             seen.append(self.current)
-        inside = _merge([before, _definitions_in([body], self.local_names)])
+        inside = _merge([before, self.definitions_in([body])])
         for clause in node.named_children:
             if clause.type in ("except_clause", "except_group_clause"):
                 self.current = dict(inside)
@@ -902,58 +978,6 @@ def _declared_type(annotation: tsx.Node | None) -> tsx.Node | None:
     return node if node.type in ("identifier", "attribute") else None
 
 
-def _bound_names(body: tsx.Node) -> set[str]:
-    """Names a scope binds anywhere in its own body (not in nested scopes or comprehensions)."""
-    names: set[str] = set()
-    for target in _targets(body):
-        names.add(tsx.text(target))
-    return names
-
-
-def _targets(body: tsx.Node | None) -> Iterable[tsx.Node]:
-    """The identifier nodes a scope's own statements bind: assignment and loop targets,
-    `as` names, walrus names, imports, def and class names."""
-    if body is None:
-        return
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        kind = node.type
-        if kind in _SCOPE_NODES or kind in _COMPREHENSIONS:
-            if kind != "lambda":
-                name = node.child_by_field_name("name")
-                if name is not None:
-                    yield name
-            if kind in _COMPREHENSIONS:
-                # a comprehension's iterable of the first clause is evaluated in this scope,
-                # and a walrus inside binds here; both are rare enough to read as nested
-                pass
-            continue
-        if kind in ("assignment", "augmented_assignment", "for_statement"):
-            yield from _identifiers(node.child_by_field_name("left"))
-        elif kind == "named_expression":
-            name = node.child_by_field_name("name")
-            if name is not None:
-                yield name
-        elif kind == "as_pattern":
-            alias = node.child_by_field_name("alias")
-            yield from _identifiers(alias)
-        elif kind == "import_statement":
-            for child in node.named_children:
-                if child.type == "dotted_name" and child.named_children:
-                    yield child.named_children[0]
-                elif child.type == "aliased_import" and (alias := child.child_by_field_name("alias")) is not None:
-                    yield alias
-        elif kind == "import_from_statement":
-            for child in node.children_by_field_name("name"):
-                bound = child.child_by_field_name("alias") if child.type == "aliased_import" else child
-                if bound is not None and bound.type == "identifier":
-                    yield bound
-                elif bound is not None and bound.type == "dotted_name" and bound.named_children:
-                    yield bound.named_children[0]
-        stack.extend(reversed(node.named_children))
-
-
 def _identifiers(node: tsx.Node | None) -> Iterable[tsx.Node]:
     """The plain names a target binds (`a`, `a, (b, *c)`), not `x.y` or `x[0]`."""
     if node is None:
@@ -968,27 +992,22 @@ def _identifiers(node: tsx.Node | None) -> Iterable[tsx.Node]:
             stack.extend(reversed(current.named_children))
 
 
-def _declared_free(body: tsx.Node) -> set[str]:
-    names: set[str] = set()
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        if node.type in _SCOPE_NODES:
-            continue
-        if node.type in ("global_statement", "nonlocal_statement"):
-            names.update(tsx.text(child) for child in node.named_children if child.type == "identifier")
-        stack.extend(node.named_children)
-    return names
-
-
-def _definitions_in(nodes: list[tsx.Node | None], local_names: set[str]) -> dict[str, frozenset[int]]:
-    found: dict[str, set[int]] = {}
-    for node in nodes:
-        for target in _targets(node):
-            name = tsx.text(target)
-            if name in local_names:
-                found.setdefault(name, set()).add(target.start_byte)
-    return {name: frozenset(ids) for name, ids in found.items()}
+def _imported_names(statement: tsx.Node) -> Iterable[tsx.Node]:
+    """The names an import statement binds: `import a.b` binds a, `import a as b` b,
+    `from m import x as y` y."""
+    if statement.type == "import_statement":
+        for child in statement.named_children:
+            if child.type == "dotted_name" and child.named_children:
+                yield child.named_children[0]
+            elif child.type == "aliased_import" and (alias := child.child_by_field_name("alias")) is not None:
+                yield alias
+        return
+    for child in statement.children_by_field_name("name"):
+        bound = child.child_by_field_name("alias") if child.type == "aliased_import" else child
+        if bound is not None and bound.type == "identifier":
+            yield bound
+        elif bound is not None and bound.type == "dotted_name" and bound.named_children:
+            yield bound.named_children[0]
 
 
 def _merge(states: list[dict[str, frozenset[int]]]) -> dict[str, frozenset[int]]:
