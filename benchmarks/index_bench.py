@@ -10,12 +10,17 @@ without touching the original. Figures (medians of --repeat runs unless noted):
 - no-change refresh: `explorer index` when nothing changed (the check every query makes);
 - one changed file: `explorer index` after appending a line to one C++ and one Python file;
 - search: `search()` in-process, median over a query set, after one warm-up query;
-- peak memory: the sum of resident memory of the indexer and its workers, sampled.
+- peak memory: the sum of resident memory of the indexer and its workers, sampled;
+- where the CPU goes: one more cold `--jobs 1` build in a process of its own with
+  explorer/stage_clock.py on, each stage's CPU-seconds (its own, nested stages taken out) and
+  its share in units of ctags' CPU: the tree-sitter parse and queries are the floor any
+  tree-sitter indexer pays, the rest is explorer's.
 Targets from the issue are printed beside each figure; this script asserts nothing.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import shutil
@@ -94,6 +99,31 @@ def timed_with_peak_memory(command: list[str], env: dict[str, str]) -> tuple[flo
     return elapsed, peak, cpu_seconds_of_children() - cpu_before
 
 
+# Run in a process of its own: the build's CPU per stage, as JSON on stdout.
+_BREAKDOWN = """
+import json, sys, time
+from pathlib import Path
+from explorer import stage_clock
+from explorer.index.build import refresh
+stage_clock.start()
+began = time.process_time()
+refresh(sys.argv[1], Path(sys.argv[2]), jobs=1, rebuild=True)
+total = time.process_time() - began
+stages = stage_clock.stop()
+stages["everything else (walk, compare, merge, progress)"] = total - sum(stages.values())
+print(json.dumps({"total": total, "stages": stages}))
+"""
+
+
+def cpu_breakdown(tree: Path, index: Path, env: dict[str, str]) -> tuple[float, dict[str, float]]:
+    """The CPU-seconds of one in-process cold build, and of each of its stages."""
+    done = subprocess.run(
+        [sys.executable, "-c", _BREAKDOWN, str(tree), str(index)], env=env, check=True, capture_output=True, text=True
+    )
+    measured = json.loads(done.stdout.strip().splitlines()[-1])
+    return measured["total"], measured["stages"]
+
+
 def main() -> None:
     args = arguments(__doc__, repeat=3)
     ctags = shutil.which("ctags")
@@ -133,6 +163,8 @@ def main() -> None:
                 handle.write(f"\n// benchmark edit {number}\n" if target.suffix == ".cpp" else f"\n# benchmark edit {number}\n")
             changed_runs.append(timed([*explorer, "index", "--root", str(tree), "--index", str(index)], env))
 
+        breakdown_total, breakdown = cpu_breakdown(tree, Path(scratch) / "breakdown.sqlite", env)
+
         store = IndexStore.open(index)
         search(store, "warm up")
         per_query = {}
@@ -166,6 +198,12 @@ def main() -> None:
     for name, value, note in rows:
         print(f"{name:<{width}}  {value:>9}  {note}")
     print("\nsearch medians per query (ms): " + ", ".join(f"{q} {t * 1000:.1f}" for q, t in per_query.items()))
+    print(f"\nwhere a --jobs 1 cold build's CPU goes (one instrumented run, {breakdown_total:.1f} CPU-s in all):")
+    floor = sum(seconds for name, seconds in breakdown.items() if name.startswith("tree-sitter"))
+    for name, seconds in sorted(breakdown.items(), key=lambda item: -item[1]):
+        print(f"  {name:<48} {seconds:6.1f} CPU-s  {seconds / ctags_cpu_median:5.1f}x ctags'  {100 * seconds / breakdown_total:4.1f}%")
+    print(f"  the tree-sitter parse and queries (the floor): {floor / ctags_cpu_median:.1f}x ctags' CPU; "
+          f"the rest: {(breakdown_total - floor) / ctags_cpu_median:.1f}x")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import tree_sitter_cuda
 import tree_sitter_python
 
 from explorer.model import Language
+from explorer.stage_clock import stage
 from explorer.workspace import GRAMMARS_DIR
 
 Node = ts.Node
@@ -39,7 +40,8 @@ def _parser(lang: Language) -> ts.Parser:
 
 
 def parse(lang: Language, source: bytes) -> Tree:
-    return _parser(lang).parse(source)
+    with stage("tree-sitter parse"):
+        return _parser(lang).parse(source)
 
 
 @cache
@@ -61,7 +63,8 @@ def captures(q: ts.Query, node: Node) -> dict[str, list[Node]]:
     """Each capture's nodes in document order (outer before inner). The binding's own order
     varies with what the process queried before, and parsers that keep the first of several
     nodes (a namespace reopened) would then depend on which files a worker read earlier."""
-    found = ts.QueryCursor(q).captures(node)
+    with stage("tree-sitter queries"):
+        found = ts.QueryCursor(q).captures(node)
     return {name: sorted(nodes, key=_document_order) for name, nodes in found.items()}
 
 

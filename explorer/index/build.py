@@ -42,6 +42,7 @@ from explorer.index.store import (
 )
 from explorer.model import Diagnostic
 from explorer.parsers import parse_file
+from explorer.stage_clock import stage
 from explorer.workspace import cache_folder
 
 _BATCH = 256  # files per transaction
@@ -298,7 +299,8 @@ def _refresh(
         if shards is not None and shards.exists():
             store.merge_shards(sorted(shards.glob("*.sqlite")))
         # 5. derived tables
-        store.rebuild_derived()
+        with stage("derived tables (linking)"):
+            store.rebuild_derived()
         with store.transaction():
             store.save_small_tree()
     else:
@@ -334,7 +336,7 @@ def _content_changed(root: str, follow_links_outside: bool, source: SourceFile, 
 def _write(store: IndexStore, stored: dict[str, StoredFile], batch: list[_Parsed]) -> None:
     if not batch:
         return
-    with store.transaction():
+    with stage("SQLite writes"), store.transaction():
         for result in batch:
             if result.written:
                 continue
@@ -381,7 +383,8 @@ def _parse_one(task: tuple[SourceFile, int, str | None]) -> _Parsed:
 def _parse_task(task: tuple[SourceFile, int, str | None]) -> _Parsed:
     source, file_id, previous_hash = task
     try:
-        data, content_hash = read_source(_worker_root, source.path, _worker_follows_links_outside)
+        with stage("reading and hashing files"):
+            data, content_hash = read_source(_worker_root, source.path, _worker_follows_links_outside)
     except UnreadableFile as error:
         return _Parsed(source, file_id, None, unreadable=str(error))
     if content_hash == previous_hash:
@@ -395,7 +398,9 @@ def _parse_task(task: tuple[SourceFile, int, str | None]) -> _Parsed:
     fatal = next((d.reason for d in facts.diagnostics if d.skipped), None)
     if fatal is not None:
         return _Parsed(source, file_id, content_hash, unreadable=fatal)
-    return _Parsed(source, file_id, content_hash, rows=encode_facts(facts, file_id))
+    with stage("row encoding"):
+        rows = encode_facts(facts, file_id)
+    return _Parsed(source, file_id, content_hash, rows=rows)
 
 
 def _parse_all(

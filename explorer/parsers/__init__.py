@@ -7,6 +7,7 @@ index up to date never pay for them.
 from __future__ import annotations
 
 from explorer.model import FileFacts, Language
+from explorer.stage_clock import stage
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 # .mm: Objective-C++ (Metal kernels); its C++ parts read well with the C++ grammar.
@@ -34,6 +35,11 @@ def language_of(path: str) -> Language | None:
 
 
 def parse_file(path: str, lang: Language, source: bytes) -> FileFacts:
+    with stage(f"{lang.value} facts"):
+        return _parse_file(path, lang, source)
+
+
+def _parse_file(path: str, lang: Language, source: bytes) -> FileFacts:
     match lang:
         case Language.PYTHON:
             from explorer.parsers.python import parse_python

@@ -25,6 +25,7 @@ from explorer.parsers.cpp_conditionals import without_split_conditionals
 from explorer.parsers.cpp_macros import Macro, call_end
 from explorer.parsers.cpp_namespaces import NamespaceExtent, anonymous_map, matching_brace, namespace_extents, namespace_map
 from explorer.parsers.cpp_preprocessor import Invocation, Preprocessed, preprocess
+from explorer.stage_clock import stage
 
 _CLASS_TYPES = {"class_specifier", "struct_specifier"}
 _CONTAINER_KINDS = {
@@ -207,7 +208,8 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
        is a call site too, and columns go back to the file's.
     """
     too_deep = _nested_too_deep(source)  # checked before the preprocessor's work, and after it
-    preprocessed = preprocess(source) if too_deep is None else None
+    with stage("C++ preprocessor (macros, conditionals)"):
+        preprocessed = preprocess(source) if too_deep is None else None
     if preprocessed is not None and preprocessed.invocations:
         too_deep = _nested_too_deep(preprocessed.text)
     if too_deep is not None or preprocessed is None:

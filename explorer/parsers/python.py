@@ -27,6 +27,7 @@ from explorer.model import (
 )
 from explorer.parsers.common import ScopeMap, collapse, expand, module_name, source_order
 from explorer.parsers.python_flow import flow_facts
+from explorer.stage_clock import stage
 
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
 _SKIPPED_NAMES = {"__all__", "__slots__", "__doc__"}
@@ -82,7 +83,8 @@ def parse_python(path: str, source: bytes) -> FileFacts:
         _add_inline_cpp(found, facts, root, source)
     facts.symbols.sort(key=source_order)
     package = module if is_package_init(path) else module.rpartition(".")[0]
-    facts.flow = flow_facts(root, module, package, found)
+    with stage("python value-flow facts"):
+        facts.flow = flow_facts(root, module, package, found)
     return facts
 
 
