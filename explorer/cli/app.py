@@ -305,6 +305,9 @@ def run(
         "project's, unless --python-env says otherwise)."))] = None,
     backend_device: Annotated[Optional[str], typer.Option("--backend-device", metavar="DEVICE", help=(
         "Bundled runtime: run every tensor on cpu or cuda (emulated), whatever the code says."))] = None,
+    chrome_trace: Annotated[Optional[str], typer.Option("--chrome-trace", metavar="FILE", help=(
+        "Run nothing: read a trace the PyTorch profiler wrote (export_chrome_trace or tensorboard_trace_handler, .json or "
+        ".json.gz) and map its operators and kernels to source."))] = None,
     compare: Annotated[bool, typer.Option("--compare", help="Lay the run over the static call graph: confirmed, not taken, missed.")] = False,
     include: Annotated[Optional[list[str]], typer.Option("--include", metavar="PREFIX", help=(
         "Show only frames in this module, class or namespace (repeatable)."))] = None,
@@ -315,7 +318,7 @@ def run(
     json: Json = False,
     output_format: Format = "tree", output: Output = None, max_nodes: MaxNodes = DEFAULT_MAX_NODES,
 ) -> None:
-    """Run SCRIPT (or -c CODE) under tracing and print the call tree it ran."""
+    """Run SCRIPT (or -c CODE) under tracing and print the call tree it ran (or read one the profiler recorded)."""
     _run("run", "run_cmd", locals())
 
 

@@ -10,6 +10,7 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from explorer.cli.common import open_index, reports_errors, stdout
@@ -31,6 +32,7 @@ def run(
     code: str | None = None,
     python: str | None = None,
     backend_device: str | None = None,
+    chrome_trace: str | None = None,
     compare: bool = False,
     include: list[str] | None = None,
     exclude: list[str] | None = None,
@@ -42,8 +44,13 @@ def run(
     max_nodes: int = DEFAULT_MAX_NODES,
 ) -> None:
     """Run SCRIPT (or -c CODE) under tracing and print the call tree it ran."""
-    _run(where, program, code, python, backend_device, compare, include, exclude, max_depth, max_events, json,
-         output_format, output, max_nodes)
+    if chrome_trace is not None:
+        if program or code is not None:
+            raise UsageError("--chrome-trace reads a trace already recorded: give no program to run")
+        if backend_device is not None:
+            raise UsageError("--backend-device chooses where a program runs; a recorded trace ran where it ran")
+    _run(where, program, code, python, backend_device, chrome_trace, compare, include, exclude, max_depth, max_events,
+         json, output_format, output, max_nodes)
 
 
 # A run's tree is as deep as the program's calls went (a recursion 900 deep where the program
@@ -109,7 +116,7 @@ def _in_a_thread(work: Callable[[], None], outcome: list[BaseException]) -> None
 
 def _run(
     where: TreeRequest, program: list[str] | None, code: str | None, python: str | None, backend_device: str | None,
-    compare: bool, include: list[str] | None, exclude: list[str] | None, max_depth: int | None, max_events: int,
+    chrome_trace: str | None, compare: bool, include: list[str] | None, exclude: list[str] | None, max_depth: int | None, max_events: int,
     json: bool, output_format: str, output: str | None, max_nodes: int,
 ) -> None:
     # the runtime, the call graph and their views load for this command only
@@ -117,6 +124,7 @@ def _run(
     from explorer.render.run_json import comparison_json, run_json
     from explorer.render.run_text import comparison_text, run_text
     from explorer.runtime.compare import compare_run
+    from explorer.runtime.chrome_trace import chrome_trace_run
     from explorer.runtime.run import run_program
 
     drawing = diagram_request(output_format, output, max_nodes, None, None, json=json)
@@ -130,9 +138,12 @@ def _run(
     def traced(store: IndexReader | None, tree: str, shown_from: str) -> None:
         """Run the program, shape what it ran, print or draw it: on a deep stack (the run's
         tree is as deep as the program went)."""
-        trace = run_program(RunRequest(code, script, argv, tree, python, backend_device, max_events), store)
+        if chrome_trace is not None:
+            trace = chrome_trace_run(Path(chrome_trace), store, python)
+        else:
+            trace = run_program(RunRequest(code, script, argv, tree, python, backend_device, max_events), store)
         shown, cut = shape.apply(trace.root)
-        comparison = compare_run(store, tree, trace.root, every_native_call=python is None) if compare and store is not None else None
+        comparison = compare_run(store, tree, trace.root, every_native_call=python is None and chrome_trace is None) if compare and store is not None else None
         if drawing.wanted:
             write_diagram(run_diagram(trace, shown, comparison), drawing, shown_from, "run")
         elif json:
@@ -150,7 +161,7 @@ def _run(
     if python is not None and where.python is None and not os.environ.get("EXPLORER_PYTHON_ENV"):
         # the program imports from the interpreter it runs with: so do the static queries
         where = dataclasses.replace(where, python=python)
-    if python is not None and where.root is None and not os.environ.get("EXPLORER_ROOT"):
+    if python is not None and chrome_trace is None and where.root is None and not os.environ.get("EXPLORER_ROOT"):
         # Real PyTorch without a source tree: operators come from the installed wheel's YAML,
         # and there is no static graph to index or compare with.
         if compare:

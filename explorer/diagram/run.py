@@ -11,7 +11,7 @@ from __future__ import annotations
 from explorer.diagram.build import short_qname
 from explorer.diagram.model import Diagram, DiagramEdge, DiagramNode, Emphasis
 from explorer.runtime.compare import Comparison
-from explorer.runtime.model import Reach, RunFrame, RunTrace
+from explorer.runtime.model import RECORDED_TRACE, Reach, RunFrame, RunTrace
 
 
 def run_diagram(trace: RunTrace, shown: RunFrame, comparison: Comparison | None = None) -> Diagram:
@@ -54,7 +54,8 @@ def run_diagram(trace: RunTrace, shown: RunFrame, comparison: Comparison | None 
             target_id = node_id(target.symbol.qname, target.layer, target.symbol.path, target.symbol.line,
                                 target.symbol.kind.value, Emphasis.CONTEXT)
             edges.setdefault((source, target_id), DiagramEdge(source, target_id, f"not taken ({item.edge.label})", Emphasis.CONTEXT, item.edge.site))
-    title = f"{trace.command} ({trace.runtime} runtime, device {trace.device})"
+    title = f"{trace.command} (a recorded profiler trace)" if trace.runtime == RECORDED_TRACE else \
+        f"{trace.command} ({trace.runtime} runtime, device {trace.device})"
     return Diagram(title, tuple(nodes.values()), tuple(edges.values()), root_id)
 
 

@@ -11,7 +11,7 @@ from explorer.model import Layer
 from explorer.render.places import shown_path
 from explorer.render.text import LAYER_STYLES, site_text
 from explorer.runtime.compare import Comparison, NotTaken
-from explorer.runtime.model import Reach, RunFrame, RunTrace
+from explorer.runtime.model import RECORDED_TRACE, Reach, RunFrame, RunTrace
 
 
 def frame_text(frame: RunFrame) -> Text:
@@ -42,11 +42,18 @@ def reach_label(frame: RunFrame) -> str:
     return frame.reach.value
 
 
-def run_text(console: Console, trace: RunTrace, shown: RunFrame, cut: int = 0) -> None:
+def run_summary(trace: RunTrace) -> str:
+    """What ran where, and how much was recorded: the line above a run's tree."""
+    if trace.runtime == RECORDED_TRACE:
+        return f"a recorded profiler trace; {trace.native_events:,} operators and device events"
     events = f"{trace.python_events:,} Python events"
     if trace.runtime == "bundled":
         events += f", {trace.native_events:,} native events"
-    console.print(Text(f"{trace.command}  ({trace.runtime} runtime, device {trace.device}; {events})", "bold"))
+    return f"{trace.runtime} runtime, device {trace.device}; {events}"
+
+
+def run_text(console: Console, trace: RunTrace, shown: RunFrame, cut: int = 0) -> None:
+    console.print(Text(f"{trace.command}  ({run_summary(trace)})", "bold"))
     console.print(_tree(shown))
     if cut:
         console.print(Text(f"({cut:,} deeper frames not shown: --max-depth)", "italic yellow"))

@@ -41,12 +41,15 @@ class RunFrame:
         return (self.name, self.path, self.line, self.reach)
 
 
+RECORDED_TRACE = "recorded trace"  # RunTrace.runtime of a profiler trace read from a file: nothing ran
+
+
 @dataclass(frozen=True, slots=True)
 class RunTrace:
     """The merged call tree of one run and what is worth knowing about how it was recorded."""
 
     command: str  # what ran: the -c code or the script with its arguments
-    runtime: str  # "bundled" (sample_repo's reference runtime) or the interpreter of --python
+    runtime: str  # "bundled" (sample_repo's reference runtime), the interpreter of --python, or RECORDED_TRACE
     device: str  # the backend device the code ran on, where explorer chose it
     root: RunFrame  # the program's top-level code
     exit_code: int

@@ -176,7 +176,7 @@ class ProfileRecording:
         return (wall_start, wall_start - perf_start), (wall_end, wall_end - perf_end)
 
 
-def _classified(event: ProfilerEvent) -> ProfilerEvent:
+def classified(event: ProfilerEvent) -> ProfilerEvent:
     """The event with the kind recent profilers report (`activity_type`). Older ones (torch
     2.11 among them) call every host-side event a CPU operator and every device event a
     kernel: CUDA API calls are then known by their names, the profiler's own bookkeeping
@@ -213,7 +213,7 @@ def read_profile(path: Path) -> ProfileRecording:
         clock_start=pair(document["clock_start"]),
         clock_end=pair(document["clock_end"]),
         trace_start=document["trace_start_ns"],
-        events=[_classified(ProfilerEvent(*row)) for row in document["events"]],
+        events=[classified(ProfilerEvent(*row)) for row in document["events"]],
         messages=document.get("profiler_messages") or "",
     )
 
@@ -817,8 +817,7 @@ def build_trace(request: RunRequest, install: TorchInstall, store: IndexReader |
         default_device = "CPU"
     else:
         default_device = None
-    namer = _Namer(python, profile, Locator(install, store), program, default_device)
-    tree = fold_repeats(namer.tree(calls))
+    tree, naming = named_tree(calls, python, profile, Locator(install, store), program, default_device)
     return RunTrace(
         command=request.command,
         runtime=request.python or install.python,
@@ -827,8 +826,15 @@ def build_trace(request: RunRequest, install: TorchInstall, store: IndexReader |
         exit_code=python.exit_code,
         python_events=len(python.events),
         native_events=report.operators + report.device_events,
-        notes=tuple(_notes(request, install, store, python, profile, report, namer.report)),
+        notes=tuple(_notes(request, install, store, python, profile, report, naming)),
     )
+
+
+def named_tree(calls: Span, python: PythonRecording, profile: ProfileRecording, locator: Locator, program: str,
+               default_device: str | None) -> tuple[RunFrame, NamingReport]:
+    """Steps 4 and 5: the merged spans named and placed, identical siblings folded."""
+    namer = _Namer(python, profile, locator, program, default_device)
+    return fold_repeats(namer.tree(calls)), namer.report
 
 
 def _notes(request: RunRequest, install: TorchInstall, store: IndexReader | None, python: PythonRecording,

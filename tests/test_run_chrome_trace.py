@@ -1,0 +1,192 @@
+"""`explorer run --chrome-trace FILE`: a trace the PyTorch profiler wrote, mapped to source
+without running anything.
+
+tests/data/chrome_traces/conv_relu_backward.json was written here by torch 2.13.0 (CPU) running
+conv_relu_backward.py beside it (`prof.export_chrome_trace`): 61 operators, one thread. The
+expected locations were read off sample_repo: conv2d is native_functions.yaml:74, its
+CompositeImplicitAutograd row (line 76) names conv2d_symint, Convolution.cpp:173; relu is
+line 123, its `CPU, CUDA` row (127) names relu, Activation.cpp:11; _slow_conv2d_forward is
+line 200, its CPU row (203) names slow_conv2d_forward_cpu, ConvolutionMM2d.cpp:101.
+
+No CUDA trace was recorded here (no GPU): the kernel linking is tested on small traces written
+in the test, in the format of the profiler's CUDA events (a kernel and the runtime call that
+launched it share `correlation`; older traces repeat that number as `External id`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from explorer.runtime.chrome_trace import read_chrome_trace
+from tests.command_line import invoke
+
+TRACE = Path(__file__).resolve().parent / "data" / "chrome_traces" / "conv_relu_backward.json"
+
+
+def cli(*args: str):
+    result = invoke(list(args))
+    assert "Traceback" not in result.output
+    return result
+
+
+def top(document: dict, name: str) -> dict:
+    return next(child for child in document["tree"]["children"] if child["name"] == name)
+
+
+def test_every_operator_of_the_trace_is_read_and_nothing_else():
+    profile, python_functions = read_chrome_trace(TRACE)
+    raw = json.loads(TRACE.read_text())["traceEvents"]
+    assert sum(1 for event in raw if event.get("cat") == "cpu_op") == 61
+    assert [event.kind for event in profile.events] == ["cpu_op"] * 61  # the "Trace" span and the flow arrows left out
+    assert [event.name for event in profile.events[:3]] == ["aten::conv2d", "aten::convolution", "aten::_convolution"]
+    assert python_functions == 0 and profile.overload_names is False
+
+
+def test_operators_nest_and_map_to_the_tree_as_a_run_does():
+    result = cli("run", "--chrome-trace", str(TRACE), "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["runtime"] == "recorded trace" and document["native_events"] == 61
+    conv2d = top(document, "aten::conv2d")
+    assert (conv2d["path"], conv2d["line"]) == ("aten/src/ATen/native/native_functions.yaml", 74)
+    kernel = conv2d["children"][0]
+    assert (kernel["name"], kernel["path"], kernel["line"], kernel["key"]) == (
+        "at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp", 173, "CompositeImplicitAutograd")
+    assert kernel["site"] == {"path": "aten/src/ATen/native/native_functions.yaml", "line": 76}
+    relu_kernel = top(document, "aten::relu")["children"][0]
+    assert (relu_kernel["name"], relu_kernel["path"], relu_kernel["line"], relu_kernel["key"]) == (
+        "at::native::relu", "aten/src/ATen/native/Activation.cpp", 11, "CPU")
+    # conv2d -> convolution -> _convolution -> thnn_conv2d -> _slow_conv2d_forward, each under its kernel
+    slow = _find(conv2d, "aten::_slow_conv2d_forward")
+    assert (slow["path"], slow["line"]) == ("aten/src/ATen/native/native_functions.yaml", 200)
+    assert (slow["children"][0]["name"], slow["children"][0]["path"], slow["children"][0]["line"]) == (
+        "at::native::slow_conv2d_forward_cpu", "aten/src/ATen/native/ConvolutionMM2d.cpp", 101)
+    assert document["notes"] == [
+        "read from a profiler trace: nothing ran; operators are named without their overloads (the trace has none)",
+    ]
+
+
+def _find(frame: dict, name: str) -> dict:
+    if frame["name"] == name:
+        return frame
+    for child in frame["children"]:
+        found = _find(child, name)
+        if found:
+            return found
+    return {}
+
+
+def test_the_text_view_says_it_read_a_trace(tmp_path):
+    packed = tmp_path / "trace.pt.trace.json.gz"
+    packed.write_bytes(gzip.compress(TRACE.read_bytes()))  # tensorboard_trace_handler(use_gzip=True)
+    result = cli("run", "--chrome-trace", str(packed))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == f"{packed}  (a recorded profiler trace; 61 operators and device events)"
+    assert "aten::conv2d  aten/src/ATen/native/native_functions.yaml:74  ← profiled" in result.stdout
+
+
+# -- CUDA kernels, on traces written here in the profiler's format ------------------------------
+
+
+def _x(category: str, name: str, tid: object, ts: float, dur: float, **args: object) -> dict:
+    return {"ph": "X", "cat": category, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur, "args": args}
+
+
+def cuda_trace() -> dict:
+    """relu on CUDA: its launch call comes after an operator inside it has ended (so the
+    operator running it is relu, not that one); a copy made by cudaMemcpyAsync inside
+    aten::copy_; a kernel whose launch lies outside every operator. `External id` repeats
+    the correlation, as older traces have it: it must not be trusted."""
+    return {"traceEvents": [
+        _x("cpu_op", "aten::relu", 7, 100.0, 50.0, **{"External id": 1}),
+        _x("cpu_op", "aten::empty", 7, 105.0, 3.0, **{"External id": 2}),
+        _x("cuda_runtime", "cudaLaunchKernel", 7, 120.0, 5.0, correlation=40, **{"External id": 40}),
+        _x("kernel", "at::native::relu_cuda_kernel(float const*, float*, long)", "stream 7", 300.0, 2.0, correlation=40,
+           **{"External id": 40}),
+        _x("cpu_op", "aten::copy_", 7, 200.0, 20.0, **{"External id": 3}),
+        _x("cuda_runtime", "cudaMemcpyAsync", 7, 205.0, 5.0, correlation=41, **{"External id": 41}),
+        _x("gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", "stream 7", 310.0, 1.0, correlation=41),
+        _x("cuda_runtime", "cudaLaunchKernel", 7, 400.0, 5.0, correlation=42),
+        _x("kernel", "void stray_kernel(int)", "stream 7", 410.0, 1.0, correlation=42),
+        _x("python_function", "torch/nn/functional.py(1500): relu", 7, 90.0, 70.0),
+        {"ph": "s", "cat": "ac2g", "id": 40, "pid": 1, "tid": 7, "ts": 120.0},
+    ]}
+
+
+def test_a_kernel_goes_under_the_operator_running_its_launch(tmp_path):
+    path = tmp_path / "relu_cuda.json"
+    path.write_text(json.dumps(cuda_trace()))
+    profile, python_functions = read_chrome_trace(path)
+    assert python_functions == 1
+    operators = {event.correlation: event.name for event in profile.events if event.kind == "cpu_op"}
+    linked = {event.name: operators.get(event.linked) for event in profile.events if event.device == "cuda"}
+    assert linked == {
+        "at::native::relu_cuda_kernel(float const*, float*, long)": "aten::relu",  # aten::empty had ended
+        "Memcpy DtoH (Device -> Pageable)": "aten::copy_",
+        "void stray_kernel(int)": None,
+    }
+    result = cli("run", "--chrome-trace", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    relu = top(document, "aten::relu")
+    launched = [(child["name"], child["layer"], child["path"], child["line"]) for child in _walk(relu) if child["reach"] == "launch"]
+    # sample_repo: `__global__ void relu_cuda_kernel` at aten/src/ATen/native/cuda/Activation.cu:11, in at::native
+    assert launched == [("at::native::relu_cuda_kernel", "cuda", "aten/src/ATen/native/cuda/Activation.cu", 11)]
+    assert document["notes"][-2:] == [
+        "the trace's 1 Python function events (with_stack=True) are not shown: operators are placed by their own nesting",
+        "1 device events had no launching operator in the trace: not shown",
+    ]
+
+
+def _walk(frame: dict):
+    for child in frame["children"]:
+        yield child
+        yield from _walk(child)
+
+
+# -- what a user may get wrong ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("content", "said"), [
+    (None, "cannot read {path}: No such file or directory"),
+    (b"{not json", "{path}: not a JSON trace"),
+    (b'{"schemaVersion": 1}', "{path}: not a profiler trace (no traceEvents list)"),
+    (b'{"traceEvents": [{"ph": "X", "cat": "Trace", "name": "x", "ts": 1, "dur": 2}]}', "{path}: no operators or kernels in this trace"),
+    (gzip.compress(b"[1, 2")[:20], "{path}: a damaged gzip file"),
+])
+def test_a_file_that_is_no_trace_is_one_line(tmp_path, content, said):
+    path = tmp_path / "trace.json"
+    if content is not None:
+        path.write_bytes(content)
+    result = cli("run", "--chrome-trace", str(path))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: " + said.format(path=path)), lines
+
+
+def test_a_trace_and_a_program_together_is_a_usage_error():
+    result = cli("run", "--chrome-trace", str(TRACE), "-c", "print(1)")
+    assert (result.exit_code, result.stderr) == (2, "error: --chrome-trace reads a trace already recorded: give no program to run\n")
+
+
+# -- the real tree (opt-in) --------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not os.environ.get("EXPLORER_REAL_TORCH"), reason="set EXPLORER_REAL_TORCH to a PyTorch 2.4.0 source tree")
+def test_on_the_real_tree_operators_reach_their_kernels():
+    # PyTorch 2.4.0: conv2d is native_functions.yaml:1707, its CompositeImplicitAutograd row
+    # (1709) names conv2d_symint, Convolution.cpp:945
+    result = cli("run", "--chrome-trace", str(TRACE), "--root", os.environ["EXPLORER_REAL_TORCH"], "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    conv2d = top(document, "aten::conv2d")
+    assert (conv2d["path"], conv2d["line"]) == ("aten/src/ATen/native/native_functions.yaml", 1707)
+    assert (conv2d["children"][0]["name"], conv2d["children"][0]["path"], conv2d["children"][0]["line"]) == (
+        "at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp", 945)
+
