@@ -24,6 +24,7 @@ import pytest
 
 from explorer.runtime.chrome_trace import read_chrome_trace
 from tests.command_line import invoke
+from tests.conftest import write_tree
 
 TRACE = Path(__file__).resolve().parent / "data" / "chrome_traces" / "conv_relu_backward.json"
 
@@ -190,3 +191,30 @@ def test_on_the_real_tree_operators_reach_their_kernels():
     assert (conv2d["children"][0]["name"], conv2d["children"][0]["path"], conv2d["children"][0]["line"]) == (
         "at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp", 945)
 
+
+def test_an_operator_without_its_overload_is_looked_up_in_its_own_namespace(tmp_path):
+    # quantized::mul is registered on line 3 of library.cpp, a line before aten::mul's YAML
+    # entries (lines 4 and 7): the profiler's bare `aten::mul` is aten's, at its first overload
+    root = write_tree(tmp_path / "tree", {
+        "aten/src/ATen/native/native_functions.yaml": (
+            "- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
+            "  variants: function, method\n"
+            "\n"
+            "- func: mul.Tensor(Tensor self, Tensor other) -> Tensor\n"
+            "  variants: function, method\n"
+            "\n"
+            "- func: mul.Scalar(Tensor self, Scalar other) -> Tensor\n"
+        ),
+        "aten/src/ATen/native/quantized/library.cpp": (
+            "#include <torch/library.h>\n"
+            "TORCH_LIBRARY(quantized, m) {\n"
+            '  m.def("quantized::mul(Tensor qa, Tensor qb, float scale, int zero_point) -> Tensor qc");\n'
+            "}\n"
+        ),
+    })
+    trace = tmp_path / "mul.json"
+    trace.write_text(json.dumps({"traceEvents": [_x("cpu_op", "aten::mul", 1, 10.0, 5.0)]}))
+    result = cli("run", "--chrome-trace", str(trace), "--root", str(root), "--json")
+    assert result.exit_code == 0, result.output
+    mul = top(json.loads(result.stdout), "aten::mul")
+    assert (mul["path"], mul["line"]) == ("aten/src/ATen/native/native_functions.yaml", 4)

@@ -553,8 +553,11 @@ class Locator:
         qname = name if overload is None or overload == "" else f"{name}.{overload}"
         if self.store is not None:
             found = self.store.symbols_with_qname(qname)
-            if overload is None:
-                found = found or sorted(self.store.operators_named(name.split("::", 1)[1]), key=lambda s: s.line or 0)
+            if overload is None and not found:
+                # the overloads of this operator: of its own namespace only (quantized::mul is
+                # not an overload of aten::mul)
+                overloads = (s for s in self.store.operators_named(name.split("::", 1)[-1]) if s.qname.split(".", 1)[0] == name)
+                found = sorted(overloads, key=lambda s: s.line or 0)
             operators = [s for s in found if s.kind is SymbolKind.OPERATOR]
         else:
             table = self._wheel_operators()
