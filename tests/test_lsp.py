@@ -123,6 +123,62 @@ async def test_outgoing_calls_lead_from_python_into_the_kernels(client: Language
     ]
 
 
+# trace's first path from Conv2d.forward to cudnnConvolutionForward (tests/test_trace.py, every
+# hop read off sample_repo): the hierarchy must offer each of its hops, the function pointer
+# that split_batch_dim_to_32bit_out is handed included. (name, definition line, detail, line
+# of the call that leads there; LSP lines, file line - 1)
+CONV_TO_CUDNN = [
+    ("torch.nn.modules.conv.Conv2d._conv_forward", 227, "python · method", 243),  # conv.py:244
+    ("torch.nn.functional.conv2d", 36, "python · call", 229),  # conv.py:230
+    ("torch._C._VariableFunctions.conv2d", 13, "binding · alias", 36),  # functional.py:37
+    ("aten::conv2d", 73, "yaml · binding · ambiguous (2 candidates)", 13),  # _VariableFunctions.pyi:14
+    ("at::native::conv2d_symint", 172, "cpp · dispatch:CompositeImplicitAutograd", 75),  # native_functions.yaml:76
+    ("aten::convolution", 62, "yaml · call", 182),  # Convolution.cpp:183 at::convolution_symint(...)
+    ("at::native::convolution", 217, "cpp · dispatch:CompositeExplicitAutograd", 64),  # native_functions.yaml:65
+    ("aten::_convolution", 68, "yaml · call", 222),  # Convolution.cpp:223
+    ("at::native::_convolution", 227, "cpp · dispatch:CompositeExplicitAutograd", 70),  # native_functions.yaml:71
+    ("aten::cudnn_convolution", 87, "yaml · call", 258),  # Convolution.cpp:259
+    # native_functions.yaml:90 `CUDA: cudnn_convolution`: ConvShared.cpp:65, beside the placeholder
+    ("at::native::cudnn_convolution", 64, "cpp · dispatch:CUDA · ambiguous (2 candidates)", 89),
+    ("at::native::cudnn_convolution_forward_out", 42, "cpp · call", 71),  # ConvShared.cpp:72
+    ("at::native::raw_cudnn_convolution_forward_out", 118, "cpp · call", 60),  # ConvShared.cpp:61
+    ("at::native::split_batch_dim_to_32bit_out", 66, "cpp · call", 123),  # Conv_v7.cpp:124
+    # handed to split_batch_dim_to_32bit_out by that same call, Conv_v7.cpp:124
+    ("at::native::raw_cudnn_convolution_forward_out_32bit", 90, "cpp · fnptr", 123),
+    ("cudnnConvolutionForward", None, "vendor · call", 109),  # Conv_v7.cpp:110
+]
+
+
+async def test_outgoing_calls_reach_the_vendor_call_as_trace_does(client: LanguageClient):
+    (item,) = await client.text_document_prepare_call_hierarchy_async(
+        lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(242, 9)))
+    steps = []
+    for wanted, line, _, _ in CONV_TO_CUDNN:
+        calls = await client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(item))
+        matching = [c for c in calls or [] if c.to.name == wanted and (line is None or c.to.selection_range.start.line == line)]
+        assert matching, f"{item.name} has no outgoing call to {wanted}: {[c.to.name for c in calls or []]}"
+        call = matching[0]
+        steps.append((call.to.name, line, call.to.detail, call.from_ranges[0].start.line if call.from_ranges else None))
+        item = call.to
+    assert steps == CONV_TO_CUDNN
+
+
+async def test_incoming_calls_climb_from_the_vendor_call_to_the_module(client: LanguageClient):
+    # the same chain read upward: each caller of each hop, from cudnnConvolutionForward's
+    # call site (Conv_v7.cpp:110) to Conv2d.forward (conv.py:243)
+    (start,) = await client.text_document_prepare_call_hierarchy_async(
+        lsp.CallHierarchyPrepareParams(doc("aten/src/ATen/native/cudnn/Conv_v7.cpp"), lsp.Position(109, 20)))
+    assert start.name == "cudnnConvolutionForward"
+    item = start
+    chain = [("torch.nn.modules.conv.Conv2d.forward", 242)] + [(name, line) for name, line, _, _ in CONV_TO_CUDNN[:-1]]
+    for wanted, line in reversed(chain):
+        calls = await client.call_hierarchy_incoming_calls_async(lsp.CallHierarchyIncomingCallsParams(item))
+        matching = [c for c in calls or [] if c.from_.name == wanted and c.from_.selection_range.start.line == line]
+        assert matching, f"{item.name} has no incoming call from {wanted}: {[c.from_.name for c in calls or []]}"
+        item = matching[0].from_
+    assert item.name == "torch.nn.modules.conv.Conv2d.forward"
+
+
 async def test_incoming_calls_lead_from_a_kernel_back_up(client: LanguageClient):
     (kernel,) = await client.text_document_prepare_call_hierarchy_async(
         lsp.CallHierarchyPrepareParams(doc("mini_ops/csrc/kernels.cu"), lsp.Position(21, 20)))

@@ -39,6 +39,7 @@ from explorer.index.files import WalkOptions
 from explorer.errors import ExplorerError, UsageError
 from explorer.index.reader import IndexReader
 from explorer.index.store import IndexStore
+from explorer.lsp.hierarchy import node_data, node_of
 from explorer.lsp.stream import FramedReader
 from explorer.lsp.positions import column_of, line_range, path_of, span_range, uri_of
 from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind, Tree, TreeKind
@@ -50,7 +51,7 @@ from explorer.query.limits import DEFAULT_MAX_NODES
 from explorer.query.neighbours import callers_of
 from explorer.query.nodes import layer_of
 from explorer.query.search import search
-from explorer.query.trace import trace_symbol
+from explorer.query.trace import hop_cost, trace_symbol
 from explorer.render.diagram import default_file_name, render_diagram
 from explorer.render.links import LinkTemplate
 from explorer.workspace import cache_folder
@@ -406,7 +407,7 @@ def prepare_call_hierarchy(ls: ExplorerServer, params: lsp.CallHierarchyPrepareP
     session = ls.current()
     if session is None:
         return []
-    return [_item(session, symbol, None, None) for symbol in _at(session, params.text_document.uri, params.position)]
+    return [_item(session, session.graph.node(symbol), None, None) for symbol in _at(session, params.text_document.uri, params.position)]
 
 
 @server.feature(lsp.CALL_HIERARCHY_OUTGOING_CALLS)
@@ -479,9 +480,10 @@ def _information(session: Session, symbol: Symbol) -> lsp.SymbolInformation | No
                                  container_name=layer_of(symbol).value)
 
 
-def _item(session: Session, symbol: Symbol, edge: CallEdge | None, site: tuple[str, int] | None) -> lsp.CallHierarchyItem:
-    """A definition as a call hierarchy item. One without source (a vendor API, a kernel the
-    tree lacks) is placed at the call that reaches it, and its detail says so."""
+def _item(session: Session, node: CallNode, edge: CallEdge | None, site: tuple[str, int] | None) -> lsp.CallHierarchyItem:
+    """A node of the call graph as a call hierarchy item. One without source (a vendor API, a
+    kernel the tree lacks) is placed at the call that reaches it, and its detail says so."""
+    symbol = node.symbol
     detail = _detail(symbol, edge)
     if symbol.path is not None and symbol.line is not None:
         text = session.sources.of_file(symbol.path)
@@ -493,9 +495,8 @@ def _item(session: Session, symbol: Symbol, edge: CallEdge | None, site: tuple[s
         uri, whole, selection = place.uri, place.range, place.range
     else:
         uri, whole, selection = uri_of(".", session.root), line_range(1, ""), line_range(1, "")
-    data = {"qname": symbol.qname, "path": symbol.path, "line": symbol.line}
     return lsp.CallHierarchyItem(name=symbol.qname, kind=_KINDS[symbol.kind], uri=uri, range=whole,
-                                 selection_range=selection, detail=detail, data=data)
+                                 selection_range=selection, detail=detail, data=node_data(node))
 
 
 def _detail(symbol: Symbol, edge: CallEdge | None) -> str:
@@ -513,24 +514,18 @@ def _detail(symbol: Symbol, edge: CallEdge | None) -> str:
     return " · ".join(parts)
 
 
-def _symbol_of(session: Session, item: lsp.CallHierarchyItem) -> Symbol | None:
-    data = item.data if isinstance(item.data, dict) else {}
-    qname = data.get("qname", item.name)
-    found = session.reader.symbols_with_qname(qname)
-    candidates = [s for s in found if s.path == data.get("path") and s.line == data.get("line")] or found
-    return candidates[0] if candidates else None
-
-
 def _steps(session: Session | None, item: lsp.CallHierarchyItem, incoming: bool) -> list[tuple[lsp.CallHierarchyItem, list[lsp.Range]]]:
     """One step of the call hierarchy from `item`: what it calls, or what calls it, each with
-    the lines of the calls (in the caller's file, as LSP has it both ways)."""
-    symbol = _symbol_of(session, item) if session is not None else None
-    if session is None or symbol is None:
+    the lines of the calls (in the caller's file, as LSP has it both ways). Outgoing calls
+    come in the order trace ranks its hops: the more certain first, the source's order among
+    equals."""
+    node = node_of(session.reader, item.data, item.name) if session is not None else None
+    if session is None or node is None:
         return []
     if incoming:
-        steps = [(caller.symbol, edge) for caller, edge in callers_of(session.graph, CallNode(symbol, layer_of(symbol)))]
+        steps = [(caller, edge) for caller, edge in callers_of(session.graph, node)]
     else:
-        steps = [(edge.target.symbol, edge) for edge in session.graph.edges(session.graph.node(symbol))]
+        steps = [(edge.target, edge) for edge in sorted(session.graph.edges(node), key=hop_cost)]
     return [(_item(session, other, edge, edge.site), [_site_location(session, edge.site).range] if edge.site is not None else [])
             for other, edge in steps]
 
