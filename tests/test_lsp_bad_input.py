@@ -9,6 +9,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -148,3 +150,70 @@ def test_a_hover_on_a_fifo_or_an_endless_device_answers(tmp_path):
     assert sorted(answers) == [1, 2, 3, 4, 5]
     assert answers[2].get("result") is None and answers[3].get("result") is None
     assert "m.f" in json.dumps(answers[4]["result"])
+
+
+def _lying(message: dict, extra: int) -> bytes:
+    """A frame whose Content-Length says `extra` bytes more than its body holds."""
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % (len(body) + extra) + body
+
+
+class _OpenClient:
+    """A client that keeps the server's input open, as an editor does, and waits for answers."""
+
+    def __init__(self, tmp_path) -> None:
+        env = {**os.environ, "EXPLORER_CACHE_DIR": str(tmp_path / "cache"), "EXPLORER_PYTHON_ENV": "none"}
+        self.process = subprocess.Popen([sys.executable, "-m", "explorer", "lsp"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        self.received = b""
+        self.answers: dict[int, dict] = {}
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        while chunk := os.read(self.process.stdout.fileno(), 65536):
+            self.received += chunk
+            try:
+                self.answers = {answer["id"]: answer for answer in responses(self.received) if "id" in answer}
+            except ValueError:
+                pass  # a message still coming
+
+    def send(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def wait_for(self, ident: int, seconds: float = 30) -> dict | None:
+        deadline = time.monotonic() + seconds
+        while ident not in self.answers and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self.answers.get(ident)
+
+    def close(self) -> str:
+        assert self.process.stdin is not None and self.process.stderr is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+        return self.process.stderr.read().decode()
+
+
+_INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}}
+
+
+@pytest.mark.parametrize("then_next", [False, True])
+def test_a_content_length_too_large_is_answered_not_waited_on(tmp_path, then_next):
+    # before: the server waited for the bytes the header promised, the client for the answer
+    client = _OpenClient(tmp_path)
+    try:
+        client.send(frame(_INITIALIZE))
+        assert client.wait_for(1) is not None
+        lying = _lying({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}, extra=40)
+        # then_next: the next message comes in the same write, inside the bytes the lie promised
+        client.send(lying + frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}) if then_next else lying)
+        assert client.wait_for(2) == {"jsonrpc": "2.0", "id": 2, "result": None}
+        if then_next:  # read and answered (refused: the server was asked to shut down)
+            answer = client.wait_for(3)
+            assert answer is not None and answer["error"]["code"] == -32600
+    finally:
+        log = client.close()
+    assert "explorer lsp: a message's Content-Length said 89 bytes but it held 49: answered it, and read on from the next message" in log
+    assert "Traceback" not in log
