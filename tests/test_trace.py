@@ -457,6 +457,15 @@ def test_callers_of_an_operator_a_kernel_and_a_function_passed_to_a_call(sample_
     ]
 
 
+def test_callers_of_a_lambda_are_the_function_it_is_handed_to(sample_store, sample_root):
+    # python_variable.cpp:347 hands the lambda written there to THPTensor_fillFromHost (122),
+    # which calls it as `draw(engine)` (130); THPTensor_normal_ (342) wrote and handed it
+    assert listed(neighbours(sample_store, sample_root, "<lambda at line 347>", "callers", depth=2)) == [
+        (1, "cpp", "THPTensor_fillFromHost", "fnptr", ("torch/csrc/autograd/python_variable.cpp", 347)),
+        (2, "cpp", "THPTensor_normal_", "call", ("torch/csrc/autograd/python_variable.cpp", 347)),
+    ]
+
+
 def test_callees_follow_every_backend(sample_store, sample_root):
     assert listed(neighbours(sample_store, sample_root, "aten::relu", "callees", depth=2)) == [
         (1, "cpp", "at::native::relu", "dispatch:CPU", ("aten/src/ATen/native/native_functions.yaml", 127)),

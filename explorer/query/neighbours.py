@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from explorer.errors import UsageError
 from explorer.index.reader import IndexReader
-from explorer.model import CallEdge, CallNode, CallSite, EdgeKind, Layer, Symbol, SymbolKind
+from explorer.model import LAMBDA_MARK, CallEdge, CallNode, CallSite, EdgeKind, Layer, Symbol, SymbolKind
 from explorer.query.bindings import binding_symbol
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import resolve
@@ -26,6 +26,7 @@ from explorer.query.patterns import MAX_QUERY_LENGTH
 from explorer.query.search import PERIPHERAL_PATH
 
 _BUILTINS = frozenset(dir(builtins))  # bare names that are never a local holding a method
+_LAMBDA_NAME = "<lambda at line "  # how a C++ lambda is named (query/native_edges.py)
 _MAX_CANDIDATE_CALLERS = 400  # distinct calling definitions examined per node (a name like `add` has thousands)
 _MAX_RESULTS = 200  # definitions listed; a deep search from a popular name reaches much of a tree
 
@@ -144,6 +145,8 @@ class _Callers:
             yield from self._same_object_callers(node)
         if node.layer is Layer.PYTHON and symbol.kind is SymbolKind.FUNCTION:
             yield from ((variable, None) for variable in self._passing_variables(symbol))
+        if symbol.name.startswith(_LAMBDA_NAME) and symbol.path is not None and symbol.line is not None:
+            yield from self._handing_the_lambda(symbol.path, symbol.line)
 
     def _dispatching(self, symbol: Symbol) -> Iterator[CallNode]:
         """The operators whose dispatch table names a kernel, the operators delegating to a
@@ -204,6 +207,18 @@ class _Callers:
                 inside = [s for s in sites if (definition.line or 0) <= s.line <= (definition.end_line or definition.line or 0)]
                 node_of = self.graph.node(definition) if definition.kind is not SymbolKind.CLASS else CallNode(definition, layer_of(definition))
                 yield node_of, inside
+
+    def _handing_the_lambda(self, path: str, line: int) -> Iterator[tuple[CallNode, list[CallSite]]]:
+        """The definitions with a call that hands on the C++ lambda written at `line`
+        (`try_all([&](...) {...})`): the function handed it calls it."""
+        mark = f"{LAMBDA_MARK}{line}"
+        for caller, sites in self.store.calls_in_file(path).items():
+            handing = [site for site in sites if mark in site.name_args]
+            if not handing:
+                continue
+            for definition in self._definitions_at(path, caller, handing):
+                inside = [s for s in handing if (definition.line or 0) <= s.line <= (definition.end_line or definition.line or 0)]
+                yield self.graph.node(definition), inside
 
     def _passing_variables(self, function: Symbol) -> Iterator[CallNode]:
         """Module-level names built by passing the function to a call in the same module
