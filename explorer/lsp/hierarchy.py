@@ -12,13 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.index.reader import IndexReader
-from explorer.model import CallNode, CallShape, Symbol
+from explorer.model import CallNode, CallShape, Language, Symbol, SymbolKind
 from explorer.query.nodes import layer_of
 
 
 def node_data(node: CallNode) -> dict[str, Any]:
     symbol = node.symbol
     data: dict[str, Any] = {"qname": symbol.qname, "path": symbol.path, "line": symbol.line}
+    if symbol.path is None:
+        # a definition without a source may be made up by the graph (a binding generated at
+        # build time): kept whole, to be made again as it was
+        data["symbol"] = [symbol.name, symbol.kind.value, symbol.lang.value, symbol.signature, symbol.target]
     if node.self_class is not None:
         data["self_class"] = node.self_class
     if node.passed:
@@ -33,7 +37,7 @@ def node_data(node: CallNode) -> dict[str, Any]:
 def node_of(reader: IndexReader, data: object, name: str) -> CallNode | None:
     """The node an item's data names (an item without data: the first definition of its name)."""
     fields = data if isinstance(data, dict) else {}
-    symbol = _symbol(reader, fields.get("qname", name), fields.get("path"), fields.get("line"))
+    symbol = _symbol(reader, fields.get("qname", name), fields.get("path"), fields.get("line")) or _sourceless(fields)
     if symbol is None:
         return None
     passed: list[Symbol] = []
@@ -52,6 +56,18 @@ def node_of(reader: IndexReader, data: object, name: str) -> CallNode | None:
         passed_as=tuple(str(name) for name in fields.get("passed_as") or ()) if passed else (),
         shape=CallShape(int(shape[0]), tuple(shape[1]), bool(shape[2])) if isinstance(shape, list) and len(shape) == 3 else None,
     )
+
+
+def _sourceless(fields: dict[str, Any]) -> Symbol | None:
+    kept = fields.get("symbol")
+    if not isinstance(kept, list) or len(kept) != 5 or not isinstance(fields.get("qname"), str):
+        return None
+    name, kind, lang, signature, target = kept
+    try:
+        return Symbol(fields["qname"], str(name), SymbolKind(kind), Language(lang), None, None, None, str(signature),
+                      target if isinstance(target, str) else None)
+    except ValueError:  # a kind or language this version does not know
+        return None
 
 
 def _symbol(reader: IndexReader, qname: object, path: object, line: object) -> Symbol | None:

@@ -480,9 +480,12 @@ def _information(session: Session, symbol: Symbol) -> lsp.SymbolInformation | No
                                  container_name=layer_of(symbol).value)
 
 
-def _item(session: Session, node: CallNode, edge: CallEdge | None, site: tuple[str, int] | None) -> lsp.CallHierarchyItem:
+def _item(session: Session, node: CallNode, edge: CallEdge | None, site: tuple[str, int] | None,
+          near: lsp.CallHierarchyItem | None = None) -> lsp.CallHierarchyItem:
     """A node of the call graph as a call hierarchy item. One without source (a vendor API, a
-    kernel the tree lacks) is placed at the call that reaches it, and its detail says so."""
+    kernel the tree lacks, a binding generated at build time) is placed at the call that
+    reaches it, or where there is none at the item it was reached from (`near`), and its
+    detail says so."""
     symbol = node.symbol
     detail = _detail(symbol, edge)
     if symbol.path is not None and symbol.line is not None:
@@ -493,6 +496,8 @@ def _item(session: Session, node: CallNode, edge: CallEdge | None, site: tuple[s
     elif site is not None:
         place = _site_location(session, site)
         uri, whole, selection = place.uri, place.range, place.range
+    elif near is not None:
+        uri, whole, selection = near.uri, near.selection_range, near.selection_range
     else:
         uri, whole, selection = uri_of(".", session.root), line_range(1, ""), line_range(1, "")
     return lsp.CallHierarchyItem(name=symbol.qname, kind=_KINDS[symbol.kind], uri=uri, range=whole,
@@ -526,8 +531,15 @@ def _steps(session: Session | None, item: lsp.CallHierarchyItem, incoming: bool)
         steps = [(caller, edge) for caller, edge in callers_of(session.graph, node)]
     else:
         steps = [(edge.target, edge) for edge in sorted(session.graph.edges(node), key=hop_cost)]
-    return [(_item(session, other, edge, edge.site), [_site_location(session, edge.site).range] if edge.site is not None else [])
-            for other, edge in steps]
+    answered = []
+    for other, edge in steps:
+        other_item = _item(session, other, edge, edge.site, near=item)
+        # a hop without a call in the source (a generated binding to its operator): the range
+        # is the caller item's own, so that editors show the hop
+        caller = other_item if incoming else item
+        ranges = [_site_location(session, edge.site).range] if edge.site is not None else [caller.selection_range]
+        answered.append((other_item, ranges))
+    return answered
 
 
 def _hover_text(session: Session, symbol: Symbol) -> str:
