@@ -1360,3 +1360,32 @@ BINDING_CHAINS: list[Chain] = [
     ),
 ]
 CHAINS += BINDING_CHAINS
+
+
+# torch.nn.Conv2d's first path to cudnnConvolutionForward on 2.4.0, from Conv2d.forward
+# (torch/nn/modules/conv.py:457) on: (qualified name, path, line, how the hop before reaches
+# it). Used by test_real_torch.py (trace) and test_lsp_real.py (the call hierarchy).
+CONV2D_FORWARD_TO_CUDNN: list[tuple[str, str | None, int | None, str]] = [
+    ("torch.nn.modules.conv.Conv2d._conv_forward", "torch/nn/modules/conv.py", 449, "method"),
+    ("torch.nn.functional.conv2d", "torch/nn/functional.py", 87, "call"),
+    ("torch._C._VariableFunctions.conv2d", None, None, "alias"),  # generated at build time
+    ("aten::conv2d", "aten/src/ATen/native/native_functions.yaml", 1707, "binding"),
+    ("at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp", 945, "dispatch:CompositeImplicitAutograd"),
+    ("aten::convolution", "aten/src/ATen/native/native_functions.yaml", 1668, "call"),
+    ("at::native::convolution", "aten/src/ATen/native/Convolution.cpp", 1178, "dispatch:CompositeExplicitAutograd"),
+    ("aten::_convolution", "aten/src/ATen/native/native_functions.yaml", 1690, "call"),
+    # the function the vendor's #if took apart, found again by braces
+    ("at::native::_convolution", "aten/src/ATen/native/Convolution.cpp", 1521, "dispatch:CompositeExplicitAutograd"),
+    ("aten::cudnn_convolution", "aten/src/ATen/native/native_functions.yaml", 1869, "call"),
+    ("at::native::cudnn_convolution", "aten/src/ATen/native/cudnn/ConvShared.cpp", 240, "dispatch:CUDA"),
+    ("at::native::cudnn_convolution_forward_out", "aten/src/ATen/native/cudnn/ConvShared.cpp", 205, "call"),
+    ("at::native::raw_cudnn_convolution_forward_out", "aten/src/ATen/native/cudnn/Conv_v8.cpp", 1172, "call"),
+    ("at::native::raw_cudnn_convolution_forward_out_v7", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 780, "call"),
+    ("at::native::split_batch_dim_to_32bit_out", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 606, "call"),
+    ("at::native::raw_cudnn_convolution_forward_out_32bit", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 697, "fnptr"),
+    # Conv_v7.cpp:742 AlgoIterator<...>(args, benchmark).try_all([&](...) {...}): try_all
+    # (545) calls the lambda (743) as f(algoPerf) (552), which calls cudnnConvolutionForward (759)
+    ("at::native::AlgoIterator::try_all", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 545, "method"),
+    ("at::native::<lambda at line 743>", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 743, "fnptr"),
+    ("cudnnConvolutionForward", None, None, "call"),
+]

@@ -1,6 +1,6 @@
 """The call hierarchy on PyTorch 2.4.0 (opt-in: EXPLORER_REAL_TORCH names the tree; the index
 is built in EXPLORER_CACHE_DIR when set, else in a temporary folder, minutes on two cores).
-The chain is test_real_torch.py's, verified there hop by hop from the source: the hierarchy
+The chain is test_real_torch.py's trace (tests/real_chains.py), verified hop by hop from the source: the hierarchy
 must make each of its hops from Conv2d.forward down to cudnnConvolutionForward, and climb it
 back up from the vendor call to the Python method (not a C++ function of the same name)."""
 
@@ -17,6 +17,8 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from tests.real_chains import CONV2D_FORWARD_TO_CUDNN
+
 REAL = os.environ.get("EXPLORER_REAL_TORCH")
 pytestmark = [
     pytest.mark.skipif(not REAL, reason="set EXPLORER_REAL_TORCH to a PyTorch 2.4.0 source tree"),
@@ -29,28 +31,7 @@ SERVER = ClientServerConfig(
                 "EXPLORER_PYTHON_ENV": "none"},
 )
 
-# (name, path, definition line (file line), kind of hop), from Conv2d.forward (conv.py:457)
-CHAIN = [
-    ("torch.nn.modules.conv.Conv2d._conv_forward", "torch/nn/modules/conv.py", 449, "method"),
-    ("torch.nn.functional.conv2d", "torch/nn/functional.py", 87, "call"),
-    ("torch._C._VariableFunctions.conv2d", None, None, "alias"),  # generated at build time
-    ("aten::conv2d", "aten/src/ATen/native/native_functions.yaml", 1707, "binding"),
-    ("at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp", 945, "dispatch:CompositeImplicitAutograd"),
-    ("aten::convolution", "aten/src/ATen/native/native_functions.yaml", 1668, "call"),
-    ("at::native::convolution", "aten/src/ATen/native/Convolution.cpp", 1178, "dispatch:CompositeExplicitAutograd"),
-    ("aten::_convolution", "aten/src/ATen/native/native_functions.yaml", 1690, "call"),
-    ("at::native::_convolution", "aten/src/ATen/native/Convolution.cpp", 1521, "dispatch:CompositeExplicitAutograd"),
-    ("aten::cudnn_convolution", "aten/src/ATen/native/native_functions.yaml", 1869, "call"),
-    ("at::native::cudnn_convolution", "aten/src/ATen/native/cudnn/ConvShared.cpp", 240, "dispatch:CUDA"),
-    ("at::native::cudnn_convolution_forward_out", "aten/src/ATen/native/cudnn/ConvShared.cpp", 205, "call"),
-    ("at::native::raw_cudnn_convolution_forward_out", "aten/src/ATen/native/cudnn/Conv_v8.cpp", 1172, "call"),
-    ("at::native::raw_cudnn_convolution_forward_out_v7", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 780, "call"),
-    ("at::native::split_batch_dim_to_32bit_out", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 606, "call"),
-    ("at::native::raw_cudnn_convolution_forward_out_32bit", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 697, "fnptr"),
-    ("at::native::AlgoIterator::try_all", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 545, "method"),
-    ("at::native::<lambda at line 743>", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 743, "fnptr"),
-    ("cudnnConvolutionForward", None, None, "call"),  # at Conv_v7.cpp:759
-]
+CHAIN = CONV2D_FORWARD_TO_CUDNN  # from Conv2d.forward (conv.py:457) on
 
 
 @pytest_lsp.fixture(config=SERVER, scope="module", loop_scope="module")
