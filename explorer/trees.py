@@ -43,6 +43,11 @@ _STAMP_KEY = "installed_stamp"
 RefreshTree = Callable[[Tree, Path, "WalkOptions | None", frozenset[str]], object]
 
 
+class TreeNotReady(Exception):
+    """Raised by a RefreshTree that only opens (the language server's): the tree's index
+    cannot serve yet; it is being built elsewhere."""
+
+
 @dataclass(frozen=True, slots=True)
 class TreeRequest:
     """What the command line asks for."""
@@ -63,6 +68,7 @@ class Workspace:
     environment: Environment | None = None
     notes: list[str] = field(default_factory=list)  # one line each, for stderr
     closing: ExitStack | None = None  # what closes with the workspace
+    waiting: list[str] = field(default_factory=list)  # trees left out until their index is ready (why, each)
     _kept: list[KeptEdges | None] = field(default_factory=list)  # empty until opened
 
     def kept_edges(self) -> KeptEdges | None:
@@ -74,17 +80,26 @@ class Workspace:
 
 
 @contextmanager
-def open_workspace(request: TreeRequest, refresh_tree: RefreshTree) -> Iterator[Workspace]:
-    """Every tree of the request indexed and open; one reader over them all."""
+def open_workspace(request: TreeRequest, refresh_tree: RefreshTree, partial: bool = False) -> Iterator[Workspace]:
+    """Every tree of the request indexed and open; one reader over them all. `partial`: a
+    tree other than the project whose refresh_tree raises TreeNotReady is left out (named in
+    Workspace.waiting), so that what is ready answers at once."""
     project = Tree("project", resolve_root(request.root), TreeKind.PROJECT)
     sources = source_trees(request.trees, project.root)
     with ExitStack() as closing:
         parts: list[TreeIndex] = []
         index_paths: list[Path] = []
+        waiting: list[str] = []
         provided: dict[str, Tree] = {}  # top-level Python name -> the first tree that has it
         for tree in [project, *sources]:
             index_path = resolve_index_path(tree.root, request.index) if tree is project else default_index_path(tree.root)
-            refresh_tree(tree, index_path, None, nested_roots(tree, [project, *sources]))
+            try:
+                refresh_tree(tree, index_path, None, nested_roots(tree, [project, *sources]))
+            except TreeNotReady as error:
+                if not partial or tree is project:
+                    raise
+                waiting.append(str(error))
+                continue
             index_paths.append(index_path)
             store = closing.enter_context(_opened(index_path))
             parts.append(TreeIndex(tree, store, frozenset(provided)))
@@ -107,7 +122,13 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree) -> Iterator[
                     if not stubs_only:
                         continue
                 index_path = default_index_path(f"{tree.root}::{distribution.name}", name=distribution.name)
-                store = closing.enter_context(_installed_index(tree, index_path, refresh_tree))
+                try:
+                    store = closing.enter_context(_installed_index(tree, index_path, refresh_tree))
+                except TreeNotReady as error:
+                    if not partial:
+                        raise
+                    waiting.append(str(error))
+                    continue
                 index_paths.append(index_path)
                 if stubs_only:
                     tree = dataclasses.replace(tree, stubs_only=True)
@@ -115,7 +136,7 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree) -> Iterator[
                 for name in distribution.top_level:
                     provided.setdefault(name, tree)
         reader: IndexReader = parts[0].store if len(parts) == 1 else MultiTreeIndex(parts)
-        yield Workspace(project.root, reader, [part.tree for part in parts], index_paths, environment, notes, closing)
+        yield Workspace(project.root, reader, [part.tree for part in parts], index_paths, environment, notes, closing, waiting)
 
 
 @contextmanager

@@ -578,3 +578,23 @@ def test_trace_json_lists_the_trees_its_files_are_in(project):
         # ops.py:24 torch.ops.mini_ops_legacy.soft_square(x), the operator legacy.cpp:67 registers
         "  2  yaml    mini_ops_legacy::soft_square  sample_repo:mini_ops/csrc/legacy.cpp:67  ← op_registration, at sample_repo:mini_ops/ops.py:24",
     ]
+
+
+def test_a_tree_not_ready_is_left_out_of_a_partial_workspace_only(tmp_path, project, environment):
+    # the language server opens what is ready and lets the rest join when indexed: here the
+    # project is indexed, the environment's torch (which mini_app imports) is not
+    from explorer.trees import TreeNotReady
+
+    def project_only(tree, index_path, options, leave_out) -> None:
+        if tree.kind is TreeKind.INSTALLED:
+            raise TreeNotReady(f"{tree.name}: not indexed yet")
+        _refresh(tree, index_path, options, leave_out)
+
+    request = TreeRequest(str(project), None, (), str(environment))
+    with open_workspace(request, project_only, partial=True) as opened:
+        assert [t.name for t in opened.trees] == ["project"]
+        assert opened.waiting == ["torch 9.9.0: not indexed yet"]
+        assert [s.qname for s in opened.reader.symbols_with_qname("mini_app.model.App")] == ["mini_app.model.App"]
+    with pytest.raises(TreeNotReady, match="^torch 9.9.0: not indexed yet$"):
+        with open_workspace(request, project_only):
+            pass

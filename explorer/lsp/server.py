@@ -56,7 +56,7 @@ from explorer.render.diagram import default_file_name, render_diagram
 from explorer.render.links import LinkTemplate
 from explorer.workspace import cache_folder
 from explorer.query.sources import SourceLines
-from explorer.trees import TreeRequest, open_workspace
+from explorer.trees import TreeNotReady, TreeRequest, open_workspace
 
 _KINDS = {
     SymbolKind.MODULE: lsp.SymbolKind.Module, SymbolKind.CLASS: lsp.SymbolKind.Class,
@@ -88,7 +88,7 @@ class Session:
     closing: ExitStack
 
 
-class IndexNotReady(Exception):
+class IndexNotReady(TreeNotReady):
     """A tree's index is missing or out of date and is being built in the background."""
 
 
@@ -234,7 +234,8 @@ class ExplorerServer(LanguageServer):
         self._refreshed.clear()
         closing = ExitStack()
         try:
-            opened = closing.enter_context(open_workspace(self.tree_request(), _only_if_ready))
+            # the trees that are ready answer now; the others join when the refresh is done
+            opened = closing.enter_context(open_workspace(self.tree_request(), _only_if_ready, partial=True))
         except (IndexNotReady, ExplorerError, OSError, sqlite3.Error) as error:
             closing.close()
             if self.session is None:
@@ -244,6 +245,10 @@ class ExplorerServer(LanguageServer):
             self.session.closing.close()
         self.session = Session(opened.root, opened.reader, CallGraph(opened.reader, opened.root, "all"),
                                SourceLines(opened.root), closing)
+        if opened.waiting:
+            self._said_waiting = True  # answers come now: no "indexing, answers come when done"
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, "explorer: answering without "
+                                    f"{len(opened.waiting)} trees until they are indexed: {'; '.join(opened.waiting[:3])}"))
         return self.session
 
     def _say_waiting(self, why: str) -> None:
