@@ -20,7 +20,7 @@ import threading
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -39,6 +39,7 @@ from explorer.index.files import WalkOptions
 from explorer.errors import ExplorerError, UsageError
 from explorer.index.reader import IndexReader
 from explorer.index.store import IndexStore
+from explorer.lsp.buffers import Buffer, buffer_of
 from explorer.lsp.hierarchy import node_data, node_of
 from explorer.lsp.stream import FramedReader
 from explorer.lsp.positions import column_of, line_range, path_of, span_range, uri_of
@@ -86,6 +87,8 @@ class Session:
     graph: CallGraph
     sources: SourceLines
     closing: ExitStack
+    # an open document whose text differs from its file as saved (lsp/buffers.py), by path
+    buffer: Callable[[str], Buffer | None] = lambda path: None
 
 
 class IndexNotReady(TreeNotReady):
@@ -135,6 +138,7 @@ class ExplorerServer(LanguageServer):
         self._progress: str | None = None  # the open token
         self._progress_begun: set[str] = set()
         self._progress_count = 0
+        self._buffers: dict[str, tuple[int | None, Buffer | None]] = {}  # path -> (document version, buffer)
 
     def tree_request(self) -> TreeRequest:
         """The workspace as trees: its root (else its first folder) is the project; its other
@@ -243,13 +247,25 @@ class ExplorerServer(LanguageServer):
             return self.session  # the previous one, if any, until the refresh is done
         if self.session is not None:
             self.session.closing.close()
-        self.session = Session(opened.root, opened.reader, CallGraph(opened.reader, opened.root, "all"),
-                               SourceLines(opened.root), closing)
+        sources = SourceLines(opened.root)
+        self._buffers.clear()  # the files as saved may have changed with the index
+        self.session = Session(opened.root, opened.reader, CallGraph(opened.reader, opened.root, "all"), sources, closing,
+                               lambda path: self._buffer(opened.root, sources, path))
         if opened.waiting:
             self._said_waiting = True  # answers come now: no "indexing, answers come when done"
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, "explorer: answering without "
                                     f"{len(opened.waiting)} trees until they are indexed: {'; '.join(opened.waiting[:3])}"))
         return self.session
+
+    def _buffer(self, root: str, sources: SourceLines, path: str) -> Buffer | None:
+        """The editor's open document of `path`, where its text differs from the file."""
+        document = next((d for uri, d in self.workspace.text_documents.items() if path_of(uri, root) == path), None)
+        if document is None:
+            return None
+        cached = self._buffers.get(path)
+        if cached is None or cached[0] != document.version:
+            cached = self._buffers[path] = (document.version, buffer_of(sources.of_file(path), document.source))
+        return cached[1]
 
     def _say_waiting(self, why: str) -> None:
         if not self._said_waiting:
@@ -292,6 +308,21 @@ def did_change_watched_files(ls: ExplorerServer, params: lsp.DidChangeWatchedFil
     ls.start_refresh()
 
 
+@server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: ExplorerServer, params: lsp.DidOpenTextDocumentParams) -> None:
+    """pygls keeps the document's text; registered so that clients send it (and its changes)."""
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: ExplorerServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    """Kept by pygls; a position in it is matched to the saved file when asked about."""
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: ExplorerServer, params: lsp.DidCloseTextDocumentParams) -> None:
+    """Answers in the file go back to its lines as saved."""
+
+
 @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
 def did_change_workspace_folders(ls: ExplorerServer, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
     ls.start_refresh()  # the folders are trees: the next request after it reopens them all
@@ -307,7 +338,7 @@ def code_lens(ls: ExplorerServer, params: lsp.CodeLensParams) -> list[lsp.CodeLe
     lenses = []
     for symbol in session.reader.symbols_in_file(path):
         if symbol.kind in _TRACEABLE:
-            place = _name_range(session, symbol)
+            place = _in_buffer(session, path, _name_range(session, symbol))
             lenses.append(lsp.CodeLens(place, lsp.Command(title="trace to vendor call", command=TRACE_COMMAND, arguments=[symbol.qname])))
             lenses.append(lsp.CodeLens(place, lsp.Command(title="diagram", command=DIAGRAM_COMMAND, arguments=[symbol.qname])))
     return lenses
@@ -443,8 +474,25 @@ def _at(session: Session, uri: str, position: lsp.Position) -> list[Symbol]:
     path = path_of(uri, session.root)
     if path is None:
         return []
-    text = session.sources.line(path, position.line + 1)
-    return symbols_at(session.graph, session.reader, path, position.line + 1, text, column_of(text, position.character))
+    line = position.line + 1
+    buffer = session.buffer(path)
+    if buffer is None:
+        text = session.sources.line(path, line)
+        return symbols_at(session.graph, session.reader, path, line, text, column_of(text, position.character))
+    # a line the saved file also has is read in the index at its saved number; one only the
+    # buffer has (line 0 holds nothing in the index) by the name under the cursor
+    text = buffer.line(line)
+    saved = buffer.map.saved_line(line) or 0
+    return symbols_at(session.graph, session.reader, path, saved, text, column_of(text, position.character))
+
+
+def _in_buffer(session: Session, path: str, place: lsp.Range) -> lsp.Range:
+    """A range of the file as saved, moved to the lines of its open buffer, if it has one."""
+    buffer = session.buffer(path)
+    if buffer is None:
+        return place
+    start, end = buffer.map.buffer_line(place.start.line + 1) - 1, buffer.map.buffer_line(place.end.line + 1) - 1
+    return lsp.Range(lsp.Position(start, place.start.character), lsp.Position(max(start, end), place.end.character))
 
 
 def _definitions(session: Session | None, uri: str, position: lsp.Position) -> list[lsp.Location]:
@@ -456,7 +504,7 @@ def _definitions(session: Session | None, uri: str, position: lsp.Position) -> l
 def _location(session: Session, symbol: Symbol) -> lsp.Location | None:
     if symbol.path is None or symbol.line is None:
         return None
-    return lsp.Location(uri_of(symbol.path, session.root), _name_range(session, symbol))
+    return lsp.Location(uri_of(symbol.path, session.root), _in_buffer(session, symbol.path, _name_range(session, symbol)))
 
 
 def _name_range(session: Session, symbol: Symbol) -> lsp.Range:
@@ -474,7 +522,7 @@ def _name_column(text: str, name: str) -> int:
 
 def _site_location(session: Session, site: tuple[str, int]) -> lsp.Location:
     path, line = site
-    return lsp.Location(uri_of(path, session.root), line_range(line, session.sources.line(path, line)))
+    return lsp.Location(uri_of(path, session.root), _in_buffer(session, path, line_range(line, session.sources.line(path, line))))
 
 
 def _information(session: Session, symbol: Symbol) -> lsp.SymbolInformation | None:
@@ -496,8 +544,8 @@ def _item(session: Session, node: CallNode, edge: CallEdge | None, site: tuple[s
     if symbol.path is not None and symbol.line is not None:
         text = session.sources.of_file(symbol.path)
         last = min(symbol.end_line or symbol.line, max(len(text), symbol.line))
-        whole = span_range(symbol.line, last, text[last - 1] if 0 < last <= len(text) else "")
-        uri, selection = uri_of(symbol.path, session.root), _name_range(session, symbol)
+        whole = _in_buffer(session, symbol.path, span_range(symbol.line, last, text[last - 1] if 0 < last <= len(text) else ""))
+        uri, selection = uri_of(symbol.path, session.root), _in_buffer(session, symbol.path, _name_range(session, symbol))
     elif site is not None:
         place = _site_location(session, site)
         uri, whole, selection = place.uri, place.range, place.range
