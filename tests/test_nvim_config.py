@@ -47,7 +47,7 @@ def neovim(tmp_path: Path, tree: Path, setup: str, files: list[str], clients: in
         "EXPLORER_NVIM_CLIENTS": str(clients),
         "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "XDG_DATA_HOME": str(tmp_path / "xdg"), "XDG_STATE_HOME": str(tmp_path / "xdg"),
     }
-    subprocess.run([NVIM, "--headless", "-u", str(init), "-c", f"luafile {PROBE}"], cwd=tree, env=env, timeout=300,
+    subprocess.run([NVIM, "--headless", "-u", str(init), "-c", f"luafile {PROBE}"], cwd=tree, env=env, timeout=150,
                    check=True, stdin=subprocess.DEVNULL, capture_output=True)
     return json.loads(out.read_text())
 
@@ -59,6 +59,8 @@ def test_one_server_per_project_and_the_calls_as_lists(tmp_path, tree):
     assert answers["clients"] == [["explorer", str(tree)]]
     # conv.py:244 self._conv_forward(...): listed at its definition, conv.py:228
     assert answers["outgoing"] == [["torch/nn/modules/conv.py", 228, "torch.nn.modules.conv.Conv2d._conv_forward  python · method"]]
+    # conv.py:228 _conv_forward is called at conv.py:244, in forward
+    assert answers["incoming"] == [["torch/nn/modules/conv.py", 244, "torch.nn.modules.conv.Conv2d.forward  python · method"]]
     # the code lens on conv.py:243 traces to the nearest vendor call, in the chain's order: the
     # padding branch, conv.py:231 F.pad, down to `AT_CUDA_CHECK(cudaMalloc(&data, nbytes))`
     # (EmptyTensor.cpp:24), each hop at its definition, the vendor API (no source) at its call

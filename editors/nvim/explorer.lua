@@ -69,33 +69,26 @@ local function item_at(uri, range, text)
   return { filename = vim.uri_to_fname(uri), lnum = range.start.line + 1, col = range.start.character + 1, text = text }
 end
 
--- Neovim 0.7's own handler puts each outgoing call at the callee's file but at the caller's
--- call lines (fromRanges are in the caller's file): here each callee is listed where it is
--- defined, with how the call reaches it.
-local function outgoing_calls(err, result, ctx)
-  if err then
-    vim.notify("explorer: " .. tostring(err.message or err), vim.log.levels.ERROR)
-    return
-  end
-  local items = {}
-  for _, call in ipairs(result or {}) do
-    table.insert(items, item_at(call.to.uri, call.to.selectionRange, call.to.name .. "  " .. (call.to.detail or "")))
-  end
-  show("explorer: outgoing calls", items)
-end
-
-local function incoming_calls(err, result, ctx)
-  if err then
-    vim.notify("explorer: " .. tostring(err.message or err), vim.log.levels.ERROR)
-    return
-  end
-  local items = {}
-  for _, call in ipairs(result or {}) do
-    for _, range in ipairs(call.fromRanges or {}) do
-      table.insert(items, item_at(call.from.uri, range, call.from.name .. "  " .. (call.from.detail or "")))
+-- The calls of a hierarchy step as a quickfix list. Outgoing: each callee where it is
+-- defined (Neovim 0.7's own handler put it at the caller's call lines, fromRanges, in the
+-- callee's file); incoming: each call, in the caller's file.
+local function calls_handler(direction)
+  return function(err, result)
+    if err then
+      vim.notify("explorer: " .. tostring(err.message or err), vim.log.levels.ERROR)
+      return
     end
+    local items = {}
+    for _, call in ipairs(result or {}) do
+      local other = call[direction]
+      local text = other.name .. "  " .. (other.detail or "")
+      local ranges = direction == "to" and { other.selectionRange } or (call.fromRanges or {})
+      for _, range in ipairs(ranges) do
+        table.insert(items, item_at(other.uri, range, text))
+      end
+    end
+    show("explorer: " .. (direction == "to" and "outgoing" or "incoming") .. " calls", items)
   end
-  show("explorer: incoming calls", items)
 end
 
 -- Code lens commands run here, so that their answers are shown (Neovim would send them to
@@ -159,7 +152,7 @@ function M.start(buffer)
       root_dir = root,
       workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
       init_options = M.config.init_options,
-      handlers = { ["callHierarchy/outgoingCalls"] = outgoing_calls, ["callHierarchy/incomingCalls"] = incoming_calls },
+      handlers = { ["callHierarchy/outgoingCalls"] = calls_handler("to"), ["callHierarchy/incomingCalls"] = calls_handler("from") },
       on_attach = function(client)
         if M.config.codelens then
           refresh_lenses(client.id)
