@@ -11,7 +11,8 @@ the same figures plus what opening each installed package's index costs).
 
 The server is started on the tree with a warm index (built first, not counted) and driven
 over stdio as an editor drives it; each figure is the median round trip of --repeat requests
-after one warm-up. global (`global -d NAME`, `global -r NAME`) and cscope (`cscope -d -L1 NAME`,
+after one warm-up, the last in a buffer with an unsaved line; then the server's resident
+memory. global (`global -d NAME`, `global -r NAME`) and cscope (`cscope -d -L1 NAME`,
 `-L0`, `-L3 NAME`) run as processes on databases built first in a copy-free temporary folder
 (`GTAGSROOT`/`GTAGSDBPATH`, `cscope -b -q -R`), skipped where they are not installed.
 They answer by name only; explorer's definition and callers follow the call graph. This
@@ -59,7 +60,9 @@ async def _round_trips(repeat: int, ask) -> tuple[float, float, object]:
     return first * 1000, statistics.median(samples) * 1000, answer
 
 
-async def _lsp_figures(root: Path, repeat: int, env: dict[str, str]) -> list[tuple[str, float, float, int]]:
+async def _lsp_figures(root: Path, repeat: int, env: dict[str, str]) -> tuple[list[tuple[str, float, float, int]], int | None]:
+    """Each request's first and median round trip and its answer's size; the server's resident
+    memory (KiB) after them all."""
     client = LanguageClient("explorer-bench", "1")
     await client.start_io(sys.executable, "-m", "explorer", "lsp", env=env)
     await client.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=root.as_uri()))
@@ -75,6 +78,10 @@ async def _lsp_figures(root: Path, repeat: int, env: dict[str, str]) -> list[tup
     kernel = lsp.CallHierarchyPrepareParams(doc(v7), lsp.Position(696, 10))
     (forward_item,) = await client.text_document_prepare_call_hierarchy_async(forward)
     (kernel_item,) = await client.text_document_prepare_call_hierarchy_async(kernel)
+    binding_item = forward_item  # the generated binding torch._C._VariableFunctions.conv2d, three calls down
+    for name in ("torch.nn.modules.conv.Conv2d._conv_forward", "torch.nn.functional.conv2d", "torch._C._VariableFunctions.conv2d"):
+        calls = await client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(binding_item))
+        binding_item = next(call.to for call in calls or [] if call.to.name == name)
     asks = [
         ("workspace/symbol conv2d", lambda: client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="conv2d"))),
         (f"workspace/symbol {_NAME}", lambda: client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query=_NAME))),
@@ -86,15 +93,35 @@ async def _lsp_figures(root: Path, repeat: int, env: dict[str, str]) -> list[tup
         ("callHierarchy/outgoingCalls (Conv2d.forward)", lambda: client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(forward_item))),
         ("callHierarchy/incomingCalls (Conv_v7.cpp:697)", lambda: client.call_hierarchy_incoming_calls_async(lsp.CallHierarchyIncomingCallsParams(kernel_item))),
         ("documentSymbol (conv.py)", lambda: client.text_document_document_symbol_async(lsp.DocumentSymbolParams(doc(conv)))),
+        ("prepareCallHierarchy (conv.py:457 forward)", lambda: client.text_document_prepare_call_hierarchy_async(forward)),
+        ("callHierarchy/outgoingCalls (the generated binding conv2d)",
+         lambda: client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(binding_item))),
+        ("codeLens (conv.py)", lambda: client.text_document_code_lens_async(lsp.CodeLensParams(doc(conv)))),
     ]
     figures = []
     for name, ask in asks:
         first, milliseconds, answer = await _round_trips(repeat, ask)
         figures.append((name, first, milliseconds, len(answer) if isinstance(answer, (list, tuple)) else int(answer is not None)))
+    # conv.py open with a line typed above everything and not saved: F.conv2d is a line lower
+    text = "_draft = 1\n" + (root / conv).read_text(encoding="utf-8")
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(doc(conv).uri, "python", 1, text)))
+    unsaved = lambda: client.text_document_definition_async(lsp.DefinitionParams(doc(conv), lsp.Position(451, 22)))  # noqa: E731
+    first, milliseconds, answer = await _round_trips(repeat, unsaved)
+    figures.append(("definition in an unsaved buffer (conv.py, a line typed)", first, milliseconds, len(answer or [])))
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(doc(conv)))
+    memory = _resident_kib(getattr(getattr(client, "_server", None), "pid", None))
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return figures
+    return figures, memory
+
+
+def _resident_kib(pid: int | None) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+    except (OSError, StopIteration, TypeError):
+        return None
 
 
 def _process_ms(command: list[str], repeat: int, env: dict[str, str], cwd: str) -> tuple[float, int]:
@@ -118,7 +145,7 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(explorer.__file__).parent)], check=True, stdout=subprocess.DEVNULL)
         commands = [(what, *_process_ms([sys.executable, "-m", "explorer", *command, "--root", str(root)], args.repeat, env, str(root)))
                     for what, command in _COMMANDS]
-        figures = asyncio.run(_lsp_figures(root, args.repeat, env))
+        figures, memory = asyncio.run(_lsp_figures(root, args.repeat, env))
         peers: list[tuple[str, float, int]] = []
         if shutil.which("global") and shutil.which("gtags"):
             tags = Path(work) / "gtags"
@@ -149,6 +176,9 @@ def main() -> None:
         print(f"explorer lsp  {name:<{width}}  {first:7.1f} ms, then {milliseconds:6.1f} ms{ratio(milliseconds)}  ({count} results)")
     for name, milliseconds, count in peers:
         print(f"              {name:<{width}}  {milliseconds:7.1f} ms (a process)  ({count} lines)")
+    slowest = max(figures, key=lambda figure: figure[2])
+    print(f"slowest warm request: {slowest[0]}, {slowest[2]:.1f} ms (goal <= 50 ms)"
+          + (f"; the server's resident memory after them all: {memory / 1024:.0f} MiB" if memory else ""))
     print(f"\neach command a whole process on the warm index, the median of {args.repeat} after one")
     for name, milliseconds, count in commands:
         print(f"explorer {name:<{width + 5}}  {milliseconds:7.1f} ms{ratio(milliseconds)}  ({count} lines)")
