@@ -195,32 +195,33 @@ async def test_incoming_calls_lead_from_a_kernel_back_up(client: LanguageClient)
 
 
 async def test_an_unsaved_buffer_is_answered_at_its_own_lines(client: LanguageClient):
-    # conv.py with one line typed above everything and not saved: every saved line is one
+    # conv.py with two lines typed above everything and not saved: every saved line is two
     # lower in the buffer (before: positions were read against the file as saved)
     conv = SAMPLE_ROOT / "torch/nn/modules/conv.py"
-    typed = "_draft = torch.nn.functional.max_pool2d_with_indices\n"
+    typed = "from torch.nn import functional as G\n_draft = G.relu(1)\n"
     uri = conv.as_uri()
     client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "python", 1, typed + conv.read_text())))
     try:
-        # conv.py:230 `return F.conv2d(` is buffer line 231: the alias, functional.py:37
-        found = await client.text_document_definition_async(lsp.DefinitionParams(doc("torch/nn/modules/conv.py"), lsp.Position(230, 22)))
+        # conv.py:230 `return F.conv2d(` is buffer line 232: the alias, functional.py:37
+        found = await client.text_document_definition_async(lsp.DefinitionParams(doc("torch/nn/modules/conv.py"), lsp.Position(231, 22)))
         assert [where(location) for location in found or []] == [("torch/nn/functional.py", 36, 0, 6)]
-        # conv.py:243 `def forward` is buffer line 244, and so are the ranges the answers give in conv.py
+        # conv.py:243 `def forward` is buffer line 245, and so are the ranges the answers give in conv.py
         (forward,) = await client.text_document_prepare_call_hierarchy_async(
-            lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(243, 9)))
+            lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(244, 9)))
         assert (forward.name, forward.range.start.line, forward.selection_range.start.line) == (
-            "torch.nn.modules.conv.Conv2d.forward", 243, 243)
+            "torch.nn.modules.conv.Conv2d.forward", 244, 244)
         calls = await client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(forward))
         assert [(c.to.name, c.to.selection_range.start.line, [r.start.line for r in c.from_ranges]) for c in calls] == [
-            ("torch.nn.modules.conv.Conv2d._conv_forward", 228, [244]),  # conv.py:228, called at conv.py:244
+            ("torch.nn.modules.conv.Conv2d._conv_forward", 229, [245]),  # conv.py:228, called at conv.py:244
         ]
-        # the typed line, which the index has not seen: the name under the cursor, functional.py:198
-        found = await client.text_document_definition_async(lsp.DefinitionParams(doc("torch/nn/modules/conv.py"), lsp.Position(0, 35)))
-        assert [where(location)[:2] for location in found or []] == [("torch/nn/functional.py", 197)]
-        # an edit that removes the line brings the saved lines back
+        # the typed call, which the index has not seen: `relu` as the buffer's own import
+        # makes it, torch.nn.functional.relu (functional.py:136), not every relu there is
+        found = await client.text_document_definition_async(lsp.DefinitionParams(doc("torch/nn/modules/conv.py"), lsp.Position(1, 13)))
+        assert [where(location)[:2] for location in found or []] == [("torch/nn/functional.py", 135)]
+        # an edit that removes the two lines brings the saved lines back
         client.text_document_did_change(lsp.DidChangeTextDocumentParams(
             lsp.VersionedTextDocumentIdentifier(version=2, uri=uri),
-            [lsp.TextDocumentContentChangePartial(lsp.Range(lsp.Position(0, 0), lsp.Position(1, 0)), "")]))
+            [lsp.TextDocumentContentChangePartial(lsp.Range(lsp.Position(0, 0), lsp.Position(2, 0)), "")]))
         (forward,) = await client.text_document_prepare_call_hierarchy_async(
             lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(242, 9)))
         assert (forward.name, forward.selection_range.start.line) == ("torch.nn.modules.conv.Conv2d.forward", 242)

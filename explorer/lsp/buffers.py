@@ -4,13 +4,18 @@ An editor asks about positions in its buffer; the index knows the file as saved.
 matched between the two (difflib's longest matching blocks): a position on a line that both
 have is answered from the index at the saved line, and every location in that file that an
 answer gives is moved back to the buffer's line. A position on a line only the buffer has
-(code typed and not saved) is answered by the name under the cursor alone.
+(code typed and not saved) is answered from the buffer's text parsed in memory: a call written
+there names what the buffer's own imports make of it; anything else, by the name under the
+cursor alone.
 """
 
 from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+
+from explorer.model import CallSite
+from explorer.parsers import language_of, parse_file
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,15 +48,29 @@ class LineMap:
         return saved_line  # past the saved file's end: no line of the index is there
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Buffer:
     """An open document that differs from its file: its lines, and the map to the saved ones."""
 
     lines: list[str]
     map: LineMap
+    _calls: list[CallSite] | None = None
 
     def line(self, number: int) -> str:
         return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
+
+    def calls(self, path: str) -> list[CallSite]:
+        """The call sites of the buffer's own text, parsed in memory once (lines are the
+        buffer's): what code typed and not saved calls, with the buffer's imports expanded."""
+        if self._calls is None:
+            lang = language_of(path)
+            self._calls = []
+            if lang is not None:
+                try:
+                    self._calls = parse_file(path, lang, "\n".join(self.lines).encode("utf-8", "surrogatepass")).calls
+                except (RecursionError, ValueError, UnicodeError):  # text no parser reads: names only
+                    self._calls = []
+        return self._calls
 
 
 def buffer_of(saved: list[str], text: str) -> Buffer | None:

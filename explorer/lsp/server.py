@@ -44,7 +44,7 @@ from explorer.lsp.hierarchy import node_data, node_of
 from explorer.lsp.stream import FramedReader
 from explorer.lsp.positions import column_of, line_range, path_of, span_range, uri_of
 from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind, Tree, TreeKind
-from explorer.query.at_position import implementations, symbols_at
+from explorer.query.at_position import implementations, symbols_at, symbols_called_at
 from explorer.query.details import describe
 from explorer.query.flow.edges import FlowEdges  # noqa: F401 - loaded with the server, not by its first request
 from explorer.query.graph import CallGraph
@@ -480,10 +480,16 @@ def _at(session: Session, uri: str, position: lsp.Position) -> list[Symbol]:
         text = session.sources.line(path, line)
         return symbols_at(session.graph, session.reader, path, line, text, column_of(text, position.character))
     # a line the saved file also has is read in the index at its saved number; one only the
-    # buffer has (line 0 holds nothing in the index) by the name under the cursor
+    # buffer has by the calls its text makes, else by the name under the cursor (line 0
+    # holds nothing in the index)
     text = buffer.line(line)
-    saved = buffer.map.saved_line(line) or 0
-    return symbols_at(session.graph, session.reader, path, saved, text, column_of(text, position.character))
+    column = column_of(text, position.character)
+    saved = buffer.map.saved_line(line)
+    if saved is None:
+        called = symbols_called_at(session.reader, buffer.calls(path), line, text, column)
+        if called:
+            return called
+    return symbols_at(session.graph, session.reader, path, saved or 0, text, column)
 
 
 def _in_buffer(session: Session, path: str, place: lsp.Range) -> lsp.Range:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from explorer.errors import ExplorerError
 from explorer.index.reader import IndexReader
-from explorer.model import CallEdge, EdgeKind, Layer, Symbol, SymbolKind
+from explorer.model import CallEdge, CallSite, EdgeKind, Layer, Symbol, SymbolKind
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import find
 
@@ -81,6 +81,28 @@ def symbols_at(graph: CallGraph, reader: IndexReader, path: str, line: int, text
         try:
             found = find(reader, name)
         except ExplorerError:  # a name the lookup refuses outright
+            continue
+        if found is not None and found.symbols:
+            return found.symbols
+    return []
+
+
+def symbols_called_at(reader: IndexReader, sites: list[CallSite], line: int, text: str, column: int) -> list[Symbol]:
+    """What a call written at (line, column) names, from call sites parsed out of text the
+    index has not seen (an editor's unsaved buffer): the callee as the file's own imports
+    expand it (`G.relu` after `from torch.nn import functional as G`); [] for none."""
+    word = word_at(text, column)
+    if word is None:
+        return []
+    for site in sites:
+        written = site.callee.replace("->", ".").replace("::", ".")
+        if site.line != line or not (site.column <= column <= site.column + len(site.callee)):
+            continue
+        if written.rsplit(".", 1)[-1] != word.name:
+            continue
+        try:
+            found = find(reader, site.qualified)
+        except ExplorerError:
             continue
         if found is not None and found.symbols:
             return found.symbols
