@@ -11,7 +11,7 @@ def test_help_lists_every_command_with_its_summary():
     assert shown.exit_code == 0
     box = shown.stdout.split("─ Commands ─")[1]
     listed = [line.split()[1] for line in box.splitlines() if line.startswith("│ ") and line[2] != " "]
-    assert listed == ["index", "search", "show", "trace", "callers", "callees", "callgraph", "lsp", "run", "config"]
+    assert listed == ["index", "search", "show", "trace", "callers", "callees", "callgraph", "lsp", "run", "scip", "config"]
     assert "│ config     Show the settings in force and where each comes from: a flag, the │" in shown.stdout
     bare = invoke([])
     assert bare.exit_code == 2 and "Usage: explorer [OPTIONS] COMMAND [ARGS]..." in bare.output

@@ -323,6 +323,17 @@ def run(
 
 
 @app.command()
+def scip(
+    root: Root = None, index: Index = None, tree: Trees = None, python_env: PythonEnv = None,
+    output: Annotated[str, typer.Option("--output", "-o", metavar="FILE", help="The SCIP file to write.")] = "index.scip",
+    under: Annotated[Optional[str], typer.Option("--under", metavar="FOLDER", help=(
+        "Only the project's files under this folder (relative to the root).")) ] = None,
+) -> None:
+    """Write the project's definitions, references and cross-language edges as a SCIP index (Sourcegraph's format)."""
+    _run("scip", "scip_cmd", locals())
+
+
+@app.command()
 def config(
     root: Root = None, index: Index = None, tree: Trees = None, python_env: PythonEnv = None,
     json: Json = False,

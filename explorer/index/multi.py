@@ -235,6 +235,10 @@ class MultiTreeIndex:
     def symbols_targeting(self, target: str) -> list[Symbol]:
         return self._each_symbols("symbols_targeting", target)
 
+    def project_files(self) -> list[str]:
+        """The project's files: the other trees are joined to it, not part of it."""
+        return self.parts[0].store.project_files()
+
     def symbols_in_file(self, path: str) -> list[Symbol]:
         routed = self._route(path)
         return [] if routed is None else self._symbols(routed[0], self.parts[routed[0]].store.symbols_in_file(routed[1]))

@@ -410,6 +410,10 @@ class IndexStore:
         found = self.db.execute(f"SELECT 1 FROM files WHERE {matching} LIMIT 1", [f"{reason}%" for reason in READ_FAILURES]).fetchone()
         return found is not None
 
+    def project_files(self) -> list[str]:
+        """The paths of the files this index read (not those it passed over), in order."""
+        return [row[0] for row in self.db.execute("SELECT path FROM files WHERE skipped IS NULL ORDER BY path")]
+
     def stored_files(self) -> dict[str, StoredFile]:
         rows = self.db.execute("SELECT id, path, size, mtime_ns, hash, skipped FROM files")
         return {row[1]: StoredFile(*row) for row in rows}

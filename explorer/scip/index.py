@@ -1,0 +1,172 @@
+"""The project's index as a SCIP index: one document per file read, its definitions and the
+references the call graph resolves exactly, each definition's information, and the edges
+across languages as relationships.
+
+- Occurrences: a definition at its name on its line; a reference at the callee's name on the
+  line of a call the call graph resolves to one definition (an ambiguous or name-only call is
+  left out: SCIP has no way to say a reference is uncertain). Ranges are [line, start, end],
+  0-based, in UTF-8 bytes as the metadata says.
+- Relationships, on the implementing symbol: an operator implements the Python bindings that
+  bind it (`aten::conv2d` implements `torch._C._VariableFunctions.conv2d`), a kernel the
+  operator whose dispatch table names it (`at::native::conv2d_symint` implements
+  `aten::conv2d`); both are also references of the binding or operator.
+- Definitions the index knows without a source (vendor APIs, bindings generated at build time)
+  are external symbols.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from explorer import __version__
+from explorer.index.reader import IndexReader
+from explorer.model import EdgeKind, Language, Resolution, Symbol, SymbolKind
+from explorer.query.graph import CallGraph
+from explorer.query.sources import SourceLines
+from explorer.scip import scip_pb2
+from explorer.scip.symbols import SymbolNamer
+
+_LANGUAGES = {Language.PYTHON: "python", Language.CPP: "cpp", Language.CUDA: "cuda", Language.YAML: "yaml"}
+_CALLERS = frozenset({
+    SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.KERNEL, SymbolKind.STRUCTURED_KERNEL, SymbolKind.META_FUNCTION,
+    SymbolKind.MODULE, SymbolKind.CLASS, SymbolKind.OPERATOR, SymbolKind.ALIAS, SymbolKind.PYBIND, SymbolKind.METHOD_TABLE,
+})
+_IMPLEMENTS = frozenset({EdgeKind.BINDING, EdgeKind.DISPATCH, EdgeKind.STRUCTURED})
+
+
+@dataclass
+class ScipCounts:
+    documents: int = 0
+    definitions: int = 0
+    references: int = 0
+    relationships: int = 0
+    external_symbols: int = 0
+
+
+@dataclass
+class _Graph:
+    """What the call graph says of each definition, gathered before documents are written
+    (a relationship belongs to the implementing symbol, which may be in a file written first)."""
+
+    references: dict[str, list[tuple[int, Symbol]]] = field(default_factory=dict)  # path -> (line, callee)
+    implements: dict[str, set[str]] = field(default_factory=dict)  # symbol -> symbols it implements
+    external: dict[str, Symbol] = field(default_factory=dict)
+
+
+def scip_index(reader: IndexReader, graph: CallGraph, root: str, package: str, under: str = "",
+               progress: Callable[[int, int], None] | None = None) -> tuple[scip_pb2.Index, ScipCounts]:
+    """The SCIP index of the project's files (those under `under`, a folder, if given)."""
+    namer = SymbolNamer(reader, package)
+    prefix = under.strip("/") + "/" if under.strip("/") else ""
+    paths = [path for path in reader.project_files() if path.startswith(prefix)]
+    facts = _Graph()
+    for done, path in enumerate(paths, start=1):
+        for symbol in reader.symbols_in_file(path):
+            if symbol.kind in _CALLERS:
+                _gather(graph, namer, symbol, path, facts)
+        if progress is not None:
+            progress(done, len(paths))
+    index = scip_pb2.Index()
+    index.metadata.version = scip_pb2.UnspecifiedProtocolVersion
+    index.metadata.tool_info.name = "explorer"
+    index.metadata.tool_info.version = __version__
+    index.metadata.project_root = Path(root).resolve().as_uri()
+    index.metadata.text_document_encoding = scip_pb2.UTF8
+    counts = ScipCounts()
+    sources = SourceLines(root)
+    for path in paths:
+        index.documents.append(_document(reader, namer, sources, path, facts, counts))
+    for name, symbol in sorted(facts.external.items()):
+        information = index.external_symbols.add()
+        information.symbol = name
+        information.display_name = symbol.name
+        if symbol.signature:
+            information.documentation.append(symbol.signature)
+        counts.external_symbols += 1
+    counts.documents = len(index.documents)
+    return index, counts
+
+
+def _gather(graph: CallGraph, namer: SymbolNamer, symbol: Symbol, path: str, facts: _Graph) -> None:
+    if symbol.lang in (Language.CPP, Language.CUDA):
+        # the operators whose dispatch table names this kernel, wherever their YAML is (with
+        # --under, outside the files written)
+        for entry in graph.store.operators_with_kernel(symbol.qname):
+            for operator in graph.store.symbols_with_qname(entry.operator):
+                if operator.kind is SymbolKind.OPERATOR:
+                    facts.implements.setdefault(namer.name(symbol), set()).add(namer.name(operator))
+    for edge in graph.edges(graph.node(symbol)):
+        target = edge.target.symbol
+        if edge.kind in _IMPLEMENTS and edge.resolution is not Resolution.NAME:
+            # the binding's operator, the operator's kernel: the target implements the source.
+            # Every overload a binding binds, every definition a dispatch row names (both sides
+            # of an #if) implements it, though a call reaches one: ambiguous edges count here.
+            facts.implements.setdefault(namer.name(target), set()).add(namer.name(symbol))
+        if edge.resolution is not Resolution.EXACT:
+            continue
+        if target.path is None:
+            facts.external.setdefault(namer.name(target), target)
+        if edge.site is not None and edge.site[0] == path and edge.kind not in (EdgeKind.DISPATCH, EdgeKind.STRUCTURED):
+            facts.references.setdefault(path, []).append((edge.site[1], target))
+
+
+def _document(reader: IndexReader, namer: SymbolNamer, sources: SourceLines, path: str, facts: _Graph,
+              counts: ScipCounts) -> scip_pb2.Document:
+    document = scip_pb2.Document()
+    document.relative_path = path
+    symbols = reader.symbols_in_file(path)
+    lang = symbols[0].lang if symbols else None
+    document.language = _LANGUAGES.get(lang, "") if lang is not None else ""
+    document.position_encoding = scip_pb2.UTF8CodeUnitOffsetFromLineStart
+    for symbol in symbols:
+        if symbol.line is None:
+            continue
+        name = namer.name(symbol)
+        occurrence = document.occurrences.add()
+        occurrence.range.extend(_name_range(sources.line(path, symbol.line), symbol.line, symbol.name))
+        occurrence.symbol = name
+        occurrence.symbol_roles = scip_pb2.Definition
+        counts.definitions += 1
+        information = document.symbols.add()
+        information.symbol = name
+        information.display_name = symbol.name
+        if symbol.signature:
+            information.documentation.append(symbol.signature)
+        for implemented in sorted(facts.implements.get(name, ())):
+            relationship = information.relationships.add()
+            relationship.symbol = implemented
+            relationship.is_implementation = True
+            relationship.is_reference = True
+            counts.relationships += 1
+    for line, target in sorted(facts.references.get(path, ()), key=lambda item: (item[0], item[1].qname)):
+        text = sources.line(path, line)
+        start = _column(text, target.name)
+        if start < 0:
+            continue  # the callee's name is not written on the line (a call through an alias): no range to give
+        occurrence = document.occurrences.add()
+        occurrence.range.extend([line - 1, start, start + len(target.name.encode("utf-8"))])
+        occurrence.symbol = namer.name(target)
+        counts.references += 1
+    return document
+
+
+def _name_range(text: str, line: int, name: str) -> list[int]:
+    start = _column(text, name)
+    if start < 0:
+        return [line - 1, 0, len(text.encode("utf-8"))]
+    return [line - 1, start, start + len(name.encode("utf-8"))]
+
+
+def _column(text: str, name: str) -> int:
+    """Where `name` is written on a line as a whole word, in UTF-8 bytes; -1 if it is not."""
+    at = 0
+    while (at := text.find(name, at)) >= 0:
+        before = text[at - 1] if at > 0 else " "
+        after = text[at + len(name)] if at + len(name) < len(text) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return len(text[:at].encode("utf-8"))
+        at += 1
+    return -1
+

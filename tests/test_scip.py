@@ -1,0 +1,91 @@
+"""`explorer scip` on the bundled tree, decoded with the bindings generated from scip.proto.
+Every range and relationship below was read off sample_repo (SCIP lines are 0-based)."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.scip import scip_pb2
+from tests.command_line import invoke
+
+SAMPLE = "explorer . sample_repo . "
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> scip_pb2.Index:
+    written = tmp_path_factory.mktemp("scip") / "index.scip"
+    result = invoke(["scip", "-o", str(written)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"wrote {written}: 209 documents, ")
+    return scip_pb2.Index.FromString(written.read_bytes())
+
+
+def document(index: scip_pb2.Index, path: str) -> scip_pb2.Document:
+    return next(d for d in index.documents if d.relative_path == path)
+
+
+def occurrences(index: scip_pb2.Index, path: str, line: int) -> list[tuple[list[int], str, int]]:
+    return sorted((list(o.range), o.symbol, o.symbol_roles) for o in document(index, path).occurrences if o.range[0] == line)
+
+
+def implements(index: scip_pb2.Index, path: str, symbol: str) -> list[str]:
+    (information,) = [s for s in document(index, path).symbols if s.symbol == symbol]
+    return sorted(r.symbol for r in information.relationships if r.is_implementation)
+
+
+def test_metadata_and_one_document_per_file_read(index, sample_store):
+    assert (index.metadata.tool_info.name, index.metadata.text_document_encoding) == ("explorer", scip_pb2.UTF8)
+    assert index.metadata.project_root.startswith("file://") and index.metadata.project_root.endswith("/sample_repo")
+    assert sorted(d.relative_path for d in index.documents) == sample_store.project_files()
+    assert document(index, "torch/nn/modules/conv.py").language == "python"
+
+
+def test_definitions_and_references_at_their_names(index):
+    # conv.py:243 `    def forward(self, input: Tensor) -> Tensor:` defines Conv2d.forward at columns 8-15;
+    # conv.py:244 `        return self._conv_forward(...)` refers to _conv_forward at 20-33
+    assert occurrences(index, "torch/nn/modules/conv.py", 242) == [
+        ([242, 8, 15], SAMPLE + "torch/nn/modules/conv/Conv2d#forward().", scip_pb2.Definition),
+    ]
+    assert occurrences(index, "torch/nn/modules/conv.py", 243) == [
+        ([243, 20, 33], SAMPLE + "torch/nn/modules/conv/Conv2d#_conv_forward().", 0),
+    ]
+    # conv.py:230 `            return F.conv2d(`: the alias conv2d = _add_docstr(...) of functional.py:37
+    assert ([229, 21, 27], SAMPLE + "torch/nn/functional/conv2d.", 0) in occurrences(index, "torch/nn/modules/conv.py", 229)
+    # Conv_v7.cpp:110 `  AT_CUDNN_CHECK(cudnnConvolutionForward(`: the vendor API, an external symbol
+    assert ([109, 17, 40], "explorer . vendor . cudnnConvolutionForward().", 0) in occurrences(
+        index, "aten/src/ATen/native/cudnn/Conv_v7.cpp", 109)
+    assert "explorer . vendor . cudnnConvolutionForward()." in {s.symbol for s in index.external_symbols}
+
+
+def test_cross_language_edges_are_implementation_relationships(index):
+    yaml = "aten/src/ATen/native/native_functions.yaml"
+    # native_functions.yaml:74 conv2d binds the two stubs of _VariableFunctions.pyi (lines 14, 16)
+    assert implements(index, yaml, SAMPLE + "aten/conv2d().") == [
+        SAMPLE + "torch/_C/_VariableFunctions/conv2d().", SAMPLE + "torch/_C/_VariableFunctions/conv2d(+1).",
+    ]
+    # its CompositeImplicitAutograd row names conv2d_symint (Convolution.cpp:173)
+    assert implements(index, "aten/src/ATen/native/Convolution.cpp", SAMPLE + "at/native/conv2d_symint().") == [SAMPLE + "aten/conv2d()."]
+    # `CUDA: cudnn_convolution` names both definitions, each side of an #if: each implements it
+    for path, symbol in (("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", "at/native/cudnn_convolution()."),
+                         ("aten/src/ATen/native/cudnn/ConvShared.cpp", "at/native/cudnn_convolution(+1).")):
+        assert implements(index, path, SAMPLE + symbol) == [SAMPLE + "aten/cudnn_convolution()."]
+
+
+def test_a_folder_to_write_to_or_a_missing_under_is_one_line(tmp_path):
+    folder = invoke(["scip", "-o", str(tmp_path)])
+    assert (folder.exit_code, folder.stderr) == (2, f"error: -o {tmp_path}: a folder; give the file to write\n")
+    missing = invoke(["scip", "-o", str(tmp_path / "x.scip"), "--under", "no/such"])
+    assert missing.exit_code == 2 and missing.stderr.startswith("error: --under no/such: no such folder in ")
+    assert not (tmp_path / "x.scip").exists()
+
+
+def test_under_a_folder_a_kernel_still_implements_its_operator(tmp_path):
+    # the dispatch table is in native_functions.yaml, outside the folder written
+    written = tmp_path / "cudnn.scip"
+    result = invoke(["scip", "-o", str(written), "--under", "aten/src/ATen/native/cudnn"])
+    assert result.exit_code == 0, result.output
+    index = scip_pb2.Index.FromString(written.read_bytes())
+    assert {d.relative_path.rsplit("/", 1)[0] for d in index.documents} == {"aten/src/ATen/native/cudnn"}
+    assert implements(index, "aten/src/ATen/native/cudnn/ConvShared.cpp", SAMPLE + "at/native/cudnn_convolution(+1).") == [
+        SAMPLE + "aten/cudnn_convolution().",
+    ]
