@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 
-def arguments(doc: str | None, repeat: int, limit: float | None = None, python_env: bool = False) -> argparse.Namespace:
+def arguments(doc: str | None, repeat: int, limit: float | None = None, python_env: bool = False,
+              folders: bool = False) -> argparse.Namespace:
     """--root (default $EXPLORER_REAL_TORCH, resolved), --repeat, given a default --limit
     (seconds a peer tool may run), and if asked --python-env; exits when the tree is missing."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -20,6 +21,8 @@ def arguments(doc: str | None, repeat: int, limit: float | None = None, python_e
         parser.add_argument("--limit", type=float, default=limit, help="seconds a peer tool's run may take before it is stopped")
     if python_env:
         parser.add_argument("--python-env", help="the project's interpreter or environment, whose packages join (default: none)")
+    if folders:
+        parser.add_argument("--under", action="append", default=[], help="a folder of the tree to measure alone (repeatable)")
     args = parser.parse_args()
     if not args.root or not Path(args.root).is_dir():
         raise SystemExit("give --root (or EXPLORER_REAL_TORCH): a PyTorch source tree")
