@@ -89,3 +89,24 @@ def test_under_a_folder_a_kernel_still_implements_its_operator(tmp_path):
     assert implements(index, "aten/src/ATen/native/cudnn/ConvShared.cpp", SAMPLE + "at/native/cudnn_convolution(+1).") == [
         SAMPLE + "aten/cudnn_convolution().",
     ]
+
+
+def test_a_definition_whose_calls_nest_past_the_stack_is_left_out_and_counted(sample_store, sample_root, monkeypatch):
+    from explorer.query.graph import CallGraph
+    from explorer.scip.index import scip_index
+
+    graph = CallGraph(sample_store, sample_root, "all")
+    edges = graph.edges
+
+    def deep(node):
+        if node.symbol.qname == "torch.nn.modules.conv.Conv2d.forward":
+            raise RecursionError("maximum recursion depth exceeded")
+        return edges(node)
+
+    monkeypatch.setattr(graph, "edges", deep)
+    index, counts = scip_index(sample_store, graph, sample_root, "sample_repo", "torch/nn/modules")
+    assert counts.too_deep == 1
+    conv = document(index, "torch/nn/modules/conv.py")
+    # its definition stays; its reference to _conv_forward (conv.py:244) is left out, the rest of the file is written
+    assert [list(o.range) for o in conv.occurrences if o.range[0] in (242, 243)] == [[242, 8, 15]]
+    assert any(o.range[0] == 229 and not o.symbol_roles for o in conv.occurrences)  # conv.py:230 F.conv2d, from _conv_forward

@@ -6,7 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from explorer.cli.common import open_index, reports_errors, stdout
+from explorer.cli.common import open_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
 from explorer.trees import TreeRequest
 
@@ -40,3 +40,6 @@ def scip(where: TreeRequest, output: str = "index.scip", under: str | None = Non
         f"({len(data) / 1024 / 1024:.1f} MiB, {time.perf_counter() - started:.1f} s)",
         markup=False, highlight=False, soft_wrap=True,
     )
+    if counts.too_deep:
+        stderr.print(f"note: the calls of {counts.too_deep:,} definitions are nested too deeply to follow: their references "
+                     "and relationships are left out", markup=False, highlight=False, soft_wrap=True)

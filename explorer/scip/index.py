@@ -43,6 +43,7 @@ class ScipCounts:
     references: int = 0
     relationships: int = 0
     external_symbols: int = 0
+    too_deep: int = 0  # definitions whose calls the solver could not follow (nested past the stack)
 
 
 @dataclass
@@ -53,6 +54,7 @@ class _Graph:
     references: dict[str, list[tuple[int, Symbol]]] = field(default_factory=dict)  # path -> (line, callee)
     implements: dict[str, set[str]] = field(default_factory=dict)  # symbol -> symbols it implements
     external: dict[str, Symbol] = field(default_factory=dict)
+    too_deep: int = 0
 
 
 def scip_index(reader: IndexReader, graph: CallGraph, root: str, package: str, under: str = "",
@@ -65,7 +67,10 @@ def scip_index(reader: IndexReader, graph: CallGraph, root: str, package: str, u
     for done, path in enumerate(paths, start=1):
         for symbol in reader.symbols_in_file(path):
             if symbol.kind in _CALLERS:
-                _gather(graph, namer, symbol, path, facts)
+                try:
+                    _gather(graph, namer, symbol, path, facts)
+                except RecursionError:  # values flowing through calls nested past the stack: its references are left out
+                    facts.too_deep += 1
         if progress is not None:
             progress(done, len(paths))
     index = scip_pb2.Index()
@@ -74,7 +79,7 @@ def scip_index(reader: IndexReader, graph: CallGraph, root: str, package: str, u
     index.metadata.tool_info.version = __version__
     index.metadata.project_root = Path(root).resolve().as_uri()
     index.metadata.text_document_encoding = scip_pb2.UTF8
-    counts = ScipCounts()
+    counts = ScipCounts(too_deep=facts.too_deep)
     sources = SourceLines(root)
     for path in paths:
         index.documents.append(_document(reader, namer, sources, path, facts, counts))
