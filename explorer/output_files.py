@@ -31,12 +31,16 @@ _HEAD = 8192
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PNG_SOFTWARE = b"Software\x00explorer"
 _MARKS = (b"digraph explorer {", b"<!-- Title: explorer ", b"<title>explorer: ")
+# A SCIP index (`explorer scip`) opens with its metadata, whose tool_info names explorer.
+_SCIP_TOOL = b"\x12\x11\n\x08explorer\x12"
 
 
 def made_by_explorer(head: bytes) -> bool:
-    """Whether a file starting with `head` is one of explorer's diagrams."""
+    """Whether a file starting with `head` is one of explorer's diagrams or SCIP indexes."""
     if head.startswith(PNG_SIGNATURE):
         return PNG_SOFTWARE in head
+    if head.startswith(b"\n") and _SCIP_TOOL in head[:16]:
+        return True
     return any(mark in head for mark in _MARKS)
 
 
@@ -65,7 +69,7 @@ def write_output(path: str, content: bytes) -> str | None:
         return None
     if info is not None and not _is_explorers(target):
         raise ExplorerError(
-            f"not writing {path}: it exists and is not a diagram explorer wrote; remove it or name another file"
+            f"not writing {path}: it exists and is not a file explorer wrote; remove it or name another file"
         )
     _replace(target, content, path)
     return path

@@ -51,7 +51,7 @@ def test_a_file_explorer_did_not_write_is_left_whole(tmp_path):
     notes.write_text("my notes\n")
     result = draw(str(notes))
     assert result.exit_code != 0
-    assert result.stderr.strip() == f"error: not writing {notes}: it exists and is not a diagram explorer wrote; remove it or name another file"
+    assert result.stderr.strip() == f"error: not writing {notes}: it exists and is not a file explorer wrote; remove it or name another file"
     assert result.stdout == ""
     assert notes.read_text() == "my notes\n"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["notes.txt"]

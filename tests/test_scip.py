@@ -110,3 +110,19 @@ def test_a_definition_whose_calls_nest_past_the_stack_is_left_out_and_counted(sa
     # its definition stays; its reference to _conv_forward (conv.py:244) is left out, the rest of the file is written
     assert [list(o.range) for o in conv.occurrences if o.range[0] in (242, 243)] == [[242, 8, 15]]
     assert any(o.range[0] == 229 and not o.symbol_roles for o in conv.occurrences)  # conv.py:230 F.conv2d, from _conv_forward
+
+
+def test_it_writes_over_its_own_index_only(tmp_path):
+    mine = tmp_path / "index.scip"
+    assert invoke(["scip", "-o", str(mine)]).exit_code == 0
+    assert invoke(["scip", "-o", str(mine)]).exit_code == 0  # an index explorer wrote: replaced
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    refused = invoke(["scip", "-o", str(notes)])
+    assert (refused.exit_code, refused.stderr) == (
+        1, f"error: not writing {notes}: it exists and is not a file explorer wrote; remove it or name another file\n")
+    assert notes.read_text() == "my notes\n"
+    link = tmp_path / "link.scip"
+    link.symlink_to(mine)
+    assert invoke(["scip", "-o", str(link)]).exit_code == 0
+    assert link.is_symlink() and scip_pb2.Index.FromString(mine.read_bytes()).metadata.tool_info.name == "explorer"

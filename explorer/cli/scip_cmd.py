@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
 from explorer.cli.common import open_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
+from explorer.output_files import write_output
 from explorer.trees import TreeRequest
 
 
@@ -17,24 +17,20 @@ def scip(where: TreeRequest, output: str = "index.scip", under: str | None = Non
     from explorer.query.graph import CallGraph
     from explorer.scip.index import scip_index
 
-    target = Path(output)
-    if target.is_dir():
-        raise UsageError(f"-o {output}: a folder; give the file to write")
     started = time.perf_counter()
+    if Path(output).is_dir():
+        raise UsageError(f"-o {output}: a folder; give the file to write")
     with open_index(where) as (root, reader):
         folder = (under or "").strip("/")
         if folder and not (Path(root) / folder).is_dir():
             raise UsageError(f"--under {under}: no such folder in {root}")
         index, counts = scip_index(reader, CallGraph(reader, root, "all"), root, Path(root).name, folder)
     data = index.SerializeToString()
-    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
-    try:
-        partial.write_bytes(data)
-        os.replace(partial, target)  # whole or not at all
-    except OSError as error:
-        partial.unlink(missing_ok=True)
-        raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
-    stdout.print(
+    # as diagrams are written: over a file explorer made, never someone else's (output_files.py)
+    if write_output(output, data) is None and output != "-":
+        output = f"{output} (as a stream)"
+    say = stderr if output == "-" else stdout  # stdout carries the index itself with -o -
+    say.print(
         f"wrote {output}: {counts.documents:,} documents, {counts.definitions:,} definitions, {counts.references:,} references, "
         f"{counts.relationships:,} relationships, {counts.external_symbols:,} external symbols "
         f"({len(data) / 1024 / 1024:.1f} MiB, {time.perf_counter() - started:.1f} s)",
