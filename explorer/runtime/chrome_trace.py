@@ -17,6 +17,7 @@ repeats the correlation in older ones, so the interval is what is trusted.)
 from __future__ import annotations
 
 import bisect
+from dataclasses import replace
 import gzip
 import json
 import zlib
@@ -138,7 +139,7 @@ def _numbered(row: ProfilerEvent, number: int) -> ProfilerEvent:
     """An operator carries its own number as its correlation id: what a kernel's `linked`
     names (the trace's own ids are not trusted, see the module docstring)."""
     if row.device == "cpu" and row.kind == "cpu_op":
-        return ProfilerEvent(row.name, row.overload, row.kind, row.device, row.start, row.end, row.thread, number, 0)
+        return replace(row, correlation=number)
     return row
 
 
@@ -160,7 +161,7 @@ def _linked(rows: list[ProfilerEvent], launches: dict[int, tuple[int, int]]) -> 
         if launch is not None and launch[0] in by_thread:
             operator = by_thread[launch[0]].innermost(launch[1])
             linked = operator.correlation if operator is not None else 0
-        yield ProfilerEvent(row.name, row.overload, row.kind, row.device, row.start, row.end, row.thread, 0, linked)
+        yield replace(row, linked=linked)
 
 
 class _Nesting:
