@@ -8,9 +8,12 @@ CompositeImplicitAutograd row (line 76) names conv2d_symint, Convolution.cpp:173
 line 123, its `CPU, CUDA` row (127) names relu, Activation.cpp:11; _slow_conv2d_forward is
 line 200, its CPU row (203) names slow_conv2d_forward_cpu, ConvolutionMM2d.cpp:101.
 
-No CUDA trace was recorded here (no GPU): the kernel linking is tested on small traces written
-in the test, in the format of the profiler's CUDA events (a kernel and the runtime call that
-launched it share `correlation`; older traces repeat that number as `External id`).
+tests/data/chrome_traces/h100_conv_sign.json.gz was written on an NVIDIA H100 by torch
+2.11.0+cu130 running h100_conv_sign.py beside it (gzipped here, as tensorboard_trace_handler
+writes them): 13 operators, 7 device events. Which operator launched each device event was
+read off the raw trace (the runtime call sharing the event's `correlation`, inside the
+innermost operator on its thread). The kernel linking is also tested on small traces written
+in the test (older traces repeat the correlation as `External id`).
 """
 
 from __future__ import annotations
@@ -142,6 +145,43 @@ def test_a_kernel_goes_under_the_operator_running_its_launch(tmp_path):
         "the trace's 1 Python function events (with_stack=True) are not shown: operators are placed by their own nesting",
         "1 device events had no launching operator in the trace: not shown",
     ]
+
+
+H100_TRACE = TRACE.with_name("h100_conv_sign.json.gz")
+
+
+def test_every_device_event_of_a_real_cuda_trace_is_under_the_operator_that_launched_it():
+    result = cli("run", "--chrome-trace", str(H100_TRACE), "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    launched = [(parent["name"], child["name"][:48], child["layer"], child["path"], child["line"])
+                for parent, child in _pairs(document["tree"]) if child["reach"] == "launch"]
+    # sample_repo: elementwise_kernel at aten/src/ATen/native/cuda/Loops.cuh:29, reduce_kernel at
+    # Reduce.cuh:25; cuDNN's kernel, the fills and the copy have no source: vendor frames.
+    # The two fills (cudnn's workspace) are one frame, folded.
+    assert launched == [
+        ("at::native::cudnn_convolution", "Memset (Device)", "vendor", None, None),
+        ("at::native::cudnn_convolution", "sm80_xmma_fprop_implicit_gemm_f32f32_f32f32_f32_", "vendor", None, None),
+        ("aten::add_", "at::native::elementwise_kernel", "cuda", "aten/src/ATen/native/cuda/Loops.cuh", 29),
+        ("aten::sign", "at::native::vectorized_elementwise_kernel", "vendor", None, None),
+        ("at::native::sum", "at::native::reduce_kernel", "cuda", "aten/src/ATen/native/cuda/Reduce.cuh", 25),
+        ("aten::_local_scalar_dense", "Memcpy DtoH (Device -> Pinned)", "vendor", None, None),
+    ]
+
+
+def test_a_cuda_call_the_profiler_cannot_name_is_said_to_be_one_not_an_operator():
+    # kineto wrote three runtime calls (callback id 468, inside cudnn_convolution) as "INVALID"
+    result = cli("run", "--chrome-trace", str(H100_TRACE))
+    assert result.exit_code == 0, result.output
+    assert "INVALID" not in result.stdout
+    (line,) = [line for line in result.stdout.splitlines() if "profiler does not name" in line]
+    assert line.endswith("vendor  (a CUDA API call the profiler does not name)  (vendor library)  ← profiled  ×3")
+
+
+def _pairs(frame: dict):
+    for child in frame["children"]:
+        yield frame, child
+        yield from _pairs(child)
 
 
 def _walk(frame: dict):

@@ -68,6 +68,16 @@ def test_torch_2_11_events_are_told_apart_by_kind():
     assert sorted(name for name in names["cpu_op"] if not name.startswith("aten::")) == ["detach"]
 
 
+def test_a_cuda_call_the_profiler_cannot_name_is_no_operator():
+    # three host events of the conv run are named "INVALID" (kineto's name for a CUDA API
+    # callback it does not know), written as "cpu_op" like every host event of torch 2.11
+    assert sum(1 for row in raw_events("conv") if row[0] == "INVALID") == 3
+    unnamed = [event for event in read_profile(RUNS / "conv" / "profile.json").events if event.name.startswith("(a CUDA")]
+    assert [(event.kind, event.name) for event in unnamed] == [("cuda_runtime", "(a CUDA API call the profiler does not name)")] * 3
+    shown = [(frame.name, frame.layer) for frame in frames(replay("conv").root) if frame.name in ("INVALID", unnamed[0].name)]
+    assert shown == [("(a CUDA API call the profiler does not name)", Layer.VENDOR)]
+
+
 def test_an_operator_s_kernel_sits_under_it_without_the_launch_call_or_the_profiler_s_own_records():
     trace = replay("sign")
     everything = list(frames(trace.root))

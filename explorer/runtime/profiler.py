@@ -78,6 +78,10 @@ _CUDA_API = re.compile(r"(cuda|cu|cudnn|cublas|cublasLt|cusparse|cufft|curand|nc
 # CUPTI's overhead records, as kineto names them: the ones that are one word (the others
 # have spaces: "Lazy Function Loading", "Activity Buffer Request").
 _ONE_WORD_OVERHEAD = ("Instrumentation", "Resource", "Unknown")
+# kineto's name for a CUDA API call whose callback id it has no name for (seen on torch 2.11
+# with CUDA 13: callback 468, inside cuDNN's set-up); without this it passed for an operator.
+_UNNAMED_API_CALL = "INVALID"
+UNNAMED_API_CALL = "(a CUDA API call the profiler does not name)"
 # A kernel launch call says nothing its kernel, shown under the operator, does not say.
 _LAUNCH_CALL = re.compile(r"cu(da)?Launch")
 # As naming.py does for the bundled runtime: the static side attributes the calls of
@@ -181,8 +185,11 @@ def classified(event: ProfilerEvent) -> ProfilerEvent:
     2.11 among them) call every host-side event a CPU operator and every device event a
     kernel: CUDA API calls are then known by their names, the profiler's own bookkeeping
     ("Lazy Function Loading", "Activity Buffer Request") by a name that is no identifier,
-    and copies and fills by their "Memcpy"/"Memset" names."""
+    and copies and fills by their "Memcpy"/"Memset" names. An API call the profiler cannot
+    name is said to be one, whatever kind it came with."""
     kind = event.kind
+    if kind in ("cpu_op", *_API_KINDS) and event.name == _UNNAMED_API_CALL:
+        return replace(event, name=UNNAMED_API_CALL, kind="cuda_runtime")
     if kind == "cpu_op" and "::" not in event.name:
         if _CUDA_API.match(event.name):
             kind = "cuda_runtime"
