@@ -78,6 +78,23 @@ def test_a_cuda_call_the_profiler_cannot_name_is_no_operator():
     assert shown == [("(a CUDA API call the profiler does not name)", Layer.VENDOR)]
 
 
+def test_api_calls_under_an_operator_with_no_static_edge_are_unattributed_not_missed(sample_root: str, sample_store: IndexStore):
+    from explorer.runtime.compare import compare_run
+
+    comparison = compare_run(sample_store, sample_root, replay("conv", sample_store).root, every_native_call=False)
+    # the CUDA API calls the recording holds inside aten::cudnn_convolution's interval, in order
+    # of their first call, without the profiler's own records and the launch call; cuDNN makes
+    # them, and sample_repo's cudnn_convolution (ConvShared.cpp) calls none of them
+    assert [(edge.caller.name, edge.callee.name) for edge in comparison.unattributed] == [
+        ("at::native::cudnn_convolution", name) for name in (
+            "cudaFree", "cudaGetDeviceCount", "cudaDriverGetVersion", "cudaDeviceGetAttribute", "cudaGetDeviceProperties_v2",
+            "cudaPeekAtLastError", "cudaStreamCreateWithFlags", "cudaMalloc", "cudaMemsetAsync", "cudaHostAlloc",
+            "cudaHostGetDevicePointer", "(a CUDA API call the profiler does not name)", "cudaFuncSetAttribute",
+            "cudaOccupancyAvailableDynamicSMemPerBlock", "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+            "cudaOccupancyMaxActiveClusters", "cudaGetSymbolAddress")]
+    assert not [edge for edge in comparison.dynamic_only if edge.callee.layer is Layer.VENDOR]
+
+
 def test_an_operator_s_kernel_sits_under_it_without_the_launch_call_or_the_profiler_s_own_records():
     trace = replay("sign")
     everything = list(frames(trace.root))

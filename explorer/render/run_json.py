@@ -65,6 +65,7 @@ def comparison_json(comparison: Comparison) -> dict[str, object]:
         "backend": comparison.backend,
         "confirmed": [_edge(edge) for edge in comparison.confirmed],
         "dynamic_only": [_edge(edge) for edge in comparison.dynamic_only],
+        "unattributed": [_edge(edge) for edge in comparison.unattributed],
         "not_taken": [_not_taken(item) for item in comparison.not_taken],
         "unindexed": list(comparison.unindexed),
     }

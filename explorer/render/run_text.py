@@ -78,6 +78,7 @@ def comparison_text(console: Console, comparison: Comparison, within: set[str] |
             tuple(e for e in comparison.dynamic_only if e.caller.name in within),
             tuple(i for i in comparison.not_taken if i.caller.name in within),
             comparison.unindexed,
+            tuple(e for e in comparison.unattributed if e.caller.name in within),
         )
     console.print()
     console.print(Text(
@@ -87,6 +88,15 @@ def comparison_text(console: Console, comparison: Comparison, within: set[str] |
         console.print(Text("dynamic only (the static analysis missed these calls):", "bold red"))
         for edge in comparison.dynamic_only:
             console.print(Text(f"  {edge.caller.name} -> {edge.callee.name}{_at(edge.callee.site)}"))
+    if comparison.unattributed:
+        console.print(Text(
+            f"{len(comparison.unattributed)} CUDA API calls beneath operators have no static edge: made by the operator's "
+            "code or inside a vendor library it calls (the profiler does not say which); not counted above:", "bold"))
+        by_caller_calls: dict[str, list[str]] = {}
+        for edge in comparison.unattributed:
+            by_caller_calls.setdefault(edge.caller.name, []).append(edge.callee.name)
+        for caller, callees in by_caller_calls.items():
+            console.print(Text(f"  {caller}: {', '.join(callees)}", "dim"))
     if comparison.not_taken:
         console.print(Text("static edges not taken in this run (and what the caller called instead):", "bold"))
         by_caller: dict[str, list[NotTaken]] = {}

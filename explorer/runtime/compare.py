@@ -14,7 +14,10 @@ The bundled runtime records every native call. Real PyTorch (`run --python`) rec
 operators, CUDA API calls and kernels: there a native caller's callee is confirmed when the
 static graph reaches it through C++ definitions the profiler could not see (at::native::
 sign_out -> ... -> a launch of vectorized_elementwise_kernel), within a bounded search, and
-static edges to such definitions are not listed as not taken.
+static edges to such definitions are not listed as not taken. A CUDA API call it records
+beneath an operator may be made by the operator's code or inside a vendor library that code
+calls (cuDNN sets itself up with some forty): one that no static edge reaches is kept apart as
+unattributed, not counted as a call the static analysis missed.
 """
 
 from __future__ import annotations
@@ -65,6 +68,9 @@ class Comparison:
     dynamic_only: tuple[RunEdge, ...]
     not_taken: tuple[NotTaken, ...]
     unindexed: tuple[str, ...]  # frames of the run the index has no definition for
+    # a profiled run's API calls under an operator that no static edge reaches: the operator's
+    # code or a vendor library it calls made them, the profiler does not say which
+    unattributed: tuple[RunEdge, ...] = ()
 
 
 def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "all", every_native_call: bool = True) -> Comparison:
@@ -77,6 +83,7 @@ def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "a
     confirmed: list[RunEdge] = []
     dynamic_only: list[RunEdge] = []
     not_taken: list[NotTaken] = []
+    unattributed: list[RunEdge] = []
     seen: set[tuple[object, ...]] = set()
     checked: set[tuple[object, ...]] = set()
     # each frame, the node its caller's static edge reached it as, and its caller's node
@@ -104,7 +111,12 @@ def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "a
             identity = (node.key, callee.name)
             if identity not in seen:
                 seen.add(identity)
-                (confirmed if static is not None else dynamic_only).append(RunEdge(frame, callee, static.label if static else None))
+                if static is not None:
+                    confirmed.append(RunEdge(frame, callee, static.label))
+                elif not every_native_call and callee.layer is Layer.VENDOR and callee.reach is Reach.PROFILED:
+                    unattributed.append(RunEdge(frame, callee, None))
+                else:
+                    dynamic_only.append(RunEdge(frame, callee, None))
             onward[id(callee)] = matcher.onward(node, static, callee) if static is not None and static.target.symbol.qname == callee.name else None
         # A kernel's body runs once per emulated thread and is not recorded (the launcher
         # reports the launch alone): what it calls cannot be told from the run.
@@ -120,7 +132,8 @@ def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "a
                 if not any(matcher.leads_to(edge, callee) for callee in entered):
                     not_taken.append(NotTaken(frame, edge, tuple(sorted(names))))
         stack.extend((child, onward.get(id(child)), node) for child in reversed(frame.children))
-    return Comparison(backend, tuple(confirmed), tuple(dynamic_only), tuple(not_taken), tuple(sorted(matcher.unindexed)))
+    return Comparison(backend, tuple(confirmed), tuple(dynamic_only), tuple(not_taken), tuple(sorted(matcher.unindexed)),
+                      tuple(unattributed))
 
 
 class _Matcher:
