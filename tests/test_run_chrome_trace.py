@@ -14,6 +14,9 @@ writes them): 13 operators, 7 device events. Which operator launched each device
 read off the raw trace (the runtime call sharing the event's `correlation`, inside the
 innermost operator on its thread). The kernel linking is also tested on small traces written
 in the test (older traces repeat the correlation as `External id`).
+h100_train_step.json.gz is a training step of h100_train_step.py on the same machine, written by
+tensorboard_trace_handler with Python stacks on: its backward runs on the autograd engine's
+own thread.
 """
 
 from __future__ import annotations
@@ -176,6 +179,23 @@ def test_a_cuda_call_the_profiler_cannot_name_is_said_to_be_one_not_an_operator(
     assert "INVALID" not in result.stdout
     (line,) = [line for line in result.stdout.splitlines() if "profiler does not name" in line]
     assert line.endswith("vendor  (a CUDA API call the profiler does not name)  (vendor library)  ← profiled  ×3")
+
+
+def test_what_the_engine_runs_for_a_backward_node_after_it_goes_under_the_node():
+    # On the engine's thread, "autograd::engine::evaluate_function: AddmmBackward0" holds the
+    # node's own event (t, mm, t, mm, t) and then aten::sum and aten::view, the engine summing
+    # the bias's gradient to its shape; the wrapper is not shown, so they go under the node.
+    result = cli("run", "--chrome-trace", str(H100_TRACE.with_name("h100_train_step.json.gz")), "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    tops = [child["name"] for child in document["tree"]["children"]]
+    backward = tops[tops.index("NllLossBackward0"):]
+    assert backward == [
+        "NllLossBackward0", "LogSoftmaxBackward0", "AddmmBackward0", "torch::autograd::AccumulateGrad", "TBackward0",
+        "torch::autograd::AccumulateGrad", "ViewBackward0", "ReluBackward0", "ConvolutionBackward0",
+        "torch::autograd::AccumulateGrad", "aten::_foreach_add_", "cudaDeviceSynchronize"]
+    addmm = top(document, "AddmmBackward0")
+    assert [child["name"] for child in addmm["children"]] == ["aten::t", "aten::mm", "aten::t", "aten::mm", "aten::t", "aten::sum", "aten::view"]
 
 
 def _pairs(frame: dict):

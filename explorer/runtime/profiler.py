@@ -753,7 +753,7 @@ class _Namer:
         device = "CUDA" if id(span) in self._launched else device
         children = tuple(self._frames(span.children, None, device))
         if event.name.startswith(_AUTOGRAD_WRAPPER):
-            return list(children)
+            return _node_first(event.name.removeprefix(_AUTOGRAD_WRAPPER), children)
         if event.kind in _API_KINDS:
             return [RunFrame(event.name, Layer.VENDOR, None, None, Reach.PROFILED, children=children)]
         if not event.name.startswith("aten::"):
@@ -775,6 +775,16 @@ class _Namer:
             self.report.unknown_device += 1
             return None
         return self.locator.kernel(operator, key)
+
+
+def _node_first(node: str, frames: tuple[RunFrame, ...]) -> list[RunFrame]:
+    """A backward node's frame with what the engine ran for it after the node's own function
+    (summing a gradient to its input's shape: AddmmBackward0's bias) put under it: shown beside
+    it, that work read as the program's own."""
+    if not frames or frames[0].name != node:
+        return list(frames)
+    first, after = frames[0], frames[1:]
+    return [replace(first, children=first.children + after)] if after else [first]
 
 
 def _launching(root: Span) -> set[int]:
