@@ -84,6 +84,10 @@ OPS = (
     "def divide(x: Tensor, y: Tensor, i: int):\n"             # 45
     "    q = x / y\n"                                         # 46 __truediv__, in the C++ method table
     "    return q[i]\n"                                       # 47 __getitem__, in it too
+    "\n"
+    "\n"
+    "def rows(x: Tensor):\n"                                  # 50
+    "    return x.size(-2)\n"                                 # 51 written by hand in the table
 )
 # TensorBase's methods as python_variable.cpp and python_variable_methods.cpp bind them: a
 # table entry wrapping the generated binding of div (line 14), one naming a function the file
@@ -104,11 +108,12 @@ METHODS_CPP = (
     "static PyMethodDef variable_methods[] = {\n"                                          # 13
     "    {\"__truediv__\", castPyCFunctionWithKeywords(TypeError_to_NotImplemented_<THPVariable_div>), METH_VARARGS | METH_KEYWORDS, NULL},\n"
     "    {\"__getitem__\", (PyCFunction)THPVariable_getitem, METH_O, NULL},\n"              # 15
+    "    {\"size\", castPyCFunctionWithKeywords(THPVariable_size), METH_VARARGS | METH_KEYWORDS, NULL},\n"  # 16
     "    {nullptr}};\n"
     "\n"
     "PyTypeObject THPVariableType = {PyVarObject_HEAD_INIT(nullptr, 0) \"torch._C.TensorBase\", sizeof(THPVariable)};\n"
     "\n"
-    "bool THPVariable_initModule(PyObject* module) {\n"                                    # 20
+    "bool THPVariable_initModule(PyObject* module) {\n"                                    # 21
     "  static std::vector<PyMethodDef> methods;\n"
     "  THPUtils_addPyMethodDefs(methods, variable_methods);\n"
     "  THPVariableType.tp_methods = methods.data();\n"
@@ -122,6 +127,10 @@ METHODS_CPP = (
     "  PyObject* module = PyModule_Create(&torchmodule);\n"
     "  THPVariable_initModule(module);\n"
     "  return module;\n"
+    "}\n"
+    "\n"
+    "static PyObject* THPVariable_size(PyObject* self, PyObject* args, PyObject* kwargs) {\n"  # 37
+    "  return nullptr;\n"
     "}\n"
     "\n"
     "} // namespace autograd\n"
@@ -149,10 +158,16 @@ ADDED_YAML = (
     "\n"
     "- func: div.Tensor(Tensor self, Tensor other) -> Tensor\n"                       # +17
     "  variants: function, method\n"
+    "\n"
+    "- func: size.int(Tensor self, int dim) -> int\n"                                 # +20
+    "  variants: function\n"
+    "\n"
+    "- func: size.Dimname(Tensor self, Dimname dim) -> int\n"                         # +23
+    "  variants: function, method\n"
 )
 OPERATORS = {
     "aten::matmul": 2, "aten::add_.Tensor": 5, "aten::lt.Scalar": 8, "aten::lt.Tensor": 11, "aten::__and__.Tensor": 14,
-    "aten::div.Tensor": 17,
+    "aten::div.Tensor": 17, "aten::size.int": 20, "aten::size.Dimname": 23,
 }
 YAML = "aten/src/ATen/native/native_functions.yaml"
 STUBS = "torch/_C/__init__.pyi"
@@ -244,6 +259,17 @@ def test_an_operator_method_of_the_cpp_method_table_binds_what_its_function_does
     assert edges_of(graph, getitem) == [
         ((METHODS, 15), "method_table", "exact", "torch::autograd::THPVariable_getitem", METHODS, 9),
     ]
+
+
+def test_a_method_the_method_table_writes_by_hand_is_that_entry_not_an_operator(doors):
+    # `x.size(-2)`: the table's own entry (line 16, THPVariable_size at line 37), though
+    # native_functions.yaml has a method overload of size (size.Dimname; size.int is a function)
+    store, root, _ = doors
+    graph = CallGraph(store, root, "all")
+    (edge,) = graph.edges(node_of(store, graph, "user.ops.rows"))
+    assert (edge.site, edge.label, edge.resolution.value, edge.target.symbol.qname, edge.target.symbol.path, edge.target.symbol.line) == (
+        ("user/ops.py", 51), "method", "exact", "torch._C.TensorBase.size", METHODS, 16)
+    assert edges_of(graph, edge.target) == [((METHODS, 16), "method_table", "exact", "torch::autograd::THPVariable_size", METHODS, 37)]
 
 
 def test_a_method_torch_tensor_defines_in_python_is_that_method(doors):

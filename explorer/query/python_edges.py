@@ -422,21 +422,39 @@ class PythonEdges:
         which the tree does not define) a method table entry of TensorBase names."""
         if binding.qname.rpartition(".")[0] not in _TENSOR_BASES:
             return []
+        # the entry's function is stored under the namespaces around the table
+        namespace = (binding.target or "").rpartition("::")[0]
         for match in _GENERATED_BINDING.finditer(f"{binding.signature} {binding.target or ''}"):
             method = match.group(1)
-            if registered_functions(self.store, match.group(0), binding.path):
-                continue  # written by hand (THPVariable_getitem): the entry's own function
+            written = match.group(0)
+            if registered_functions(self.store, written, binding.path) or (
+                    namespace and registered_functions(self.store, f"{namespace}::{written}", binding.path)):
+                continue  # written by hand (THPVariable_getitem, THPVariable_size): the entry's own function
             operators = operators_for(self.store, method, variant="method")
             if operators:
                 return operators
         return []
 
+    def _handwritten_entry(self, name: str) -> Symbol | None:
+        """TensorBase's method table entry `name` when it names a function the tree writes
+        (`{"size", castPyCFunctionWithKeywords(THPVariable_size), ...}`): PyTorch generates no
+        binding of its own for such a method (torchgen's skip list: size, stride, to, item...),
+        and the hand-written entries come first in the table, so `x.size(-2)` runs
+        THPVariable_size, not the one method overload of native_functions.yaml (size.Dimname)."""
+        for owner in _TENSOR_BASES:
+            for entry in self.store.symbols_with_qname(f"{owner}.{name}"):
+                if (entry.kind is SymbolKind.METHOD_TABLE and entry.target and not self._generated_operators(entry)
+                        and registered_functions(self.store, entry.target, entry.path, _BOUND_KINDS)):
+                    return entry
+        return None
+
     def _nested(self, symbol: Symbol, name: str) -> list[Symbol]:
         return [s for s in self.store.symbols_with_qname(f"{symbol.qname}.{name}") if s.kind is SymbolKind.FUNCTION and s.path == symbol.path]
 
     def _tensor_method(self, name: str, receiver_known: bool, shape: CallShape | None = None) -> Iterator[CallEdge]:
-        """What a tensor's method `name` runs: the operators of a Tensor method of that name;
-        else the method as the extension module binds it, whose edges go on from there: in
+        """What a tensor's method `name` runs: the entry of TensorBase's method table that
+        names a function the tree writes by hand; else the operators of a Tensor method of
+        that name; else the method as the extension module binds it, whose edges go on from there: in
         C++, an entry or slot of TensorBase's type object (`__truediv__` is the method table's
         binding of div, `__getitem__` is THPVariable_getitem), or as the stub declares it
         (size, to, and the sample's `__add__`); else, for an operator method of TensorBase's
@@ -446,6 +464,10 @@ class PythonEdges:
         name-only, however many overloads the name has: that it is a tensor at all is the
         guess (`name.split("#")` on a str is no aten::split)."""
         resolution = Resolution.EXACT if receiver_known else Resolution.NAME
+        by_hand = self._handwritten_entry(name)
+        if by_hand is not None:
+            yield CallEdge(CallNode(by_hand, layer_of(by_hand)), EdgeKind.METHOD, resolution)
+            return
         operators = operators_for(self.store, name, variant="method")
         if not operators:
             bound = [
