@@ -101,6 +101,34 @@ def test_any_exception_from_libcst_makes_the_definition_unreadable(monkeypatch: 
             function_locals("def f():\n    fn = g\n")
 
 
+def test_a_definition_whose_values_flow_past_the_stack_is_answered_by_name_with_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # the solver meeting code nested past Python's stack (seen exporting the whole real tree):
+    # that definition's calls come from the name rules, said in one note; the next definition
+    # gets a fresh solver and its full answer
+    from explorer.query.flow.edges import FlowEdges
+
+    solved = FlowEdges.edges
+
+    def too_deep(self, node):
+        if node.symbol.qname == "m.f":
+            raise RecursionError("maximum recursion depth exceeded")
+        return solved(self, node)
+
+    monkeypatch.setattr(FlowEdges, "edges", too_deep)
+    root = str(write_tree(tmp_path / "tree", {"m.py": "def h(): pass\n\n\ndef f():\n    h()\n\n\ndef g():\n    fn = h\n    fn()\n    f()\n"}))
+    result = cli("trace", "m.g", "--root", root)
+    assert result.exit_code == 0
+    assert result.stdout == (
+        "python  m.g  m.py:8\n"
+        "├── python  m.h  m.py:1  ← call, at m.py:10\n"
+        "└── python  m.f  m.py:4  ← call, at m.py:11\n"
+        "    └── python  m.h  m.py:1  ← call, at m.py:5\n"
+    )
+    assert result.stderr == (
+        "note: 1 definition could not be read in full (m.py:4 m.f: values flow through code nested past Python's stack; "
+        "its calls are found by name); some of its calls may be missing\n")
+
+
 def test_a_function_python_cannot_parse_is_followed_as_far_as_it_reads(tmp_path: Path):
     # `print` as a statement is Python 2: tree-sitter reads around it, and `fn` is still followed
     root = str(write_tree(tmp_path / "tree", {"m.py": "def h(): pass\n\n\ndef f():\n    fn = h\n    print 'x'\n    fn()\n"}))

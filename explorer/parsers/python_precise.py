@@ -276,9 +276,9 @@ def _unreadable(error: Exception) -> UnreadableSource:
     if isinstance(error, cst.ParserSyntaxError):
         # its message's "error at 3:13" names the line read last; raw_line can be the next one
         stop = _PARSER_STOP.search(str(error))
-        return UnreadableSource("its parser stops", int(stop.group(1)) if stop else error.raw_line)
+        return UnreadableSource("libcst's parser stops", int(stop.group(1)) if stop else error.raw_line)
     lines = str(error).strip().splitlines()
-    return UnreadableSource(lines[0].strip().rstrip(".") if lines else type(error).__name__)
+    return UnreadableSource("libcst: " + (lines[0].strip().rstrip(".") if lines else type(error).__name__))
 
 
 def _own_small_statements(body: cst.BaseSuite) -> list[cst.BaseSmallStatement]:

@@ -21,12 +21,15 @@ from explorer.model import CallEdge, CallNode, Layer, Symbol, SymbolKind
 from explorer.query.backends import node_allowed
 from explorer.query.native_edges import NativeEdges
 from explorer.query.nodes import layer_of
+from explorer.query.notes import UnreadableDefinition
 from explorer.query.python_edges import PythonEdges
 from explorer.query.sources import SourceLines
 from explorer.query.test_code import hidden_as_test
 
 if TYPE_CHECKING:
     from explorer.query.flow.edges import FlowEdges
+
+_TOO_DEEP = "values flow through code nested past Python's stack; its calls are found by name"
 
 
 class CallGraph:
@@ -76,7 +79,7 @@ class CallGraph:
 
     def _worked_out(self, node: CallNode, by_site: bool) -> list[CallEdge]:
         source = self.python if node.layer in (Layer.PYTHON, Layer.BINDING) else self.native
-        computed = self.flow.edges(node) if node.layer is Layer.PYTHON else None
+        computed = self._flow_edges(node) if node.layer is Layer.PYTHON else None
         found: list[CallEdge] = []
         seen: set[tuple] = set()
         for edge in computed if computed is not None else source.edges(node):
@@ -89,6 +92,18 @@ class CallGraph:
                 seen.add(identity)
                 found.append(edge)
         return found
+
+    def _flow_edges(self, node: CallNode) -> list[CallEdge] | None:
+        """The solver's edges of a Python node. Where its values flow through code nested past
+        Python's stack, the solver is dropped (a scope it was part way through would keep
+        half its facts) and the node is answered by the name rules, with a note."""
+        try:
+            return self.flow.edges(node)
+        except RecursionError:
+            del self.flow  # a fresh solver for the next node
+            symbol = node.symbol
+            self.python.unreadable.add(UnreadableDefinition(symbol.qname, symbol.path or "", symbol.line or 0, _TOO_DEEP))
+            return None
 
     def edges(self, node: CallNode) -> list[CallEdge]:
         cached = self._edges.get(node.key)

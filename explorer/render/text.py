@@ -54,7 +54,8 @@ def site_text(site: tuple[str, int]) -> str:
 
 
 def unreadable_note(unreadable: tuple[UnreadableDefinition, ...]) -> str | None:
-    """One line saying which definitions libcst could not read, and what that costs."""
+    """One line saying which definitions could not be read in full (libcst could not parse
+    them, or their values flow deeper than Python's stack), and what that costs."""
     if not unreadable:
         return None
     named = "; ".join(
@@ -64,7 +65,7 @@ def unreadable_note(unreadable: tuple[UnreadableDefinition, ...]) -> str | None:
         named += f"; and {len(unreadable) - _NOTES_NAMED:,} more"
     count = f"{len(unreadable):,} definition{'s' if len(unreadable) != 1 else ''}"
     whose = "its" if len(unreadable) == 1 else "their"
-    return f"note: libcst could not read {count} ({named}); calls through {whose} local names are not followed"
+    return f"note: {count} could not be read in full ({named}); some of {whose} calls may be missing"
 
 
 def report_text(console: Console, report: RefreshReport, verbose: bool) -> None:
