@@ -51,6 +51,27 @@ def write_output(path: str, content: bytes) -> str | None:
     if path == "-":
         _write_stream(getattr(sys.stdout, "buffer", None) or sys.stdout, content, "standard output")
         return None
+    target, info = _writable(path)
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        try:
+            with open(target, "wb") as stream:  # a device or FIFO: as a stream, never replaced
+                _write_stream(stream, content, path)
+        except OSError as error:
+            raise ExplorerError(f"cannot write {path}: {error.strerror or error}") from None
+        return None
+    _replace(target, content, path)
+    return path
+
+
+def check_output(path: str) -> None:
+    """Raise what write_output would refuse `path` with, before long work whose result goes
+    there (a whole tree's SCIP index) is done for nothing."""
+    if path != "-":
+        _writable(path)
+
+
+def _writable(path: str) -> tuple[str, os.stat_result | None]:
+    """What `path` leads to, and its stat (None: not there); raises where it may not be written."""
     target = os.path.realpath(path)  # through links, to what they point at
     try:
         info = os.stat(target)
@@ -60,19 +81,11 @@ def write_output(path: str, content: bytes) -> str | None:
         raise ExplorerError(f"cannot write {path}: {error.strerror or error}") from None
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise ExplorerError(f"cannot write {path}: it is a folder")
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        try:
-            with open(target, "wb") as stream:  # a device or FIFO: as a stream, never replaced
-                _write_stream(stream, content, path)
-        except OSError as error:
-            raise ExplorerError(f"cannot write {path}: {error.strerror or error}") from None
-        return None
-    if info is not None and not _is_explorers(target):
+    if info is not None and stat.S_ISREG(info.st_mode) and not _is_explorers(target):
         raise ExplorerError(
             f"not writing {path}: it exists and is not a file explorer wrote; remove it or name another file"
         )
-    _replace(target, content, path)
-    return path
+    return target, info
 
 
 def _is_explorers(path: str) -> bool:

@@ -12,12 +12,71 @@ SAMPLE = "explorer . sample_repo . "
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> scip_pb2.Index:
+def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[scip_pb2.Index, list[str]]:
     written = tmp_path_factory.mktemp("scip") / "index.scip"
     result = invoke(["scip", "-o", str(written)])
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith(f"wrote {written}: 209 documents, ")
-    return scip_pb2.Index.FromString(written.read_bytes())
+    return scip_pb2.Index.FromString(written.read_bytes()), result.stderr.splitlines()
+
+
+@pytest.fixture(scope="module")
+def index(exported: tuple[scip_pb2.Index, list[str]]) -> scip_pb2.Index:
+    return exported[0]
+
+
+def test_the_export_says_how_far_it_is(exported, sample_root):
+    # not a terminal: a line at the start, one every tenth no sooner than 5 s apart, one at the end
+    lines = [line for line in exported[1] if not line.startswith("note: ")]
+    assert lines[0] == f"exporting {sample_root}: 209 files to read"
+    assert lines[-2] == f"exporting {sample_root}: read 209 files; writing the index"
+    assert lines[-1].startswith(f"exported {sample_root}: 209 files in ")
+    assert all(line.startswith(f"exporting {sample_root}: ") and "/209 files (" in line for line in lines[1:-2])
+
+
+def test_a_fresh_call_graph_is_taken_every_so_many_files(sample_store, sample_root, monkeypatch):
+    from explorer.query.graph import CallGraph
+    from explorer.scip import index as scip
+
+    made: list[CallGraph] = []
+
+    def graph() -> CallGraph:
+        made.append(CallGraph(sample_store, sample_root, "all"))
+        return made[-1]
+
+    monkeypatch.setattr(scip, "_FILES_PER_GRAPH", 50)
+    done: list[int] = []
+    bounded, counts = scip.scip_index(sample_store, graph, sample_root, "sample_repo", progress=done.append)
+    assert len(made) == 5 and done == list(range(1, 210))  # files 1-49, 50-99, ..., 200-209
+    made.clear()
+    monkeypatch.setattr(scip, "_FILES_PER_GRAPH", 1000)
+    whole, whole_counts = scip.scip_index(sample_store, graph, sample_root, "sample_repo")
+    assert len(made) == 1
+    # on the bundled tree no reference needs what a caller read by another graph passes
+    assert bounded.SerializeToString() == whole.SerializeToString() and counts == whole_counts
+
+
+def test_only_operators_and_kernels_implement_something(index):
+    # a Python function's call of a binding has the binding's edge kind too: it implements
+    # nothing (TensorBase#dim() was said to implement init.py's _calculate_fan_in_and_fan_out)
+    languages = {d.language for d in index.documents for s in d.symbols if s.relationships}
+    assert languages == {"yaml", "cpp", "cuda"}
+    assert not [s.symbol for d in index.documents if d.relative_path.endswith(".pyi") for s in d.symbols if s.relationships]
+
+
+def test_a_call_reached_twice_is_one_reference(index):
+    # torch/nn/init.py:54 `tensor.dim()`, `tensor: Tensor`: TensorBase.dim, reached as the
+    # tensor's method and as the stub's binding; one occurrence
+    assert [o.symbol.rsplit(" ", 1)[1] for o in document(index, "torch/nn/init.py").occurrences if o.range[0] == 53] == [
+        "torch/_C/TensorBase#dim()."]
+
+
+def _references(index: scip_pb2.Index, path: str) -> set[tuple[int, str]]:
+    return {(o.range[0], o.symbol) for o in document(index, path).occurrences if not o.symbol_roles}
+
+
+def _paths(index: scip_pb2.Index) -> list[str]:
+    return [d.relative_path for d in index.documents]
 
 
 def document(index: scip_pb2.Index, path: str) -> scip_pb2.Document:
@@ -104,7 +163,7 @@ def test_a_definition_whose_calls_nest_past_the_stack_is_left_out_and_counted(sa
         return edges(node)
 
     monkeypatch.setattr(graph, "edges", deep)
-    index, counts = scip_index(sample_store, graph, sample_root, "sample_repo", "torch/nn/modules")
+    index, counts = scip_index(sample_store, lambda: graph, sample_root, "sample_repo", "torch/nn/modules")
     assert counts.too_deep == 1
     conv = document(index, "torch/nn/modules/conv.py")
     # its definition stays; its reference to _conv_forward (conv.py:244) is left out, the rest of the file is written

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from explorer.cli.common import open_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
-from explorer.output_files import write_output
+from explorer.output_files import check_output, write_output
 from explorer.trees import TreeRequest
 
 
@@ -15,17 +15,27 @@ from explorer.trees import TreeRequest
 def scip(where: TreeRequest, output: str = "index.scip", under: str | None = None) -> None:
     """Write the project's definitions, references and cross-language edges as a SCIP index."""
     from explorer.query.graph import CallGraph
-    from explorer.scip.index import scip_index
+    from explorer.render.progress import FileProgress, files
+    from explorer.scip.index import scip_files, scip_index
 
     started = time.perf_counter()
     if Path(output).is_dir():
         raise UsageError(f"-o {output}: a folder; give the file to write")
+    check_output(output)  # refused now, not after the export
     with open_index(where) as (root, reader):
         folder = (under or "").strip("/")
         if folder and not (Path(root) / folder).is_dir():
             raise UsageError(f"--under {under}: no such folder in {root}")
-        index, counts = scip_index(reader, CallGraph(reader, root, "all"), root, Path(root).name, folder)
-    data = index.SerializeToString()
+        progress = FileProgress(stderr, "exporting", "exported", f"{root}/{folder}".rstrip("/"))
+        count = len(scip_files(reader, folder))
+        progress.start(count, f"{files(count)} to read", files(count))
+        try:
+            index, counts = scip_index(reader, lambda: CallGraph(reader, root, "all"), root, Path(root).name, folder,
+                                       progress.advance)
+            progress.phase(f"read {files(count)}; writing the index", "writing the index")
+            data = index.SerializeToString()
+        finally:
+            progress.close()
     # as diagrams are written: over a file explorer made, never someone else's (output_files.py)
     if write_output(output, data) is None and output != "-":
         output = f"{output} (as a stream)"

@@ -1,5 +1,5 @@
-"""Progress of an index being built, as the command line shows it (and the language server
-reads back for the editor).
+"""Progress of long work on a tree's files (an index being built, a SCIP index exported), as
+the command line shows it (and the language server reads back for the editor).
 
 On a terminal: a live bar (files done of all, files a second, time left), gone when the work
 is; then one line saying what was done, if it was long. Anywhere else (a CI log, a file, an
@@ -47,14 +47,14 @@ def duration(seconds: float) -> str:
     return f"{minutes} min {seconds:02d} s"
 
 
-class IndexProgress:
-    """The refresh's Progress (index/build.py) for one tree. `once` says when such a build
-    happens (`once per install`, `once per checkout`), for a new index."""
+class FileProgress:
+    """Files done of all, for one long piece of work on a tree (`indexing`, `exporting`): a
+    bar on a terminal, plain lines elsewhere; nothing for fewer than ANNOUNCED_FILES files."""
 
-    def __init__(self, console: Console, what: str, once: str, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, console: Console, verb: str, past: str, what: str, clock: Callable[[], float] = time.monotonic) -> None:
         self.console = console
+        self.verb, self.past = verb, past  # "indexing", "indexed"
         self.what = what
-        self.once = once
         self.clock = clock
         self.files = 0
         self.shown = False
@@ -64,22 +64,20 @@ class IndexProgress:
         self._bar: object | None = None  # rich's Progress, on a terminal
         self._task: object | None = None
 
-    # -- what the refresh says ------------------------------------------------------------------
-
-    def parsing(self, count: int, new_index: bool) -> None:
+    def start(self, count: int, line: str, why: str) -> None:
+        """`count` files are about to be worked on: `line` says so where there is no bar, the
+        bar says `why`."""
         self.files, self._started = count, self.clock()
-        files_to_parse = files(count)
         self.shown = count >= ANNOUNCED_FILES
         if not self.shown:
             return
-        why = self.once if new_index else "changed since the last index"
         if self.console.is_terminal:
-            self._start_bar(f"indexing {self.what} ({why})")
+            self._start_bar(f"{self.verb} {self.what} ({why})")
         else:
-            self._say(f"indexing {self.what}: {files_to_parse} to parse ({why})")
+            self._say(f"{self.verb} {self.what}: {line}")
             self._next_line, self._last_line = self._step(), self._started
 
-    def parsed(self, done: int) -> None:
+    def advance(self, done: int) -> None:
         if not self.shown:
             return
         if self._bar is not None:
@@ -87,28 +85,27 @@ class IndexProgress:
         elif done >= self._next_line and done < self.files and (now := self.clock()) - self._last_line >= _LOG_SECONDS:
             elapsed = now - self._started
             left = elapsed / done * (self.files - done)
-            self._say(f"indexing {self.what}: {done:,}/{self.files:,} files ({done / max(elapsed, 1e-9):,.0f} a second, "
+            self._say(f"{self.verb} {self.what}: {done:,}/{self.files:,} files ({done / max(elapsed, 1e-9):,.0f} a second, "
                       f"about {duration(left)} left)")
             self._next_line, self._last_line = done + self._step(), now
 
-    def writing(self) -> None:
+    def phase(self, line: str, bar: str) -> None:
+        """The files are done and one last step runs: `line` says so, or the bar `bar`."""
         if not self.shown:
             return
         if self._bar is not None:
-            self._bar.update(self._task, description=f"indexing {self.what}: writing the index", total=None)  # type: ignore[attr-defined]
+            self._bar.update(self._task, description=f"{self.verb} {self.what}: {bar}", total=None)  # type: ignore[attr-defined]
         else:
-            self._say(f"indexing {self.what}: parsed {files(self.files)}; writing the index")
-
-    # -- the end --------------------------------------------------------------------------------
+            self._say(f"{self.verb} {self.what}: {line}")
 
     def close(self, finished: bool = True) -> None:
-        """The bar goes; a long build that finished leaves one line saying what it did (one
-        that failed leaves the error to say so)."""
+        """The bar goes; a long piece of work that finished leaves one line saying what it
+        did (one that failed leaves the error to say so)."""
         if self._bar is not None:
             self._bar.stop()  # type: ignore[attr-defined]
             self._bar = None
         if self.shown and finished:
-            self._say(f"indexed {self.what}: {files(self.files)} in {duration(self.clock() - self._started)}")
+            self._say(f"{self.past} {self.what}: {files(self.files)} in {duration(self.clock() - self._started)}")
         self.shown = False
 
     def _step(self) -> int:
@@ -133,3 +130,22 @@ class IndexProgress:
         )
         self._task = bar.add_task(description, total=self.files)
         bar.start()
+
+
+class IndexProgress(FileProgress):
+    """The refresh's Progress (index/build.py) for one tree. `once` says when such a build
+    happens (`once per install`, `once per checkout`), for a new index."""
+
+    def __init__(self, console: Console, what: str, once: str, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(console, "indexing", "indexed", what, clock)
+        self.once = once
+
+    def parsing(self, count: int, new_index: bool) -> None:
+        why = self.once if new_index else "changed since the last index"
+        self.start(count, f"{files(count)} to parse ({why})", why)
+
+    def parsed(self, done: int) -> None:
+        self.advance(done)
+
+    def writing(self) -> None:
+        self.phase(f"parsed {files(self.files)}; writing the index", "writing the index")

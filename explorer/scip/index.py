@@ -16,13 +16,14 @@ across languages as relationships.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer import __version__
 from explorer.index.reader import IndexReader
-from explorer.model import EdgeKind, Language, Resolution, Symbol, SymbolKind
+from explorer.model import EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
 from explorer.query.graph import CallGraph
 from explorer.query.sources import SourceLines
 from explorer.scip import scip_pb2
@@ -34,6 +35,9 @@ _CALLERS = frozenset({
     SymbolKind.MODULE, SymbolKind.CLASS, SymbolKind.OPERATOR, SymbolKind.ALIAS, SymbolKind.PYBIND, SymbolKind.METHOD_TABLE,
 })
 _IMPLEMENTS = frozenset({EdgeKind.BINDING, EdgeKind.DISPATCH, EdgeKind.STRUCTURED})
+# Files whose definitions one call graph answers before a fresh one is taken: the whole real
+# tree through one graph grew past 12 GB
+_FILES_PER_GRAPH = 200
 
 
 @dataclass
@@ -51,20 +55,36 @@ class _Graph:
     """What the call graph says of each definition, gathered before documents are written
     (a relationship belongs to the implementing symbol, which may be in a file written first)."""
 
-    references: dict[str, list[tuple[int, Symbol]]] = field(default_factory=dict)  # path -> (line, callee)
+    # path -> (line, the callee's name as written, its SCIP symbol): names, not Symbols, since
+    # a whole tree has millions of references
+    references: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
     implements: dict[str, set[str]] = field(default_factory=dict)  # symbol -> symbols it implements
     external: dict[str, Symbol] = field(default_factory=dict)
     too_deep: int = 0
 
 
-def scip_index(reader: IndexReader, graph: CallGraph, root: str, package: str, under: str = "",
-               progress: Callable[[int, int], None] | None = None) -> tuple[scip_pb2.Index, ScipCounts]:
-    """The SCIP index of the project's files (those under `under`, a folder, if given)."""
-    namer = SymbolNamer(reader, package)
+def scip_files(reader: IndexReader, under: str = "") -> list[str]:
+    """The project's files an export writes: those under `under`, a folder, if given."""
     prefix = under.strip("/") + "/" if under.strip("/") else ""
-    paths = [path for path in reader.project_files() if path.startswith(prefix)]
+    return [path for path in reader.project_files() if path.startswith(prefix)]
+
+
+def scip_index(reader: IndexReader, graphs: Callable[[], CallGraph], root: str, package: str, under: str = "",
+               progress: Callable[[int], None] | None = None) -> tuple[scip_pb2.Index, ScipCounts]:
+    """The SCIP index of the project's files (those under `under`, a folder, if given).
+    `graphs` makes a call graph; a fresh one is taken every _FILES_PER_GRAPH files, so that
+    what a graph keeps (each node's edges, the solver's facts, the files' lines) stays
+    bounded on a whole tree. A graph knows of a function's parameters what the callers it
+    has read pass, so a call resolved only through what a caller read by another graph
+    passes is not a reference; files go in path order, a folder's files together.
+    `progress` is told how many files are done."""
+    namer = SymbolNamer(reader, package)
+    paths = scip_files(reader, under)
     facts = _Graph()
+    graph = graphs()
     for done, path in enumerate(paths, start=1):
+        if done % _FILES_PER_GRAPH == 0:
+            graph = graphs()
         for symbol in reader.symbols_in_file(path):
             if symbol.kind in _CALLERS:
                 try:
@@ -72,7 +92,7 @@ def scip_index(reader: IndexReader, graph: CallGraph, root: str, package: str, u
                 except RecursionError:  # values flowing through calls nested past the stack: its references are left out
                     facts.too_deep += 1
         if progress is not None:
-            progress(done, len(paths))
+            progress(done)
     index = scip_pb2.Index()
     index.metadata.version = scip_pb2.UnspecifiedProtocolVersion
     index.metadata.tool_info.name = "explorer"
@@ -80,9 +100,8 @@ def scip_index(reader: IndexReader, graph: CallGraph, root: str, package: str, u
     index.metadata.project_root = Path(root).resolve().as_uri()
     index.metadata.text_document_encoding = scip_pb2.UTF8
     counts = ScipCounts(too_deep=facts.too_deep)
-    sources = SourceLines(root)
     for path in paths:
-        index.documents.append(_document(reader, namer, sources, path, facts, counts))
+        index.documents.append(_document(reader, namer, SourceLines(root), path, facts, counts))
     for name, symbol in sorted(facts.external.items()):
         information = index.external_symbols.add()
         information.symbol = name
@@ -102,9 +121,13 @@ def _gather(graph: CallGraph, namer: SymbolNamer, symbol: Symbol, path: str, fac
             for operator in graph.store.symbols_with_qname(entry.operator):
                 if operator.kind is SymbolKind.OPERATOR:
                     facts.implements.setdefault(namer.name(symbol), set()).add(namer.name(operator))
-    for edge in graph.edges(graph.node(symbol)):
+    node = graph.node(symbol)
+    # a binding's operator, an operator's kernel; not a Python function's call of a binding,
+    # whose edge has the binding's kind too
+    implemented = node.layer in (Layer.BINDING, Layer.YAML)
+    for edge in graph.edges(node):
         target = edge.target.symbol
-        if edge.kind in _IMPLEMENTS and edge.resolution is not Resolution.NAME:
+        if implemented and edge.kind in _IMPLEMENTS and edge.resolution is not Resolution.NAME:
             # the binding's operator, the operator's kernel: the target implements the source.
             # Every overload a binding binds, every definition a dispatch row names (both sides
             # of an #if) implements it, though a call reaches one: ambiguous edges count here.
@@ -114,7 +137,7 @@ def _gather(graph: CallGraph, namer: SymbolNamer, symbol: Symbol, path: str, fac
         if target.path is None:
             facts.external.setdefault(namer.name(target), target)
         if edge.site is not None and edge.site[0] == path and edge.kind not in (EdgeKind.DISPATCH, EdgeKind.STRUCTURED):
-            facts.references.setdefault(path, []).append((edge.site[1], target))
+            facts.references.setdefault(path, []).append((edge.site[1], target.name, sys.intern(namer.name(target))))
 
 
 def _document(reader: IndexReader, namer: SymbolNamer, sources: SourceLines, path: str, facts: _Graph,
@@ -145,14 +168,15 @@ def _document(reader: IndexReader, namer: SymbolNamer, sources: SourceLines, pat
             relationship.is_implementation = True
             relationship.is_reference = True
             counts.relationships += 1
-    for line, target in sorted(facts.references.get(path, ()), key=lambda item: (item[0], item[1].qname)):
+    # a call the graph reaches twice (as the binding's method and as the tensor's) is one reference
+    for line, written, scip_symbol in sorted(set(facts.references.get(path, ()))):
         text = sources.line(path, line)
-        start = _column(text, target.name)
+        start = _column(text, written)
         if start < 0:
             continue  # the callee's name is not written on the line (a call through an alias): no range to give
         occurrence = document.occurrences.add()
-        occurrence.range.extend([line - 1, start, start + len(target.name.encode("utf-8"))])
-        occurrence.symbol = namer.name(target)
+        occurrence.range.extend([line - 1, start, start + len(written.encode("utf-8"))])
+        occurrence.symbol = scip_symbol
         counts.references += 1
     return document
 
