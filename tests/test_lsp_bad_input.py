@@ -217,3 +217,19 @@ def test_a_content_length_too_large_is_answered_not_waited_on(tmp_path, then_nex
         log = client.close()
     assert "explorer lsp: a message's Content-Length said 89 bytes but it held 49: answered it, and read on from the next message" in log
     assert "Traceback" not in log
+
+
+def test_an_initialization_option_the_server_does_not_read_is_said_to_be_ignored(tmp_path):
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "m.py").write_text("def f():\n    return 1\n")
+    sent = b"".join([
+        frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "processId": None, "rootUri": root.as_uri(), "capabilities": {},
+            "initializationOptions": {"tree": ["/elsewhere"], "python_env": "x", "trees": []}}}),
+        frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
+        frame({"jsonrpc": "2.0", "method": "exit"}),
+    ])
+    done = _serve(sent, tmp_path)
+    logged = [answer["params"] for answer in responses(done.stdout) if answer.get("method") == "window/logMessage"]
+    assert logged == [{"type": 2, "message": "explorer: initializationOptions python_env, tree ignored (it reads pythonEnv, trees)"}]

@@ -59,6 +59,10 @@ from explorer.workspace import cache_folder
 from explorer.query.sources import SourceLines
 from explorer.trees import TreeNotReady, TreeRequest, open_workspace
 
+# The initializationOptions the server reads (the CLI's --tree and --python-env); others are
+# said to be ignored, so that a misspelt one is not silently without effect
+INITIALIZATION_OPTIONS = frozenset({"trees", "pythonEnv"})
+
 _KINDS = {
     SymbolKind.MODULE: lsp.SymbolKind.Module, SymbolKind.CLASS: lsp.SymbolKind.Class,
     SymbolKind.FUNCTION: lsp.SymbolKind.Function, SymbolKind.METHOD: lsp.SymbolKind.Method,
@@ -291,6 +295,10 @@ server = ExplorerServer()
 @server.feature(lsp.INITIALIZE)
 def initialize(ls: ExplorerServer, params: lsp.InitializeParams) -> None:
     ls.options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+    unknown = sorted(str(name) for name in ls.options if name not in INITIALIZATION_OPTIONS)
+    if unknown:
+        ls.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, (
+            f"explorer: initializationOptions {', '.join(unknown)} ignored (it reads {', '.join(sorted(INITIALIZATION_OPTIONS))})")))
 
 
 @server.feature(lsp.INITIALIZED)
