@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from explorer.query.flow.edges import FlowEdges
 
 _TOO_DEEP = "values flow through code nested past Python's stack; its calls are found by name"
+_TOO_MUCH = "its values flow through more code than one query follows ({}); its calls are found by name"
 
 
 class CallGraph:
@@ -95,14 +96,19 @@ class CallGraph:
 
     def _flow_edges(self, node: CallNode) -> list[CallEdge] | None:
         """The solver's edges of a Python node. Where its values flow through code nested past
-        Python's stack, the solver is dropped (a scope it was part way through would keep
-        half its facts) and the node is answered by the name rules, with a note."""
+        Python's stack, or through more code than one start may read (a benchmark script
+        reaching dynamo, FSDP and inductor), the solver is dropped (it would keep half the
+        facts of what it was part way through) and the node is answered by the name rules,
+        with a note."""
+        from explorer.query.flow.solver import WorkLimitReached
+
         try:
             return self.flow.edges(node)
-        except RecursionError:
+        except (RecursionError, WorkLimitReached) as stopped:
             del self.flow  # a fresh solver for the next node
             symbol = node.symbol
-            self.python.unreadable.add(UnreadableDefinition(symbol.qname, symbol.path or "", symbol.line or 0, _TOO_DEEP))
+            reason = _TOO_DEEP if isinstance(stopped, RecursionError) else _TOO_MUCH.format(stopped)
+            self.python.unreadable.add(UnreadableDefinition(symbol.qname, symbol.path or "", symbol.line or 0, reason))
             return None
 
     def edges(self, node: CallNode) -> list[CallEdge]:

@@ -95,6 +95,16 @@ _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _NOTHING: frozenset = frozenset()
 _NAMING_ATTRIBUTES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})  # str on functions, classes, modules
 _MAX_VALUES = 64  # a set larger than this is capped: more values would be noise, not answers
+# Steps (values offered to a node) one start may take. The starts of a trace to cuDNN, or of
+# the export of torch/nn, take up to 320,000 on PyTorch 2.4 (a second or two); a benchmark
+# script's run_model, whose values reach dynamo, FSDP and inductor, took 1.8 million in a
+# minute without an end in sight.
+STEPS_PER_START = 500_000
+
+
+class WorkLimitReached(Exception):
+    """A start took more steps than STEPS_PER_START: the solver is left part way through,
+    and must not be asked again."""
 
 # The class of `self`, for a method reached through an instance; or, starting with "@", the
 # call of a factory (a function returning a closure) that a function runs for: "@" and the
@@ -175,6 +185,8 @@ class Solver:
         # per scope, its guards: (the node of the guarding name, the truth its lines run on,
         # first line, last line)
         self.guards: dict[ScopeKey, list[tuple[int, bool, int, int]]] = {}
+        self.steps = 0  # calls of add(), in all
+        self._step_limit = STEPS_PER_START
 
     # -- the constraint graph --------------------------------------------------------------
 
@@ -198,6 +210,7 @@ class Solver:
         return held if isinstance(held, dict) else (held,)
 
     def add(self, node: int, values: Iterable[object]) -> None:
+        self.steps += 1
         held = self._values[node]
         if held is None:
             count, new = 0, list(dict.fromkeys(values))
@@ -259,6 +272,8 @@ class Solver:
 
     def solve(self) -> None:
         while self._queue or self._to_compile:
+            if self.steps > self._step_limit:
+                raise WorkLimitReached(f"more than {STEPS_PER_START:,} steps")
             if self._to_compile:
                 scope, key, statements = self._to_compile.popleft()
                 _Compiler(self, scope, key).statements(scope.body if statements is None else statements)
@@ -283,6 +298,7 @@ class Solver:
         if scope is None or scope.kind not in ("function", "lambda"):
             return None
         receiver = Instance(context) if context and not is_made(context) else None
+        self._step_limit = self.steps + STEPS_PER_START
         key = self.activate(scope, context, receiver)
         self.solve()
         return key
