@@ -101,6 +101,16 @@ def test_any_exception_from_libcst_makes_the_definition_unreadable(monkeypatch: 
             function_locals("def f():\n    fn = g\n")
 
 
+# m.g's calls: `fn = h; fn()` and f(), whose h() the name rules find as the solver does
+SOLVED_BY_NAME = {"m.py": "def h(): pass\n\n\ndef f():\n    h()\n\n\ndef g():\n    fn = h\n    fn()\n    f()\n"}
+SOLVED_BY_NAME_TRACE = (
+    "python  m.g  m.py:8\n"
+    "├── python  m.h  m.py:1  ← call, at m.py:10\n"
+    "└── python  m.f  m.py:4  ← call, at m.py:11\n"
+    "    └── python  m.h  m.py:1  ← call, at m.py:5\n"
+)
+
+
 def test_a_definition_whose_values_flow_past_the_stack_is_answered_by_name_with_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     # the solver meeting code nested past Python's stack (seen exporting the whole real tree):
     # that definition's calls come from the name rules, said in one note; the next definition
@@ -115,15 +125,10 @@ def test_a_definition_whose_values_flow_past_the_stack_is_answered_by_name_with_
         return solved(self, node)
 
     monkeypatch.setattr(FlowEdges, "edges", too_deep)
-    root = str(write_tree(tmp_path / "tree", {"m.py": "def h(): pass\n\n\ndef f():\n    h()\n\n\ndef g():\n    fn = h\n    fn()\n    f()\n"}))
+    root = str(write_tree(tmp_path / "tree", SOLVED_BY_NAME))
     result = cli("trace", "m.g", "--root", root)
     assert result.exit_code == 0
-    assert result.stdout == (
-        "python  m.g  m.py:8\n"
-        "├── python  m.h  m.py:1  ← call, at m.py:10\n"
-        "└── python  m.f  m.py:4  ← call, at m.py:11\n"
-        "    └── python  m.h  m.py:1  ← call, at m.py:5\n"
-    )
+    assert result.stdout == SOLVED_BY_NAME_TRACE
     assert result.stderr == (
         "note: 1 definition could not be read in full (m.py:4 m.f: values flow through code nested past Python's stack; "
         "its calls are found by name); some of its calls may be missing\n")
@@ -136,15 +141,10 @@ def test_a_definition_whose_values_flow_through_more_code_than_a_query_follows_i
     from explorer.query.flow import solver
 
     monkeypatch.setattr(solver, "STEPS_PER_START", 3)
-    root = str(write_tree(tmp_path / "tree", {"m.py": "def h(): pass\n\n\ndef f():\n    h()\n\n\ndef g():\n    fn = h\n    fn()\n    f()\n"}))
+    root = str(write_tree(tmp_path / "tree", SOLVED_BY_NAME))
     result = cli("trace", "m.g", "--root", root)
     assert result.exit_code == 0
-    assert result.stdout == (
-        "python  m.g  m.py:8\n"
-        "├── python  m.h  m.py:1  ← call, at m.py:10\n"
-        "└── python  m.f  m.py:4  ← call, at m.py:11\n"
-        "    └── python  m.h  m.py:1  ← call, at m.py:5\n"
-    )
+    assert result.stdout == SOLVED_BY_NAME_TRACE
     reason = "its values flow through more code than one query follows (more than 3 steps); its calls are found by name"
     assert result.stderr == (
         f"note: 2 definitions could not be read in full (m.py:8 m.g: {reason}; m.py:4 m.f: {reason}); "
