@@ -211,6 +211,13 @@ def test_the_static_graph_confirms_the_launches_through_c_plus_plus_the_profiler
     # (UnaryOps.cpp), whose sign_stub reaches sign_kernel_cuda and gpu_kernel's vectorized launch
     assert ("aten::sign", "at::native::sign_out") in confirmed
     assert ("at::native::sign_out", "at::native::vectorized_elementwise_kernel") in confirmed
+    conv = compare_run(store, root, replay("conv", store).root, every_native_call=False)
+    confirmed = {(edge.caller.name, edge.callee.name) for edge in conv.confirmed}
+    # `model.to(dev_rank)` -> Module._apply's `t.to(...)`: TensorBase's method table entry
+    # written by hand (python_variable_methods.cpp:1308), THPVariable_to (:958), whose
+    # dispatch_to (:400-:425) calls self.to(...): aten::to's overloads
+    assert ("torch._C.TensorBase.to", "aten::to.dtype_layout") in confirmed
+    assert not [edge for edge in conv.dynamic_only if edge.caller.name.startswith("torch._C.TensorBase.")]
     # every native call the bundled runtime would have recorded is not asked of a profiled run
     assert not [n for n in sign.not_taken if n.edge.target.layer in (Layer.CPP, Layer.CUDA)
                 and n.edge.target.symbol.kind.value in ("function", "method")]

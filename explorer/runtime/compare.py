@@ -245,8 +245,11 @@ class _Matcher:
 
     def _through_unrecorded(self, caller: CallNode, callee: RunFrame) -> CallEdge | None:
         """Under a profiler, the static edge that reaches the callee from the caller through
-        C++ definitions in between, which the profiler does not record; breadth first, bounded."""
-        if self.every_native_call or caller.layer not in (Layer.CPP, Layer.CUDA) or callee.layer is Layer.PYTHON:
+        C++ definitions in between, which the profiler does not record; breadth first, bounded.
+        The caller is C++, or a binding whose C++ function is the tree's own (a method table
+        entry written by hand: `x.to(...)` runs THPVariable_to, then dispatch_to, then aten::to)."""
+        bound = caller.symbol.kind in (SymbolKind.METHOD_TABLE, SymbolKind.PYBIND)
+        if self.every_native_call or (caller.layer not in (Layer.CPP, Layer.CUDA) and not bound) or callee.layer is Layer.PYTHON:
             return None
         frontier, seen = [caller], {caller.key}
         for _ in range(_UNRECORDED_DEPTH):
