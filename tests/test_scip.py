@@ -7,6 +7,7 @@ import pytest
 
 from explorer.scip import scip_pb2
 from tests.command_line import invoke
+from tests.conftest import write_tree
 
 SAMPLE = "explorer . sample_repo . "
 
@@ -62,6 +63,14 @@ def test_only_operators_and_kernels_implement_something(index):
     languages = {d.language for d in index.documents for s in d.symbols if s.relationships}
     assert languages == {"yaml", "cpp", "cuda"}
     assert not [s.symbol for d in index.documents if d.relative_path.endswith(".pyi") for s in d.symbols if s.relationships]
+
+
+def test_every_call_of_a_callee_is_a_reference(index):
+    # conv.py:230 and conv.py:239, both `F.conv2d(` in Conv2d._conv_forward (the first call of a
+    # callee was the only one before)
+    conv2d = SAMPLE + "torch/nn/functional/conv2d."
+    assert [list(o.range) for o in document(index, "torch/nn/modules/conv.py").occurrences if o.symbol == conv2d] == [
+        [229, 21, 27], [238, 17, 23]]
 
 
 def test_a_call_reached_twice_is_one_reference(index):
@@ -155,20 +164,38 @@ def test_a_definition_whose_calls_nest_past_the_stack_is_left_out_and_counted(sa
     from explorer.scip.index import scip_index
 
     graph = CallGraph(sample_store, sample_root, "all")
-    edges = graph.edges
+    edges = graph.edges_by_site
 
     def deep(node):
         if node.symbol.qname == "torch.nn.modules.conv.Conv2d.forward":
             raise RecursionError("maximum recursion depth exceeded")
         return edges(node)
 
-    monkeypatch.setattr(graph, "edges", deep)
+    monkeypatch.setattr(graph, "edges_by_site", deep)
     index, counts = scip_index(sample_store, lambda: graph, sample_root, "sample_repo", "torch/nn/modules")
     assert counts.too_deep == 1
     conv = document(index, "torch/nn/modules/conv.py")
     # its definition stays; its reference to _conv_forward (conv.py:244) is left out, the rest of the file is written
     assert [list(o.range) for o in conv.occurrences if o.range[0] in (242, 243)] == [[242, 8, 15]]
     assert any(o.range[0] == 229 and not o.symbol_roles for o in conv.occurrences)  # conv.py:230 F.conv2d, from _conv_forward
+
+
+def test_definitions_read_in_part_are_said_in_a_note(tmp_path, monkeypatch):
+    # the solver's limit made small enough for f and g (h calls nothing): their calls are
+    # found by name, and the export says so
+    from explorer.query.flow import solver
+
+    monkeypatch.setattr(solver, "STEPS_PER_START", 3)
+    root = write_tree(tmp_path / "tree", {"m.py": "def h(): pass\n\n\ndef f():\n    h()\n\n\ndef g():\n    fn = h\n    fn()\n    f()\n"})
+    result = invoke(["scip", "--root", str(root), "-o", str(tmp_path / "m.scip")])
+    assert result.exit_code == 0, result.output
+    reason = "its values flow through more code than one query follows (more than 3 steps); its calls are found by name"
+    assert result.stderr == (f"note: 2 definitions could not be read in full (m.py:4 m.f: {reason}; m.py:8 m.g: {reason}); "
+                             "some of their calls may be missing\n")
+    (document,) = scip_pb2.Index.FromString((tmp_path / "m.scip").read_bytes()).documents
+    # h() at m.py:5 and f() at m.py:11; fn() at m.py:10 reaches h, whose name the line does
+    # not write: no range to give it
+    assert sorted(o.range[0] + 1 for o in document.occurrences if not o.symbol_roles) == [5, 11]
 
 
 def test_it_writes_over_its_own_index_only(tmp_path):

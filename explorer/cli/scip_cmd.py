@@ -8,6 +8,7 @@ from pathlib import Path
 from explorer.cli.common import open_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
 from explorer.output_files import check_output, write_output
+from explorer.render.text import unreadable_note
 from explorer.trees import TreeRequest
 
 
@@ -46,6 +47,9 @@ def scip(where: TreeRequest, output: str = "index.scip", under: str | None = Non
         f"({len(data) / 1024 / 1024:.1f} MiB, {time.perf_counter() - started:.1f} s)",
         markup=False, highlight=False, soft_wrap=True,
     )
+    note = unreadable_note(counts.read_in_part)
+    if note is not None:
+        stderr.print(note, markup=False, highlight=False, soft_wrap=True)
     if counts.too_deep:
         stderr.print(f"note: the calls of {counts.too_deep:,} definitions are nested too deeply to follow: their references "
                      "and relationships are left out", markup=False, highlight=False, soft_wrap=True)

@@ -25,6 +25,7 @@ from explorer import __version__
 from explorer.index.reader import IndexReader
 from explorer.model import EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
 from explorer.query.graph import CallGraph
+from explorer.query.notes import UnreadableDefinition
 from explorer.query.sources import SourceLines
 from explorer.scip import scip_pb2
 from explorer.scip.symbols import SymbolNamer
@@ -47,7 +48,10 @@ class ScipCounts:
     references: int = 0
     relationships: int = 0
     external_symbols: int = 0
-    too_deep: int = 0  # definitions whose calls the solver could not follow (nested past the stack)
+    too_deep: int = 0  # definitions whose calls could not be followed (nested past the stack)
+    # definitions read only in part (libcst could not read them, or the solver stopped in
+    # them): their calls were found by name, and the exact ones are references
+    read_in_part: tuple[UnreadableDefinition, ...] = ()
 
 
 @dataclass
@@ -82,8 +86,10 @@ def scip_index(reader: IndexReader, graphs: Callable[[], CallGraph], root: str, 
     paths = scip_files(reader, under)
     facts = _Graph()
     graph = graphs()
+    read_in_part: list[UnreadableDefinition] = []
     for done, path in enumerate(paths, start=1):
         if done % _FILES_PER_GRAPH == 0:
+            read_in_part += graph.python.unreadable.records()
             graph = graphs()
         for symbol in reader.symbols_in_file(path):
             if symbol.kind in _CALLERS:
@@ -99,7 +105,8 @@ def scip_index(reader: IndexReader, graphs: Callable[[], CallGraph], root: str, 
     index.metadata.tool_info.version = __version__
     index.metadata.project_root = Path(root).resolve().as_uri()
     index.metadata.text_document_encoding = scip_pb2.UTF8
-    counts = ScipCounts(too_deep=facts.too_deep)
+    read_in_part += graph.python.unreadable.records()
+    counts = ScipCounts(too_deep=facts.too_deep, read_in_part=tuple(read_in_part))
     for path in paths:
         index.documents.append(_document(reader, namer, SourceLines(root), path, facts, counts))
     for name, symbol in sorted(facts.external.items()):
@@ -125,7 +132,7 @@ def _gather(graph: CallGraph, namer: SymbolNamer, symbol: Symbol, path: str, fac
     # a binding's operator, an operator's kernel; not a Python function's call of a binding,
     # whose edge has the binding's kind too
     implemented = node.layer in (Layer.BINDING, Layer.YAML)
-    for edge in graph.edges(node):
+    for edge in graph.edges_by_site(node):  # a reference at every call, not only the first of each callee
         target = edge.target.symbol
         if implemented and edge.kind in _IMPLEMENTS and edge.resolution is not Resolution.NAME:
             # the binding's operator, the operator's kernel: the target implements the source.
