@@ -3,13 +3,14 @@ index warm) and its size and contents, for the whole tree or the folders given.
 
     python benchmarks/scip_bench.py --root /path/to/pytorch [--repeat 3] [--under torch/nn] [--under ...]
 
-The index is brought up to date first (not counted). Prints the median wall time and the
-counts the command reports. Asserts nothing.
+The index is brought up to date first (not counted). Prints the median wall time, the
+largest resident set a run reached, and the counts the command reports. Asserts nothing.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -36,8 +37,10 @@ def main() -> None:
                 done = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
                 samples.append(time.perf_counter() - started)
                 said = done.stdout.strip()
+            # the largest of every child so far: the runs before this folder's count too
+            resident = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
             print(f"{folder or 'the whole tree'}: median {statistics.median(samples):.1f} s of {args.repeat}; "
-                  f"{output.stat().st_size / 1024 / 1024:.1f} MiB; {said.split(': ', 1)[1]}")
+                  f"{output.stat().st_size / 1024 / 1024:.1f} MiB; at most {resident:,.0f} MiB resident; {said.split(': ', 1)[1]}")
 
 
 if __name__ == "__main__":
