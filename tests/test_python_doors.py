@@ -88,6 +88,13 @@ OPS = (
     "\n"
     "def rows(x: Tensor):\n"                                  # 50
     "    return x.size(-2)\n"                                 # 51 written by hand in the table
+    "\n"
+    "\n"
+    "from torch._C import TensorBase\n"                       # 54
+    "\n"
+    "\n"
+    "def rows_of(x):\n"                                       # 57
+    "    return TensorBase.size(x, -2)\n"                     # 58 the same entry, named
 )
 # TensorBase's methods as python_variable.cpp and python_variable_methods.cpp bind them: a
 # table entry wrapping the generated binding of div (line 14), one naming a function the file
@@ -270,6 +277,10 @@ def test_a_method_the_method_table_writes_by_hand_is_that_entry_not_an_operator(
     assert (edge.site, edge.label, edge.resolution.value, edge.target.symbol.qname, edge.target.symbol.path, edge.target.symbol.line) == (
         ("user/ops.py", 51), "method", "exact", "torch._C.TensorBase.size", METHODS, 16)
     assert edges_of(graph, edge.target) == [((METHODS, 16), "method_table", "exact", "torch::autograd::THPVariable_size", METHODS, 37)]
+    # `TensorBase.size(x, -2)`: the entry too, not the stub's binding of size's operators
+    (named,) = graph.edges(node_of(store, graph, "user.ops.rows_of"))
+    assert (named.site, named.target.symbol.qname, named.target.symbol.path, named.target.symbol.line) == (
+        ("user/ops.py", 58), "torch._C.TensorBase.size", METHODS, 16)
 
 
 def test_a_method_torch_tensor_defines_in_python_is_that_method(doors):

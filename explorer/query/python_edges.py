@@ -314,6 +314,11 @@ class PythonEdges:
         if pybind:  # `_C.nms(...)` with `from pkg import _C`
             yield from fan_out(pybind, EdgeKind.PYBIND, Layer.BINDING, None)
             return
+        owner, _, name = dotted.rpartition(".")
+        by_hand = self._handwritten_entry(name) if owner in _TENSOR_BASES else None
+        if by_hand is not None:  # `TensorBase.size(x, 1)`: the entry written by hand, as `x.size(1)`
+            yield CallEdge(CallNode(by_hand, layer_of(by_hand)), EdgeKind.METHOD_TABLE)
+            return
         operators = binding_operators(self.store, dotted)
         entries = [s for s in self.store.symbols_with_qname(dotted) if s.kind is SymbolKind.METHOD_TABLE]
         if entries and not operators:  # torch._C._cuda_synchronize: a PyMethodDef entry
@@ -323,7 +328,6 @@ class PythonEdges:
             stub = binding_symbol(self.store, dotted, operators)
             yield CallEdge(CallNode(stub, Layer.BINDING), EdgeKind.BINDING)
             return
-        owner, _, name = dotted.rpartition(".")
         inherited = inherited_bindings(self.store, owner, name) if owner else []
         if inherited:  # `module._method_names()` on a torch._C.ScriptModule: bound on ScriptObject
             kind = EdgeKind.PYBIND if inherited[0].kind is SymbolKind.PYBIND else EdgeKind.METHOD_TABLE
