@@ -47,11 +47,11 @@ def test_a_fresh_call_graph_is_taken_every_so_many_files(sample_store, sample_ro
 
     monkeypatch.setattr(scip, "_FILES_PER_GRAPH", 50)
     done: list[int] = []
-    bounded, counts = scip.scip_index(sample_store, graph, sample_root, "sample_repo", progress=done.append)
+    bounded, counts = scip.scip_index(sample_store, graph, sample_root, "sample_repo", scip.scip_files(sample_store), done.append)
     assert len(made) == 5 and done == list(range(1, 210))  # files 1-49, 50-99, ..., 200-209
     made.clear()
     monkeypatch.setattr(scip, "_FILES_PER_GRAPH", 1000)
-    whole, whole_counts = scip.scip_index(sample_store, graph, sample_root, "sample_repo")
+    whole, whole_counts = scip.scip_index(sample_store, graph, sample_root, "sample_repo", scip.scip_files(sample_store))
     assert len(made) == 1
     # on the bundled tree no reference needs what a caller read by another graph passes
     assert bounded.SerializeToString() == whole.SerializeToString() and counts == whole_counts
@@ -161,7 +161,7 @@ def test_under_a_folder_a_kernel_still_implements_its_operator(tmp_path):
 
 def test_a_definition_whose_calls_nest_past_the_stack_is_left_out_and_counted(sample_store, sample_root, monkeypatch):
     from explorer.query.graph import CallGraph
-    from explorer.scip.index import scip_index
+    from explorer.scip.index import scip_files, scip_index
 
     graph = CallGraph(sample_store, sample_root, "all")
     edges = graph.edges_by_site
@@ -172,7 +172,7 @@ def test_a_definition_whose_calls_nest_past_the_stack_is_left_out_and_counted(sa
         return edges(node)
 
     monkeypatch.setattr(graph, "edges_by_site", deep)
-    index, counts = scip_index(sample_store, lambda: graph, sample_root, "sample_repo", "torch/nn/modules")
+    index, counts = scip_index(sample_store, lambda: graph, sample_root, "sample_repo", scip_files(sample_store, "torch/nn/modules"))
     assert counts.too_deep == 1
     conv = document(index, "torch/nn/modules/conv.py")
     # its definition stays; its reference to _conv_forward (conv.py:244) is left out, the rest of the file is written

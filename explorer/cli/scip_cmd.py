@@ -28,12 +28,12 @@ def scip(where: TreeRequest, output: str = "index.scip", under: str | None = Non
         if folder and not (Path(root) / folder).is_dir():
             raise UsageError(f"--under {under}: no such folder in {root}")
         progress = FileProgress(stderr, "exporting", "exported", f"{root}/{folder}".rstrip("/"))
-        count = len(scip_files(reader, folder))
-        progress.start(count, f"{files(count)} to read", files(count))
+        paths = scip_files(reader, folder)
+        progress.start(len(paths), f"{files(len(paths))} to read", files(len(paths)))
         try:
-            index, counts = scip_index(reader, lambda: CallGraph(reader, root, "all"), root, Path(root).name, folder,
+            index, counts = scip_index(reader, lambda: CallGraph(reader, root, "all"), root, Path(root).name, paths,
                                        progress.advance)
-            progress.phase(f"read {files(count)}; writing the index", "writing the index")
+            progress.phase(f"read {files(len(paths))}; writing the index", "writing the index")
             data = index.SerializeToString()
         finally:
             progress.close()

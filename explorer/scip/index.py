@@ -73,9 +73,9 @@ def scip_files(reader: IndexReader, under: str = "") -> list[str]:
     return [path for path in reader.project_files() if path.startswith(prefix)]
 
 
-def scip_index(reader: IndexReader, graphs: Callable[[], CallGraph], root: str, package: str, under: str = "",
+def scip_index(reader: IndexReader, graphs: Callable[[], CallGraph], root: str, package: str, paths: list[str],
                progress: Callable[[int], None] | None = None) -> tuple[scip_pb2.Index, ScipCounts]:
-    """The SCIP index of the project's files (those under `under`, a folder, if given).
+    """The SCIP index of the project's files `paths` (scip_files: all, or those under a folder).
     `graphs` makes a call graph; a fresh one is taken every _FILES_PER_GRAPH files, so that
     what a graph keeps (each node's edges, the solver's facts, the files' lines) stays
     bounded on a whole tree. A graph knows of a function's parameters what the callers it
@@ -83,7 +83,6 @@ def scip_index(reader: IndexReader, graphs: Callable[[], CallGraph], root: str, 
     passes is not a reference; files go in path order, a folder's files together.
     `progress` is told how many files are done."""
     namer = SymbolNamer(reader, package)
-    paths = scip_files(reader, under)
     facts = _Graph()
     graph = graphs()
     read_in_part: list[UnreadableDefinition] = []
