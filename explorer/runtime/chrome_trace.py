@@ -17,11 +17,11 @@ repeats the correlation in older ones, so the interval is what is trusted.)
 from __future__ import annotations
 
 import bisect
-from dataclasses import replace
 import gzip
 import json
 import zlib
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from explorer.errors import UsageError
