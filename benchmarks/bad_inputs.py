@@ -54,7 +54,9 @@ def _deep_local(opening: str, closing: str, depth: int) -> str:
 
 
 def _chain(length: int) -> str:
-    return "".join(f"def f{i}():\n    return f{i + 1}()\n\n" for i in range(length)) + f"def f{length}():\n    return 0\n"
+    return (
+        "".join(f"def f{i}():\n    return f{i + 1}()\n\n" for i in range(length)) + f"def f{length}():\n    return 0\n"
+    )
 
 
 def _nested_namespaces(depth: int) -> str:
@@ -73,9 +75,11 @@ _MACRO_BOMB = (
 )
 
 # Nine levels of nine aliases each: under a kilobyte that stands for 9^9 strings.
-_LAUGHS = "- name: x(Tensor self)\n  a0: &a0 [\"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\"]\n" + "".join(
-    f"  a{i}: &a{i} [{', '.join(['*a' + str(i - 1)] * 9)}]\n" for i in range(1, 9)
-) + "  self: *a8\n"
+_LAUGHS = (
+    '- name: x(Tensor self)\n  a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n'
+    + "".join(f"  a{i}: &a{i} [{', '.join(['*a' + str(i - 1)] * 9)}]\n" for i in range(1, 9))
+    + "  self: *a8\n"
+)
 
 _YAML_OP = "- func: relu(Tensor self) -> Tensor\n  dispatch:\n    CPU: relu_cpu\n"
 
@@ -116,60 +120,151 @@ def cases() -> list[Case]:
     libcst_rejects = "def helper():\n    return 1\n\ndef f(b, d):\n    x = 1 if b else( 2 if d else 3)\n    fn = helper\n    fn()\n    return x\n"
     long_query = "a" * 30_000
     return [
-        *(Case(f"libcst rejects valid code: {c}", {"m.py": libcst_rejects}, [[c, "m.f"] if c != "callgraph" else [c]])
-          for c in ("trace", "callers", "callees", "callgraph")),
+        *(
+            Case(f"libcst rejects valid code: {c}", {"m.py": libcst_rejects}, [[c, "m.f"] if c != "callgraph" else [c]])
+            for c in ("trace", "callers", "callees", "callgraph")
+        ),
         Case("150 nested calls: trace", {"m.py": _deep_calls(150)}, [["trace", "m.f"]], _says("m.g")),
         Case("2,000 nested calls: index", {"m.py": _deep_calls(2000)}, [["index"]], _ok),
         Case("2,000 nested calls: trace", {"m.py": _deep_calls(2000)}, [["trace", "m.f"]]),
-        Case("200 nested calls in a local: trace", {"m.py": _deep_local("g(", ")", 200)}, [["trace", "m.f"]], _says("m.g")),
+        Case(
+            "200 nested calls in a local: trace",
+            {"m.py": _deep_local("g(", ")", 200)},
+            [["trace", "m.f"]],
+            _says("m.g"),
+        ),
         Case("2,000 nested brackets in a local: trace", {"m.py": _deep_local("(", ")", 2000)}, [["trace", "m.f"]]),
         Case("2,000 nested brackets: index", {"m.py": "x = " + "[" * 2000 + "]" * 2000 + "\n"}, [["index"]], _ok),
-        Case("chain of 600: trace --max-depth 500", {"m.py": _chain(600)}, [["trace", "m.f0", "--max-depth", "500"]], _ok),
-        *(Case(f"30,000-character query: {c}", {"m.py": "def f(): pass\n"}, [[c, long_query]])
-          for c in ("search", "show", "trace", "callers", "callees")),
-        Case("100,000-character C++ name: callers", {"a.cpp": "void " + "b" * 100_000 + "() {}\nvoid g() { " + "b" * 100_000 + "(); }\n"},
-             [["callers", "b" * 100_000]]),
-        *(Case(f"corrupt index ({how}): search", {"m.py": "def f(): pass\n"}, [["index"], ["search", "f"]],
-               _says("m.f"), damage=_corrupt(how)) for how in ("truncate", "header", "pages")),
+        Case(
+            "chain of 600: trace --max-depth 500", {"m.py": _chain(600)}, [["trace", "m.f0", "--max-depth", "500"]], _ok
+        ),
+        *(
+            Case(f"30,000-character query: {c}", {"m.py": "def f(): pass\n"}, [[c, long_query]])
+            for c in ("search", "show", "trace", "callers", "callees")
+        ),
+        Case(
+            "100,000-character C++ name: callers",
+            {"a.cpp": "void " + "b" * 100_000 + "() {}\nvoid g() { " + "b" * 100_000 + "(); }\n"},
+            [["callers", "b" * 100_000]],
+        ),
+        *(
+            Case(
+                f"corrupt index ({how}): search",
+                {"m.py": "def f(): pass\n"},
+                [["index"], ["search", "f"]],
+                _says("m.f"),
+                damage=_corrupt(how),
+            )
+            for how in ("truncate", "header", "pages")
+        ),
         Case("1,000 nested namespaces: index", {"a.cpp": _nested_namespaces(1000)}, [["index"]], _ok),
         Case("5,000 nested namespaces: index", {"a.cpp": _nested_namespaces(5000)}, [["index"]], _ok),
-        Case("YAML billion laughs: index", {"tools/autograd/derivatives.yaml": _LAUGHS, "m.py": "def f(): pass\n"},
-             [["index"], ["search", "f"]], _says("m.f")),
-        Case(f"macro bomb ({len(_MACRO_BOMB)} bytes): index", {"a.cpp": _MACRO_BOMB}, [["index", "--json"]],
-             lambda r: r.returncode == 0 and _indexed(r.stdout, "symbols") < 5_000 and _indexed(r.stdout, "calls") < 10_000),
+        Case(
+            "YAML billion laughs: index",
+            {"tools/autograd/derivatives.yaml": _LAUGHS, "m.py": "def f(): pass\n"},
+            [["index"], ["search", "f"]],
+            _says("m.f"),
+        ),
+        Case(
+            f"macro bomb ({len(_MACRO_BOMB)} bytes): index",
+            {"a.cpp": _MACRO_BOMB},
+            [["index", "--json"]],
+            lambda r: (
+                r.returncode == 0 and _indexed(r.stdout, "symbols") < 5_000 and _indexed(r.stdout, "calls") < 10_000
+            ),
+        ),
         Case("8,000 definitions in one file: callgraph", {"m.py": _chain(8000)}, [["callgraph"]], _ok),
-        Case("catastrophic --to regex", {"m.py": "def f():\n    " + "a" * 40 + "b()\n\ndef " + "a" * 40 + "b():\n    pass\n"},
-             [["trace", "m.f", "--to", "(a+)+$"]]),
-        Case("symlink to a file outside: show", {"m.py": "def f(): pass\n"}, [["show", "secret_function"]],
-             _not("def secret_function"), links={"leak.py": "secret.py"}),
-        Case("NUL byte in Python past the binary probe: index --verbose", {"m.py": b"x = 1\n" * 2000 + b"def f():\n    y = 2\x00\n"},
-             [["index", "--verbose"]], _not("line None")),
-        Case("file name with a newline: search", {"a\nb.py": "def newline_function(): pass\n"}, [["search", "newline_function"]],
-             lambda r: r.returncode == 0 and r.stdout.count("\n") == 2),
-        Case("duplicate operator: index --verbose", {"aten/src/ATen/native/native_functions.yaml": _YAML_OP + _YAML_OP},
-             [["index", "--verbose"]], _says("relu")),
+        Case(
+            "catastrophic --to regex",
+            {"m.py": "def f():\n    " + "a" * 40 + "b()\n\ndef " + "a" * 40 + "b():\n    pass\n"},
+            [["trace", "m.f", "--to", "(a+)+$"]],
+        ),
+        Case(
+            "symlink to a file outside: show",
+            {"m.py": "def f(): pass\n"},
+            [["show", "secret_function"]],
+            _not("def secret_function"),
+            links={"leak.py": "secret.py"},
+        ),
+        Case(
+            "NUL byte in Python past the binary probe: index --verbose",
+            {"m.py": b"x = 1\n" * 2000 + b"def f():\n    y = 2\x00\n"},
+            [["index", "--verbose"]],
+            _not("line None"),
+        ),
+        Case(
+            "file name with a newline: search",
+            {"a\nb.py": "def newline_function(): pass\n"},
+            [["search", "newline_function"]],
+            lambda r: r.returncode == 0 and r.stdout.count("\n") == 2,
+        ),
+        Case(
+            "duplicate operator: index --verbose",
+            {"aten/src/ATen/native/native_functions.yaml": _YAML_OP + _YAML_OP},
+            [["index", "--verbose"]],
+            _says("relu"),
+        ),
         Case("search '[a-z]*'", {"m.py": "def f(): pass\n"}, [["search", "[a-z]*"]], _not("matches '*'")),
         # issue 25's second battery: hangs, wrong answers and crashes that fit one command
-        Case("one-line .cu of 40,000 kernels: index",
-             {"big.cu": " ".join(f"__global__ void k{n}(float* x) {{ g{n}(x); }}" for n in range(40_000))},
-             [["index", "--json", "--max-file-size", "10000000"]], lambda r: r.returncode == 0 and _indexed(r.stdout, "symbols") == 40_000),
+        Case(
+            "one-line .cu of 40,000 kernels: index",
+            {"big.cu": " ".join(f"__global__ void k{n}(float* x) {{ g{n}(x); }}" for n in range(40_000))},
+            [["index", "--json", "--max-file-size", "10000000"]],
+            lambda r: r.returncode == 0 and _indexed(r.stdout, "symbols") == 40_000,
+        ),
         Case("20,000 definitions in one module: callgraph", {"m.py": _chain(20_000)}, [["callgraph"]], _ok),
-        Case("trace --to with --max-depth 10**23", {"m.py": _chain(3)}, [["trace", "m.f0", "--to", "m.f3", "--max-depth", str(10**23)]],
-             _says("1 path from m.f0 to m.f3")),
-        Case("calls inside f-strings: callees", {"m.py": "def g():\n    return 1\n\ndef f():\n    return f'{g()}'\n"},
-             [["callees", "m.f"]], _says("m.g")),
-        Case("form feed and U+2028 above a definition: show",
-             {"m.py": 'x = 1\n\x0c\ns = "a\u2028b"\ndef g():\n    return 2\n'}, [["show", "m.g"]], _says("4 def g():")),
-        Case("explorer run of a missing script", {"m.py": "def f(): pass\n"}, [["run", "/nonexistent/script.py"]],
-             lambda r: r.returncode == 2 and "no such script" in r.stderr),
-        Case("explorer run of code that does not compile", {}, [["run", "-c", "def ("]],
-             lambda r: r.returncode == 2 and "invalid syntax" in r.stderr, on_sample=True),
-        Case("explorer run of a recursion 900 deep", {},
-             [["run", "-c", "import sys\nsys.setrecursionlimit(5000)\ndef f(n):\n    return 0 if n == 0 else f(n - 1)\nf(900)"]], _ok,
-             on_sample=True),
-        Case("explorer run of a program ending with os._exit(3)", {},
-             [["run", "-c", "import os\ndef f():\n    return 1\nf()\nos._exit(3)"]], lambda r: r.returncode == 3 and "__main__.f" in r.stdout,
-             on_sample=True, exits=(0, 1, 2, 3)),
+        Case(
+            "trace --to with --max-depth 10**23",
+            {"m.py": _chain(3)},
+            [["trace", "m.f0", "--to", "m.f3", "--max-depth", str(10**23)]],
+            _says("1 path from m.f0 to m.f3"),
+        ),
+        Case(
+            "calls inside f-strings: callees",
+            {"m.py": "def g():\n    return 1\n\ndef f():\n    return f'{g()}'\n"},
+            [["callees", "m.f"]],
+            _says("m.g"),
+        ),
+        Case(
+            "form feed and U+2028 above a definition: show",
+            {"m.py": 'x = 1\n\x0c\ns = "a\u2028b"\ndef g():\n    return 2\n'},
+            [["show", "m.g"]],
+            _says("4 def g():"),
+        ),
+        Case(
+            "explorer run of a missing script",
+            {"m.py": "def f(): pass\n"},
+            [["run", "/nonexistent/script.py"]],
+            lambda r: r.returncode == 2 and "no such script" in r.stderr,
+        ),
+        Case(
+            "explorer run of code that does not compile",
+            {},
+            [["run", "-c", "def ("]],
+            lambda r: r.returncode == 2 and "invalid syntax" in r.stderr,
+            on_sample=True,
+        ),
+        Case(
+            "explorer run of a recursion 900 deep",
+            {},
+            [
+                [
+                    "run",
+                    "-c",
+                    "import sys\nsys.setrecursionlimit(5000)\ndef f(n):\n    return 0 if n == 0 else f(n - 1)\nf(900)",
+                ]
+            ],
+            _ok,
+            on_sample=True,
+        ),
+        Case(
+            "explorer run of a program ending with os._exit(3)",
+            {},
+            [["run", "-c", "import os\ndef f():\n    return 1\nf()\nos._exit(3)"]],
+            lambda r: r.returncode == 3 and "__main__.f" in r.stdout,
+            on_sample=True,
+            exits=(0, 1, 2, 3),
+        ),
     ]
 
 
@@ -204,8 +299,14 @@ def run_case(explorer: list[str], case: Case, timeout: float, scratch: Path) -> 
                 case.damage(index)
         started = time.perf_counter()
         where = [] if case.on_sample else ["--root", str(root)]
-        process = subprocess.Popen([*explorer, *command, *where], env=env, text=True,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        process = subprocess.Popen(
+            [*explorer, *command, *where],
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         try:
             stdout, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -215,7 +316,14 @@ def run_case(explorer: list[str], case: Case, timeout: float, scratch: Path) -> 
         result = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
     assert result is not None
     seconds = time.perf_counter() - started
-    first_error = next((line for line in result.stderr.splitlines() if line.strip() and not line.startswith(("indexing ", "indexed "))), "")
+    first_error = next(
+        (
+            line
+            for line in result.stderr.splitlines()
+            if line.strip() and not line.startswith(("indexing ", "indexed "))
+        ),
+        "",
+    )
     if "Traceback" in result.stderr or result.returncode not in case.exits:
         last_line = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else f"exit {result.returncode}"
         return Outcome(case.name, "crash", seconds, last_line[:120])
@@ -226,7 +334,9 @@ def run_case(explorer: list[str], case: Case, timeout: float, scratch: Path) -> 
     if not case.expect(result):
         shown = first_error or next(iter(result.stdout.strip().splitlines()), "")
         return Outcome(case.name, "wrong", seconds, f"exit {result.returncode}: {shown[:110]}")
-    return Outcome(case.name, "ok", seconds, f"exit {result.returncode}" + (f": {first_error[:100]}" if first_error else ""))
+    return Outcome(
+        case.name, "ok", seconds, f"exit {result.returncode}" + (f": {first_error[:100]}" if first_error else "")
+    )
 
 
 def main() -> None:

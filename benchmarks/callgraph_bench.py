@@ -35,7 +35,9 @@ CASES = Path(__file__).resolve().parent.parent / "tests" / "callgraph_cases"
 UNFINISHED = -9  # the return code of a run stopped at --limit
 
 
-def cpu_and_peak(command: list[str], env: dict[str, str], limit: float | None = None) -> tuple[float, float, float, subprocess.CompletedProcess]:
+def cpu_and_peak(
+    command: list[str], env: dict[str, str], limit: float | None = None
+) -> tuple[float, float, float, subprocess.CompletedProcess]:
     """CPU seconds (user + system), wall seconds and peak resident MiB of one command, read
     from its own rusage (wait4), with its output kept; stopped after `limit` seconds."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -72,14 +74,18 @@ def score(name: str, graphs: dict[Path, dict[str, list[str]] | None]) -> None:
         exact += w == g
         tp, fp, fn = tp + len(w & g), fp + len(g - w), fn + len(w - g)
     precision = tp / (tp + fp) if tp + fp else 0.0
-    print(f"  {name:9} {exact}/{len(graphs)} exact, edge precision {precision:.3f}, recall {tp / (tp + fn):.3f}"
-          + (f" ({failed} cases failed to run)" if failed else ""))
+    print(
+        f"  {name:9} {exact}/{len(graphs)} exact, edge precision {precision:.3f}, recall {tp / (tp + fn):.3f}"
+        + (f" ({failed} cases failed to run)" if failed else "")
+    )
 
 
 def explorer_graphs(env: dict[str, str]) -> dict[Path, dict[str, list[str]] | None]:
     graphs: dict[Path, dict[str, list[str]] | None] = {}
     for case in sorted(p.parent for p in CASES.rglob("callgraph.json")):
-        result = subprocess.run([sys.executable, "-m", "explorer", "callgraph", "--root", str(case)], capture_output=True, env=env)
+        result = subprocess.run(
+            [sys.executable, "-m", "explorer", "callgraph", "--root", str(case)], capture_output=True, env=env
+        )
         graphs[case] = json.loads(result.stdout) if result.returncode == 0 else None
     return graphs
 
@@ -115,35 +121,52 @@ def main() -> None:
         print(f"2. torch/nn ({len(nn_files)} .py files), CPU seconds, median of {args.repeat}")
         cold, _, _, _ = cpu_and_peak([sys.executable, "-m", "explorer", "index", "--root", str(nn)], env)
         print(f"  explorer index (cold, once)  {cold:.2f}")
-        ours = [cpu_and_peak([sys.executable, "-m", "explorer", "callgraph", "--root", str(nn)], env) for _ in range(args.repeat)]
+        ours = [
+            cpu_and_peak([sys.executable, "-m", "explorer", "callgraph", "--root", str(nn)], env)
+            for _ in range(args.repeat)
+        ]
         ours_cpu = statistics.median(run[0] for run in ours)
         print(f"  explorer callgraph           {ours_cpu:.2f}  ({len(json.loads(ours[0][3].stdout))} nodes)")
         if pycg:
             theirs = [cpu_and_peak([pycg, "--package", str(nn.parent), *nn_files], env, args.limit)]
             if theirs[0][3].returncode != UNFINISHED:
-                theirs += [cpu_and_peak([pycg, "--package", str(nn.parent), *nn_files], env) for _ in range(args.repeat - 1)]
+                theirs += [
+                    cpu_and_peak([pycg, "--package", str(nn.parent), *nn_files], env) for _ in range(args.repeat - 1)
+                ]
             if theirs[0][3].returncode == UNFINISHED:
                 print(f"  PyCG                         unfinished after {args.limit:.0f} s (stopped)")
             elif theirs[0][3].returncode == 0:
                 theirs_cpu = statistics.median(run[0] for run in theirs)
-                print(f"  PyCG                         {theirs_cpu:.2f}  ({len(json.loads(theirs[0][3].stdout))} nodes); "
-                      f"explorer / PyCG = {ours_cpu / theirs_cpu:.2f}")
+                print(
+                    f"  PyCG                         {theirs_cpu:.2f}  ({len(json.loads(theirs[0][3].stdout))} nodes); "
+                    f"explorer / PyCG = {ours_cpu / theirs_cpu:.2f}"
+                )
             else:
-                print(f"  PyCG                         failed: {theirs[0][3].stderr.decode(errors='replace').strip().splitlines()[-1:]}")
+                print(
+                    f"  PyCG                         failed: {theirs[0][3].stderr.decode(errors='replace').strip().splitlines()[-1:]}"
+                )
         if pyan3:
-            pyan = [cpu_and_peak([pyan3, *nn_files, "--text", "--no-defines", "--uses"], env) for _ in range(args.repeat)]
+            pyan = [
+                cpu_and_peak([pyan3, *nn_files, "--text", "--no-defines", "--uses"], env) for _ in range(args.repeat)
+            ]
             pyan_cpu = statistics.median(run[0] for run in pyan)
-            print(f"  pyan3                        {pyan_cpu:.2f}  (exit {pyan[0][3].returncode}); explorer / pyan3 = {ours_cpu / pyan_cpu:.2f}")
+            print(
+                f"  pyan3                        {pyan_cpu:.2f}  (exit {pyan[0][3].returncode}); explorer / pyan3 = {ours_cpu / pyan_cpu:.2f}"
+            )
         else:
             print("  pyan3                        not installed (pip install pyan3, or PYAN3=path)")
 
         torch_root = Path(args.root) / "torch"
         print("3. all of torch/")
         cpu_and_peak([sys.executable, "-m", "explorer", "index", "--root", str(torch_root)], env)
-        cpu, wall, peak, result = cpu_and_peak([sys.executable, "-m", "explorer", "callgraph", "--root", str(torch_root)], env)
+        cpu, wall, peak, result = cpu_and_peak(
+            [sys.executable, "-m", "explorer", "callgraph", "--root", str(torch_root)], env
+        )
         if result.returncode == 0:
-            print(f"  explorer callgraph: {wall:.1f} s wall, {cpu:.1f} s CPU, peak {peak:.0f} MiB, "
-                  f"{len(json.loads(result.stdout))} nodes (target: 60 s, 1.5 GiB)")
+            print(
+                f"  explorer callgraph: {wall:.1f} s wall, {cpu:.1f} s CPU, peak {peak:.0f} MiB, "
+                f"{len(json.loads(result.stdout))} nodes (target: 60 s, 1.5 GiB)"
+            )
         else:
             print(f"  explorer callgraph failed ({result.returncode}): {result.stderr.decode(errors='replace')[-300:]}")
     finally:

@@ -240,8 +240,10 @@ def binding_coverage(store: IndexStore, graph: CallGraph, root: Path) -> Section
     vendor = sum(1 for result in section.results if result.verdict.resolved and _VENDOR_MARK in result.verdict.detail)
     bound = section.total - nowhere
     section.notes.append(f"{vendor} of those resolved end at a vendor library's API (a binding of nvtxRangePushA)")
-    section.notes.append(f"{nowhere} stub names are bound nowhere in the tree (stale stub entries); of the {bound:,} "
-                         f"the tree binds, {section.resolved:,} resolve ({100 * section.resolved / max(bound, 1):.1f}%)")
+    section.notes.append(
+        f"{nowhere} stub names are bound nowhere in the tree (stale stub entries); of the {bound:,} "
+        f"the tree binds, {section.resolved:,} resolve ({100 * section.resolved / max(bound, 1):.1f}%)"
+    )
     return section
 
 
@@ -324,16 +326,26 @@ def _binding_verdict(store: IndexStore, graph: CallGraph, qname: str, kind: str)
         return Verdict(True, detail=f"{_where(bindings[0])} -> {defined[0].qname} ({_where(defined[0])})")
     vendor = [s for s in reached if s.kind is SymbolKind.EXTERNAL]
     if vendor:  # bound straight to a library's function: the chain ends there, as a C++ call of it would
-        return Verdict(True, detail=f"{_where(bindings[0])} -> {vendor[0].qname} ({vendor[0].signature}: {_VENDOR_MARK})")
+        return Verdict(
+            True, detail=f"{_where(bindings[0])} -> {vendor[0].qname} ({vendor[0].signature}: {_VENDOR_MARK})"
+        )
     binding = bindings[0]
     if (binding.target or "").startswith("<lambda"):
         return Verdict(False, "binding to a lambda, which the graph does not enter", f"{_where(binding)}")
     undefined = [s for s in reached if s.path is None]
     if undefined:
-        return Verdict(False, "binding found but its target is not defined in the tree", f"{undefined[0].qname} ({_where(binding)})")
+        return Verdict(
+            False,
+            "binding found but its target is not defined in the tree",
+            f"{undefined[0].qname} ({_where(binding)})",
+        )
     if not reached:
         return Verdict(False, "binding found but it has no edge", f"target {binding.target!r} ({_where(binding)})")
-    return Verdict(False, "binding found but it reaches no C++ definition", f"{reached[0].kind} {reached[0].qname} ({_where(binding)})")
+    return Verdict(
+        False,
+        "binding found but it reaches no C++ definition",
+        f"{reached[0].kind} {reached[0].qname} ({_where(binding)})",
+    )
 
 
 def _reached_through_bindings(graph: CallGraph, binding: Symbol, hops: int = 2) -> list[Symbol]:
@@ -368,13 +380,21 @@ def _bound_class_verdict(store: IndexStore, qname: str) -> Verdict | None:
     if not bound:
         return None
     for binding in bound:
-        types = [s for s in registered_functions(store, binding.target or "", binding.path, _TYPE_KINDS) if s.path is not None]
+        types = [
+            s
+            for s in registered_functions(store, binding.target or "", binding.path, _TYPE_KINDS)
+            if s.path is not None
+        ]
         if types:
             return Verdict(True, detail=f"{_where(binding)} -> {types[0].qname} ({_where(types[0])})")
-    return Verdict(False, "bound class whose C++ type is not defined in the tree", f"{bound[0].target} ({_where(bound[0])})")
+    return Verdict(
+        False, "bound class whose C++ type is not defined in the tree", f"{bound[0].target} ({_where(bound[0])})"
+    )
 
 
-def _class_verdict(store: IndexStore, graph: CallGraph, qname: str, methods: list[str], verdicts: dict[str, Verdict]) -> Verdict:
+def _class_verdict(
+    store: IndexStore, graph: CallGraph, qname: str, methods: list[str], verdicts: dict[str, Verdict]
+) -> Verdict:
     own = _bound_class_verdict(store, qname) or _binding_verdict(store, graph, qname, "class")
     if own.resolved:
         return own
@@ -382,7 +402,11 @@ def _class_verdict(store: IndexStore, graph: CallGraph, qname: str, methods: lis
         if verdicts[method].resolved:
             return Verdict(True, detail=f"through {method.rpartition('.')[2]}: {verdicts[method].detail}")
     if not methods:
-        return own if own.reason.startswith("bound class") else Verdict(False, "class with no methods in its stub and no binding of its own")
+        return (
+            own
+            if own.reason.startswith("bound class")
+            else Verdict(False, "class with no methods in its stub and no binding of its own")
+        )
     return Verdict(False, "class none of whose methods resolves", f"{len(methods)} methods in the stub")
 
 
@@ -407,7 +431,9 @@ def launch_coverage(store: IndexStore, graph: CallGraph) -> Section:
 
 def _launch_failure(store: IndexStore, callee: str, edges: list[CallEdge]) -> Verdict:
     if edges:
-        return Verdict(False, "launch reaches no __global__ kernel", ", ".join(sorted({e.target.symbol.qname for e in edges})))
+        return Verdict(
+            False, "launch reaches no __global__ kernel", ", ".join(sorted({e.target.symbol.qname for e in edges}))
+        )
     if callee != callee.rstrip(" \\"):
         return Verdict(False, "callee recorded with a macro's line continuation", repr(callee))
     name = last_name(callee)
@@ -416,16 +442,29 @@ def _launch_failure(store: IndexStore, callee: str, edges: list[CallEdge]) -> Ve
     named = [s for s in store.symbols_named(name.lower()) if s.name == name]
     kernels = [s for s in named if s.kind is SymbolKind.KERNEL]
     if kernels:
-        return Verdict(False, "a kernel of that name exists but the caller does not see it", f"{kernels[0].qname} ({_where(kernels[0])})")
+        return Verdict(
+            False,
+            "a kernel of that name exists but the caller does not see it",
+            f"{kernels[0].qname} ({_where(kernels[0])})",
+        )
     if named:
-        return Verdict(False, "the launched name is not a __global__ kernel", "defined as " + ", ".join(sorted({str(s.kind) for s in named})))
+        return Verdict(
+            False,
+            "the launched name is not a __global__ kernel",
+            "defined as " + ", ".join(sorted({str(s.kind) for s in named})),
+        )
     return Verdict(False, "no definition of that name in the index (a local, a parameter, or a kernel the parser lost)")
 
 
 # -- 3. generated operator API ---------------------------------------------------------------
 
 _BACKEND_NAMESPACES = (
-    "cpu", "cuda", "meta", "compositeexplicitautograd", "compositeexplicitautogradnonfunctional", "compositeimplicitautograd",
+    "cpu",
+    "cuda",
+    "meta",
+    "compositeexplicitautograd",
+    "compositeexplicitautogradnonfunctional",
+    "compositeimplicitautograd",
 )
 _OPS_CALL = re.compile(r"at::_ops::(\w+)::(call|redispatch)")
 _NAMESPACED = re.compile(rf"at::({'|'.join(_BACKEND_NAMESPACES)})::(\w+)")
@@ -458,7 +497,9 @@ class OperatorNames:
         return None
 
 
-def generated_form(callee: str, caller: str, operators: OperatorNames, defined_inside_at: Callable[[str, str], bool]) -> tuple[str, str] | None:
+def generated_form(
+    callee: str, caller: str, operators: OperatorNames, defined_inside_at: Callable[[str, str], bool]
+) -> tuple[str, str] | None:
     """(form, operator base name) when `callee`, written in `caller`, is a generated operator
     name; `defined_inside_at(caller, name)` says whether a scope inside `at` defines it."""
     written = callee.removeprefix("::")
@@ -493,7 +534,9 @@ def generated_coverage(store: IndexStore, graph: CallGraph) -> Section:
     section = Section("generated", total=len(found))
     for row, form, base in found:
         edges = _edges(sites, row)
-        verdict = Verdict(False, _AT_FILE_LEVEL, f"caller {row.caller}") if edges is None else _operator_verdict(base, edges)
+        verdict = (
+            Verdict(False, _AT_FILE_LEVEL, f"caller {row.caller}") if edges is None else _operator_verdict(base, edges)
+        )
         section.add(SiteResult(row.path, row.line, row.caller, row.callee, form, verdict))
     return section
 
@@ -556,24 +599,134 @@ def unresolved_census(store: IndexStore, graph: CallGraph, sample: int) -> Secti
 
 # C++/CUDA names that are no function of the tree's: the language, the C library and the CUDA
 # runtime's device functions. Told apart so that a gap of explorer's stands out.
-_LANGUAGE = frozenset("sizeof alignof decltype static_cast reinterpret_cast const_cast dynamic_cast typeid noexcept static_assert".split())
-_C_LIBRARY = frozenset("""
-    memcpy memset memmove memcmp strlen strcmp strncmp strcpy strncpy strchr strrchr strstr strtol strtoll strtoul
-    strtoull strtod strtof snprintf sprintf printf fprintf vsnprintf puts fputs fopen fclose fread fwrite fflush
-    fseek ftell malloc calloc realloc free abort exit getenv setenv atoi atol atof assert perror strerror
-    open close read write mmap munmap ftruncate unlink stat fstat lseek getpid dlopen dlsym dlclose dlerror
-""".split())
+_LANGUAGE = frozenset(
+    [
+        "sizeof",
+        "alignof",
+        "decltype",
+        "static_cast",
+        "reinterpret_cast",
+        "const_cast",
+        "dynamic_cast",
+        "typeid",
+        "noexcept",
+        "static_assert",
+    ]
+)
+_C_LIBRARY = frozenset(
+    [
+        "memcpy",
+        "memset",
+        "memmove",
+        "memcmp",
+        "strlen",
+        "strcmp",
+        "strncmp",
+        "strcpy",
+        "strncpy",
+        "strchr",
+        "strrchr",
+        "strstr",
+        "strtol",
+        "strtoll",
+        "strtoul",
+        "strtoull",
+        "strtod",
+        "strtof",
+        "snprintf",
+        "sprintf",
+        "printf",
+        "fprintf",
+        "vsnprintf",
+        "puts",
+        "fputs",
+        "fopen",
+        "fclose",
+        "fread",
+        "fwrite",
+        "fflush",
+        "fseek",
+        "ftell",
+        "malloc",
+        "calloc",
+        "realloc",
+        "free",
+        "abort",
+        "exit",
+        "getenv",
+        "setenv",
+        "atoi",
+        "atol",
+        "atof",
+        "assert",
+        "perror",
+        "strerror",
+        "open",
+        "close",
+        "read",
+        "write",
+        "mmap",
+        "munmap",
+        "ftruncate",
+        "unlink",
+        "stat",
+        "fstat",
+        "lseek",
+        "getpid",
+        "dlopen",
+        "dlsym",
+        "dlclose",
+        "dlerror",
+    ]
+)
 _CUDA_DEVICE = re.compile(
     r"__\w+|atomic\w+|tex\d?D\w*|min|max|fminf?|fmaxf?|rsqrtf?|expf?|exp2f?|expm1f?|logf?|log2f?|log1pf?|sqrtf?|powf?"
     r"|abs|fabsf?|floorf?|ceilf?|erff?|erfcf?|tanhf?|sinf?|cosf?|isnan|isinf|isfinite|nextafter|copysignf?|lgammaf?"
 )
-_SIMD_INTRINSIC = re.compile(r"_mm(256|512)?_\w+|_cvt\w+|v[a-z0-9_]+_(s|u|f|p|bf)\d+")  # x86 _mm256_add_ps, NEON vget_low_s16
-_BUILTIN_TYPES = frozenset("int float double bool char long short unsigned signed size_t ptrdiff_t".split())
-_OUTSIDE_NAMESPACES = frozenset({
-    "std", "thrust", "cub", "__gnu_cxx", "cuda", "nvcuda", "sycl", "fmt", "google", "pybind11", "py", "gloo", "Eigen",
-    "llvm", "dnnl", "ideep", "fbgemm", "qnnpack", "pytorch_qnnpack", "xnnpack", "cutlass", "cute", "flatbuffers", "onnx",
-    "ONNX_NAMESPACE", "tensorpipe", "nlohmann", "kineto", "libkineto", "sleef", "asmjit", "miopen", "hip", "mkl",
-})
+_SIMD_INTRINSIC = re.compile(
+    r"_mm(256|512)?_\w+|_cvt\w+|v[a-z0-9_]+_(s|u|f|p|bf)\d+"
+)  # x86 _mm256_add_ps, NEON vget_low_s16
+_BUILTIN_TYPES = frozenset(
+    ["int", "float", "double", "bool", "char", "long", "short", "unsigned", "signed", "size_t", "ptrdiff_t"]
+)
+_OUTSIDE_NAMESPACES = frozenset(
+    {
+        "std",
+        "thrust",
+        "cub",
+        "__gnu_cxx",
+        "cuda",
+        "nvcuda",
+        "sycl",
+        "fmt",
+        "google",
+        "pybind11",
+        "py",
+        "gloo",
+        "Eigen",
+        "llvm",
+        "dnnl",
+        "ideep",
+        "fbgemm",
+        "qnnpack",
+        "pytorch_qnnpack",
+        "xnnpack",
+        "cutlass",
+        "cute",
+        "flatbuffers",
+        "onnx",
+        "ONNX_NAMESPACE",
+        "tensorpipe",
+        "nlohmann",
+        "kineto",
+        "libkineto",
+        "sleef",
+        "asmjit",
+        "miopen",
+        "hip",
+        "mkl",
+    }
+)
 _TENSOR_CLASSES = ("::Tensor", "::TensorBase")
 
 
@@ -611,7 +764,9 @@ class _Classifier:
         if any(s.kind is SymbolKind.MACRO for s in defined):
             return Verdict(False, "a macro the index knows (function-like #define)", callee)
         if re.fullmatch(r"_?[A-Z][A-Z0-9_]*", name):
-            return Verdict(False, "UPPER_CASE name the index does not define (a macro from outside, a template parameter)", callee)
+            return Verdict(
+                False, "UPPER_CASE name the index does not define (a macro from outside, a template parameter)", callee
+            )
         if not namespace and name in _LANGUAGE:
             return Verdict(False, "a C++ keyword (static_cast, sizeof, ...)", callee)
         if not namespace and (name in _BUILTIN_TYPES or name.endswith("_t")):
@@ -628,12 +783,16 @@ class _Classifier:
         functions = [s for s in defined if s.kind in _CALLABLE and s.lang in _NATIVE]
         if functions:
             where = "qualified" if namespace else "unqualified"
-            return Verdict(False, f"{where} name the index defines, not found from the caller", f"{callee} ({functions[0].qname})")
+            return Verdict(
+                False, f"{where} name the index defines, not found from the caller", f"{callee} ({functions[0].qname})"
+            )
         if namespace in ("c10", "at", "torch", "caffe2"):
             return Verdict(False, f"{namespace}:: name the index defines nowhere", callee)
         if namespace:
             return Verdict(False, "qualified name of another namespace the index defines nowhere", callee)
-        return Verdict(False, "unqualified name the index defines nowhere (a local, a parameter, an outside library)", callee)
+        return Verdict(
+            False, "unqualified name the index defines nowhere (a local, a parameter, an outside library)", callee
+        )
 
     def _method(self, written: str, name: str, defined: list[Symbol]) -> Verdict:
         if re.split(r"\.|->", written)[0] == "this":
@@ -690,7 +849,11 @@ def site_edges(store: IndexStore, graph: CallGraph, rows: Iterable[CallRow]) -> 
                 row = CallRow(path, caller, site.callee, site.line, site.column, str(site.kind))
                 if row not in asked:
                     continue
-                edges = [e for e in graph.native.call_targets(symbol, site) if (e.target.key, e.kind) in walked] if walked else []
+                edges = (
+                    [e for e in graph.native.call_targets(symbol, site) if (e.target.key, e.kind) in walked]
+                    if walked
+                    else []
+                )
                 if row in answers:  # a second definition holding the same row (both sides of an #if)
                     edges = answers[row].edges + edges
                 answers[row] = SiteAnswer(site, edges)
@@ -723,14 +886,24 @@ def print_bindings(section: Section, limit: int | None) -> None:
     _breakdown("by kind", section.results, lambda r: r.name.kind)
     failed = _failed(section)
     _reasons(failed)
-    _listed("unresolved names", failed, limit, lambda r: f"{r.name.qname} ({r.name.kind}, {r.name.path}:{r.name.line}): {_said(r.verdict)}")
+    _listed(
+        "unresolved names",
+        failed,
+        limit,
+        lambda r: f"{r.name.qname} ({r.name.kind}, {r.name.path}:{r.name.line}): {_said(r.verdict)}",
+    )
 
 
 def print_launches(section: Section, limit: int | None) -> None:
     _headline("launch coverage", section)
     failed = _failed(section)
     _reasons(failed)
-    _listed("unresolved launches", failed, limit, lambda r: f"{r.path}:{r.line}  {_short(r.callee)}  [{r.caller}]: {_said(r.verdict)}")
+    _listed(
+        "unresolved launches",
+        failed,
+        limit,
+        lambda r: f"{r.path}:{r.line}  {_short(r.callee)}  [{r.caller}]: {_said(r.verdict)}",
+    )
 
 
 def print_generated(section: Section, limit: int | None) -> None:
@@ -738,7 +911,12 @@ def print_generated(section: Section, limit: int | None) -> None:
     _breakdown("by form", section.results, lambda r: r.form)
     failed = _failed(section)
     _reasons(failed)
-    _listed("unresolved sites", failed, limit, lambda r: f"{r.path}:{r.line}  {_short(r.callee)}  [{r.form}]: {_said(r.verdict)}")
+    _listed(
+        "unresolved sites",
+        failed,
+        limit,
+        lambda r: f"{r.path}:{r.line}  {_short(r.callee)}  [{r.form}]: {_said(r.verdict)}",
+    )
 
 
 def print_unresolved(section: Section, limit: int | None) -> None:
@@ -750,22 +928,32 @@ def print_unresolved(section: Section, limit: int | None) -> None:
     print(f"  unresolved call sites by category, largest first ({len(failed):,}; those in test folders beside):")
     for reason, results in sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0])):
         callees = Counter(_short(last_name(r.callee), 30) for r in results)
-        common = ", ".join(f"{name} {n}" for name, n in sorted(callees.items(), key=lambda item: (-item[1], item[0]))[:6])
+        common = ", ".join(
+            f"{name} {n}" for name, n in sorted(callees.items(), key=lambda item: (-item[1], item[0]))[:6]
+        )
         in_tests = sum(r.in_tests for r in results)
         print(f"    {len(results):7,}  ({in_tests:,} in tests)  {reason}: {common}")
     examples = failed if limit is None else [r for results in by_reason.values() for r in _spread(results, 3)]
-    _listed("examples, three per category spread over the tree (--list: all)" if limit else "unresolved sites", sorted(
-        examples, key=lambda r: (r.verdict.reason, r.path, r.line)), None,
-        lambda r: f"{r.path}:{r.line}  {_short(r.callee)}  [{r.caller}]: {r.verdict.reason}")
+    _listed(
+        "examples, three per category spread over the tree (--list: all)" if limit else "unresolved sites",
+        sorted(examples, key=lambda r: (r.verdict.reason, r.path, r.line)),
+        None,
+        lambda r: f"{r.path}:{r.line}  {_short(r.callee)}  [{r.caller}]: {r.verdict.reason}",
+    )
 
 
 PRINTERS: dict[str, Callable[[Section, int | None], None]] = {
-    "bindings": print_bindings, "launches": print_launches, "generated": print_generated, "unresolved": print_unresolved,
+    "bindings": print_bindings,
+    "launches": print_launches,
+    "generated": print_generated,
+    "unresolved": print_unresolved,
 }
 
 
 def _headline(title: str, section: Section) -> None:
-    print(f"{title}: {_percent(section.resolved, section.total)}   [{section.seconds:.1f} s, {section.cpu_seconds:.1f} s CPU]")
+    print(
+        f"{title}: {_percent(section.resolved, section.total)}   [{section.seconds:.1f} s, {section.cpu_seconds:.1f} s CPU]"
+    )
     for note in section.notes:
         print(f"  ({note})")
 
@@ -821,9 +1009,16 @@ def _said(verdict: Verdict) -> str:
 
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("root", nargs="?", default=os.environ.get("EXPLORER_REAL_TORCH"), help="a PyTorch source tree (default: $EXPLORER_REAL_TORCH)")
+    parser.add_argument(
+        "root",
+        nargs="?",
+        default=os.environ.get("EXPLORER_REAL_TORCH"),
+        help="a PyTorch source tree (default: $EXPLORER_REAL_TORCH)",
+    )
     parser.add_argument("--section", choices=SECTIONS, help="run one section (default: all)")
-    parser.add_argument("--sample", type=int, default=0, help="callers sampled for the unresolved census (default 0: every caller)")
+    parser.add_argument(
+        "--sample", type=int, default=0, help="callers sampled for the unresolved census (default 0: every caller)"
+    )
     parser.add_argument("--list", action="store_true", help="list every unresolved entry, not the first 30")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args()
@@ -867,8 +1062,14 @@ def main() -> None:
             "root": str(args.root),
             "index_seconds": round(opened, 2),
             "sections": {
-                s.name: {"resolved": s.resolved, "total": s.total, "seconds": round(s.seconds, 2), "cpu_seconds": round(s.cpu_seconds, 2), "notes": s.notes,
-                         "results": [dataclasses.asdict(r) for r in s.results]}
+                s.name: {
+                    "resolved": s.resolved,
+                    "total": s.total,
+                    "seconds": round(s.seconds, 2),
+                    "cpu_seconds": round(s.cpu_seconds, 2),
+                    "notes": s.notes,
+                    "results": [dataclasses.asdict(r) for r in s.results],
+                }
                 for s in sections
             },
         }

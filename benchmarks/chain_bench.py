@@ -26,7 +26,7 @@ from pathlib import Path
 from common import arguments
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from real_chains import CHAINS, Chain, Hop  # noqa: E402
+from real_chains import CHAINS, Chain, Hop
 
 
 def main() -> None:
@@ -53,8 +53,15 @@ def _measure(chain: Chain, explorer: list[str], root: str, repeat: int, env: dic
         samples.append(seconds)
         peaks.append(peak)
     grep = statistics.median(_run(["grep", "-rn", chain.to, root], env)[1] for _ in range(repeat))
-    return {"chain": chain, "rank": rank, "seconds": statistics.median(samples), "first_seconds": first_seconds, "json_seconds": json_seconds,
-            "peak_mb": max(peaks) / 1024, "grep": grep}
+    return {
+        "chain": chain,
+        "rank": rank,
+        "seconds": statistics.median(samples),
+        "first_seconds": first_seconds,
+        "json_seconds": json_seconds,
+        "peak_mb": max(peaks) / 1024,
+        "grep": grep,
+    }
 
 
 def _run(command: list[str], env: dict[str, str]) -> tuple[str, float, int]:
@@ -87,19 +94,27 @@ def _report(rows: list[dict[str, object]], repeat: int) -> None:
     right = sum(row["rank"] == 1 for row in rows)
     ranks = [row["rank"] for row in rows if row["rank"] is not None]
     print(f"\nchains: {len(rows)}; runs per trace: {repeat} (median); cores: {os.cpu_count()}\n")
-    print(f"{'family':<26} {'query':<36} {'rank':>5} {'first':>7} {'trace':>7} {'--json':>7} {'peak':>7} {'grep':>6} {'ratio':>6}")
+    print(
+        f"{'family':<26} {'query':<36} {'rank':>5} {'first':>7} {'trace':>7} {'--json':>7} {'peak':>7} {'grep':>6} {'ratio':>6}"
+    )
     for row in rows:
         chain = row["chain"]
         rank = "-" if row["rank"] is None else str(row["rank"])
-        print(f"{chain.family:<26} {chain.query:<36} {rank:>5} {row['first_seconds']:6.2f}s {row['seconds']:6.2f}s {row['json_seconds']:6.2f}s "
-              f"{row['peak_mb']:5.0f}MB {row['grep']:5.2f}s {row['seconds'] / row['grep']:5.1f}x")
+        print(
+            f"{chain.family:<26} {chain.query:<36} {rank:>5} {row['first_seconds']:6.2f}s {row['seconds']:6.2f}s {row['json_seconds']:6.2f}s "
+            f"{row['peak_mb']:5.0f}MB {row['grep']:5.2f}s {row['seconds'] / row['grep']:5.1f}x"
+        )
     print(f"\nright (true path first): {right}/{len(rows)}; true path listed: {len(ranks)}/{len(rows)}")
     if ranks:
         print(f"rank of the true path where listed: median {statistics.median(ranks):g}, worst {max(ranks)}")
-    print(f"trace time: median {statistics.median(r['seconds'] for r in rows):.2f} s, worst {max(r['seconds'] for r in rows):.2f} s; "
-          f"peak memory: worst {max(r['peak_mb'] for r in rows):.0f} MB")
-    print(f"first trace, no kept edges: median {statistics.median(r['first_seconds'] for r in rows):.2f} s, "
-          f"worst {max(r['first_seconds'] for r in rows):.2f} s")
+    print(
+        f"trace time: median {statistics.median(r['seconds'] for r in rows):.2f} s, worst {max(r['seconds'] for r in rows):.2f} s; "
+        f"peak memory: worst {max(r['peak_mb'] for r in rows):.0f} MB"
+    )
+    print(
+        f"first trace, no kept edges: median {statistics.median(r['first_seconds'] for r in rows):.2f} s, "
+        f"worst {max(r['first_seconds'] for r in rows):.2f} s"
+    )
 
 
 if __name__ == "__main__":

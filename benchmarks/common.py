@@ -10,19 +10,26 @@ import time
 from pathlib import Path
 
 
-def arguments(doc: str | None, repeat: int, limit: float | None = None, python_env: bool = False,
-              folders: bool = False) -> argparse.Namespace:
+def arguments(
+    doc: str | None, repeat: int, limit: float | None = None, python_env: bool = False, folders: bool = False
+) -> argparse.Namespace:
     """--root (default $EXPLORER_REAL_TORCH, resolved), --repeat, given a default --limit
     (seconds a peer tool may run), and if asked --python-env; exits when the tree is missing."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", default=os.environ.get("EXPLORER_REAL_TORCH"), help="a PyTorch source tree")
     parser.add_argument("--repeat", type=int, default=repeat, help="runs per figure (median)")
     if limit is not None:
-        parser.add_argument("--limit", type=float, default=limit, help="seconds a peer tool's run may take before it is stopped")
+        parser.add_argument(
+            "--limit", type=float, default=limit, help="seconds a peer tool's run may take before it is stopped"
+        )
     if python_env:
-        parser.add_argument("--python-env", help="the project's interpreter or environment, whose packages join (default: none)")
+        parser.add_argument(
+            "--python-env", help="the project's interpreter or environment, whose packages join (default: none)"
+        )
     if folders:
-        parser.add_argument("--under", action="append", default=[], help="a folder of the tree to measure alone (repeatable)")
+        parser.add_argument(
+            "--under", action="append", default=[], help="a folder of the tree to measure alone (repeatable)"
+        )
     args = parser.parse_args()
     if not args.root or not Path(args.root).is_dir():
         raise SystemExit("give --root (or EXPLORER_REAL_TORCH): a PyTorch source tree")
@@ -30,7 +37,9 @@ def arguments(doc: str | None, repeat: int, limit: float | None = None, python_e
     return args
 
 
-def median_seconds(command: list[str], repeat: int, env: dict[str, str], stdin: bytes | None = None, check: bool = True) -> float:
+def median_seconds(
+    command: list[str], repeat: int, env: dict[str, str], stdin: bytes | None = None, check: bool = True
+) -> float:
     """The median wall time of `repeat` runs of a command, start-up included."""
     samples = []
     for _ in range(repeat):

@@ -39,7 +39,13 @@ def main() -> None:
             output = os.path.join(scratch, f"conv2d.{output_format}")
             command = [*trace, "--format", output_format, "-o", output]
             results.append((f"trace --format {output_format}", median_seconds(command, args.repeat, env), True))
-        results.append(("dot -Tsvg of that DOT (graphviz alone)", median_seconds(["dot", "-Tsvg"], args.repeat, env, dot_source), False))
+        results.append(
+            (
+                "dot -Tsvg of that DOT (graphviz alone)",
+                median_seconds(["dot", "-Tsvg"], args.repeat, env, dot_source),
+                False,
+            )
+        )
     reference = results[0][1]
     width = max(len(name) for name, _, _ in results)
     nodes = len(re.findall(rb"^\s+[nmf]\d+ \[", dot_source, re.MULTILINE))  # not the legend

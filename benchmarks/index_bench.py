@@ -33,13 +33,31 @@ import time
 from pathlib import Path
 
 from common import arguments
+
 from explorer.index.store import IndexStore
 from explorer.query.search import search
 
 QUERIES = [
-    "conv2d", "Conv2d", "cudnnconvfwd", "relu", "batch_norm", "at::native::conv", "nn.Conv2d",
-    "addmm_out_cuda", "cudnn_convolution", "softmax", "lstm", "max_pool2d", "embedding",
-    "TORCH_IMPL", "Linear", "gemm", "dropout", "index_select", "xyzzy_not_there", "cbn",
+    "conv2d",
+    "Conv2d",
+    "cudnnconvfwd",
+    "relu",
+    "batch_norm",
+    "at::native::conv",
+    "nn.Conv2d",
+    "addmm_out_cuda",
+    "cudnn_convolution",
+    "softmax",
+    "lstm",
+    "max_pool2d",
+    "embedding",
+    "TORCH_IMPL",
+    "Linear",
+    "gemm",
+    "dropout",
+    "index_select",
+    "xyzzy_not_there",
+    "cbn",
 ]
 
 
@@ -149,18 +167,34 @@ def main() -> None:
         cold: dict[int, list[tuple[float, int, float]]] = {1: [], 2: []}
         for _ in range(args.repeat):
             for jobs in (1, 2):
-                cold[jobs].append(timed_with_peak_memory(
-                    [*explorer, "index", "--rebuild", "--jobs", str(jobs), "--root", str(tree), "--index", str(index)], env
-                ))
+                cold[jobs].append(
+                    timed_with_peak_memory(
+                        [
+                            *explorer,
+                            "index",
+                            "--rebuild",
+                            "--jobs",
+                            str(jobs),
+                            "--root",
+                            str(tree),
+                            "--index",
+                            str(index),
+                        ],
+                        env,
+                    )
+                )
         refresh_runs = [
-            timed([*explorer, "index", "--root", str(tree), "--index", str(index)], env) for _ in range(max(5, args.repeat))
+            timed([*explorer, "index", "--root", str(tree), "--index", str(index)], env)
+            for _ in range(max(5, args.repeat))
         ]
         edited = [tree / "aten/src/ATen/native/Convolution.cpp", tree / "torch/nn/modules/conv.py"]
         changed_runs = []
         for number in range(max(5, args.repeat)):
             target = edited[number % len(edited)]
             with open(target, "a", encoding="utf-8") as handle:
-                handle.write(f"\n// benchmark edit {number}\n" if target.suffix == ".cpp" else f"\n# benchmark edit {number}\n")
+                handle.write(
+                    f"\n// benchmark edit {number}\n" if target.suffix == ".cpp" else f"\n# benchmark edit {number}\n"
+                )
             changed_runs.append(timed([*explorer, "index", "--root", str(tree), "--index", str(index)], env))
 
         breakdown_total, breakdown = cpu_breakdown(tree, Path(scratch) / "breakdown.sqlite", env)
@@ -185,11 +219,23 @@ def main() -> None:
     search_median = statistics.median(per_query.values())
     rows = [
         ("ctags -R (reference)", f"{ctags_median:.2f} s", f"{ctags_cpu_median:.2f} CPU-s"),
-        ("cold index, --jobs 1", f"{wall[1]:.2f} s", f"{cpu[1]:.1f} CPU-s: {cpu[1] / ctags_cpu_median:.1f}x ctags' CPU (target <= 8x)"),
-        ("cold index, --jobs 2", f"{wall[2]:.2f} s", f"{cpu[2]:.1f} CPU-s; wall {wall[2] / wall[1]:.2f}x --jobs 1's (target <= 0.55x)"),
+        (
+            "cold index, --jobs 1",
+            f"{wall[1]:.2f} s",
+            f"{cpu[1]:.1f} CPU-s: {cpu[1] / ctags_cpu_median:.1f}x ctags' CPU (target <= 8x)",
+        ),
+        (
+            "cold index, --jobs 2",
+            f"{wall[2]:.2f} s",
+            f"{cpu[2]:.1f} CPU-s; wall {wall[2] / wall[1]:.2f}x --jobs 1's (target <= 0.55x)",
+        ),
         ("no-change refresh", f"{statistics.median(refresh_runs):.2f} s", "target < 1 s"),
         ("one changed file", f"{statistics.median(changed_runs):.2f} s", "target < 1.5 s"),
-        ("search, in-process", f"{search_median * 1000:.1f} ms", f"target < 50 ms; slowest {max(per_query.values()) * 1000:.1f} ms"),
+        (
+            "search, in-process",
+            f"{search_median * 1000:.1f} ms",
+            f"target < 50 ms; slowest {max(per_query.values()) * 1000:.1f} ms",
+        ),
         ("peak memory (indexer + workers)", f"{max(peaks) / 1024 / 1024:.2f} GiB", "target < 1.5 GiB"),
     ]
     print(f"\ntree: {args.root}: {stats.files:,} files, {stats.symbols:,} symbols, {stats.calls:,} call sites")
@@ -201,9 +247,13 @@ def main() -> None:
     print(f"\nwhere a --jobs 1 cold build's CPU goes (one instrumented run, {breakdown_total:.1f} CPU-s in all):")
     floor = sum(seconds for name, seconds in breakdown.items() if name.startswith("tree-sitter"))
     for name, seconds in sorted(breakdown.items(), key=lambda item: -item[1]):
-        print(f"  {name:<48} {seconds:6.1f} CPU-s  {seconds / ctags_cpu_median:5.1f}x ctags'  {100 * seconds / breakdown_total:4.1f}%")
-    print(f"  the tree-sitter parse and queries (the floor): {floor / ctags_cpu_median:.1f}x ctags' CPU; "
-          f"the rest: {(breakdown_total - floor) / ctags_cpu_median:.1f}x")
+        print(
+            f"  {name:<48} {seconds:6.1f} CPU-s  {seconds / ctags_cpu_median:5.1f}x ctags'  {100 * seconds / breakdown_total:4.1f}%"
+        )
+    print(
+        f"  the tree-sitter parse and queries (the floor): {floor / ctags_cpu_median:.1f}x ctags' CPU; "
+        f"the rest: {(breakdown_total - floor) / ctags_cpu_median:.1f}x"
+    )
 
 
 if __name__ == "__main__":

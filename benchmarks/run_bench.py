@@ -37,8 +37,16 @@ def main() -> None:
         print("building the plain and the instrumented library, indexing the bundled tree ...", flush=True)
         subprocess.run([sys.executable, "-c", CODE], check=True, env=plain_env)
         for device in ("cuda", "cpu"):
-            subprocess.run([*explorer, "--backend-device", device, "-c", CODE], check=True, stdout=subprocess.DEVNULL, env=env)
-        results = [("the program alone (reference)", median_seconds([sys.executable, "-c", CODE], args.repeat, plain_env), False)]
+            subprocess.run(
+                [*explorer, "--backend-device", device, "-c", CODE], check=True, stdout=subprocess.DEVNULL, env=env
+            )
+        results = [
+            (
+                "the program alone (reference)",
+                median_seconds([sys.executable, "-c", CODE], args.repeat, plain_env),
+                False,
+            )
+        ]
         for device in ("cuda", "cpu"):
             command = [*explorer, "--backend-device", device, "-c", CODE]
             results.append((f"explorer run, device {device}", median_seconds(command, args.repeat, env), True))

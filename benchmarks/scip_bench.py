@@ -25,7 +25,9 @@ def main() -> None:
     args = arguments(__doc__, repeat=3, folders=True)
     folders = args.under or [""]
     env = {**os.environ, "EXPLORER_PYTHON_ENV": "none"}
-    subprocess.run([sys.executable, "-m", "explorer", "index", "--root", args.root], check=True, stdout=subprocess.DEVNULL, env=env)
+    subprocess.run(
+        [sys.executable, "-m", "explorer", "index", "--root", args.root], check=True, stdout=subprocess.DEVNULL, env=env
+    )
     with tempfile.TemporaryDirectory(prefix="explorer-scip-bench-") as work:
         for folder in folders:
             output = Path(work) / "index.scip"
@@ -39,8 +41,10 @@ def main() -> None:
                 said = done.stdout.strip()
             # the largest of every child so far: the runs before this folder's count too
             resident = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-            print(f"{folder or 'the whole tree'}: median {statistics.median(samples):.1f} s of {args.repeat}; "
-                  f"{output.stat().st_size / 1024 / 1024:.1f} MiB; at most {resident:,.0f} MiB resident; {said.split(': ', 1)[1]}")
+            print(
+                f"{folder or 'the whole tree'}: median {statistics.median(samples):.1f} s of {args.repeat}; "
+                f"{output.stat().st_size / 1024 / 1024:.1f} MiB; at most {resident:,.0f} MiB resident; {said.split(': ', 1)[1]}"
+            )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import posixpath
 from collections import Counter
+from pathlib import Path
 
 from explorer.scip import scip_pb2
 
@@ -41,12 +42,12 @@ def main() -> None:
     parser.add_argument("peer")
     parser.add_argument("--under", default="")
     args = parser.parse_args()
-    mine = scip_pb2.Index.FromString(open(args.explorer, "rb").read())
-    peer = scip_pb2.Index.FromString(open(args.peer, "rb").read())
+    mine = scip_pb2.Index.FromString(Path(args.explorer).read_bytes())
+    peer = scip_pb2.Index.FromString(Path(args.peer).read_bytes())
     # scip-python's root is the folder it was limited to (--target-only): its paths are put
     # under explorer's root
     root, peer_root = mine.metadata.project_root.rstrip("/") + "/", peer.metadata.project_root.rstrip("/") + "/"
-    prefix = peer_root[len(root):] if peer_root.startswith(root) else ""
+    prefix = peer_root[len(root) :] if peer_root.startswith(root) else ""
     ours = positions(mine, args.under)
     theirs = positions(peer, args.under, prefix)
     totals: Counter[str] = Counter()
@@ -58,8 +59,10 @@ def main() -> None:
             totals[f"{role} both"] += len(mine & peer)
     print(f"documents: explorer {len(ours)}, scip-python {len(theirs)}, both {len(set(ours) & set(theirs))}")
     for role in ("definitions", "references"):
-        print(f"{role}: explorer {totals[role + ' explorer']:,}, scip-python {totals[role + ' scip-python']:,} "
-              f"(not counting its locals), at the same position {totals[role + ' both']:,}")
+        print(
+            f"{role}: explorer {totals[role + ' explorer']:,}, scip-python {totals[role + ' scip-python']:,} "
+            f"(not counting its locals), at the same position {totals[role + ' both']:,}"
+        )
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ from pathlib import Path
 
 from common import arguments, median_seconds
 
-
 _PARSE_ALL = "import ast, pathlib, sys; [ast.parse(p.read_bytes()) for p in pathlib.Path(sys.argv[1]).rglob('*.py')]"
 
 
@@ -39,14 +38,22 @@ def main() -> None:
         lines = sum(len(path.read_bytes().splitlines()) for path in Path(package).rglob("*.py"))
         figures = [
             ("grep -rn cudnnConvolutionForward (reference)", ["grep", "-rn", "cudnnConvolutionForward", root], None),
-            ("trace Conv2d --to cudnnConvolutionForward",
-             [*explorer, "trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--root", root], 2.0),
-            ("callers cudnnConvolutionForward --depth 3",
-             [*explorer, "callers", "cudnnConvolutionForward", "--depth", "3", "--root", root], 2.0),
+            (
+                "trace Conv2d --to cudnnConvolutionForward",
+                [*explorer, "trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--root", root],
+                2.0,
+            ),
+            (
+                "callers cudnnConvolutionForward --depth 3",
+                [*explorer, "callers", "cudnnConvolutionForward", "--depth", "3", "--root", root],
+                2.0,
+            ),
             ("ast.parse of torch/optim (reference)", [sys.executable, "-c", _PARSE_ALL, package], None),
             (f"callgraph torch/optim ({lines:,} lines)", [*explorer, "callgraph", "--root", package], 5.0),
         ]
-        results = [(name, median_seconds(command, args.repeat, env, check=False), target) for name, command, target in figures]
+        results = [
+            (name, median_seconds(command, args.repeat, env, check=False), target) for name, command, target in figures
+        ]
     grep_tree, grep_package = results[0][1], results[3][1]
     width = max(len(name) for name, _, _ in results)
     print(f"\nruns: {args.repeat} each (median); cores: {os.cpu_count()}\n")

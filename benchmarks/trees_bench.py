@@ -27,8 +27,10 @@ from pathlib import Path
 
 from common import arguments
 
-_MODEL = "import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n" \
-         "        self.conv = torch.nn.Conv2d(3, 8, 3)\n\n    def forward(self, x):\n        return self.conv(x)\n"
+_MODEL = (
+    "import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.conv = torch.nn.Conv2d(3, 8, 3)\n\n    def forward(self, x):\n        return self.conv(x)\n"
+)
 
 
 def _seconds(command: list[str], env: dict[str, str]) -> float:
@@ -40,8 +42,11 @@ def _seconds(command: list[str], env: dict[str, str]) -> float:
 def _paired(command: list[str], reference: list[str], repeat: int, env: dict[str, str]) -> tuple[float, float, float]:
     """Median seconds of `command` and `reference`, run in turn, and the median ratio of pairs."""
     pairs = [(_seconds(command, env), _seconds(reference, env)) for _ in range(repeat)]
-    return (statistics.median(a for a, _ in pairs), statistics.median(b for _, b in pairs),
-            statistics.median(a / b for a, b in pairs))
+    return (
+        statistics.median(a for a, _ in pairs),
+        statistics.median(b for _, b in pairs),
+        statistics.median(a / b for a, b in pairs),
+    )
 
 
 def main() -> None:

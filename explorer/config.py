@@ -50,19 +50,33 @@ class Key:
         return self.attribute or self.flag.removeprefix("--").replace("-", "_")
 
 
-KEYS: dict[str, Key] = {key.name: key for key in (
-    Key("root", "--root", "EXPLORER_ROOT", str, path=True, default="the bundled sample_repo"),
-    Key("index", "--index", None, str, path=True, default="one per tree in the cache folder"),
-    Key("trees", "--tree", "EXPLORER_TREES", list, path=True, default="none", attribute="trees"),
-    Key("python-env", "--python-env", "EXPLORER_PYTHON_ENV", str,
-        default="$VIRTUAL_ENV, $CONDA_PREFIX, the project's .venv, else python3 on PATH"),
-    Key("backend", "--backend", None, str, default="cuda", fallback="cuda"),
-    Key("paths", "--paths", None, int, default=str(DEFAULT_PATHS), fallback=DEFAULT_PATHS),
-    Key("max-depth", "--max-depth", None, int, default=f"{DEFAULT_DEPTH} hops, {DEFAULT_DEPTH_TO} with --to",
-        commands=("trace",)),  # run's --max-depth is how deep its tree is shown
-    Key("tests", "--tests", None, bool, default="false", fallback=False),
-    Key("jobs", "--jobs", None, int, default="one per core"),
-)}
+KEYS: dict[str, Key] = {
+    key.name: key
+    for key in (
+        Key("root", "--root", "EXPLORER_ROOT", str, path=True, default="the bundled sample_repo"),
+        Key("index", "--index", None, str, path=True, default="one per tree in the cache folder"),
+        Key("trees", "--tree", "EXPLORER_TREES", list, path=True, default="none", attribute="trees"),
+        Key(
+            "python-env",
+            "--python-env",
+            "EXPLORER_PYTHON_ENV",
+            str,
+            default="$VIRTUAL_ENV, $CONDA_PREFIX, the project's .venv, else python3 on PATH",
+        ),
+        Key("backend", "--backend", None, str, default="cuda", fallback="cuda"),
+        Key("paths", "--paths", None, int, default=str(DEFAULT_PATHS), fallback=DEFAULT_PATHS),
+        Key(
+            "max-depth",
+            "--max-depth",
+            None,
+            int,
+            default=f"{DEFAULT_DEPTH} hops, {DEFAULT_DEPTH_TO} with --to",
+            commands=("trace",),
+        ),  # run's --max-depth is how deep its tree is shown
+        Key("tests", "--tests", None, bool, default="false", fallback=False),
+        Key("jobs", "--jobs", None, int, default="one per core"),
+    )
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,11 +172,16 @@ def _absolute(value: object, folder: Path) -> object:
 def _environment_path(value: str, folder: Path) -> str:
     """A path (it has a separator) is the file's; `none` and a command name (`python3.11`,
     looked up on PATH) are kept as written."""
-    return os.path.normpath(folder / Path(value).expanduser()) if os.sep in value or value.startswith((".", "~")) else value
+    return (
+        os.path.normpath(folder / Path(value).expanduser())
+        if os.sep in value or value.startswith((".", "~"))
+        else value
+    )
 
 
-def resolve_settings(flags: Mapping[str, object], config: ConfigFile | None,
-                     environ: Mapping[str, str] | None = None) -> dict[str, Setting]:
+def resolve_settings(
+    flags: Mapping[str, object], config: ConfigFile | None, environ: Mapping[str, str] | None = None
+) -> dict[str, Setting]:
     """Each setting the command takes (a key of `flags`: None where its flag was not given),
     from its flag, else its environment variable, else the file, else explorer's default."""
     environ = os.environ if environ is None else environ
@@ -192,8 +211,11 @@ def _split(paths: str) -> list[str]:
 def configure(command: str, arguments: dict[str, object], start: str | None) -> dict[str, Setting]:
     """Fill a command's arguments that its flags left unset from the environment and the
     configuration found from folder `start`; the settings, with where each came from."""
-    wanted = {name: arguments[key.argument] for name, key in KEYS.items()
-              if key.argument in arguments and (not key.commands or command in key.commands)}
+    wanted = {
+        name: arguments[key.argument]
+        for name, key in KEYS.items()
+        if key.argument in arguments and (not key.commands or command in key.commands)
+    }
     if not wanted:
         return {}
     settings = resolve_settings(wanted, find_config(start))

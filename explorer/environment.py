@@ -79,12 +79,19 @@ def find_environment(project_root: str, python: str | None, named_by: str = "--p
         if named == NO_ENVIRONMENT:
             return None
         # a command name (`python3.11`) is looked up on PATH, as a shell would
-        path = os.path.abspath(os.path.expanduser(named)) if os.sep in named else shutil.which(named) or os.path.abspath(named)
+        path = (
+            os.path.abspath(os.path.expanduser(named))
+            if os.sep in named
+            else shutil.which(named) or os.path.abspath(named)
+        )
         said = named_by if python else "$EXPLORER_PYTHON_ENV"
         environment = _environment_at(path, said)
         if environment is None:
-            raise UsageError(f"{said}: python-env {named}: not a Python interpreter or environment folder"
-                             if said != "--python-env" else f"--python-env {named}: not a Python interpreter or environment folder")
+            raise UsageError(
+                f"{said}: python-env {named}: not a Python interpreter or environment folder"
+                if said != "--python-env"
+                else f"--python-env {named}: not a Python interpreter or environment folder"
+            )
         return environment
     for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
         active = os.environ.get(variable)
@@ -242,10 +249,15 @@ def find_distributions(environment: Environment, imported: set[str]) -> dict[str
         for name in sorted(imported - found.keys()):
             if name in by_name:
                 found[name] = by_name[name]
-            elif os.path.isfile(os.path.join(site, name, "__init__.py")) or os.path.isfile(os.path.join(site, f"{name}.py")):
+            elif os.path.isfile(os.path.join(site, name, "__init__.py")) or os.path.isfile(
+                os.path.join(site, f"{name}.py")
+            ):
                 found[name] = Distribution(name, "", site, (name,), None)
     if names.changed:  # what was uninstalled is forgotten
-        write_kept(cache_folder() / _DISTRIBUTIONS_FILE, {info: entry for info, entry in names.kept.items() if os.path.isdir(info)})
+        write_kept(
+            cache_folder() / _DISTRIBUTIONS_FILE,
+            {info: entry for info, entry in names.kept.items() if os.path.isdir(info)},
+        )
     return found
 
 
@@ -298,7 +310,9 @@ def _read_dist_info(site: str, info: str, names: _TopLevelNames) -> Distribution
         return None
     top_level = names.of(info, stat)
     # only what is there: a distribution may list a name it did not install on this platform
-    present = tuple(n for n in top_level if os.path.isdir(os.path.join(site, n)) or os.path.isfile(os.path.join(site, f"{n}.py")))
+    present = tuple(
+        n for n in top_level if os.path.isdir(os.path.join(site, n)) or os.path.isfile(os.path.join(site, f"{n}.py"))
+    )
     if not present:
         return None
     return Distribution(name, version, site, present, f"{os.path.basename(info)}:{stat.st_size}:{stat.st_mtime_ns}")
@@ -324,4 +338,3 @@ def _top_level_from_record(record: str) -> list[str]:
         if first and not first.endswith((".dist-info", ".data", ".pth")) and first not in ("..", "__pycache__", "bin"):
             names[first] = None
     return list(names)
-

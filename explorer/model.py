@@ -251,7 +251,12 @@ class CallNode:
 
     def __post_init__(self) -> None:
         key = (
-            self.symbol.qname, self.symbol.path, self.symbol.line, self.self_class, tuple(p.qname for p in self.passed), self.passed_as,
+            self.symbol.qname,
+            self.symbol.path,
+            self.symbol.line,
+            self.self_class,
+            tuple(p.qname for p in self.passed),
+            self.passed_as,
             self.shape,
         )
         object.__setattr__(self, "key", key)
@@ -280,7 +285,9 @@ class EdgeKind(StrEnum):
     LAUNCH = "launch"  # a CUDA kernel launch, `k<<<grid, block>>>(...)`
     AUTOGRAD = "autograd"  # a C++ autograd Function's `F::apply(...)` runs `F::forward`
     # Only where a run is laid over the static graph (runtime/compare.py)
-    METHOD_BY_NAME = "method_by_name"  # a member call written on the run's call line, matched by the member's name alone
+    METHOD_BY_NAME = (
+        "method_by_name"  # a member call written on the run's call line, matched by the member's name alone
+    )
     PASSED = "passed"  # a function defined in the caller's caller and handed down to the caller
     MACRO = "macro"  # a call site names a function-like macro whose body makes the call
 

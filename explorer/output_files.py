@@ -122,4 +122,3 @@ def _replace(target: str, content: bytes, named: str) -> None:
         with contextlib.suppress(OSError):
             os.remove(partial)
         raise ExplorerError(f"cannot write {named}: {error.strerror or error}") from None
-

@@ -75,7 +75,9 @@ class Workspace:
         """The call graph's C++ edges from earlier runs (index/kept_edges.py), opened when a
         command first asks (a search never does) and written back when the workspace closes."""
         if not self._kept:
-            self._kept.append(self.closing.enter_context(kept_edges(self.index_paths)) if self.closing is not None else None)
+            self._kept.append(
+                self.closing.enter_context(kept_edges(self.index_paths)) if self.closing is not None else None
+            )
         return self._kept[0]
 
 
@@ -92,7 +94,9 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree, partial: boo
         waiting: list[str] = []
         provided: dict[str, Tree] = {}  # top-level Python name -> the first tree that has it
         for tree in [project, *sources]:
-            index_path = resolve_index_path(tree.root, request.index) if tree is project else default_index_path(tree.root)
+            index_path = (
+                resolve_index_path(tree.root, request.index) if tree is project else default_index_path(tree.root)
+            )
             try:
                 refresh_tree(tree, index_path, None, nested_roots(tree, [project, *sources]))
             except TreeNotReady as error:
@@ -108,15 +112,21 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree, partial: boo
         notes: list[str] = []
         # Names a tree already provides are looked up too: a wheel they hide is said, not mixed.
         imported = parts[0].store.imported_top_level()
-        environment = find_environment(project.root, request.python, request.python_from) if imported or request.python else None
+        environment = (
+            find_environment(project.root, request.python, request.python_from) if imported or request.python else None
+        )
         if environment is not None:
             for distribution in _distributions(environment, imported):
                 tree = installed_tree(distribution)
                 shadowing = {provided[name] for name in distribution.top_level if name in provided}
                 # only a checkout joined as a source tree lacks its build's stubs; a project that
                 # provides the package (the bundled tree's own torch) is read as it stands
-                stubs_only = bool(shadowing) and all(t.kind is TreeKind.SOURCE for t in shadowing) \
-                    and tree.kind is TreeKind.INSTALLED and _has_stubs(distribution)
+                stubs_only = (
+                    bool(shadowing)
+                    and all(t.kind is TreeKind.SOURCE for t in shadowing)
+                    and tree.kind is TreeKind.INSTALLED
+                    and _has_stubs(distribution)
+                )
                 if shadowing:
                     notes.extend(_version_notes(distribution, environment, shadowing, provided, stubs_only))
                     if not stubs_only:
@@ -136,7 +146,9 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree, partial: boo
                 for name in distribution.top_level:
                     provided.setdefault(name, tree)
         reader: IndexReader = parts[0].store if len(parts) == 1 else MultiTreeIndex(parts)
-        yield Workspace(project.root, reader, [part.tree for part in parts], index_paths, environment, notes, closing, waiting)
+        yield Workspace(
+            project.root, reader, [part.tree for part in parts], index_paths, environment, notes, closing, waiting
+        )
 
 
 @contextmanager
@@ -186,15 +198,22 @@ def nested_roots(tree: Tree, trees: list[Tree]) -> frozenset[str]:
     project, the project inside a checkout), relative to its root: each file is read once,
     as part of the innermost tree that holds it."""
     prefix = tree.root.rstrip(os.sep) + os.sep
-    return frozenset(os.path.relpath(other.root, tree.root).replace(os.sep, "/")
-                     for other in trees if other.root.startswith(prefix))
+    return frozenset(
+        os.path.relpath(other.root, tree.root).replace(os.sep, "/") for other in trees if other.root.startswith(prefix)
+    )
 
 
 def installed_tree(distribution: Distribution) -> Tree:
     if distribution.stamp is None:  # a folder a .pth file adds (an editable install): sources
         return Tree(distribution.label, distribution.site_folder, TreeKind.SOURCE, None, distribution.top_level)
-    return Tree(distribution.label, distribution.site_folder, TreeKind.INSTALLED, distribution.version,
-                distribution.top_level, distribution.stamp)
+    return Tree(
+        distribution.label,
+        distribution.site_folder,
+        TreeKind.INSTALLED,
+        distribution.version,
+        distribution.top_level,
+        distribution.stamp,
+    )
 
 
 def _distributions(environment: Environment, imported: set[str]) -> list[Distribution]:
@@ -224,16 +243,26 @@ def _installed_index(tree: Tree, index_path: Path, refresh_tree: RefreshTree) ->
 
 
 def _version_notes(
-    distribution: Distribution, environment: Environment, shadowing: set[Tree], provided: dict[str, Tree], stubs_only: bool = False,
+    distribution: Distribution,
+    environment: Environment,
+    shadowing: set[Tree],
+    provided: dict[str, Tree],
+    stubs_only: bool = False,
 ) -> Iterator[str]:
     for tree in sorted(shadowing, key=lambda t: t.root):
         names = ", ".join(name for name in distribution.top_level if provided.get(name) == tree)
         if distribution.stamp is None or (tree.version and _release(tree.version) == _release(distribution.version)):
             continue
         their = f" (version {tree.version})" if tree.version else ""
-        stubs = "; only its stubs (.pyi) are, for the names the checkout has none for (stubs its build generates)" if stubs_only else ""
-        yield (f"note: {distribution.label} installed in {environment.where} is not read: "
-               f"{tree.name} at {tree.root}{their} provides {names} instead{stubs}")
+        stubs = (
+            "; only its stubs (.pyi) are, for the names the checkout has none for (stubs its build generates)"
+            if stubs_only
+            else ""
+        )
+        yield (
+            f"note: {distribution.label} installed in {environment.where} is not read: "
+            f"{tree.name} at {tree.root}{their} provides {names} instead{stubs}"
+        )
 
 
 def _has_stubs(distribution: Distribution) -> bool:

@@ -88,7 +88,9 @@ def text(node: Node | None) -> str:
     if node is None:
         return ""
     data = node.text  # the binding slices a new bytes object at every read: read it once
-    return "" if data is None else data.decode("utf-8", "replace")  # positional: called millions of times, keywords cost
+    return (
+        "" if data is None else data.decode("utf-8", "replace")
+    )  # positional: called millions of times, keywords cost
 
 
 def head(node: Node, end_byte: int) -> str:

@@ -68,7 +68,9 @@ def _home() -> Path:
         account = ""
     if os.path.isabs(account) and account != "/":
         return Path(account)
-    raise UsageError("no home folder for explorer's cache ($HOME is empty or /): set EXPLORER_CACHE_DIR to a folder explorer may write")
+    raise UsageError(
+        "no home folder for explorer's cache ($HOME is empty or /): set EXPLORER_CACHE_DIR to a folder explorer may write"
+    )
 
 
 def resolve_index_path(root: str, index: str | None) -> Path:

@@ -52,7 +52,7 @@ def invoke(args: list[str], env: Mapping[str, str] | None = None) -> CommandResu
         except SystemExit as stop:
             exit_code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
             escaped = stop if exit_code else None
-        except Exception as error:  # noqa: BLE001 - a test asserts on it
+        except Exception as error:
             escaped, exit_code = error, 1
     return CommandResult(exit_code, out.getvalue(), err.getvalue(), both.getvalue(), escaped)
 

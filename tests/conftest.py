@@ -99,7 +99,9 @@ def index_contents(index: Path) -> tuple[list, list]:
     db = sqlite3.connect(f"file:{index}?mode=ro", uri=True)  # read only: a test must not write the index it checks
     try:
         files = sorted(db.execute("SELECT path, lang, size, mtime_ns, skipped FROM files"))
-        symbols = sorted(db.execute("SELECT f.path, s.qname, s.kind, s.line FROM symbols s JOIN files f ON f.id = s.file_id"))
+        symbols = sorted(
+            db.execute("SELECT f.path, s.qname, s.kind, s.line FROM symbols s JOIN files f ON f.id = s.file_id")
+        )
     finally:
         db.close()
     return files, symbols

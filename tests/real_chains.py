@@ -61,8 +61,14 @@ def score(chain: Chain, paths: list, paths_found: int, variant_paths: list | Non
     listed = [hops_of(path) for path in paths]
     variants = [[hops_of(other) for other in others] for others in variant_paths or [[] for _ in paths]]
     accepted = chain.accepted()
-    rank = next((number for number, (hops, others) in enumerate(zip(listed, variants), start=1)
-                 if hops in accepted or any(other in accepted for other in others)), None)
+    rank = next(
+        (
+            number
+            for number, (hops, others) in enumerate(zip(listed, variants), start=1)
+            if hops in accepted or any(other in accepted for other in others)
+        ),
+        None,
+    )
     differences = _differences(chain.hops, listed[0]) if listed and rank != 1 else []
     if not listed:
         differences = ["no path found"]
@@ -101,8 +107,16 @@ LAYER_NORM = "aten/src/ATen/native/cuda/layer_norm_kernel.cu"
 UNARY_OPS = "aten/src/ATen/native/UnaryOps.cpp"
 
 
-def unary_chain(operator: str, line: int, out_line: int, impl_line: int, stub_line: int, kernel_file: str, kernel_line: int,
-                gpu_kernel_call: int) -> Chain:
+def unary_chain(
+    operator: str,
+    line: int,
+    out_line: int,
+    impl_line: int,
+    stub_line: int,
+    kernel_file: str,
+    kernel_line: int,
+    gpu_kernel_call: int,
+) -> Chain:
     """An elementwise unary operator of UnaryOps.cpp: `- func: op` delegates to `op.out`, whose
     CPU and CUDA kernel is `op_out`, written by CREATE_UNARY_TORCH_IMPL_FUNC(op_out, op_stub) at
     `impl_line`; the stub (DEFINE_DISPATCH at `stub_line`) reaches `op_kernel_cuda`, which hands
@@ -118,8 +132,14 @@ def unary_chain(operator: str, line: int, out_line: int, impl_line: int, stub_li
         ("at::native::gpu_kernel_impl", CUDA_LOOPS, 383),
     )
     return Chain(
-        "elementwise unary", operator, "vectorized_elementwise_kernel",
-        (*head, ("at::native::launch_vectorized_kernel", CUDA_LOOPS, 247), ("at::native::vectorized_elementwise_kernel", CUDA_LOOPS, 63)),
+        "elementwise unary",
+        operator,
+        "vectorized_elementwise_kernel",
+        (
+            *head,
+            ("at::native::launch_vectorized_kernel", CUDA_LOOPS, 247),
+            ("at::native::vectorized_elementwise_kernel", CUDA_LOOPS, 63),
+        ),
         (
             f"yaml:{line + 2 if name == 'sqrt' else line + 1} structured_delegate: {name}.out",
             f"yaml: {name}.out lists CPU, CUDA: {name}_out",
@@ -131,13 +151,21 @@ def unary_chain(operator: str, line: int, out_line: int, impl_line: int, stub_li
             "CUDALoops.cuh:256 vectorized_elementwise_kernel<4, func_t, array_t><<<...>>>(N, f, data)",
         ),
         "float32, contiguous; upstream launch_vectorized_kernel (CUDALoops.cuh:247), the MACA one (174) is the alternative",
-        ((*head, ("at::native::launch_vectorized_kernel", CUDA_LOOPS, 174), ("at::native::vectorized_elementwise_kernel", CUDA_LOOPS, 63)),),
+        (
+            (
+                *head,
+                ("at::native::launch_vectorized_kernel", CUDA_LOOPS, 174),
+                ("at::native::vectorized_elementwise_kernel", CUDA_LOOPS, 63),
+            ),
+        ),
     )
 
 
 CHAINS: list[Chain] = [
     Chain(
-        "cuDNN convolution forward", "torch.nn.functional.conv2d", "cudnnConvolutionForward",
+        "cuDNN convolution forward",
+        "torch.nn.functional.conv2d",
+        "cudnnConvolutionForward",
         (
             ("torch.nn.functional.conv2d", "torch/nn/functional.py", 87),
             ("torch._C._VariableFunctions.conv2d", None, None),
@@ -180,7 +208,9 @@ CHAINS: list[Chain] = [
         "upstream; _convolution is taken apart by the fork's #if in Convolution.cpp and found again by braces",
     ),
     Chain(
-        "BLAS", "aten::mm", "cublasSgemm",
+        "BLAS",
+        "aten::mm",
+        "cublasSgemm",
         (
             ("aten::mm", Y, 4099),
             ("aten::mm.out", Y, 4107),
@@ -203,7 +233,9 @@ CHAINS: list[Chain] = [
         "float32; self 2-D so not the Lt interface (Blas.cpp:230 wants a 1-D bias)",
     ),
     Chain(
-        "BLAS", "aten::addmm", "cublasSgemm",
+        "BLAS",
+        "aten::addmm",
+        "cublasSgemm",
         (
             ("aten::addmm", Y, 6965),
             ("aten::addmm.out", Y, 6954),
@@ -226,7 +258,9 @@ CHAINS: list[Chain] = [
         "float32 with a 2-D self: useLtInterface stays false (Blas.cpp:230)",
     ),
     Chain(
-        "batched BLAS", "aten::bmm", "cublasSgemmStridedBatched",
+        "batched BLAS",
+        "aten::bmm",
+        "cublasSgemmStridedBatched",
         (
             ("aten::bmm", Y, 1339),
             ("aten::bmm.out", Y, 1349),
@@ -249,7 +283,9 @@ CHAINS: list[Chain] = [
         "float32, batch of more than one matrix",
     ),
     Chain(
-        "reduction", "aten::sum.dim_IntList", "reduce_kernel",
+        "reduction",
+        "aten::sum.dim_IntList",
+        "reduce_kernel",
         (
             ("aten::sum.dim_IntList", Y, 5733),
             ("aten::sum.IntList_out", Y, 5748),
@@ -274,7 +310,9 @@ CHAINS: list[Chain] = [
         "float32 (not Half/BFloat16, which reduce_dispatch sends to OpFunctor specialisations)",
     ),
     Chain(
-        "concatenation", "aten::cat", "CatArrayBatchedCopy",
+        "concatenation",
+        "aten::cat",
+        "CatArrayBatchedCopy",
         (
             ("aten::cat", Y, 1374),
             ("aten::cat.out", Y, 1382),
@@ -292,7 +330,9 @@ CHAINS: list[Chain] = [
         " MACA_CatArrayBatchedCopy, another kernel",
     ),
     Chain(
-        "indexing", "aten::index_select", "indexSelectSmallIndex",
+        "indexing",
+        "aten::index_select",
+        "indexSelectSmallIndex",
         (
             ("aten::index_select", Y, 9143),
             ("at::native::index_select_cuda", INDEXING, 2094),
@@ -309,7 +349,9 @@ CHAINS: list[Chain] = [
         "at most 16 indices (the small-index kernel); both #if sides of Indexing.cu:1915 launch it through SMALL_INDEX",
     ),
     Chain(
-        "softmax", "aten::_softmax", "cunn_SoftMaxForward",
+        "softmax",
+        "aten::_softmax",
+        "cunn_SoftMaxForward",
         (
             ("aten::_softmax", Y, 5498),
             ("aten::_softmax.out", Y, 5505),
@@ -326,7 +368,9 @@ CHAINS: list[Chain] = [
         "a softmax dimension over 1024 elements (shorter ones take dispatch_softmax_forward's persistent kernel)",
     ),
     Chain(
-        "pooling", "aten::max_pool2d_with_indices", "max_pool_forward_nchw",
+        "pooling",
+        "aten::max_pool2d_with_indices",
+        "max_pool_forward_nchw",
         (
             ("aten::max_pool2d_with_indices", Y, 12249),
             ("aten::max_pool2d_with_indices.out", Y, 12240),
@@ -341,7 +385,9 @@ CHAINS: list[Chain] = [
         "NCHW contiguous input; the launch is outside the fork's #ifdef USE_MACA (which covers channels-last)",
     ),
     Chain(
-        "pooling", "aten::avg_pool2d", "avg_pool2d_out_cuda_frame",
+        "pooling",
+        "aten::avg_pool2d",
+        "avg_pool2d_out_cuda_frame",
         (
             ("aten::avg_pool2d", Y, 12132),
             ("aten::avg_pool2d.out", Y, 12119),
@@ -356,12 +402,18 @@ CHAINS: list[Chain] = [
         "NCHW contiguous input",
     ),
     Chain(
-        "interpolation", "aten::upsample_bilinear2d", "upsample_bilinear2d_out_frame",
+        "interpolation",
+        "aten::upsample_bilinear2d",
+        "upsample_bilinear2d_out_frame",
         (
             ("aten::upsample_bilinear2d", Y, 12576),
             ("aten::upsample_bilinear2d.out", Y, 12568),
             ("at::native::upsample_bilinear2d_out_cuda", "aten/src/ATen/native/cuda/UpSampleBilinear2d.cu", 847),
-            ("at::native::upsample_bilinear2d_out_cuda_template", "aten/src/ATen/native/cuda/UpSampleBilinear2d.cu", 262),
+            (
+                "at::native::upsample_bilinear2d_out_cuda_template",
+                "aten/src/ATen/native/cuda/UpSampleBilinear2d.cu",
+                262,
+            ),
             ("at::native::upsample_bilinear2d_out_frame", "aten/src/ATen/native/cuda/UpSampleBilinear2d.cu", 35),
         ),
         (
@@ -373,7 +425,9 @@ CHAINS: list[Chain] = [
         "NCHW contiguous input; the kernel stands behind C10_LAUNCH_BOUNDS_1(1024)",
     ),
     Chain(
-        "losses", "aten::nll_loss_forward", "nll_loss_forward_reduce_cuda_kernel_2d",
+        "losses",
+        "aten::nll_loss_forward",
+        "nll_loss_forward_reduce_cuda_kernel_2d",
         (
             ("aten::nll_loss_forward", Y, 11550),
             ("aten::nll_loss_forward.output", Y, 11542),
@@ -390,7 +444,9 @@ CHAINS: list[Chain] = [
         "a batch of class scores (2-D input) with reduction='mean'",
     ),
     Chain(
-        "elementwise unary", "aten::exp", "vectorized_elementwise_kernel",
+        "elementwise unary",
+        "aten::exp",
+        "vectorized_elementwise_kernel",
         (
             ("aten::exp", Y, 2549),
             ("aten::exp.out", Y, 2561),
@@ -429,7 +485,9 @@ CHAINS: list[Chain] = [
         ),
     ),
     Chain(
-        "normalisation", "aten::native_layer_norm", "vectorized_layer_norm_kernel",
+        "normalisation",
+        "aten::native_layer_norm",
+        "vectorized_layer_norm_kernel",
         (
             ("aten::native_layer_norm", Y, 3260),
             ("at::native::layer_norm_cuda", LAYER_NORM, 1575),
@@ -448,7 +506,9 @@ CHAINS: list[Chain] = [
         "float32, aligned rows (the vectorised path; otherwise RowwiseMomentsCUDAKernel and LayerNormForwardCUDAKernel)",
     ),
     Chain(
-        "normalisation", "aten::cudnn_batch_norm", "cudnnBatchNormalizationForwardTrainingEx",
+        "normalisation",
+        "aten::cudnn_batch_norm",
+        "cudnnBatchNormalizationForwardTrainingEx",
         (
             ("aten::cudnn_batch_norm", Y, 1858),
             ("at::native::cudnn_batch_norm", "aten/src/ATen/native/cudnn/BatchNorm.cpp", 121),
@@ -461,7 +521,9 @@ CHAINS: list[Chain] = [
         "cuDNN enabled (the definition at BatchNorm.cpp:19 is the #if !AT_CUDNN_ENABLED() stub); training",
     ),
     Chain(
-        "reduction", "aten::amax", "reduce_kernel",
+        "reduction",
+        "aten::amax",
+        "reduce_kernel",
         (
             ("aten::amax", Y, 3834),
             ("aten::amax.out", Y, 3839),
@@ -486,7 +548,9 @@ CHAINS: list[Chain] = [
         "a non-empty input",
     ),
     Chain(
-        "embedding", "aten::embedding", "indexSelectSmallIndex",
+        "embedding",
+        "aten::embedding",
+        "indexSelectSmallIndex",
         (
             ("aten::embedding", Y, 2280),
             ("at::native::embedding_symint", "aten/src/ATen/native/Embedding.cpp", 37),
@@ -507,7 +571,9 @@ CHAINS: list[Chain] = [
         "1-D indices, at most 16 of them",
     ),
     Chain(
-        "reduction", "aten::argmax", "reduce_kernel",
+        "reduction",
+        "aten::argmax",
+        "reduce_kernel",
         (
             ("aten::argmax", Y, 810),
             ("aten::argmax.out", Y, 816),
@@ -536,7 +602,9 @@ CHAINS: list[Chain] = [
     unary_chain("aten::sqrt", 5781, 5799, 359, 1031, "aten/src/ATen/native/cuda/UnaryOpsKernel.cu", 135, 161),
     unary_chain("aten::log", 3448, 3460, 340, 1009, "aten/src/ATen/native/cuda/UnaryLogKernels.cu", 19, 43),
     Chain(
-        "normalisation", "aten::native_batch_norm", "batch_norm_collect_statistics_kernel",
+        "normalisation",
+        "aten::native_batch_norm",
+        "batch_norm_collect_statistics_kernel",
         (
             ("aten::native_batch_norm", Y, 4295),
             ("at::native::batch_norm_cuda", "aten/src/ATen/native/cuda/Normalization.cu", 461),
@@ -555,7 +623,9 @@ CHAINS: list[Chain] = [
         "training, contiguous NCHW input (the native kernel, not cuDNN)",
     ),
     Chain(
-        "normalisation", "aten::native_group_norm", "RowwiseMomentsCUDAKernel",
+        "normalisation",
+        "aten::native_group_norm",
+        "RowwiseMomentsCUDAKernel",
         (
             ("aten::native_group_norm", Y, 2969),
             ("at::native::native_group_norm", "aten/src/ATen/native/group_norm.cpp", 62),
@@ -574,7 +644,9 @@ CHAINS: list[Chain] = [
         "upstream: the #else side of the fork's `#ifdef USE_MACA` fast path at group_norm_kernel.cu:610",
     ),
     Chain(
-        "softmax", "aten::_log_softmax", "cunn_SoftMaxForward",
+        "softmax",
+        "aten::_log_softmax",
+        "cunn_SoftMaxForward",
         (
             ("aten::_log_softmax", Y, 3675),
             ("aten::_log_softmax.out", Y, 3679),
@@ -591,7 +663,9 @@ CHAINS: list[Chain] = [
         "a dimension over 1024 elements, as for _softmax",
     ),
     Chain(
-        "interpolation", "aten::upsample_nearest2d", "upsample_nearest2d_out_frame",
+        "interpolation",
+        "aten::upsample_nearest2d",
+        "upsample_nearest2d_out_frame",
         (
             ("aten::upsample_nearest2d", Y, 12746),
             ("aten::upsample_nearest2d.out", Y, 12730),
@@ -608,7 +682,9 @@ CHAINS: list[Chain] = [
         "NCHW contiguous input; the kernel stands behind C10_LAUNCH_BOUNDS_1(1024)",
     ),
     Chain(
-        "losses", "aten::nll_loss2d_forward", "nll_loss2d_forward_kernel",
+        "losses",
+        "aten::nll_loss2d_forward",
+        "nll_loss2d_forward_kernel",
         (
             ("aten::nll_loss2d_forward", Y, 11581),
             ("at::native::nll_loss2d_forward_cuda", "aten/src/ATen/native/cuda/NLLLoss2d.cu", 480),
@@ -688,7 +764,7 @@ _NCCL_ALLREDUCE_TAIL = (
     ("ncclAllReduce", None, None),
 )
 _NCCL_ALLREDUCE_TAIL_EVIDENCE = (
-    "ProcessGroupNCCL.cpp:3209 collective(tensor, tensor, [&](...) {...}, OpType::ALLREDUCE, \"nccl:all_reduce\"):"
+    'ProcessGroupNCCL.cpp:3209 collective(tensor, tensor, [&](...) {...}, OpType::ALLREDUCE, "nccl:all_reduce"):'
     " the 5-argument template (ProcessGroupNCCL.hpp:721)",
     "ProcessGroupNCCL.cpp:3102 collective(input, output, fn, [](...) {}, [](...) {}, opType, ...): the 8-argument one",
     "ProcessGroupNCCL.cpp:2616 fn(input, output, comm, ncclStream) inside C10D_NCCL_CHECK_TIMEOUT (NCCL >= 2.14;"
@@ -708,7 +784,7 @@ _JIT_FUNCTION_HEAD = (
 _JIT_FUNCTION_HEAD_EVIDENCE = (
     "_script.py:1432 _script_impl(obj=obj, optimize=optimize, ...)",
     "_script.py:1204 torch._C._jit_script_compile(qualified_name, ast, _rcb, get_default_args(obj)) for a function",
-    "script_init.cpp:1621 the lambda m.def(\"_jit_script_compile\", ...) binds (initJitScriptBindings, called with"
+    'script_init.cpp:1621 the lambda m.def("_jit_script_compile", ...) binds (initJitScriptBindings, called with'
     " torch._C by init.cpp:2260)",
     "script_init.cpp:1628 script_compile_function(name, def, defaults, rcb)",
     "script_init.cpp:412 cu->define(QualifiedName(name.prefix()), {}, {}, {def}, {pythonResolver(rcb)}, nullptr,"
@@ -717,7 +793,9 @@ _JIT_FUNCTION_HEAD_EVIDENCE = (
 
 BINDING_CHAINS: list[Chain] = [
     Chain(
-        "serialization", "torch.save", "mz_zip_writer_add_mem_ex_v2",
+        "serialization",
+        "torch.save",
+        "mz_zip_writer_add_mem_ex_v2",
         (
             ("torch.serialization.save", SER, 598),
             ("torch.serialization._save", SER, 803),
@@ -731,7 +809,7 @@ BINDING_CHAINS: list[Chain] = [
             "serialization.py:866 zip_file.write_record('data.pkl', data_value, len(data_value)): zip_file is the"
             " torch._C.PyTorchFileWriter that `with _open_zipfile_writer(f)` (651) entered (_opener.__enter__, 440);"
             " bytes take the first overload, whose const char* pybind11's string caster loads from bytes",
-            "init.cpp:1429 the lambda .def(\"write_record\", ...) binds",
+            'init.cpp:1429 the lambda .def("write_record", ...) binds',
             "init.cpp:1435 self.writeRecord(name, data, size)",
             "inline_container.cc:698 mz_zip_writer_add_mem_ex_v2(...) (miniz, vendored under third_party/miniz-2.1.0)",
         ),
@@ -749,7 +827,9 @@ BINDING_CHAINS: list[Chain] = [
         ),
     ),
     Chain(
-        "serialization", "torch.save", "mz_zip_writer_init_v2",
+        "serialization",
+        "torch.save",
+        "mz_zip_writer_init_v2",
         (
             ("torch.serialization.save", SER, 598),
             ("torch.serialization._open_zipfile_writer", SER, 519),
@@ -770,7 +850,9 @@ BINDING_CHAINS: list[Chain] = [
         "a path with an ASCII name (a non-ASCII one or a buffer takes the py::init lambda at 1390)",
     ),
     Chain(
-        "serialization", "torch.load", "mz_zip_reader_extract_to_mem",
+        "serialization",
+        "torch.load",
+        "mz_zip_reader_extract_to_mem",
         (
             ("torch.serialization.load", SER, 889),
             ("torch.serialization._load", SER, 1414),
@@ -783,14 +865,16 @@ BINDING_CHAINS: list[Chain] = [
             "serialization.py:1097 return _load(opened_zipfile, map_location, pickle_module, ...) (weights_only unset:"
             " False in 2.4)",
             "serialization.py:1423 zip_file.get_record(byteordername) (a file torch.save wrote has it); :1518 for data.pkl",
-            "init.cpp:1569 the lambda .def(\"get_record\", ...) binds",
+            'init.cpp:1569 the lambda .def("get_record", ...) binds',
             "init.cpp:1570 self.getRecord(key): the one-argument overload",
             "inline_container.cc:355 mz_zip_reader_extract_to_mem(ar_.get(), key, retval.get(), stat.m_uncomp_size, 0)",
         ),
         "a zip-format file (not TorchScript), weights_only left unset",
     ),
     Chain(
-        "serialization", "torch.load", "mz_zip_reader_init",
+        "serialization",
+        "torch.load",
+        "mz_zip_reader_init",
         (
             ("torch.serialization.load", SER, 889),
             ("torch.serialization._open_zipfile_reader.__init__", SER, 479),
@@ -813,7 +897,9 @@ BINDING_CHAINS: list[Chain] = [
         "loading from a path or a file object (both reach PyTorchFileReader as a Python file)",
     ),
     Chain(
-        "distributed collectives", "torch.distributed.all_reduce", "ncclAllReduce",
+        "distributed collectives",
+        "torch.distributed.all_reduce",
+        "ncclAllReduce",
         (
             ("torch.distributed.distributed_c10d.all_reduce", C10D_PY, 2216),
             ("torch._C._distributed_c10d.ProcessGroup.allreduce", C10D_INIT, 1736),
@@ -826,9 +912,9 @@ BINDING_CHAINS: list[Chain] = [
         (
             "distributed_c10d.py:2288 group.allreduce([tensor], opts): a list and AllreduceOptions, the first overload",
             "init.cpp:1738 &::c10d::ProcessGroup::allreduce",
-            "ProcessGroup.hpp:168 op.call(...), op the handle of findSchemaOrThrow(\"c10d::allreduce_\", \"\") (159)",
+            'ProcessGroup.hpp:168 op.call(...), op the handle of findSchemaOrThrow("c10d::allreduce_", "") (159)',
             "Ops.cpp:503 REGISTER_C10D_OP(allreduce_): REGISTER_C10D_OP1(allreduce_, CUDA) (493) writes"
-            " m.impl(\"allreduce_\", allreduce_CUDA) (487) for a CUDA tensor",
+            ' m.impl("allreduce_", allreduce_CUDA) (487) for a CUDA tensor',
             "Ops.cpp:183 IMPL_ALLREDUCE(CUDA): the macro's process_group->getBackend(CUDA)->allreduce(...) (174), the NCCL"
             " backend's override",
             "ProcessGroupNCCL.cpp:3277 allreduce_impl(tensor, opts) (no intra-node comm, not float8)",
@@ -837,7 +923,9 @@ BINDING_CHAINS: list[Chain] = [
         "a dense CUDA tensor on a NCCL process group (the default group; ProcessGroup dispatches through c10d::allreduce_)",
     ),
     Chain(
-        "distributed collectives", "torch.distributed.broadcast", "ncclBcast",
+        "distributed collectives",
+        "torch.distributed.broadcast",
+        "ncclBcast",
         (
             ("torch.distributed.distributed_c10d.broadcast", C10D_PY, 2173),
             ("torch._C._distributed_c10d.ProcessGroup.broadcast", C10D_INIT, 1717),
@@ -853,10 +941,10 @@ BINDING_CHAINS: list[Chain] = [
         (
             "distributed_c10d.py:2205 default_pg.broadcast([tensor], opts) (group None): the first overload",
             "init.cpp:1719 &::c10d::ProcessGroup::broadcast",
-            "ProcessGroup.hpp:145 op.call(...), op the handle of findSchemaOrThrow(\"c10d::broadcast_\", \"\") (133)",
-            "Ops.cpp:502 REGISTER_C10D_OP(broadcast_): m.impl(\"broadcast_\", broadcast_CUDA) for a CUDA tensor",
+            'ProcessGroup.hpp:145 op.call(...), op the handle of findSchemaOrThrow("c10d::broadcast_", "") (133)',
+            'Ops.cpp:502 REGISTER_C10D_OP(broadcast_): m.impl("broadcast_", broadcast_CUDA) for a CUDA tensor',
             "Ops.cpp:159 IMPL_BROADCAST(CUDA): the macro's process_group->getBackend(CUDA)->broadcast(...) (147)",
-            "ProcessGroupNCCL.cpp:3362 collective(tensor, tensor, [&](...) {...}, OpType::BROADCAST, \"nccl:broadcast\","
+            'ProcessGroupNCCL.cpp:3362 collective(tensor, tensor, [&](...) {...}, OpType::BROADCAST, "nccl:broadcast",'
             " avoidRecordStreams)",
             "ProcessGroupNCCL.cpp:3102 collective(input, output, fn, [](...) {}, [](...) {}, opType, ...)",
             "ProcessGroupNCCL.cpp:2616 fn(input, output, comm, ncclStream)",
@@ -865,7 +953,9 @@ BINDING_CHAINS: list[Chain] = [
         "a CUDA tensor on the default NCCL group",
     ),
     Chain(
-        "distributed collectives", "torch.distributed.all_gather", "ncclAllGather",
+        "distributed collectives",
+        "torch.distributed.all_gather",
+        "ncclAllGather",
         (
             ("torch.distributed.distributed_c10d.all_gather", C10D_PY, 3040),
             ("torch._C._distributed_c10d.ProcessGroup.allgather", C10D_INIT, 1798),
@@ -880,18 +970,20 @@ BINDING_CHAINS: list[Chain] = [
         (
             "distributed_c10d.py:3106 default_pg.allgather([tensor_list], [tensor]) (group None): lists, the first overload",
             "init.cpp:1800 &::c10d::ProcessGroup::allgather",
-            "ProcessGroup.hpp:229 op.call(...), op the handle of findSchemaOrThrow(\"c10d::allgather_\", \"\") (220)",
-            "Ops.cpp:505 REGISTER_C10D_OP(allgather_): m.impl(\"allgather_\", allgather_CUDA) for CUDA tensors",
+            'ProcessGroup.hpp:229 op.call(...), op the handle of findSchemaOrThrow("c10d::allgather_", "") (220)',
+            'Ops.cpp:505 REGISTER_C10D_OP(allgather_): m.impl("allgather_", allgather_CUDA) for CUDA tensors',
             "Ops.cpp:225 IMPL_ALLGATHER(CUDA): the macro's process_group->getBackend(CUDA)->allgather(...) (214)",
             "ProcessGroupNCCL.cpp:3555 collective(inputTensor, outputFlattened, [&](...) {...}, [](...) {...}, [&](...) {...},"
-            " OpType::ALLGATHER, \"nccl:all_gather\") (outputs of one size): the 8-argument overload itself",
+            ' OpType::ALLGATHER, "nccl:all_gather") (outputs of one size): the 8-argument overload itself',
             "ProcessGroupNCCL.cpp:2616 fn(input, output, comm, ncclStream)",
             "ProcessGroupNCCL.cpp:3566 ncclAllGather(input.data_ptr(), output.data_ptr(), input.numel(), ...)",
         ),
         "CUDA tensors of one size on the default NCCL group (otherwise _broadcast_oop per rank)",
     ),
     Chain(
-        "distributed collectives", "torch.distributed.barrier", "ncclAllReduce",
+        "distributed collectives",
+        "torch.distributed.barrier",
+        "ncclAllReduce",
         (
             ("torch.distributed.distributed_c10d.barrier", C10D_PY, 3899),
             ("torch._C._distributed_c10d.ProcessGroup.barrier", C10D_INIT, 1957),
@@ -905,9 +997,9 @@ BINDING_CHAINS: list[Chain] = [
             "distributed_c10d.py:3936 default_pg.barrier(opts=opts): group's default, GroupMember.WORLD, was evaluated when"
             " the module was imported, before any group existed, so it is None",
             "init.cpp:1959 &::c10d::ProcessGroup::barrier",
-            "ProcessGroup.hpp:605 op.call(tensor, ...), op the handle of findSchemaOrThrow(\"c10d::barrier\", \"\") (598),"
+            'ProcessGroup.hpp:605 op.call(tensor, ...), op the handle of findSchemaOrThrow("c10d::barrier", "") (598),'
             " tensor on opts.device (CUDA for NCCL)",
-            "Ops.cpp:516 REGISTER_C10D_OP(barrier): m.impl(\"barrier\", barrierCUDA) (barrier##DEV, no underscore)",
+            'Ops.cpp:516 REGISTER_C10D_OP(barrier): m.impl("barrier", barrierCUDA) (barrier##DEV, no underscore)',
             "Ops.cpp:442 IMPL_BARRIER(CUDA): the macro's process_group->getBackend(CUDA)->barrier(...) (436)",
             "ProcessGroupNCCL.cpp:3917 allreduce_impl(barrierTensor): a barrier is an allreduce of one byte",
             *_NCCL_ALLREDUCE_TAIL_EVIDENCE,
@@ -915,7 +1007,9 @@ BINDING_CHAINS: list[Chain] = [
         "the default NCCL group",
     ),
     Chain(
-        "autograd engine", "torch.Tensor.backward", "Engine::execute",
+        "autograd engine",
+        "torch.Tensor.backward",
+        "Engine::execute",
         (
             ("torch._tensor.Tensor.backward", "torch/_tensor.py", 465),
             ("torch.autograd.backward", AUTOGRAD, 183),
@@ -937,7 +1031,9 @@ BINDING_CHAINS: list[Chain] = [
         "a plain Tensor (no __torch_function__ override)",
     ),
     Chain(
-        "autograd engine", "torch.autograd.backward", "Node::operator()",
+        "autograd engine",
+        "torch.autograd.backward",
+        "Node::operator()",
         (
             ("torch.autograd.backward", AUTOGRAD, 183),
             ("torch.autograd.graph._engine_run_backward", GRAPH, 763),
@@ -970,7 +1066,9 @@ BINDING_CHAINS: list[Chain] = [
         " thread_main -> evaluate_function -> call_function",
     ),
     Chain(
-        "autograd engine", "torch.autograd.grad", "Engine::execute",
+        "autograd engine",
+        "torch.autograd.grad",
+        "Engine::execute",
         (
             ("torch.autograd.grad", AUTOGRAD, 300),
             ("torch.autograd.graph._engine_run_backward", GRAPH, 763),
@@ -990,7 +1088,9 @@ BINDING_CHAINS: list[Chain] = [
         "is_grads_batched=False",
     ),
     Chain(
-        "CUDA runtime", "torch.cuda.synchronize", "cudaDeviceSynchronize",
+        "CUDA runtime",
+        "torch.cuda.synchronize",
+        "cudaDeviceSynchronize",
         (
             ("torch.cuda.synchronize", "torch/cuda/__init__.py", 885),
             ("torch._C._cuda_synchronize", CUDA_MODULE, 1803),
@@ -1000,7 +1100,7 @@ BINDING_CHAINS: list[Chain] = [
         ),
         (
             "torch/cuda/__init__.py:895 torch._C._cuda_synchronize()",
-            "Module.cpp:1803 {\"_cuda_synchronize\", THCPModule_cudaSynchronize, METH_NOARGS, nullptr} (_THCPModule_methods,"
+            'Module.cpp:1803 {"_cuda_synchronize", THCPModule_cudaSynchronize, METH_NOARGS, nullptr} (_THCPModule_methods,'
             " added to torch._C)",
             "Module.cpp:449 c10::cuda::device_synchronize()",
             "CUDAFunctions.cpp:141 C10_CUDA_CHECK(cudaDeviceSynchronize())",
@@ -1008,7 +1108,9 @@ BINDING_CHAINS: list[Chain] = [
         "",
     ),
     Chain(
-        "CUDA memory statistics", "torch.cuda.memory_allocated", "DeviceCachingAllocator::getStats",
+        "CUDA memory statistics",
+        "torch.cuda.memory_allocated",
+        "DeviceCachingAllocator::getStats",
         (
             ("torch.cuda.memory.memory_allocated", CUDA_MEMORY, 377),
             ("torch.cuda.memory.memory_stats", CUDA_MEMORY, 173),
@@ -1020,10 +1122,10 @@ BINDING_CHAINS: list[Chain] = [
             (f"{NATIVE_ALLOCATOR}::DeviceCachingAllocator::getStats", ALLOCATOR, 1437),
         ),
         (
-            "memory.py:391 memory_stats(device=device).get(\"allocated_bytes.all.current\", 0)",
+            'memory.py:391 memory_stats(device=device).get("allocated_bytes.all.current", 0)',
             "memory.py:271 memory_stats_as_nested_dict(device=device)",
             "memory.py:283 torch._C._cuda_memoryStats(device) (CUDA initialized)",
-            "Module.cpp:1769 {\"_cuda_memoryStats\", THCPModule_memoryStats, METH_O, nullptr}",
+            'Module.cpp:1769 {"_cuda_memoryStats", THCPModule_memoryStats, METH_O, nullptr}',
             "Module.cpp:582 c10::cuda::CUDACachingAllocator::getDeviceStats(device_index)",
             "CUDACachingAllocator.h:389 get()->getDeviceStats(device): CUDAAllocator's virtual, the native allocator's"
             " override (the default backend, CUDACachingAllocator.cpp:3401)",
@@ -1032,7 +1134,9 @@ BINDING_CHAINS: list[Chain] = [
         "the native caching allocator (PYTORCH_CUDA_ALLOC_CONF without backend:cudaMallocAsync)",
     ),
     Chain(
-        "CUDA memory statistics", "torch.cuda.empty_cache", "cudaFree",
+        "CUDA memory statistics",
+        "torch.cuda.empty_cache",
+        "cudaFree",
         (
             ("torch.cuda.memory.empty_cache", CUDA_MEMORY, 158),
             ("torch._C._cuda_emptyCache", CUDA_MODULE, 1768),
@@ -1047,7 +1151,7 @@ BINDING_CHAINS: list[Chain] = [
         ),
         (
             "memory.py:170 torch._C._cuda_emptyCache() (CUDA initialized)",
-            "Module.cpp:1768 {\"_cuda_emptyCache\", THCPModule_emptyCache, METH_NOARGS, nullptr}",
+            'Module.cpp:1768 {"_cuda_emptyCache", THCPModule_emptyCache, METH_NOARGS, nullptr}',
             "Module.cpp:546 c10::cuda::CUDACachingAllocator::emptyCache()",
             "CUDACachingAllocator.h:373 get()->emptyCache(): the native allocator's override",
             "CUDACachingAllocator.cpp:3083 da->emptyCache() for each device",
@@ -1059,7 +1163,9 @@ BINDING_CHAINS: list[Chain] = [
         "the native caching allocator, without expandable segments",
     ),
     Chain(
-        "CUDA events", "torch.cuda.Event.record", "cudaEventRecord",
+        "CUDA events",
+        "torch.cuda.Event.record",
+        "cudaEventRecord",
         (
             ("torch.cuda.streams.Event.record", STREAMS, 177),
             ("torch._C._CudaEventBase.record", "torch/csrc/cuda/Event.cpp", 192),
@@ -1069,7 +1175,7 @@ BINDING_CHAINS: list[Chain] = [
         ),
         (
             "streams.py:185 super().record(stream): Event's base torch._C._CudaEventBase (streams.py:141)",
-            "Event.cpp:192 {(char*)\"record\", THCPEvent_record, METH_O, nullptr} in THCPEvent_methods, the tp_methods of"
+            'Event.cpp:192 {(char*)"record", THCPEvent_record, METH_O, nullptr} in THCPEvent_methods, the tp_methods of'
             " THCPEventType, added to torch._C as _CudaEventBase (Event.cpp:246)",
             "Event.cpp:129 self->cuda_event.record(stream->cuda_stream): the CUDAStream overload",
             "CUDAEvent.h:121 AT_CUDA_CHECK(cudaEventRecord(event_, stream))",
@@ -1077,7 +1183,9 @@ BINDING_CHAINS: list[Chain] = [
         "",
     ),
     Chain(
-        "CUDA events", "torch.cuda.Event.synchronize", "cudaEventSynchronize",
+        "CUDA events",
+        "torch.cuda.Event.synchronize",
+        "cudaEventSynchronize",
         (
             ("torch.cuda.streams.Event.synchronize", STREAMS, 216),
             ("torch._C._CudaEventBase.synchronize", "torch/csrc/cuda/Event.cpp", 196),
@@ -1087,14 +1195,16 @@ BINDING_CHAINS: list[Chain] = [
         ),
         (
             "streams.py:225 super().synchronize()",
-            "Event.cpp:196 {(char*)\"synchronize\", THCPEvent_synchronize, METH_NOARGS, nullptr}",
+            'Event.cpp:196 {(char*)"synchronize", THCPEvent_synchronize, METH_NOARGS, nullptr}',
             "Event.cpp:164 self->cuda_event.synchronize()",
             "CUDAEvent.h:169 AT_CUDA_CHECK(cudaEventSynchronize(event_)) (a recorded event)",
         ),
         "an event already recorded",
     ),
     Chain(
-        "CUDA streams", "torch.cuda.Stream.synchronize", "cudaStreamSynchronize",
+        "CUDA streams",
+        "torch.cuda.Stream.synchronize",
+        "cudaStreamSynchronize",
         (
             ("torch.cuda.streams.Stream.synchronize", STREAMS, 94),
             ("torch._C._CudaStreamBase.synchronize", "torch/csrc/cuda/Stream.cpp", 150),
@@ -1105,7 +1215,7 @@ BINDING_CHAINS: list[Chain] = [
         ),
         (
             "streams.py:100 super().synchronize(): Stream's base torch._C._CudaStreamBase (streams.py:15)",
-            "Stream.cpp:150 {\"synchronize\", THCPStream_synchronize, METH_NOARGS, nullptr}",
+            'Stream.cpp:150 {"synchronize", THCPStream_synchronize, METH_NOARGS, nullptr}',
             "Stream.cpp:120 self->cuda_stream.synchronize(): an at::cuda::CUDAStream (Stream.h:10), c10::cuda's through"
             " at::cuda's `using namespace c10::cuda` (c10/macros/Macros.h:171)",
             "CUDAStream.h:133 c10::cuda::stream_synchronize(stream())",
@@ -1114,7 +1224,9 @@ BINDING_CHAINS: list[Chain] = [
         "",
     ),
     Chain(
-        "CUDA streams", "torch.cuda.Stream", "getStreamFromPool",
+        "CUDA streams",
+        "torch.cuda.Stream",
+        "getStreamFromPool",
         (
             ("torch.cuda.streams.Stream", STREAMS, 15),
             ("torch.cuda.streams.Stream.__new__", STREAMS, 32),
@@ -1132,7 +1244,9 @@ BINDING_CHAINS: list[Chain] = [
         "torch.cuda.Stream() with no device (a device enters torch.cuda.device first, 38)",
     ),
     Chain(
-        "tensor creation", "torch.nn.Parameter", "init_pyobj",
+        "tensor creation",
+        "torch.nn.Parameter",
+        "init_pyobj",
         (
             ("torch.nn.parameter.Parameter", "torch/nn/parameter.py", 13),
             ("torch.nn.parameter.Parameter.__new__", "torch/nn/parameter.py", 34),
@@ -1153,7 +1267,9 @@ BINDING_CHAINS: list[Chain] = [
         "data a plain torch.Tensor (a subclass takes data.detach() at 43)",
     ),
     Chain(
-        "tensor creation", "torch.tensor", "recursive_store",
+        "tensor creation",
+        "torch.tensor",
+        "recursive_store",
         (
             ("torch._C._VariableFunctions.tensor", TORCH_FUNCTIONS, 962),
             ("torch::autograd::THPVariable_tensor", TORCH_FUNCTIONS, 245),
@@ -1171,7 +1287,9 @@ BINDING_CHAINS: list[Chain] = [
         "torch.tensor([...]) of Python numbers; torch.tensor is torch._C._VariableFunctions.tensor (torch/__init__.py:1717)",
     ),
     Chain(
-        "tensor creation", "torch.tensor", "_empty_generic",
+        "tensor creation",
+        "torch.tensor",
+        "_empty_generic",
         (
             ("torch._C._VariableFunctions.tensor", TORCH_FUNCTIONS, 962),
             ("torch::autograd::THPVariable_tensor", TORCH_FUNCTIONS, 245),
@@ -1201,12 +1319,14 @@ BINDING_CHAINS: list[Chain] = [
         backend="cpu",
     ),
     Chain(
-        "TorchScript compiler", "torch.jit.script", "CompilationUnit::define",
+        "TorchScript compiler",
+        "torch.jit.script",
+        "CompilationUnit::define",
         _JIT_FUNCTION_HEAD,
         _JIT_FUNCTION_HEAD_EVIDENCE,
         "a plain Python function, not compiled before; a class takes the alternative (_script.py:1183"
         " _compile_and_register_class, _recursive.py:62 torch._C._jit_script_class_compile, script_init.cpp:1729 the"
-        " lambda m.def(\"_jit_script_class_compile\", ...) (1727) binds, :1778 cu->define(classname, props, propRcbs,"
+        ' lambda m.def("_jit_script_class_compile", ...) (1727) binds, :1778 cu->define(classname, props, propRcbs,'
         " methodDefs, methodRcbs, &self)), the same entry point",
         (
             (
@@ -1220,7 +1340,9 @@ BINDING_CHAINS: list[Chain] = [
         ),
     ),
     Chain(
-        "TorchScript compiler", "torch.jit.script", "to_ir::to_ir",
+        "TorchScript compiler",
+        "torch.jit.script",
+        "to_ir::to_ir",
         (
             *_JIT_FUNCTION_HEAD,
             ("torch::jit::GraphFunction::ensure_defined", "torch/csrc/jit/api/function_impl.cpp", 78),
@@ -1238,7 +1360,9 @@ BINDING_CHAINS: list[Chain] = [
         "a plain Python function: the definition is compiled to a graph when CompilationUnit::define ensures it",
     ),
     Chain(
-        "macro-launched kernels", "aten::topk", "sbtopk::gatherTopK",
+        "macro-launched kernels",
+        "aten::topk",
+        "sbtopk::gatherTopK",
         (
             ("aten::topk", Y, 10061),
             ("aten::topk.values", Y, 10054),
@@ -1260,7 +1384,9 @@ BINDING_CHAINS: list[Chain] = [
         "a (16, 1000) float32 input, k small, along the last dim: 16 slices of 1000 take the single-block path",
     ),
     Chain(
-        "macro-launched kernels", "aten::topk", "radixFindKthValues",
+        "macro-launched kernels",
+        "aten::topk",
+        "radixFindKthValues",
         (
             ("aten::topk", Y, 10061),
             ("aten::topk.values", Y, 10054),
@@ -1280,7 +1406,9 @@ BINDING_CHAINS: list[Chain] = [
         "one slice of 1,000,000 float32 values (multi-block with CUB's scan by key)",
     ),
     Chain(
-        "macro-launched kernels", "aten::_flash_attention_forward", "flash_fwd_kernel",
+        "macro-launched kernels",
+        "aten::_flash_attention_forward",
+        "flash_fwd_kernel",
         (
             ("aten::_flash_attention_forward", Y, 14747),
             ("at::native::_flash_attention_forward", "aten/src/ATen/native/transformers/cuda/attention.cu", 841),
@@ -1308,7 +1436,9 @@ BINDING_CHAINS: list[Chain] = [
         "fp16, head dim 33-64, dropout_p > 0, dense inputs, USE_FLASH_ATTENTION",
     ),
     Chain(
-        "Python doors", "torch.nn.functional.max_pool2d", "max_pool_forward_nchw",
+        "Python doors",
+        "torch.nn.functional.max_pool2d",
+        "max_pool_forward_nchw",
         (
             ("torch.nn.functional.max_pool2d", "torch/_jit_internal.py", 493),
             ("torch.nn.functional._max_pool2d", FUNCTIONAL, 774),
@@ -1322,7 +1452,7 @@ BINDING_CHAINS: list[Chain] = [
         ),
         (
             "_jit_internal.py:503 if_false(*args, **kwargs): return_indices not given, dispatch_flag = default False;"
-            " functional.py:799 max_pool2d = boolean_dispatch(..., if_false=_max_pool2d (804), func_name=\"max_pool2d\")",
+            ' functional.py:799 max_pool2d = boolean_dispatch(..., if_false=_max_pool2d (804), func_name="max_pool2d")',
             "functional.py:796 torch.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)",
             "yaml:3850 max_pool2d(Tensor self, int[2] kernel_size, ...)",
             "yaml:3852 CompositeImplicitAutograd: max_pool2d",
@@ -1335,7 +1465,9 @@ BINDING_CHAINS: list[Chain] = [
         " NCHW contiguous CUDA input",
     ),
     Chain(
-        "Python doors", "torch.nn.functional.normalize", "div_true_kernel_cuda",
+        "Python doors",
+        "torch.nn.functional.normalize",
+        "div_true_kernel_cuda",
         (
             ("torch.nn.functional.normalize", FUNCTIONAL, 4794),
             ("torch._C.TensorBase.__truediv__", "tools/autograd/templates/python_variable_methods.cpp", 1242),
@@ -1343,7 +1475,11 @@ BINDING_CHAINS: list[Chain] = [
             ("aten::div.out", Y, 2141),
             ("at::native::div_out", "aten/src/ATen/native/BinaryOps.cpp", 446),
             ("at::native::div_true_stub", "aten/src/ATen/native/BinaryOps.cpp", 380),
-            ("at::native::binary_internal::div_true_kernel_cuda", "aten/src/ATen/native/cuda/BinaryDivTrueKernel.cu", 20),
+            (
+                "at::native::binary_internal::div_true_kernel_cuda",
+                "aten/src/ATen/native/cuda/BinaryDivTrueKernel.cu",
+                20,
+            ),
         ),
         (
             "functional.py:4817 input / denom (out None): Tensor has no __truediv__ of its own (_tensor.py), so"

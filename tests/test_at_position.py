@@ -14,12 +14,7 @@ from explorer.query.graph import CallGraph
 from tests.conftest import write_tree
 
 SOURCE = (
-    "def relu(x):\n"
-    "    return x\n"
-    "def leaky_relu(x):\n"
-    "    return x\n"
-    "def use(x):\n"
-    "    return relu(x) + leaky_relu(x)\n"
+    "def relu(x):\n    return x\ndef leaky_relu(x):\n    return x\ndef use(x):\n    return relu(x) + leaky_relu(x)\n"
 )
 
 

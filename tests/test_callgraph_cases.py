@@ -22,7 +22,9 @@ CASE_FOLDERS = sorted(path.parent for path in CASES.rglob("callgraph.json"))
 # later assignment, made by another function, prevents. Each must keep failing in exactly
 # this way (strict): a change that fixes one, or breaks it differently, is noticed.
 OVER_APPROXIMATED = {
-    "assign/global_rebound_in_function": [("main.fire", "main.default_handler")],  # a global rebound by a call before fire()
+    "assign/global_rebound_in_function": [
+        ("main.fire", "main.default_handler")
+    ],  # a global rebound by a call before fire()
     "assign/nonlocal_rebinding": [("main.machine", "main.start")],  # rebound by switch() before the call
     "assign/starred_unpacking": [("main.run", "main.a")],  # `first, *rest`: rest is any element
     "closures/loop_variable_late_binding": [("main.build.handler", "main.alpha")],  # late binding: the last value only
@@ -62,7 +64,9 @@ def test_case(case: Path, tmp_path: Path):
     if _name(case) in OVER_APPROXIMATED:
         assert (missing, extra) == ([], OVER_APPROXIMATED[_name(case)])
         return
-    assert (missing, extra) == ([], []), f"{(case / 'feature.txt').read_text().strip()}: missing {missing}, extra {extra}"
+    assert (missing, extra) == ([], []), (
+        f"{(case / 'feature.txt').read_text().strip()}: missing {missing}, extra {extra}"
+    )
 
 
 def test_all_cases_together(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
@@ -79,6 +83,8 @@ def test_all_cases_together(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     precision = true_positives / (true_positives + false_positives)
     recall = true_positives / (true_positives + false_negatives)
     with capsys.disabled():
-        print(f"\ncallgraph cases: {exact}/{len(CASE_FOLDERS)} exact, edge precision {precision:.3f}, recall {recall:.3f}")
+        print(
+            f"\ncallgraph cases: {exact}/{len(CASE_FOLDERS)} exact, edge precision {precision:.3f}, recall {recall:.3f}"
+        )
     assert exact == len(CASE_FOLDERS) - len(OVER_APPROXIMATED)
     assert precision >= 0.98 and recall >= 0.95

@@ -28,8 +28,10 @@ def traced(tmp_path: Path, files: dict[str, str], query: str, **options) -> Trac
 
 def first_path(report: TraceReport) -> list[tuple[str, str | None, int | None, str | None]]:
     assert report.trace.paths, "no path"
-    return [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None)
-            for h in report.trace.paths[0]]
+    return [
+        (h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None)
+        for h in report.trace.paths[0]
+    ]
 
 
 def callees(report: TraceReport) -> list[tuple[str, str | None, int | None]]:
@@ -40,31 +42,31 @@ def callees(report: TraceReport) -> list[tuple[str, str | None, int | None]]:
 
 FILE_LOCAL = {
     "src/a.cu": (
-        "namespace at::native {\n"                       # 1
-        "static void launch_helper(int n) {}\n"          # 2
-        "void entry_a(int n) { launch_helper(n); }\n"    # 3
+        "namespace at::native {\n"  # 1
+        "static void launch_helper(int n) {}\n"  # 2
+        "void entry_a(int n) { launch_helper(n); }\n"  # 3
         "}\n"
     ),
     "src/b.cu": (
-        "namespace at::native {\n"                       # 1
-        "namespace {\n"                                  # 2
-        "void launch_helper(int n) {}\n"                 # 3
-        "void impl(int n) {}\n"                          # 4
-        "}\n"                                            # 5
-        "void entry_b(int n) { launch_helper(n); }\n"    # 6
-        "REGISTER_DISPATCH(fill_stub, &impl);\n"         # 7
+        "namespace at::native {\n"  # 1
+        "namespace {\n"  # 2
+        "void launch_helper(int n) {}\n"  # 3
+        "void impl(int n) {}\n"  # 4
+        "}\n"  # 5
+        "void entry_b(int n) { launch_helper(n); }\n"  # 6
+        "REGISTER_DISPATCH(fill_stub, &impl);\n"  # 7
         "}\n"
     ),
     "src/c.cu": (
-        "namespace at::native {\n"                       # 1
-        "namespace { void impl(int n) {} }\n"            # 2
-        "REGISTER_DISPATCH(fill_stub, &impl);\n"         # 3
+        "namespace at::native {\n"  # 1
+        "namespace { void impl(int n) {} }\n"  # 2
+        "REGISTER_DISPATCH(fill_stub, &impl);\n"  # 3
         "}\n"
     ),
     "src/fill.cpp": (
-        "namespace at::native {\n"                       # 1
-        "DEFINE_DISPATCH(fill_stub);\n"                  # 2
-        "void fill(int n) { fill_stub(kCUDA, n); }\n"    # 3
+        "namespace at::native {\n"  # 1
+        "DEFINE_DISPATCH(fill_stub);\n"  # 2
+        "void fill(int n) { fill_stub(kCUDA, n); }\n"  # 3
         "}\n"
     ),
 }
@@ -81,8 +83,10 @@ def test_a_static_or_anonymous_namespace_function_is_called_only_from_its_own_fi
 
 def test_register_dispatch_binds_the_kernel_its_own_file_defines(tmp_path):
     stub = traced(tmp_path, FILE_LOCAL, "at::native::fill_stub").trace.tree
-    registered = sorted((c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.resolution.value, c.edge.site)
-                        for c in stub.children)
+    registered = sorted(
+        (c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.resolution.value, c.edge.site)
+        for c in stub.children
+    )
     assert registered == [
         ("at::native::impl", "src/b.cu", 4, "exact", ("src/b.cu", 7)),
         ("at::native::impl", "src/c.cu", 2, "exact", ("src/c.cu", 3)),
@@ -92,9 +96,9 @@ def test_register_dispatch_binds_the_kernel_its_own_file_defines(tmp_path):
 GLOBAL_SCOPE = {
     "src/math.h": "float erf(float x) { return x; }\n",
     "src/ops.cpp": (
-        "#include \"math.h\"\n"                               # 1
-        "namespace at::native {\n"                            # 2
-        "float erf(float x) { return x; }\n"                  # 3
+        '#include "math.h"\n'  # 1
+        "namespace at::native {\n"  # 2
+        "float erf(float x) { return x; }\n"  # 3
         "float gelu(float x) { return ::erf(x) + erf(x); }\n"  # 4
         "}\n"
     ),
@@ -110,34 +114,34 @@ def test_a_leading_double_colon_means_the_global_namespace_only(tmp_path):
 
 SPECIALISATIONS = {
     "blas/CUDABlas.h": (
-        "namespace at::cuda::blas {\n"                                          # 1
-        "template <typename Dtype>\n"                                            # 2
-        "inline void gemm(int m, Dtype alpha) {\n"                               # 3
-        "  static_assert(false && sizeof(Dtype), \"not implemented\");\n"        # 4
-        "}\n"                                                                    # 5
+        "namespace at::cuda::blas {\n"  # 1
+        "template <typename Dtype>\n"  # 2
+        "inline void gemm(int m, Dtype alpha) {\n"  # 3
+        '  static_assert(false && sizeof(Dtype), "not implemented");\n'  # 4
+        "}\n"  # 5
         "}\n"
     ),
     "blas/CUDABlas.cpp": (
-        "namespace at::cuda::blas {\n"                                           # 1
-        "template <typename Dtype>\n"                                            # 2
-        "void gemm_internal(int m, Dtype alpha);\n"                              # 3
-        "template <>\n"                                                          # 4
-        "void gemm_internal<float>(int m, float alpha) { cublasSgemm(m); }\n"   # 5
-        "template <>\n"                                                          # 6
+        "namespace at::cuda::blas {\n"  # 1
+        "template <typename Dtype>\n"  # 2
+        "void gemm_internal(int m, Dtype alpha);\n"  # 3
+        "template <>\n"  # 4
+        "void gemm_internal<float>(int m, float alpha) { cublasSgemm(m); }\n"  # 5
+        "template <>\n"  # 6
         "void gemm_internal<double>(int m, double alpha) { cublasDgemm(m); }\n"  # 7
-        "template <>\n"                                                          # 8
-        "void gemm<float>(int m, float alpha) { gemm_internal<float>(m, alpha); }\n"     # 9
-        "template <>\n"                                                          # 10
+        "template <>\n"  # 8
+        "void gemm<float>(int m, float alpha) { gemm_internal<float>(m, alpha); }\n"  # 9
+        "template <>\n"  # 10
         "void gemm<double>(int m, double alpha) { gemm_internal<double>(m, alpha); }\n"  # 11
         "}\n"
     ),
     "blas/Blas.cpp": (
-        "namespace at::native {\n"                                               # 1
-        "void mm_float(int m) { at::cuda::blas::gemm<float>(m, 1.0f); }\n"       # 2
-        "template <typename scalar_t>\n"                                         # 3
-        "void mm_any(int m) { at::cuda::blas::gemm<scalar_t>(m, 1); }\n"          # 4
+        "namespace at::native {\n"  # 1
+        "void mm_float(int m) { at::cuda::blas::gemm<float>(m, 1.0f); }\n"  # 2
+        "template <typename scalar_t>\n"  # 3
+        "void mm_any(int m) { at::cuda::blas::gemm<scalar_t>(m, 1); }\n"  # 4
         "void mm_dispatch(int m) { AT_DISPATCH(t, [&] { at::cuda::blas::gemm<scalar_t>(m, 1); }); }\n"  # 5
-        "void mm_int(int m) { at::cuda::blas::gemm<int>(m, 1); }\n"              # 6
+        "void mm_int(int m) { at::cuda::blas::gemm<int>(m, 1); }\n"  # 6
         "}\n"
     ),
 }
@@ -145,12 +149,14 @@ SPECIALISATIONS = {
 
 def test_template_arguments_at_the_call_pick_the_specialisation(tmp_path):
     report = traced(tmp_path, SPECIALISATIONS, "at::native::mm_float", to="^cublas")
-    assert [first_path(report)] == [[
-        ("at::native::mm_float", "blas/Blas.cpp", 2, None),
-        ("at::cuda::blas::gemm", "blas/CUDABlas.cpp", 9, "call"),
-        ("at::cuda::blas::gemm_internal", "blas/CUDABlas.cpp", 5, "call"),
-        ("cublasSgemm", None, None, "call"),
-    ]]
+    assert [first_path(report)] == [
+        [
+            ("at::native::mm_float", "blas/Blas.cpp", 2, None),
+            ("at::cuda::blas::gemm", "blas/CUDABlas.cpp", 9, "call"),
+            ("at::cuda::blas::gemm_internal", "blas/CUDABlas.cpp", 5, "call"),
+            ("cublasSgemm", None, None, "call"),
+        ]
+    ]
     assert report.trace.paths_found == 1  # never gemm<float> then cublasDgemm
 
 
@@ -170,31 +176,31 @@ def test_a_type_no_specialisation_names_reaches_the_primary_template(tmp_path):
 
 OVERLOADS = {
     YAML: (
-        "- func: scale(Tensor self) -> Tensor\n"                              # 1
-        "  variants: function\n"                                              # 2
-        "  dispatch:\n"                                                       # 3
-        "    CUDA: scale_cuda\n"                                              # 4
+        "- func: scale(Tensor self) -> Tensor\n"  # 1
+        "  variants: function\n"  # 2
+        "  dispatch:\n"  # 3
+        "    CUDA: scale_cuda\n"  # 4
         "\n"
         "- func: scale.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"  # 6
-        "  variants: function\n"                                              # 7
-        "  dispatch:\n"                                                       # 8
-        "    CUDA: scale_out_cuda\n"                                          # 9
+        "  variants: function\n"  # 7
+        "  dispatch:\n"  # 8
+        "    CUDA: scale_out_cuda\n"  # 9
     ),
     "aten/src/ATen/native/Scale.cpp": (
-        "namespace at::native {\n"                                            # 1
-        "Tensor scale_cuda(const Tensor& self) { return self; }\n"            # 2
+        "namespace at::native {\n"  # 1
+        "Tensor scale_cuda(const Tensor& self) { return self; }\n"  # 2
         "Tensor& scale_out_cuda(const Tensor& self, Tensor& out) { return out; }\n"  # 3
         "}\n"
     ),
     "pkg/__init__.py": "",
     "pkg/ops.py": (
-        "import torch\n"                          # 1
+        "import torch\n"  # 1
         "\n"
-        "def functional(x):\n"                    # 3
-        "    return torch.scale(x)\n"             # 4
+        "def functional(x):\n"  # 3
+        "    return torch.scale(x)\n"  # 4
         "\n"
-        "def into(x, y):\n"                       # 6
-        "    return torch.scale(x, out=y)\n"      # 7
+        "def into(x, y):\n"  # 6
+        "    return torch.scale(x, out=y)\n"  # 7
     ),
 }
 
@@ -204,7 +210,9 @@ def test_a_call_without_out_takes_the_functional_overload_and_with_out_the_out_o
     binding = functional.children[0]
     assert [(c.node.symbol.qname, c.edge.resolution.value) for c in binding.children] == [("aten::scale", "exact")]
     into = traced(tmp_path / "o", OVERLOADS, "pkg.ops.into", max_depth=3).trace.tree
-    assert [(c.node.symbol.qname, c.edge.resolution.value) for c in into.children[0].children] == [("aten::scale.out", "exact")]
+    assert [(c.node.symbol.qname, c.edge.resolution.value) for c in into.children[0].children] == [
+        ("aten::scale.out", "exact")
+    ]
 
 
 # -- ranking -------------------------------------------------------------------------------------
@@ -212,18 +220,18 @@ def test_a_call_without_out_takes_the_functional_overload_and_with_out_the_out_o
 RANKING = {
     YAML: (
         "- func: fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)\n"  # 1
-        "  variants: method\n"                                          # 2
-        "  dispatch:\n"                                                 # 3
-        "    CUDA: fill_cuda_\n"                                        # 4
+        "  variants: method\n"  # 2
+        "  dispatch:\n"  # 3
+        "    CUDA: fill_cuda_\n"  # 4
     ),
     "src/ops.cu": (
-        "namespace at::native {\n"                                                  # 1
-        "__global__ void fill_kernel(float* p) {}\n"                                # 2
+        "namespace at::native {\n"  # 1
+        "__global__ void fill_kernel(float* p) {}\n"  # 2
         "Tensor& fill_cuda_(Tensor& self, const Scalar& v) { fill_kernel<<<1, 1>>>(nullptr); return self; }\n"  # 3
-        "void step3(float* p) { fill_kernel<<<1, 1>>>(p); }\n"                      # 4
-        "void step2(float* p) { step3(p); }\n"                                      # 5
-        "void step1(float* p) { step2(p); }\n"                                      # 6
-        "void entry(Tensor& t, float* p) { t.fill_(0); step1(p); }\n"               # 7
+        "void step3(float* p) { fill_kernel<<<1, 1>>>(p); }\n"  # 4
+        "void step2(float* p) { step3(p); }\n"  # 5
+        "void step1(float* p) { step2(p); }\n"  # 6
+        "void entry(Tensor& t, float* p) { t.fill_(0); step1(p); }\n"  # 7
         "}\n"
     ),
 }
@@ -246,14 +254,16 @@ def test_exact_hops_rank_before_a_shorter_name_only_hop(tmp_path):
 def cycle_tree(order: list[str]) -> dict[str, str]:
     """start calls a and b in `order`; a and b call each other; only b reaches the kernel."""
     calls = " ".join(f"{name}(p);" for name in order)
-    return {"src/k.cu": (
-        "void a(float* p);\n"
-        "void b(float* p);\n"
-        "__global__ void kernel(float* p) {}\n"
-        f"void start(float* p) {{ {calls} }}\n"
-        "void a(float* p) { b(p); }\n"
-        "void b(float* p) { a(p); kernel<<<1, 1>>>(p); }\n"
-    )}
+    return {
+        "src/k.cu": (
+            "void a(float* p);\n"
+            "void b(float* p);\n"
+            "__global__ void kernel(float* p) {}\n"
+            f"void start(float* p) {{ {calls} }}\n"
+            "void a(float* p) { b(p); }\n"
+            "void b(float* p) { a(p); kernel<<<1, 1>>>(p); }\n"
+        )
+    }
 
 
 def test_paths_do_not_depend_on_the_order_calls_are_met_in_a_cycle(tmp_path):
@@ -265,15 +275,17 @@ def test_paths_do_not_depend_on_the_order_calls_are_met_in_a_cycle(tmp_path):
 
 
 def test_paths_that_differ_only_in_an_overload_fold_into_one(tmp_path):
-    files = {"src/k.cu": (
-        "__global__ void kernel(float* p) {}\n"          # 1
-        "#if USE_A\n"                                    # 2
-        "void helper(float* p) { kernel<<<1, 1>>>(p); }\n"  # 3
-        "#else\n"                                        # 4
-        "void helper(float* p) { kernel<<<2, 1>>>(p); }\n"  # 5
-        "#endif\n"                                       # 6
-        "void start(float* p) { helper(p); }\n"          # 7
-    )}
+    files = {
+        "src/k.cu": (
+            "__global__ void kernel(float* p) {}\n"  # 1
+            "#if USE_A\n"  # 2
+            "void helper(float* p) { kernel<<<1, 1>>>(p); }\n"  # 3
+            "#else\n"  # 4
+            "void helper(float* p) { kernel<<<2, 1>>>(p); }\n"  # 5
+            "#endif\n"  # 6
+            "void start(float* p) { helper(p); }\n"  # 7
+        )
+    }
     report = traced(tmp_path, files, "start", to="kernel")
     assert (report.trace.paths_found, report.trace.variants) == (1, [2])
     assert [h.node.symbol.line for h in report.trace.paths[0]] == [7, 3, 1]
@@ -291,30 +303,37 @@ def test_paths_lists_as_many_as_asked_and_json_holds_only_them(tmp_path):
     # equal costs and lengths: name order
     assert [node["symbol"] for node in out["graph"]["nodes"]] == ["start", "via0", "kernel", "via1", "via10"]
     assert len(out["graph"]["edges"]) == 6
-    assert {(edge["kind"], edge["resolution"]) for edge in out["graph"]["edges"]} == {("call", "exact"), ("launch", "exact")}
+    assert {(edge["kind"], edge["resolution"]) for edge in out["graph"]["edges"]} == {
+        ("call", "exact"),
+        ("launch", "exact"),
+    }
 
 
 def test_a_cpp_operator_call_takes_the_overloads_its_argument_count_fits(tmp_path):
     files = {
         YAML: (
             "- func: mix(Tensor a, Tensor b, Tensor c, *, Scalar alpha=1) -> Tensor\n"  # 1
-            "  variants: function, method\n"                                             # 2
+            "  variants: function, method\n"  # 2
             "\n"
-            "- func: mix.two(Tensor a, Tensor b) -> Tensor\n"                            # 4
-            "  variants: function, method\n"                                             # 5
+            "- func: mix.two(Tensor a, Tensor b) -> Tensor\n"  # 4
+            "  variants: function, method\n"  # 5
         ),
         "src/user.cpp": (
-            "namespace at::native {\n"                                          # 1
-            "Tensor pair(const Tensor& a, const Tensor& b) { return at::mix(a, b); }\n"        # 2
-            "Tensor triple(const Tensor& a, const Tensor& b) { return a.mix(b, b, 2); }\n"     # 3
+            "namespace at::native {\n"  # 1
+            "Tensor pair(const Tensor& a, const Tensor& b) { return at::mix(a, b); }\n"  # 2
+            "Tensor triple(const Tensor& a, const Tensor& b) { return a.mix(b, b, 2); }\n"  # 3
             "}\n"
         ),
     }
     pair = traced(tmp_path / "p", files, "at::native::pair", max_depth=1).trace.tree
-    assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.resolution.value) for c in pair.children] == [("aten::mix.two", 4, "exact")]
+    assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.resolution.value) for c in pair.children] == [
+        ("aten::mix.two", 4, "exact")
+    ]
     triple = traced(tmp_path / "t", files, "at::native::triple", max_depth=1).trace.tree
     # `a.mix(b, b, 2)`: a is self, then b, c and alpha by position; a method of a value of unknown type
-    assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.resolution.value) for c in triple.children] == [("aten::mix", 1, "name")]
+    assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.resolution.value) for c in triple.children] == [
+        ("aten::mix", 1, "name")
+    ]
 
 
 # -- C++ idioms the parser must read -------------------------------------------------------------
@@ -329,16 +348,18 @@ def parsed(source: str):
 
 def test_a_kernel_behind_a_launch_bounds_macro_is_a_kernel():
     facts = parsed(
-        "#define C10_LAUNCH_BOUNDS_1(n) __launch_bounds__(n)\n"   # 1
-        "namespace at::native {\n"                                # 2
-        "template <typename T, int nt>\n"                         # 3
-        "C10_LAUNCH_BOUNDS_1(num_threads())\n"                    # 4
-        "__global__ void vectorized(T* p) {}\n"                   # 5
+        "#define C10_LAUNCH_BOUNDS_1(n) __launch_bounds__(n)\n"  # 1
+        "namespace at::native {\n"  # 2
+        "template <typename T, int nt>\n"  # 3
+        "C10_LAUNCH_BOUNDS_1(num_threads())\n"  # 4
+        "__global__ void vectorized(T* p) {}\n"  # 5
         "C10_LAUNCH_BOUNDS_2(4, 2) __global__ void pair(float* p) {}\n"  # 6
         "static __global__ void __launch_bounds__(128) plain(float* p) {}\n"  # 7
         "}\n"
     )
-    found = sorted((s.qname, s.kind.value, s.line, s.file_local) for s in facts.symbols if s.kind.value in ("kernel", "macro"))
+    found = sorted(
+        (s.qname, s.kind.value, s.line, s.file_local) for s in facts.symbols if s.kind.value in ("kernel", "macro")
+    )
     assert found == [
         ("C10_LAUNCH_BOUNDS_1", "macro", 1, False),
         ("at::native::pair", "kernel", 6, False),
@@ -354,69 +375,82 @@ def test_a_temporary_functor_called_calls_its_call_operator():
         "}\n"
     )
     assert [c.callee for c in facts.calls] == [
-        "sum_functor::operator()", "Ops::operator()", "Ops", "ns::Max::operator()", "make(1)", "make",
+        "sum_functor::operator()",
+        "Ops::operator()",
+        "Ops",
+        "ns::Max::operator()",
+        "make(1)",
+        "make",
     ]
 
 
 def test_only_a_name_no_local_parameter_or_field_shadows_is_passed_as_a_function():
     facts = parsed(
-        "namespace at::native {\n"                                                   # 1
-        "void helper() {}\n"                                                         # 2
-        "struct R { int width; void m(); };\n"                                       # 3
-        "void R::m() { use(width, helper); }\n"                                      # 4
-        "void f(int x, float* out) {\n"                                              # 5
-        "  auto inner = x; tanh(inner);\n"                                           # 6
-        "  g(out, helper, x);\n"                                                     # 7
-        "  auto l = [](int y) { h(y, helper); };\n"                                  # 8
-        "  for (auto& t : items) k(t);\n"                                            # 9
-        "  auto [a, b] = pair(); k(a, b);\n"                                         # 10
+        "namespace at::native {\n"  # 1
+        "void helper() {}\n"  # 2
+        "struct R { int width; void m(); };\n"  # 3
+        "void R::m() { use(width, helper); }\n"  # 4
+        "void f(int x, float* out) {\n"  # 5
+        "  auto inner = x; tanh(inner);\n"  # 6
+        "  g(out, helper, x);\n"  # 7
+        "  auto l = [](int y) { h(y, helper); };\n"  # 8
+        "  for (auto& t : items) k(t);\n"  # 9
+        "  auto [a, b] = pair(); k(a, b);\n"  # 10
         "}\n"
         "}\n"
     )
     assert [(c.callee, c.line, c.name_args) for c in facts.calls] == [
-        ("use", 4, ("helper",)), ("tanh", 6, ()), ("g", 7, ("helper",)), ("h", 8, ("helper",)),
-        ("k", 9, ()), ("pair", 10, ()), ("k", 10, ()),
+        ("use", 4, ("helper",)),
+        ("tanh", 6, ()),
+        ("g", 7, ("helper",)),
+        ("h", 8, ("helper",)),
+        ("k", 9, ()),
+        ("pair", 10, ()),
+        ("k", 10, ()),
     ]
 
 
 def test_a_template_call_the_grammar_reads_as_a_declaration_is_a_call():
     facts = parsed(
-        "namespace at::cuda::blas {\n"                                        # 1
-        "template <> void gemm<float>(CUDABLAS_GEMM_ARGTYPES(float)) {\n"     # 2
-        "  gemm_internal_cublas<float>(CUDABLAS_GEMM_ARGS(float));\n"         # 3
+        "namespace at::cuda::blas {\n"  # 1
+        "template <> void gemm<float>(CUDABLAS_GEMM_ARGTYPES(float)) {\n"  # 2
+        "  gemm_internal_cublas<float>(CUDABLAS_GEMM_ARGS(float));\n"  # 3
         "  at::cuda::blas::gemm_internal<double>(CUDABLAS_GEMM_ARGS(double));\n"  # 4
-        "  std::vector<int> sizes(3);\n"                                       # 5
+        "  std::vector<int> sizes(3);\n"  # 5
         "}\n"
         "}\n"
     )
     assert [(c.caller, c.callee, c.line) for c in facts.calls] == [
-        ("at::cuda::blas::gemm", "gemm_internal_cublas", 3), ("at::cuda::blas::gemm", "at::cuda::blas::gemm_internal", 4),
+        ("at::cuda::blas::gemm", "gemm_internal_cublas", 3),
+        ("at::cuda::blas::gemm", "at::cuda::blas::gemm_internal", 4),
     ]
-    assert [s.signature for s in facts.symbols if s.name == "gemm"] == ["void gemm<float>(CUDABLAS_GEMM_ARGTYPES(float))"]
+    assert [s.signature for s in facts.symbols if s.name == "gemm"] == [
+        "void gemm<float>(CUDABLAS_GEMM_ARGTYPES(float))"
+    ]
 
 
 def test_a_launch_in_a_macro_invoked_in_a_body_is_a_launch_by_that_body():
     facts = parsed(
-        "namespace at::native {\n"                                     # 1
-        "template <int n> __global__ void cat_kernel(float* p) {}\n"   # 2
-        "void parallel_cat(float* p, int k) {\n"                       # 3
-        "#define HANDLE_CASE(n) \\\n"                                  # 4
-        "  cat_kernel<n><<<1, 2, 0, stream>>>(p);\n"                   # 5
-        "  switch (k) {\n"                                             # 6
-        "    case 1: HANDLE_CASE(1); break;\n"                         # 7
-        "    case 2:\n"                                                # 8
-        "      HANDLE_CASE(2);\n"                                      # 9
+        "namespace at::native {\n"  # 1
+        "template <int n> __global__ void cat_kernel(float* p) {}\n"  # 2
+        "void parallel_cat(float* p, int k) {\n"  # 3
+        "#define HANDLE_CASE(n) \\\n"  # 4
+        "  cat_kernel<n><<<1, 2, 0, stream>>>(p);\n"  # 5
+        "  switch (k) {\n"  # 6
+        "    case 1: HANDLE_CASE(1); break;\n"  # 7
+        "    case 2:\n"  # 8
+        "      HANDLE_CASE(2);\n"  # 9
         "  }\n"
-        "#undef HANDLE_CASE\n"                                         # 11
-        "}\n"                                                          # 12
+        "#undef HANDLE_CASE\n"  # 11
+        "}\n"  # 12
         "template <int n> __global__ void other_kernel(float* p) {}\n"  # 13
-        "void other_cat(float* p, int k) {\n"                         # 14
-        "#define HANDLE_CASE(n) \\\n"                                  # 15
-        "  other_kernel<n><<<1, 2>>>(p);\n"                            # 16
-        "  switch (k) {\n"                                             # 17
-        "    case 1:\n"                                                # 18
-        "      HANDLE_CASE(1);\n"                                      # 19
-        "  }\n"                                                        # 20
+        "void other_cat(float* p, int k) {\n"  # 14
+        "#define HANDLE_CASE(n) \\\n"  # 15
+        "  other_kernel<n><<<1, 2>>>(p);\n"  # 16
+        "  switch (k) {\n"  # 17
+        "    case 1:\n"  # 18
+        "      HANDLE_CASE(1);\n"  # 19
+        "  }\n"  # 20
         "}\n"
         "}\n"
     )
@@ -424,11 +458,15 @@ def test_a_launch_in_a_macro_invoked_in_a_body_is_a_launch_by_that_body():
     # every invocation is expanded, `case 1: HANDLE_CASE(1);` too (line 7); each one means the
     # definition above it (line 4 in parallel_cat, line 15 in other_cat)
     assert launches == [
-        ("at::native::parallel_cat", "cat_kernel", 7), ("at::native::parallel_cat", "cat_kernel", 9),
+        ("at::native::parallel_cat", "cat_kernel", 7),
+        ("at::native::parallel_cat", "cat_kernel", 9),
         ("at::native::other_cat", "other_kernel", 19),
     ]
     assert [s.qname for s in facts.symbols if s.kind.value in ("function", "kernel")] == [
-        "at::native::cat_kernel", "at::native::parallel_cat", "at::native::other_kernel", "at::native::other_cat",
+        "at::native::cat_kernel",
+        "at::native::parallel_cat",
+        "at::native::other_kernel",
+        "at::native::other_cat",
     ]
 
 
@@ -455,21 +493,21 @@ def test_a_structured_kernel_error_recovery_took_apart_keeps_its_name():
 
 INCLUDED_IN_NAMESPACE = {
     "aten/src/ATen/native/cuda/Loops.cuh": (
-        "namespace at::native {\n"                                    # 1
-        "void launch_legacy(float* p) {}\n"                           # 2
-        "#include <ATen/native/cuda/maca/Arity1.cuh>\n"               # 3
+        "namespace at::native {\n"  # 1
+        "void launch_legacy(float* p) {}\n"  # 2
+        "#include <ATen/native/cuda/maca/Arity1.cuh>\n"  # 3
         "}\n"
     ),
     "aten/src/ATen/native/cuda/maca/Arity1.cuh": (
-        "__global__ void arity1_kernel(float* p) {}\n"               # 1
-        "void gpu_kernel_arity1(float* p) {\n"                       # 2
-        "  launch_legacy(p);\n"                                      # 3
-        "  arity1_kernel<<<1, 1>>>(p);\n"                            # 4
+        "__global__ void arity1_kernel(float* p) {}\n"  # 1
+        "void gpu_kernel_arity1(float* p) {\n"  # 2
+        "  launch_legacy(p);\n"  # 3
+        "  arity1_kernel<<<1, 1>>>(p);\n"  # 4
         "}\n"
     ),
     "aten/src/ATen/native/cuda/Gelu.cu": (
-        "namespace at::native {\n"                                     # 1
-        "void gelu_kernel(float* p) { gpu_kernel_arity1(p); }\n"       # 2
+        "namespace at::native {\n"  # 1
+        "void gelu_kernel(float* p) { gpu_kernel_arity1(p); }\n"  # 2
         "void gelu_qualified(float* p) { at::native::gpu_kernel_arity1(p); }\n"  # 3
         "}\n"
     ),
@@ -512,11 +550,11 @@ def test_a_header_loses_the_namespace_when_the_include_goes(tmp_path):
 
 def test_a_call_misread_as_a_definition_inside_a_function_is_its_callers_call():
     facts = parsed(
-        "namespace at::native {\n"                                         # 1
-        "template <typename scalar_t, typename out_t>\n"                   # 2
-        "void moments(TensorIterator& iter) {\n"                           # 3
-        "  using ops_t = Welford<scalar_t>;\n"                              # 4
-        "  ops_t ops(1, true);\n"                                           # 5
+        "namespace at::native {\n"  # 1
+        "template <typename scalar_t, typename out_t>\n"  # 2
+        "void moments(TensorIterator& iter) {\n"  # 3
+        "  using ops_t = Welford<scalar_t>;\n"  # 4
+        "  ops_t ops(1, true);\n"  # 5
         "  gpu_reduce_kernel<scalar_t, out_t, 2>(iter, ops, typename ops_t::acc_t{});\n"  # 6
         "}\n"
         "}\n"
@@ -528,17 +566,17 @@ def test_a_call_misread_as_a_definition_inside_a_function_is_its_callers_call():
 def test_a_dispatch_stub_passed_as_an_argument_is_called_by_the_callee(tmp_path):
     files = {
         "src/Reduce.cpp": (
-            "namespace at::native {\n"                                               # 1
-            "DEFINE_DISPATCH(argmax_stub);\n"                                        # 2
-            "template <class Stub>\n"                                                # 3
+            "namespace at::native {\n"  # 1
+            "DEFINE_DISPATCH(argmax_stub);\n"  # 2
+            "template <class Stub>\n"  # 3
             "void argmax_argmin_impl(const Tensor& self, Stub& stub) { stub(kCUDA, self); }\n"  # 4
             "void argmax_out(const Tensor& self) { argmax_argmin_impl(self, argmax_stub); }\n"  # 5
             "}\n"
         ),
         "src/cuda/ArgMax.cu": (
-            "namespace at::native {\n"                                               # 1
-            "void argmax_kernel_cuda(const Tensor& self) {}\n"                       # 2
-            "REGISTER_DISPATCH(argmax_stub, &argmax_kernel_cuda);\n"                 # 3
+            "namespace at::native {\n"  # 1
+            "void argmax_kernel_cuda(const Tensor& self) {}\n"  # 2
+            "REGISTER_DISPATCH(argmax_stub, &argmax_kernel_cuda);\n"  # 3
             "}\n"
         ),
     }
@@ -553,64 +591,67 @@ def test_a_dispatch_stub_passed_as_an_argument_is_called_by_the_callee(tmp_path)
 
 def test_a_lone_if_that_splits_a_brace_pair_is_read_as_the_build_without_it():
     facts = parsed(
-        "namespace at::native {\n"                                      # 1
-        "template <typename T> __global__ void moments(T* p) {}\n"      # 2
-        "void group_norm_impl(float* p) {\n"                            # 3
-        "#ifdef USE_VENDOR\n"                                           # 4
-        "  if (fused(p)) {\n"                                           # 5
-        "    return;\n"                                                 # 6
-        "  } else {\n"                                                  # 7
-        "#endif\n"                                                      # 8
-        "    moments<float><<<1, 2>>>(p);\n"                            # 9
-        "#ifdef USE_VENDOR\n"                                           # 10
-        "  }\n"                                                         # 11
-        "#endif\n"                                                      # 12
-        "}\n"                                                           # 13
-        "void after(float* p) { moments<float><<<1, 1>>>(p); }\n"       # 14
+        "namespace at::native {\n"  # 1
+        "template <typename T> __global__ void moments(T* p) {}\n"  # 2
+        "void group_norm_impl(float* p) {\n"  # 3
+        "#ifdef USE_VENDOR\n"  # 4
+        "  if (fused(p)) {\n"  # 5
+        "    return;\n"  # 6
+        "  } else {\n"  # 7
+        "#endif\n"  # 8
+        "    moments<float><<<1, 2>>>(p);\n"  # 9
+        "#ifdef USE_VENDOR\n"  # 10
+        "  }\n"  # 11
+        "#endif\n"  # 12
+        "}\n"  # 13
+        "void after(float* p) { moments<float><<<1, 1>>>(p); }\n"  # 14
         "}\n"
     )
     assert [(s.qname, s.line, s.end_line) for s in facts.symbols if s.kind.value in ("function", "kernel")] == [
-        ("at::native::moments", 2, 2), ("at::native::group_norm_impl", 3, 13), ("at::native::after", 14, 14),
+        ("at::native::moments", 2, 2),
+        ("at::native::group_norm_impl", 3, 13),
+        ("at::native::after", 14, 14),
     ]
     assert [(c.caller, c.callee, c.line) for c in facts.calls if c.kind.value == "launch"] == [
-        ("at::native::group_norm_impl", "moments", 9), ("at::native::after", "moments", 14),
+        ("at::native::group_norm_impl", "moments", 9),
+        ("at::native::after", "moments", 14),
     ]
 
 
 FUNCTORS = {
     "src/ops.h": (
-        "namespace at::native {\n"                                               # 1
-        "struct SumOps {\n"                                                      # 2
-        "  float combine(float a, float b) const { return a + b; }\n"            # 3
-        "  float project(float a) const { return a; }\n"                         # 4
-        "};\n"                                                                   # 5
-        "struct MaxOps {\n"                                                      # 6
-        "  float combine(float a, float b) const { return a > b ? a : b; }\n"    # 7
-        "};\n"                                                                   # 8
-        "struct Square {\n"                                                      # 9
-        "  float operator()(float x) const { return x * x; }\n"                  # 10
-        "};\n"                                                                   # 11
+        "namespace at::native {\n"  # 1
+        "struct SumOps {\n"  # 2
+        "  float combine(float a, float b) const { return a + b; }\n"  # 3
+        "  float project(float a) const { return a; }\n"  # 4
+        "};\n"  # 5
+        "struct MaxOps {\n"  # 6
+        "  float combine(float a, float b) const { return a > b ? a : b; }\n"  # 7
+        "};\n"  # 8
+        "struct Square {\n"  # 9
+        "  float operator()(float x) const { return x * x; }\n"  # 10
+        "};\n"  # 11
         "}\n"
     ),
     "src/reduce.cu": (
-        "#include \"ops.h\"\n"                                                   # 1
-        "namespace at::native {\n"                                               # 2
-        "template <typename ops_t>\n"                                            # 3
+        '#include "ops.h"\n'  # 1
+        "namespace at::native {\n"  # 2
+        "template <typename ops_t>\n"  # 3
         "__global__ void reduce_kernel(const float* in, float* out, ops_t ops) {\n"  # 4
-        "  out[0] = ops.project(ops.combine(in[0], in[1]));\n"                   # 5
-        "}\n"                                                                    # 6
-        "template <typename ops_t>\n"                                            # 7
-        "void log_sizes(int n, ops_t unused) {}\n"                               # 8
-        "template <typename ops_t>\n"                                            # 9
-        "void gpu_reduce(const float* in, float* out, const ops_t& ops) {\n"     # 10
-        "  reduce_kernel<ops_t><<<1, 1>>>(in, out, ops);\n"                      # 11
-        "  log_sizes(2, 0);\n"                                                   # 12
-        "}\n"                                                                    # 13
-        "template <typename func_t>\n"                                           # 14
-        "void apply(float* p, const func_t& f) { p[0] = f(p[0]); }\n"            # 15
+        "  out[0] = ops.project(ops.combine(in[0], in[1]));\n"  # 5
+        "}\n"  # 6
+        "template <typename ops_t>\n"  # 7
+        "void log_sizes(int n, ops_t unused) {}\n"  # 8
+        "template <typename ops_t>\n"  # 9
+        "void gpu_reduce(const float* in, float* out, const ops_t& ops) {\n"  # 10
+        "  reduce_kernel<ops_t><<<1, 1>>>(in, out, ops);\n"  # 11
+        "  log_sizes(2, 0);\n"  # 12
+        "}\n"  # 13
+        "template <typename func_t>\n"  # 14
+        "void apply(float* p, const func_t& f) { p[0] = f(p[0]); }\n"  # 15
         "void sum_kernel(const float* in, float* out) { gpu_reduce(in, out, SumOps{}); }\n"  # 16
         "void max_kernel(const float* in, float* out) { gpu_reduce(in, out, MaxOps{}); }\n"  # 17
-        "void square_kernel(float* p) { apply(p, Square{}); }\n"                 # 18
+        "void square_kernel(float* p) { apply(p, Square{}); }\n"  # 18
         "}\n"
     ),
 }
@@ -625,8 +666,17 @@ def test_a_functor_handed_to_a_helper_reaches_the_kernel_that_calls_its_members(
     assert sorted(by_name) == ["at::native::log_sizes", "at::native::reduce_kernel"]
     assert by_name["at::native::log_sizes"].children == ()
     kernel = by_name["at::native::reduce_kernel"]
-    assert sorted((c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.label, c.edge.resolution.value, c.edge.site)
-                  for c in kernel.children) == [
+    assert sorted(
+        (
+            c.node.symbol.qname,
+            c.node.symbol.path,
+            c.node.symbol.line,
+            c.edge.label,
+            c.edge.resolution.value,
+            c.edge.site,
+        )
+        for c in kernel.children
+    ) == [
         ("at::native::SumOps::combine", "src/ops.h", 3, "functor", "exact", ("src/reduce.cu", 5)),
         ("at::native::SumOps::project", "src/ops.h", 4, "functor", "exact", ("src/reduce.cu", 5)),
     ]
@@ -657,6 +707,7 @@ def test_a_functor_with_a_call_operator_is_called_by_the_helper(tmp_path):
 
 # -- the explicit specialisations of one template ---------------------------------------------
 
+
 def _specialised_tree(count: int, types: tuple[str, ...] = ("float",)) -> dict[str, str]:
     """Flash attention's layout: a template declared in a header, called with template
     arguments known only at run time, and one explicit specialisation per file, each calling
@@ -666,16 +717,13 @@ def _specialised_tree(count: int, types: tuple[str, ...] = ("float",)) -> dict[s
         "attn/launch.h": (
             "namespace fa {\n"
             "__global__ void the_kernel(int p) {}\n"
-            + "".join(f"template <typename T> void run_hdim{d}(int p) {{ the_kernel<<<1, 1>>>(p); }}\n" for d in range(count))
+            + "".join(
+                f"template <typename T> void run_hdim{d}(int p) {{ the_kernel<<<1, 1>>>(p); }}\n" for d in range(count)
+            )
             + "}\n"
         ),
         "attn/api.cpp": (
-            '#include "api.h"\n'
-            "namespace fa {\n"
-            "void dispatch(int p, int d) {\n"
-            "  run_<float, 64>(p);\n"
-            "}\n"
-            "}\n"
+            '#include "api.h"\nnamespace fa {\nvoid dispatch(int p, int d) {\n  run_<float, 64>(p);\n}\n}\n'
         ),
     }
     for d in range(count):
@@ -711,7 +759,10 @@ def test_paths_that_differ_only_in_a_specialisation_are_one_path_listing_the_oth
     report = traced(tmp_path, _specialised_tree(2, ("double", "float")), "fa::dispatch", to="fa::the_kernel")
     document = trace_json(report, str(tmp_path / "tree"), "fa::the_kernel")
     listed = [[(hop["symbol"], hop["file"], hop["line"]) for hop in path] for path in document["paths"]]
-    variants = [[[(hop["symbol"], hop["file"], hop["line"]) for hop in path] for path in group] for group in document["variant_paths"]]
+    variants = [
+        [[(hop["symbol"], hop["file"], hop["line"]) for hop in path] for path in group]
+        for group in document["variant_paths"]
+    ]
     assert document["path_variants"] == [2, 2]
     assert [path[1:3] for path in listed] == [
         [("fa::run_", "attn/kernels/hdim00_double.cu", 4), ("fa::run_hdim0", "attn/launch.h", 3)],

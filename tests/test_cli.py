@@ -11,7 +11,6 @@ from tests.command_line import invoke
 from tests.conftest import write_tree
 
 
-
 def run(*args: str, env: dict[str, str] | None = None):
     result = invoke(list(args), env=env)
     assert "Traceback" not in result.output
@@ -29,7 +28,10 @@ def test_index_reports_counts_and_where_the_index_is(sample_root):
     assert lines[0].startswith("Indexed 209 files (")
     assert lines[1] == "Skipped 0 files"
     # sample_repo/third_party holds a vendored library, as PyTorch's does
-    assert lines[2] == "Left out by rule: 1 folder (1 vendored third-party code (--include-third-party indexes it)) (--verbose lists them)"
+    assert (
+        lines[2]
+        == "Left out by rule: 1 folder (1 vendored third-party code (--include-third-party indexes it)) (--verbose lists them)"
+    )
     assert lines[3].startswith("Index: ") and lines[3].endswith(".sqlite")
 
 
@@ -52,17 +54,19 @@ def test_search_prints_kind_symbol_and_location():
 
 def test_search_json_is_a_list_of_symbols():
     found = json.loads(run("search", "Conv2d", "-n", "1", "--json").stdout)
-    assert found == [{
-        "symbol": "torch.nn.modules.conv.Conv2d",
-        "name": "Conv2d",
-        "kind": "class",
-        "lang": "python",
-        "file": "torch/nn/modules/conv.py",
-        "line": 187,
-        "end_line": 244,
-        "signature": "class Conv2d(_ConvNd)",
-        "match": "exact_case",
-    }]
+    assert found == [
+        {
+            "symbol": "torch.nn.modules.conv.Conv2d",
+            "name": "Conv2d",
+            "kind": "class",
+            "lang": "python",
+            "file": "torch/nn/modules/conv.py",
+            "line": 187,
+            "end_line": 244,
+            "signature": "class Conv2d(_ConvNd)",
+            "match": "exact_case",
+        }
+    ]
 
 
 def test_search_with_no_match_says_so():
@@ -74,7 +78,9 @@ def test_search_with_no_match_says_so():
 def test_show_resolves_public_names_to_the_class(name):
     result = run("show", name)
     assert result.exit_code == 0
-    assert "class torch.nn.modules.conv.Conv2d\n  defined at torch/nn/modules/conv.py:187-244 (python)\n" in result.stdout
+    assert (
+        "class torch.nn.modules.conv.Conv2d\n  defined at torch/nn/modules/conv.py:187-244 (python)\n" in result.stdout
+    )
 
 
 def test_show_explains_the_hops_of_a_re_export():
@@ -98,10 +104,26 @@ def test_show_an_alias_says_what_it_resolves_to():
 
 def test_show_an_operator_prints_its_dispatch_table():
     out = run("show", "aten::conv2d").stdout
-    assert ["CompositeImplicitAutograd", "at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp:173"] in rows(out)
+    assert [
+        "CompositeImplicitAutograd",
+        "at::native::conv2d_symint",
+        "aten/src/ATen/native/Convolution.cpp:173",
+    ] in rows(out)
     structured = rows(run("show", "addmm").stdout)
-    assert ["CPU", "(via", "aten::addmm.out)", "at::native::addmm_out_cpu", "aten/src/ATen/native/LinearAlgebra.cpp:104"] in structured
-    assert ["CUDA", "(via", "aten::addmm.out)", "at::native::addmm_out_cuda", "aten/src/ATen/native/cuda/Blas.cpp:65"] in structured
+    assert [
+        "CPU",
+        "(via",
+        "aten::addmm.out)",
+        "at::native::addmm_out_cpu",
+        "aten/src/ATen/native/LinearAlgebra.cpp:104",
+    ] in structured
+    assert [
+        "CUDA",
+        "(via",
+        "aten::addmm.out)",
+        "at::native::addmm_out_cuda",
+        "aten/src/ATen/native/cuda/Blas.cpp:65",
+    ] in structured
 
 
 def test_show_says_how_many_lines_of_the_definition_it_left_out():
@@ -115,7 +137,10 @@ def test_show_says_how_many_lines_of_the_definition_it_left_out():
     assert "   231         return result" in whole.stdout and "more line" not in whole.stdout
     listed = json.loads(run("show", "torch.nn.modules.module.Module._call_impl", "--json", "--lines", "40").stdout)
     assert listed["definitions"][0]["snippet_lines_left_out"] == 3
-    assert run("show", "torch.nn.modules.module.Module._call_impl", "--lines", "0").stderr == "error: --lines must be at least 1\n"
+    assert (
+        run("show", "torch.nn.modules.module.Module._call_impl", "--lines", "0").stderr
+        == "error: --lines must be at least 1\n"
+    )
 
 
 def test_show_json_for_an_operator_overload():
@@ -125,12 +150,21 @@ def test_show_json_for_an_operator_overload():
     assert definition["symbol"] == "aten::conv2d.padding"
     assert (definition["file"], definition["line"]) == ("aten/src/ATen/native/native_functions.yaml", 78)
     assert definition["operator"] == {
-        "variants": ["function"], "python_module": None, "structured": False, "structured_delegate": None, "autogen": [],
+        "variants": ["function"],
+        "python_module": None,
+        "structured": False,
+        "structured_delegate": None,
+        "autogen": [],
     }
-    assert definition["dispatch"] == [{
-        "key": "CompositeImplicitAutograd", "kernel": "at::native::conv2d_padding_symint", "line": 81, "via": None,
-        "definitions": [{"file": "aten/src/ATen/native/Convolution.cpp", "line": 188}],
-    }]
+    assert definition["dispatch"] == [
+        {
+            "key": "CompositeImplicitAutograd",
+            "kernel": "at::native::conv2d_padding_symint",
+            "line": 81,
+            "via": None,
+            "definitions": [{"file": "aten/src/ATen/native/Convolution.cpp", "line": 188}],
+        }
+    ]
 
 
 def test_show_lists_every_definition_of_a_name_defined_on_both_sides_of_an_if():
@@ -161,7 +195,9 @@ def test_a_slip_in_the_first_letters_is_offered_its_name_in_the_same_module_firs
     # cnov2d: the second letter slipped; functional.py:37 defines conv2d in torch.nn.functional
     result = run("show", "torch.nn.functional.cnov2d")
     assert result.exit_code == 1
-    assert result.stderr.startswith("error: unknown symbol: torch.nn.functional.cnov2d; closest: torch.nn.functional.conv2d, ")
+    assert result.stderr.startswith(
+        "error: unknown symbol: torch.nn.functional.cnov2d; closest: torch.nn.functional.conv2d, "
+    )
 
 
 def test_missing_root_is_a_usage_error(tmp_path: Path):
@@ -170,12 +206,18 @@ def test_missing_root_is_a_usage_error(tmp_path: Path):
     assert result.stderr == f"error: root folder not found: {tmp_path / 'nowhere'}\n"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["search", "x", "--limit", "0"], "error: --limit must be at least 1\n"),
-    (["search", "x", "--kind", "gadget"], "error: unknown kind 'gadget'; one of: "),
-    (["search", "x", "--lang", "rust"], "error: unknown language 'rust'; one of: python, cpp, cuda, yaml, vendor\n"),
-    (["index", "--jobs", "0"], "error: --jobs must be at least 1\n"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["search", "x", "--limit", "0"], "error: --limit must be at least 1\n"),
+        (["search", "x", "--kind", "gadget"], "error: unknown kind 'gadget'; one of: "),
+        (
+            ["search", "x", "--lang", "rust"],
+            "error: unknown language 'rust'; one of: python, cpp, cuda, yaml, vendor\n",
+        ),
+        (["index", "--jobs", "0"], "error: --jobs must be at least 1\n"),
+    ],
+)
 def test_bad_options_are_usage_errors(args, message):
     result = run(*args)
     assert result.exit_code == 2
@@ -185,7 +227,9 @@ def test_bad_options_are_usage_errors(args, message):
 def test_root_comes_from_the_environment_when_not_given(tmp_path: Path):
     tree = write_tree(tmp_path / "tree", {"pkg/__init__.py": "def hello():\n    pass\n"})
     result = run("search", "hello", "--json", env={"EXPLORER_ROOT": str(tree)})
-    assert [(h["symbol"], h["file"], h["line"]) for h in json.loads(result.stdout)] == [("pkg.hello", "pkg/__init__.py", 1)]
+    assert [(h["symbol"], h["file"], h["line"]) for h in json.loads(result.stdout)] == [
+        ("pkg.hello", "pkg/__init__.py", 1)
+    ]
 
 
 def test_index_verbose_lists_skipped_files(tmp_path: Path):
@@ -233,7 +277,9 @@ def test_show_an_operator_lists_its_autograd_formulas():
     assert "  autograd formulas at tools/autograd/derivatives.yaml:16\n" in out
     assert "    input, weight, bias: grad.defined() ? convolution_backward_symint(grad, input, weight," in out
     shown = json.loads(run("show", "aten::relu", "--json").stdout)
-    assert [(d["file"], d["line"]) for d in shown["definitions"][0]["derivatives"]] == [("tools/autograd/derivatives.yaml", 34)]
+    assert [(d["file"], d["line"]) for d in shown["definitions"][0]["derivatives"]] == [
+        ("tools/autograd/derivatives.yaml", 34)
+    ]
 
 
 def test_trace_to_prints_each_path_with_a_location_per_hop():
@@ -243,7 +289,12 @@ def test_trace_to_prints_each_path_with_a_location_per_hop():
     assert lines[0] == "2 paths from torch.nn.modules.activation.ReLU to relu_cuda_kernel (backend cuda)"
     assert lines[2] == "path 1: 11 hops"
     assert rows(lines[3])[0] == ["0", "python", "torch.nn.modules.activation.ReLU", "torch/nn/modules/activation.py:13"]
-    assert rows(lines[14])[0][:4] == ["11", "cuda", "at::native::relu_cuda_kernel", "aten/src/ATen/native/cuda/Activation.cu:11"]
+    assert rows(lines[14])[0][:4] == [
+        "11",
+        "cuda",
+        "at::native::relu_cuda_kernel",
+        "aten/src/ATen/native/cuda/Activation.cu:11",
+    ]
     assert lines[14].endswith("← launch, at aten/src/ATen/native/cuda/Activation.cu:27")
 
 
@@ -259,7 +310,16 @@ def test_trace_with_no_path_says_how_far_it_got_and_exits_1():
     result = run("trace", "torch.nn.Dropout", "--to", "cudnnConvolutionForward")
     assert result.exit_code == 1
     assert rows(result.stdout) == [
-        ["no", "path", "from", "torch.nn.modules.dropout.Dropout", "to", "cudnnConvolutionForward", "(backend", "cuda)"],
+        [
+            "no",
+            "path",
+            "from",
+            "torch.nn.modules.dropout.Dropout",
+            "to",
+            "cudnnConvolutionForward",
+            "(backend",
+            "cuda)",
+        ],
         ["deepest", "definitions", "reached:"],
         # EmptyTensor.cpp:18 make_shared<c10::TensorImpl>(...) runs the constructor (TensorImpl.cpp:7),
         # which calls refresh (18)
@@ -269,21 +329,38 @@ def test_trace_with_no_path_says_how_far_it_got_and_exits_1():
 
 def test_a_to_that_names_nothing_says_so_with_the_closest_names_and_walks_nothing():
     result = run("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForwardd")
-    assert (result.exit_code, result.stdout) == (1, "no definition in the trees is named like --to cudnnConvolutionForwardd; "
-                                                    "closest: cudnnConvolutionForward, at::native::cudnn_convolution_forward_out\n")
+    assert (result.exit_code, result.stdout) == (
+        1,
+        "no definition in the trees is named like --to cudnnConvolutionForwardd; "
+        "closest: cudnnConvolutionForward, at::native::cudnn_convolution_forward_out\n",
+    )
     listed = json.loads(run("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForwardd", "--json").stdout)
-    assert (listed["paths"], listed["target_closest"]) == ([], ["cudnnConvolutionForward", "at::native::cudnn_convolution_forward_out"])
+    assert (listed["paths"], listed["target_closest"]) == (
+        [],
+        ["cudnnConvolutionForward", "at::native::cudnn_convolution_forward_out"],
+    )
     drawn = run("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForwardd", "-f", "dot")
-    assert drawn.exit_code == 1 and drawn.stderr.endswith("closest: cudnnConvolutionForward, at::native::cudnn_convolution_forward_out; nothing drawn\n")
+    assert drawn.exit_code == 1 and drawn.stderr.endswith(
+        "closest: cudnnConvolutionForward, at::native::cudnn_convolution_forward_out; nothing drawn\n"
+    )
     # part of a name some definition has is still a target: cudnnConvolutionForward holds it
-    assert run("trace", "torch.nn.Conv2d", "--to", "cudnnConvolution").stdout.startswith("2 paths from torch.nn.modules.conv.Conv2d to cudnnConvolution ")
+    assert run("trace", "torch.nn.Conv2d", "--to", "cudnnConvolution").stdout.startswith(
+        "2 paths from torch.nn.modules.conv.Conv2d to cudnnConvolution "
+    )
 
 
-@pytest.mark.parametrize("args, code, message", [
-    (["trace", "torch.nn.Conv2dd"], 1, "error: unknown symbol: torch.nn.Conv2dd; closest: torch.nn.modules.conv.Conv2d"),
-    (["trace", "torch.nn.Conv2d", "--to", "("], 2, "error: --to '(' is not a regular expression: "),
-    (["trace", "torch.nn.Conv2d", "--backend", "tpu"], 2, "error: unknown backend 'tpu'; one of: cuda, cpu, all\n"),
-])
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        (
+            ["trace", "torch.nn.Conv2dd"],
+            1,
+            "error: unknown symbol: torch.nn.Conv2dd; closest: torch.nn.modules.conv.Conv2d",
+        ),
+        (["trace", "torch.nn.Conv2d", "--to", "("], 2, "error: --to '(' is not a regular expression: "),
+        (["trace", "torch.nn.Conv2d", "--backend", "tpu"], 2, "error: unknown backend 'tpu'; one of: cuda, cpu, all\n"),
+    ],
+)
 def test_trace_bad_input_is_one_line(args, code, message):
     result = run(*args)
     assert result.exit_code == code
@@ -306,7 +383,13 @@ def test_callers_and_callees_print_one_line_per_definition():
     assert rows(lines[0]) == [["yaml", "aten::cudnn_convolution", "aten/src/ATen/native/native_functions.yaml:88"]]
     # the generated inline at::cudnn_convolution (Functions.h:73) calls the operator at line 76
     assert rows(lines[1])[0][:5] == ["called", "by", "cpp", "at::cudnn_convolution", "aten/src/ATen/Functions.h:73"]
-    assert rows(lines[2])[0][:5] == ["called", "by", "cpp", "at::native::_convolution", "aten/src/ATen/native/Convolution.cpp:228"]
+    assert rows(lines[2])[0][:5] == [
+        "called",
+        "by",
+        "cpp",
+        "at::native::_convolution",
+        "aten/src/ATen/native/Convolution.cpp:228",
+    ]
     assert len(lines) == 4
     callees = json.loads(run("callees", "aten::cudnn_convolution", "--json").stdout)
     assert [(n["depth"], n["symbol"], n["file"], n["line"], n["edge"]) for n in callees] == [
@@ -318,13 +401,25 @@ def test_callers_and_callees_print_one_line_per_definition():
 def test_a_vendor_call_written_from_the_global_namespace_is_the_librarys_api(tmp_path: Path):
     """`::dnnl::reorder` is oneDNN's `dnnl::reorder` (vendors.yaml names that library's API
     qualified), and `::cudnnCreate` is cuDNN's `cudnnCreate`."""
-    tree = write_tree(tmp_path / "tree", {"ops/run.cpp": (
-        "void run(float* a, float* b) {\n"
-        "    ::dnnl::reorder(a, b);\n"
-        "    ::cudnnCreate(nullptr);\n"
-        "}\n"
-    )})
-    result = run("callees", "run", "--json", "--root", str(tree), "--index", str(tmp_path / "index.sqlite"), "--python-env", "none")
+    tree = write_tree(
+        tmp_path / "tree",
+        {
+            "ops/run.cpp": (
+                "void run(float* a, float* b) {\n    ::dnnl::reorder(a, b);\n    ::cudnnCreate(nullptr);\n}\n"
+            )
+        },
+    )
+    result = run(
+        "callees",
+        "run",
+        "--json",
+        "--root",
+        str(tree),
+        "--index",
+        str(tmp_path / "index.sqlite"),
+        "--python-env",
+        "none",
+    )
     assert result.exit_code == 0, result.output
     assert sorted((found["symbol"], found["kind"], found["layer"]) for found in json.loads(result.stdout)) == [
         ("cudnnCreate", "external", "vendor"),

@@ -190,7 +190,9 @@ def test_namespaces_survive_a_conditional_inside_an_expression():
 def test_functions_returning_references_and_pointers_are_definitions():
     source = b"namespace at::native {\nTensor& add_out(const Tensor& a, Tensor& out) { return out; }\nconst float* data(const Tensor& t) { return nullptr; }\nTensor&& moved(Tensor&& t) { return static_cast<Tensor&&>(t); }\n}\n"
     assert [(s.qname, s.line) for s in parse(source).symbols if s.kind is SymbolKind.FUNCTION] == [
-        ("at::native::add_out", 2), ("at::native::data", 3), ("at::native::moved", 4),
+        ("at::native::add_out", 2),
+        ("at::native::data", 3),
+        ("at::native::moved", 4),
     ]
 
 
@@ -254,7 +256,9 @@ def test_a_function_that_error_recovery_took_apart_is_still_a_definition():
     # A body left open (a file being edited, or a conditional that opens a brace on one side
     # only) leaves the declarator and `{` loose in an ERROR node; the body runs to the brace
     # that closes it, here the end of the file.
-    facts = parse_cpp("aten/src/ATen/native/Cut.cpp", b"""\
+    facts = parse_cpp(
+        "aten/src/ATen/native/Cut.cpp",
+        b"""\
 namespace at::native {
 
 int whole(int y) { return y; }
@@ -263,14 +267,16 @@ at::Tensor first(
     const Tensor& x) {
   if (x.defined()) {
     return at::relu(x);
-""")
+""",
+    )
     assert [(s.qname, s.kind, s.line, s.end_line, s.signature) for s in facts.symbols] == [
         ("at::native", SymbolKind.NAMESPACE, 1, 8, "namespace at::native"),
         ("at::native::whole", SymbolKind.FUNCTION, 3, 3, "int whole(int y)"),
         ("at::native::first", SymbolKind.FUNCTION, 5, 8, "at::Tensor first( const Tensor& x)"),
     ]
     assert [(c.caller, c.callee, c.line) for c in facts.calls] == [
-        ("at::native::first", "x.defined", 7), ("at::native::first", "at::relu", 8),
+        ("at::native::first", "x.defined", 7),
+        ("at::native::first", "at::relu", 8),
     ]
 
 
@@ -291,22 +297,22 @@ def test_a_lambda_outside_any_function_is_a_definition_of_its_own():
     # register_prim_ops.cpp's tables of operators and static runtime's
     # REGISTER_OPERATOR_FUNCTOR(name, id, [](Node* n) {...}) write lambdas at namespace scope
     source = (
-        "namespace torch { namespace jit {\n"                                  # 1
+        "namespace torch { namespace jit {\n"  # 1
         "static const std::vector<OperatorGeneratorArgs> opGenArgs{\n"
         "    OperatorGeneratorArgs(\n"
-        "        TORCH_SELECTIVE_SCHEMA(\"aten::str(t elem) -> str\"),\n"
-        "        [](Stack& stack) {\n"                                         # 5
-        "          auto x = at::add(a, b);\n"                                  # 6
-        "          auto f = [](int y) { return at::mul(y, y); };\n"            # 7
+        '        TORCH_SELECTIVE_SCHEMA("aten::str(t elem) -> str"),\n'
+        "        [](Stack& stack) {\n"  # 5
+        "          auto x = at::add(a, b);\n"  # 6
+        "          auto f = [](int y) { return at::mul(y, y); };\n"  # 7
         "        },\n"
-        "        aliasAnalysisFromSchema()),\n"                                # 9
+        "        aliasAnalysisFromSchema()),\n"  # 9
         "};\n"
         "REGISTER_OPERATOR_FUNCTOR(aten::abs, aten_abs, [](Node* n) -> SROperator {\n"  # 11
         "  return [](ProcessedNode* p_node) {\n"
-        "      p_node->Output(0) = at::native::abs(in0_t);\n"                  # 13
+        "      p_node->Output(0) = at::native::abs(in0_t);\n"  # 13
         "  };\n"
-        "});\n"                                                                # 15
-        "void f() { auto g = [](){ return at::sub(1); }; }\n"                  # 16
+        "});\n"  # 15
+        "void f() { auto g = [](){ return at::sub(1); }; }\n"  # 16
         "}}\n"
     )
     facts = parse_cpp("torch/csrc/jit/runtime/ops.cpp", source.encode())
@@ -329,17 +335,17 @@ def test_a_lambda_outside_any_function_is_a_definition_of_its_own():
 
 def test_data_members_are_fields_and_member_declarations_are_not():
     source = (
-        "namespace torch::distributed::rpc {\n"                              # 1
+        "namespace torch::distributed::rpc {\n"  # 1
         "struct TORCH_API WorkerInfo : torch::CustomClassHolder {\n"
-        "  WorkerInfo(std::string name, int64_t id);\n"                      # 3
-        "  static constexpr size_t MAX_NAME_LEN = 128;\n"                    # 4
-        "  const std::string name_;\n"                                       # 5
-        "  int64_t* sizes_ = nullptr, count_;\n"                             # 6
-        "  int& ref_;\n"                                                     # 7
-        "  char data_[4];\n"                                                 # 8
-        "  int* make();\n"                                                   # 9
+        "  WorkerInfo(std::string name, int64_t id);\n"  # 3
+        "  static constexpr size_t MAX_NAME_LEN = 128;\n"  # 4
+        "  const std::string name_;\n"  # 5
+        "  int64_t* sizes_ = nullptr, count_;\n"  # 6
+        "  int& ref_;\n"  # 7
+        "  char data_[4];\n"  # 8
+        "  int* make();\n"  # 9
         "};\n"
-        "typedef struct { int x; } Plain;\n"                                 # 11
+        "typedef struct { int x; } Plain;\n"  # 11
         "}\n"
     )
     facts = parse_cpp("torch/csrc/distributed/rpc/types.h", source.encode())
@@ -356,17 +362,20 @@ def test_data_members_are_fields_and_member_declarations_are_not():
 
 def test_a_factory_that_constructs_its_template_argument_calls_the_constructor():
     source = (
-        "namespace torch::jit {\n"                                                       # 1
+        "namespace torch::jit {\n"  # 1
         "void f(const std::string& filename) {\n"
         "  auto r = std::make_unique<caffe2::serialize::PyTorchStreamReader>(filename);\n"  # 3
-        "  auto s = c10::make_intrusive<Store, std::allocator<int>>(1);\n"               # 4
-        "  auto v = std::make_unique<std::vector<int>>();\n"                              # 5
+        "  auto s = c10::make_intrusive<Store, std::allocator<int>>(1);\n"  # 4
+        "  auto v = std::make_unique<std::vector<int>>();\n"  # 5
         "}\n"
         "}\n"
     )
     facts = parse_cpp("torch/csrc/jit/python/init.cpp", source.encode())
     assert [(c.callee, c.line) for c in facts.calls] == [
-        ("std::make_unique", 3), ("caffe2::serialize::PyTorchStreamReader::PyTorchStreamReader", 3),
-        ("c10::make_intrusive", 4), ("Store::Store", 4),
-        ("std::make_unique", 5), ("std::vector::vector", 5),
+        ("std::make_unique", 3),
+        ("caffe2::serialize::PyTorchStreamReader::PyTorchStreamReader", 3),
+        ("c10::make_intrusive", 4),
+        ("Store::Store", 4),
+        ("std::make_unique", 5),
+        ("std::vector::vector", 5),
     ]

@@ -59,7 +59,9 @@ BOMB = (
     "#define A(x) void x() { g(); h(); }\n"
     "#define B(x) " + " ".join(f"A(x##{d})" for d in range(10)) + "\n"
     "#define C(x) " + " ".join(f"B(x##{d})" for d in range(10)) + "\n"
-    "#define D(x) " + " ".join(f"C(x##{d})" for d in range(10)) + "\n"
+    "#define D(x) "
+    + " ".join(f"C(x##{d})" for d in range(10))
+    + "\n"
     + "".join(f"D(f{letter})\n" for letter in "abcdefghijklmnopqrst")
 ).encode()
 
@@ -74,7 +76,10 @@ def test_a_macro_bomb_expands_within_the_files_budget_and_says_where_it_stopped(
     assert len(expanded) == 4_000 and invoked == ["D"] * 20  # every invocation is still a call site
     assert {f.qname[:2] for f in functions} == {"fa", "fb"}
     assert [(d.reason, d.skipped) for d in facts.diagnostics] == [
-        ("macro invocations expand past 72,496 bytes (16 times the file, and 64 KiB) at line 7; the rest are not expanded", False)
+        (
+            "macro invocations expand past 72,496 bytes (16 times the file, and 64 KiB) at line 7; the rest are not expanded",
+            False,
+        )
     ]
 
 
@@ -88,10 +93,14 @@ def test_ordinary_macro_definitions_are_untouched_by_the_budget():
     facts = parse_file("a.cpp", Language.CPP, source)
     assert facts.diagnostics == []
     assert [(s.qname, s.line) for s in facts.symbols if s.kind is SymbolKind.FUNCTION] == [
-        ("at::native::acos_out", 3), ("at::native::asin_out", 4), ("at::native::atan_out", 5),
+        ("at::native::acos_out", 3),
+        ("at::native::asin_out", 4),
+        ("at::native::atan_out", 5),
     ]
     assert [(c.caller, c.callee) for c in facts.calls if c.caller != "a.cpp"] == [
-        ("at::native::acos_out", "acos_kernel"), ("at::native::asin_out", "asin_kernel"), ("at::native::atan_out", "atan_kernel"),
+        ("at::native::acos_out", "acos_kernel"),
+        ("at::native::asin_out", "asin_kernel"),
+        ("at::native::atan_out", "atan_kernel"),
     ]
 
 
@@ -105,7 +114,8 @@ def test_a_reopened_namespace_is_one_symbol_at_its_first_opening_whatever_was_pa
         parse_file("b.cpp", Language.CPP, nested_namespaces(40))
         assert parse_file("a.cpp", Language.CPP, source) == first
     assert [(s.qname, s.line, s.end_line) for s in first.symbols if s.kind is SymbolKind.NAMESPACE] == [
-        ("at", 2, 4), ("at::native", 2, 4),
+        ("at", 2, 4),
+        ("at::native", 2, 4),
     ]
 
 
@@ -113,24 +123,24 @@ def test_what_the_grammar_cannot_read_loses_no_namespace_or_definition_after_it(
     # tensorpipe_agent.cpp: a pragma macro alone on a line before `namespace torch {`, an
     # unused-variable attribute after a loop variable, lambdas with brace init-captures
     source = (
-        "#include <fmt/format.h>\n"                                            # 1
-        "C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED(\"-Wdeprecated\")\n"
+        "#include <fmt/format.h>\n"  # 1
+        'C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wdeprecated")\n'
         "#include <tensorpipe/tensorpipe.h>\n"
-        "C10_DIAGNOSTIC_POP()\n"                                               # 4
+        "C10_DIAGNOSTIC_POP()\n"  # 4
         "namespace torch {\n"
         "namespace distributed {\n"
-        "std::unique_ptr<Registration> makeChannel() {\n"                      # 7
+        "std::unique_ptr<Registration> makeChannel() {\n"  # 7
         "  for (const auto laneIdx C10_UNUSED : c10::irange(kNumUvThreads)) {\n"
-        "    contexts.push_back(create());\n"                                  # 9
+        "    contexts.push_back(create());\n"  # 9
         "  }\n"
         "}\n"
-        "void TensorPipeAgent::pipeRead(Fn fn) {\n"                            # 12
+        "void TensorPipeAgent::pipeRead(Fn fn) {\n"  # 12
         "  pipe->read([buffers{std::make_shared<Buffers>(std::move(buffers))},\n"
         "              fn{std::move(fn)}](const Error& error) mutable {\n"
-        "    fn(error);\n"                                                     # 15
+        "    fn(error);\n"  # 15
         "  });\n"
         "}\n"
-        "void TensorPipeAgent::join(bool shutdown) {}\n"                      # 18
+        "void TensorPipeAgent::join(bool shutdown) {}\n"  # 18
         "}  // namespace distributed\n"
         "}  // namespace torch\n"
     )
@@ -151,15 +161,15 @@ def test_a_namespace_error_recovery_split_keeps_the_namespaces_the_braces_say():
     # kineto_shim.cpp: an expression whose #if branches are alternatives (`return W{ a b };` read
     # as one text) makes a stray `}`; the tree then puts what follows outside `torch`
     source = (
-        "namespace torch {\n"                                                  # 1
+        "namespace torch {\n"  # 1
         "namespace profiler::impl::kineto {\n"
-        "TraceWrapper::TraceWrapper(const int64_t start_time)\n"              # 3
+        "TraceWrapper::TraceWrapper(const int64_t start_time)\n"  # 3
         "#ifdef USE_KINETO\n"
         "    : cpu_trace_(std::make_unique<CpuTraceBuffer>())\n"
         "#endif\n"
         "{\n"
-        "}\n"                                                                  # 8
-        "ActivityTraceWrapper stopTrace() {\n"                                 # 9
+        "}\n"  # 8
+        "ActivityTraceWrapper stopTrace() {\n"  # 9
         "  return ActivityTraceWrapper{\n"
         "#ifdef USE_KINETO\n"
         "      api().stopTrace()\n"
@@ -168,10 +178,10 @@ def test_a_namespace_error_recovery_split_keeps_the_namespaces_the_braces_say():
         "#endif\n"
         "  };\n"
         "}\n"
-        "void pushCorrelationId(uint64_t id) {}\n"                             # 18
+        "void pushCorrelationId(uint64_t id) {}\n"  # 18
         "} // namespace profiler::impl::kineto\n"
         "namespace autograd::profiler {\n"
-        "void profilerStep() {}\n"                                             # 21
+        "void profilerStep() {}\n"  # 21
         "} // namespace autograd::profiler\n"
         "} // namespace torch\n"
     )
@@ -190,34 +200,34 @@ def test_conditionals_that_split_code_leave_every_definition_after_them():
     # under a lone #ifdef; a stream continued under one; an `if (...) {` written twice, one
     # per branch
     source = (
-        "#include <c10d/ProcessGroupNCCL.hpp>\n"                              # 1
+        "#include <c10d/ProcessGroupNCCL.hpp>\n"  # 1
         "#ifdef USE_C10D_NCCL\n"
-        "namespace c10d {\n"                                                   # 3
+        "namespace c10d {\n"  # 3
         "const std::map<ReduceOp::RedOpType, ncclRedOp_t> ncclOp = {\n"
         "    {ReduceOp::PRODUCT, ncclProd},\n"
         "#ifdef NCCL_HAS_AVG\n"
         "    {ReduceOp::AVG, ncclAvg},\n"
         "#endif\n"
         "};\n"
-        "void ProcessGroupNCCL::logEnvironment() {\n"                          # 10
-        "  LOG(INFO) << \"NCCL version: \" << getNcclVersion()\n"
+        "void ProcessGroupNCCL::logEnvironment() {\n"  # 10
+        '  LOG(INFO) << "NCCL version: " << getNcclVersion()\n'
         "#ifdef NCCL_HAS_COMM_REGISTER\n"
-        "            << \", REGISTER: \" << useHook_\n"
+        '            << ", REGISTER: " << useHook_\n'
         "#endif\n"
-        "            << \", NAN_CHECK: \" << enableNanCheck_;\n"
+        '            << ", NAN_CHECK: " << enableNanCheck_;\n'
         "}\n"
         "std::exception_ptr ProcessGroupNCCL::checkForNCCLErrorsInternal() {\n"  # 17
         "#ifdef NCCL_HAS_COMM_NONBLOCKING\n"
-        "  if (failed(ncclAsyncErr) && notInProgress(ncclAsyncErr)) {\n"     # 19
+        "  if (failed(ncclAsyncErr) && notInProgress(ncclAsyncErr)) {\n"  # 19
         "#else\n"
-        "  if (failed(ncclAsyncErr)) {\n"                                     # 21
+        "  if (failed(ncclAsyncErr)) {\n"  # 21
         "#endif\n"
-        "    return makeError(ncclAsyncErr);\n"                                # 23
+        "    return makeError(ncclAsyncErr);\n"  # 23
         "  }\n"
         "  return nullptr;\n"
         "}\n"
         "c10::intrusive_ptr<Work> ProcessGroupNCCL::allreduce(std::vector<at::Tensor>& tensors) {\n"  # 27
-        "  return allreduce_impl(tensors[0]);\n"                               # 28
+        "  return allreduce_impl(tensors[0]);\n"  # 28
         "}\n"
         "} // namespace c10d\n"
         "#endif // USE_C10D_NCCL\n"
@@ -229,7 +239,11 @@ def test_conditionals_that_split_code_leave_every_definition_after_them():
         ("c10d::ProcessGroupNCCL::allreduce", 27),
     ]
     # of the two `if (...) {`, the build without NCCL_HAS_COMM_NONBLOCKING's (21) is read
-    assert [(c.caller, c.callee, c.line) for c in facts.calls if c.callee in ("failed", "notInProgress", "makeError", "allreduce_impl")] == [
+    assert [
+        (c.caller, c.callee, c.line)
+        for c in facts.calls
+        if c.callee in ("failed", "notInProgress", "makeError", "allreduce_impl")
+    ] == [
         ("c10d::ProcessGroupNCCL::checkForNCCLErrorsInternal", "failed", 21),
         ("c10d::ProcessGroupNCCL::checkForNCCLErrorsInternal", "makeError", 23),
         ("c10d::ProcessGroupNCCL::allreduce", "allreduce_impl", 28),

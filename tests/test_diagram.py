@@ -3,6 +3,7 @@ what the SVG holds, how folding and collapsing shape a graph, and the CLI's file
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -12,7 +13,6 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from tests.command_line import invoke
 from explorer.diagram.build import neighbours_diagram, trace_diagram
 from explorer.diagram.fold import collapse_layers, fold_widest, only_paths
 from explorer.diagram.model import MORE, Diagram, DiagramEdge, DiagramNode, Emphasis
@@ -21,15 +21,32 @@ from explorer.query.neighbours import neighbours
 from explorer.query.trace import trace_symbol
 from explorer.render.dot import LAYER_STYLES, PATH_COLOUR, to_dot
 from explorer.render.links import LinkTemplate
+from tests.command_line import invoke
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz's dot program is not installed")
 
 CONV2D_PATH = [
-    "Conv2d", "Module.__call__", "Module._wrapped_call_impl", "Module._call_impl", "Conv2d.forward",
-    "Conv2d._conv_forward", "conv2d", "_VariableFunctions.conv2d", "aten::conv2d", "conv2d_symint",
-    "aten::convolution", "convolution", "aten::_convolution", "_convolution", "aten::cudnn_convolution",
-    "cudnn_convolution", "cudnn_convolution_forward_out", "raw_cudnn_convolution_forward_out",
-    "split_batch_dim_to_32bit_out", "raw_cudnn_convolution_forward_out_32bit", "cudnnConvolutionForward",
+    "Conv2d",
+    "Module.__call__",
+    "Module._wrapped_call_impl",
+    "Module._call_impl",
+    "Conv2d.forward",
+    "Conv2d._conv_forward",
+    "conv2d",
+    "_VariableFunctions.conv2d",
+    "aten::conv2d",
+    "conv2d_symint",
+    "aten::convolution",
+    "convolution",
+    "aten::_convolution",
+    "_convolution",
+    "aten::cudnn_convolution",
+    "cudnn_convolution",
+    "cudnn_convolution_forward_out",
+    "raw_cudnn_convolution_forward_out",
+    "split_batch_dim_to_32bit_out",
+    "raw_cudnn_convolution_forward_out_32bit",
+    "cudnnConvolutionForward",
 ]
 
 
@@ -55,11 +72,35 @@ def names_by_id(diagram: Diagram) -> dict[str, str]:
 def test_trace_with_to_highlights_both_paths_and_keeps_the_rest_faint(conv2d):
     names = names_by_id(conv2d)
     path_edges = [(names[e.source], names[e.target], e.kind) for e in conv2d.edges if e.emphasis is Emphasis.PATH]
-    assert path_edges[:20] == [(a, b, kind) for a, b, kind in zip(CONV2D_PATH, CONV2D_PATH[1:], [
-        "method", "alias", "method", "method", "method", "call", "alias", "binding",
-        "dispatch:CompositeImplicitAutograd", "call", "dispatch:CompositeExplicitAutograd", "call",
-        "dispatch:CompositeExplicitAutograd", "call", "dispatch:CUDA", "call", "call", "call", "fnptr", "call",
-    ])]
+    assert path_edges[:20] == [
+        (a, b, kind)
+        for a, b, kind in zip(
+            CONV2D_PATH,
+            CONV2D_PATH[1:],
+            [
+                "method",
+                "alias",
+                "method",
+                "method",
+                "method",
+                "call",
+                "alias",
+                "binding",
+                "dispatch:CompositeImplicitAutograd",
+                "call",
+                "dispatch:CompositeExplicitAutograd",
+                "call",
+                "dispatch:CompositeExplicitAutograd",
+                "call",
+                "dispatch:CUDA",
+                "call",
+                "call",
+                "call",
+                "fnptr",
+                "call",
+            ],
+        )
+    ]
     assert path_edges[20:] == [  # the conv2d.padding overload, which calls aten::conv2d
         ("_VariableFunctions.conv2d", "aten::conv2d.padding", "binding"),
         ("aten::conv2d.padding", "conv2d_padding_symint", "dispatch:CompositeImplicitAutograd"),
@@ -72,7 +113,12 @@ def test_trace_with_to_highlights_both_paths_and_keeps_the_rest_faint(conv2d):
     # `_pair = _ntuple(2)`: calling _pair runs the `parse` that _ntuple returned, shown as _pair
     assert {"pad", "_pair", "select_conv_backend", "getCudnnHandle", "aten::_slow_conv2d_forward"} <= set(context)
     start = conv2d.node(conv2d.root)
-    assert (start.qname, start.start, start.path, start.line) == ("torch.nn.modules.conv.Conv2d", True, "torch/nn/modules/conv.py", 187)
+    assert (start.qname, start.start, start.path, start.line) == (
+        "torch.nn.modules.conv.Conv2d",
+        True,
+        "torch/nn/modules/conv.py",
+        187,
+    )
     assert [n.name for n in conv2d.nodes if n.matched] == ["cudnnConvolutionForward"]
 
 
@@ -104,7 +150,9 @@ def _node(node_id: str, emphasis: Emphasis = Emphasis.NORMAL) -> DiagramNode:
 def _graph(edges: list[tuple[str, str]], path: set[str] = frozenset(), upward: bool = False) -> Diagram:  # type: ignore[assignment]
     ids = list(dict.fromkeys(node for edge in edges for node in edge))
     nodes = tuple(_node(i, Emphasis.PATH if i in path else Emphasis.NORMAL) for i in ids)
-    made = tuple(DiagramEdge(a, b, "call", Emphasis.PATH if a in path and b in path else Emphasis.NORMAL) for a, b in edges)
+    made = tuple(
+        DiagramEdge(a, b, "call", Emphasis.PATH if a in path and b in path else Emphasis.NORMAL) for a, b in edges
+    )
     return Diagram("t", nodes, made, ids[0] if not upward else edges[0][1], upward)
 
 
@@ -125,7 +173,10 @@ def test_a_shared_child_is_folded_once_under_one_owner_and_a_path_is_never_folde
     folded = fold_widest(_graph(edges, path={"r", "b", "t"}), 2)
     assert [n.id for n in folded.nodes if n.kind != MORE] == ["r", "b", "t"]
     # Equal widths: the deeper fan-out first.
-    assert [(n.id, n.members) for n in folded.nodes if n.kind == MORE] == [("m0", ("q.s", "q.s1")), ("m1", ("q.a", "q.x"))]
+    assert [(n.id, n.members) for n in folded.nodes if n.kind == MORE] == [
+        ("m0", ("q.s", "q.s1")),
+        ("m1", ("q.a", "q.x")),
+    ]
     assert [(e.source, e.target) for e in folded.edges] == [("r", "b"), ("b", "t"), ("b", "m0"), ("r", "m1")]
 
 
@@ -148,9 +199,15 @@ def test_collapse_folds_a_layer_into_one_node_per_file(conv2d):
     collapsed = collapse_layers(conv2d, {Layer.CPP})
     files = [(n.name, n.note) for n in collapsed.nodes if n.kind == "file"]
     assert files == [
-        ("Convolution.cpp", "8 definitions"), ("ConvShared.cpp", "4 definitions"), ("Conv_v7.cpp", "5 definitions"),
-        ("SymInt.h", "2 definitions"), ("Context.cpp", "1 definition"), ("Context.h", "4 definitions"),
-        ("ConvUtils.h", "2 definitions"), ("ConvPlaceholders.cpp", "1 definition"), ("Handle.cpp", "1 definition"),
+        ("Convolution.cpp", "8 definitions"),
+        ("ConvShared.cpp", "4 definitions"),
+        ("Conv_v7.cpp", "5 definitions"),
+        ("SymInt.h", "2 definitions"),
+        ("Context.cpp", "1 definition"),
+        ("Context.h", "4 definitions"),
+        ("ConvUtils.h", "2 definitions"),
+        ("ConvPlaceholders.cpp", "1 definition"),
+        ("Handle.cpp", "1 definition"),
         ("Descriptors.h", "1 definition"),
     ]
     assert len(collapsed.nodes) == 30
@@ -179,23 +236,34 @@ def test_dot_of_paths_draws_the_first_as_a_spine_with_labels_and_highlighted_edg
     # layer is the node's colour, and the legend says which
     assert [o["name"] for o in objects if o["name"].startswith("cluster_")] == ["cluster_legend"]
     by_name = {conv2d.node(o["name"]).name: o for o in objects if o["name"].startswith("n")}
-    assert (by_name["Conv2d"]["fillcolor"], by_name["aten::conv2d"]["fillcolor"], by_name["conv2d_symint"]["fillcolor"]) == (
-        LAYER_STYLES[Layer.PYTHON].fill, LAYER_STYLES[Layer.YAML].fill, LAYER_STYLES[Layer.CPP].fill)
+    assert (
+        by_name["Conv2d"]["fillcolor"],
+        by_name["aten::conv2d"]["fillcolor"],
+        by_name["conv2d_symint"]["fillcolor"],
+    ) == (LAYER_STYLES[Layer.PYTHON].fill, LAYER_STYLES[Layer.YAML].fill, LAYER_STYLES[Layer.CPP].fill)
     # the first path listed is one group, its hops heavy edges: graphviz draws it straight down
     spine = [o for o in objects if o.get("group") == "spine"]
     assert sorted(conv2d.node(o["name"]).name for o in spine) == sorted(CONV2D_PATH)
     name_of = {o["_gvid"]: conv2d.node(o["name"]).name for o in objects if o["name"].startswith("n")}
     heavy = [(name_of[e["tail"]], name_of[e["head"]]) for e in graph["edges"] if e.get("weight") == "20"]
-    assert sorted(heavy) == sorted(zip(CONV2D_PATH, CONV2D_PATH[1:]))
+    assert sorted(heavy) == sorted(itertools.pairwise(CONV2D_PATH))
     assert len({round(float(o["pos"].split(",")[0])) for o in spine}) == 1  # one column: the line is straight
     conv = by_name["Conv2d"]
     assert conv["tooltip"] == "torch.nn.modules.conv.Conv2d"
     assert conv["URL"] == "https://github.com/pytorch/pytorch/blob/v2.4.0/torch/nn/modules/conv.py#L187"
     assert conv["label"] == '<b>Conv2d</b><br/><font point-size="9" color="#555555">torch/nn/modules/conv.py:187</font>'
-    assert (conv["shape"], by_name["aten::conv2d"]["shape"], by_name["cudnnConvolutionForward"]["shape"]) == ("box3d", "box", "cylinder")
+    assert (conv["shape"], by_name["aten::conv2d"]["shape"], by_name["cudnnConvolutionForward"]["shape"]) == (
+        "box3d",
+        "box",
+        "cylinder",
+    )
     assert by_name["cudnnConvolutionForward"]["peripheries"] == "2"
     assert "URL" not in by_name["cudnnConvolutionForward"]  # no source to link to
-    labelled = {(name_of[e["tail"]], name_of[e["head"]]): e for e in graph["edges"] if e["tail"] in name_of and e["head"] in name_of}
+    labelled = {
+        (name_of[e["tail"]], name_of[e["head"]]): e
+        for e in graph["edges"]
+        if e["tail"] in name_of and e["head"] in name_of
+    }
     assert labelled[("aten::cudnn_convolution", "cudnn_convolution")]["label"] == " CUDA ? "
     assert labelled[("aten::conv2d", "conv2d_symint")]["label"] == " CompositeImplicitAutograd "
     assert labelled[("Module.__call__", "Module._wrapped_call_impl")]["label"] == " alias "
@@ -203,8 +271,14 @@ def test_dot_of_paths_draws_the_first_as_a_spine_with_labels_and_highlighted_edg
     pointer = labelled[("split_batch_dim_to_32bit_out", "raw_cudnn_convolution_forward_out_32bit")]
     assert (pointer["label"], pointer["style"], pointer["color"]) == (" fnptr ", "dashed", PATH_COLOUR)
     red = [(name_of[e["tail"]], name_of[e["head"]]) for e in graph["edges"] if e.get("color") == PATH_COLOUR]
-    assert sorted(red) == sorted([*zip(CONV2D_PATH, CONV2D_PATH[1:]), ("_VariableFunctions.conv2d", "aten::conv2d.padding"),
-                                  ("aten::conv2d.padding", "conv2d_padding_symint"), ("conv2d_padding_symint", "aten::conv2d")])
+    assert sorted(red) == sorted(
+        [
+            *itertools.pairwise(CONV2D_PATH),
+            ("_VariableFunctions.conv2d", "aten::conv2d.padding"),
+            ("aten::conv2d.padding", "conv2d_padding_symint"),
+            ("conv2d_padding_symint", "aten::conv2d"),
+        ]
+    )
     assert labelled[("_convolution", "select_conv_backend")]["color"] == "#c9c9c9"  # faint
 
 
@@ -215,15 +289,28 @@ def test_dot_of_a_tree_boxes_each_layer(sample_store, sample_root):
     assert list(clusters)[:4] == ["cluster_python", "cluster_binding", "cluster_yaml", "cluster_cpp"]
     assert list(clusters)[-1] == "cluster_legend"
     assert [clusters[c]["label"] for c in list(clusters)[:4]] == [
-        "Python (torch.nn, functional)", "Bindings (torch._C)", "Operators (native_functions.yaml)", "ATen C++",
+        "Python (torch.nn, functional)",
+        "Bindings (torch._C)",
+        "Operators (native_functions.yaml)",
+        "ATen C++",
     ]
     assert not any(o.get("group") for o in graph["objects"])
 
 
 @needs_dot
 def test_svg_holds_named_nodes_tooltips_and_links(tmp_path, sample_root):
-    result = invoke(["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "svg",
-                                 "-o", str(tmp_path / "conv2d.svg")])
+    result = invoke(
+        [
+            "trace",
+            "torch.nn.Conv2d",
+            "--to",
+            "cudnnConvolutionForward",
+            "--format",
+            "svg",
+            "-o",
+            str(tmp_path / "conv2d.svg"),
+        ]
+    )
     assert result.exit_code == 0, result.output
     # the two paths alone (21 hops, and conv2d.padding's 2 beside them): 23 nodes, 23 edges
     assert result.stdout == f"wrote {tmp_path / 'conv2d.svg'} (23 nodes, 23 edges)\n"
@@ -235,11 +322,25 @@ def test_svg_holds_named_nodes_tooltips_and_links(tmp_path, sample_root):
     assert texts == ["Conv2d", "torch/nn/modules/conv.py:187"]
     anchor = nodes["n0"].find(".//svg:a", ns)
     assert anchor.get(f"{{{ns['xlink']}}}title") == "torch.nn.modules.conv.Conv2d"
-    assert anchor.get(f"{{{ns['xlink']}}}href") == "file://" + os.path.join(os.path.abspath(sample_root), "torch/nn/modules/conv.py")
+    assert anchor.get(f"{{{ns['xlink']}}}href") == "file://" + os.path.join(
+        os.path.abspath(sample_root), "torch/nn/modules/conv.py"
+    )
     width, height = (float(svg.get(side).removesuffix("pt")) for side in ("width", "height"))
     assert width < 1000 and height < 2000  # a column a screen wide, not 11,000 pixels across
-    context = cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "svg", "--context", "-o", str(tmp_path / "c.svg"))
-    assert context.stdout == f"wrote {tmp_path / 'c.svg'} (49 nodes, 56 edges)\n"  # and, faint, what each hop calls besides
+    context = cli(
+        "trace",
+        "torch.nn.Conv2d",
+        "--to",
+        "cudnnConvolutionForward",
+        "--format",
+        "svg",
+        "--context",
+        "-o",
+        str(tmp_path / "c.svg"),
+    )
+    assert (
+        context.stdout == f"wrote {tmp_path / 'c.svg'} (49 nodes, 56 edges)\n"
+    )  # and, faint, what each hop calls besides
 
 
 # -- the command line --------------------------------------------------------------------------
@@ -255,7 +356,9 @@ def test_dot_goes_to_stdout_and_is_the_same_twice():
     first = cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "dot")
     second = cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "dot")
     assert first.exit_code == 0 and first.stdout == second.stdout
-    assert first.stdout.startswith("// torch.nn.modules.conv.Conv2d to cudnnConvolutionForward (backend cuda)\ndigraph explorer {")
+    assert first.stdout.startswith(
+        "// torch.nn.modules.conv.Conv2d to cudnnConvolutionForward (backend cuda)\ndigraph explorer {"
+    )
 
 
 @needs_dot
@@ -269,11 +372,24 @@ def test_without_o_a_file_named_after_the_symbol_is_written_here(tmp_path, monke
 
 
 def test_max_nodes_and_only_paths_shape_the_cli_output():
-    folded = cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "dot", "--max-nodes", "20", "--context")
+    folded = cli(
+        "trace",
+        "torch.nn.Conv2d",
+        "--to",
+        "cudnnConvolutionForward",
+        "--format",
+        "dot",
+        "--max-nodes",
+        "20",
+        "--context",
+    )
     assert folded.stdout.count("more</b>") == 5  # convolution's Context methods fold into a box of their own
     paths = cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "dot")
     assert paths.stdout.count("<b>") - 1 == 23  # every node, and the legend's title
-    assert cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "dot", "--only-paths").stdout == paths.stdout
+    assert (
+        cli("trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "dot", "--only-paths").stdout
+        == paths.stdout
+    )
 
 
 @pytest.mark.parametrize(
@@ -284,10 +400,19 @@ def test_max_nodes_and_only_paths_shape_the_cli_output():
         (["-o", "x.svg"], "-o writes a diagram: add --format dot, svg, png or html"),
         (["--format", "dot", "--only-paths"], "--only-paths is about the paths to a --to match: add --to"),
         (["--format", "dot", "--context"], "--context is about the paths to a --to match: add --to"),
-        (["--to", "x", "--format", "dot", "--context", "--only-paths"], "--only-paths and --context ask for opposite drawings: give one"),
-        (["--format", "dot", "--collapse", "java"], "unknown layer 'java' for --collapse; one of: python, binding, yaml, cpp, cuda, vendor"),
+        (
+            ["--to", "x", "--format", "dot", "--context", "--only-paths"],
+            "--only-paths and --context ask for opposite drawings: give one",
+        ),
+        (
+            ["--format", "dot", "--collapse", "java"],
+            "unknown layer 'java' for --collapse; one of: python, binding, yaml, cpp, cuda, vendor",
+        ),
         (["--format", "dot", "--max-nodes", "1"], "--max-nodes must be at least 2"),
-        (["--format", "dot", "--link-template", "{file}#{lineno}"], "--link-template '{file}#{lineno}': unknown field {lineno}; use {file}, {line}, {path}, {symbol}"),
+        (
+            ["--format", "dot", "--link-template", "{file}#{lineno}"],
+            "--link-template '{file}#{lineno}': unknown field {lineno}; use {file}, {line}, {path}, {symbol}",
+        ),
     ],
 )
 def test_bad_diagram_options_are_one_line_errors_with_exit_2(args, message):
@@ -305,9 +430,14 @@ def test_unwritable_output_is_an_error_and_leaves_nothing(tmp_path):
 
 
 def test_no_path_draws_nothing_and_exits_1(tmp_path):
-    result = cli("trace", "torch.nn.ReLU", "--to", "cudnnConvolutionForward", "--format", "dot", "-o", str(tmp_path / "x.dot"))
+    result = cli(
+        "trace", "torch.nn.ReLU", "--to", "cudnnConvolutionForward", "--format", "dot", "-o", str(tmp_path / "x.dot")
+    )
     assert result.exit_code == 1
-    assert result.stderr == "error: no path from torch.nn.modules.activation.ReLU to cudnnConvolutionForward (backend cuda); nothing drawn\n"
+    assert (
+        result.stderr
+        == "error: no path from torch.nn.modules.activation.ReLU to cudnnConvolutionForward (backend cuda); nothing drawn\n"
+    )
     assert not (tmp_path / "x.dot").exists()
 
 
@@ -326,4 +456,6 @@ def test_without_the_dot_program_svg_says_how_to_install_it_and_dot_still_works(
     assert "conda install -c conda-forge graphviz" in svg.stderr
     assert not (tmp_path / "x.svg").exists()
     dot = subprocess.run([*command, "dot"], env=env, capture_output=True, text=True)
-    assert dot.returncode == 0 and dot.stdout.startswith("// torch.nn.modules.conv.Conv2d (backend cuda)\ndigraph explorer {")
+    assert dot.returncode == 0 and dot.stdout.startswith(
+        "// torch.nn.modules.conv.Conv2d (backend cuda)\ndigraph explorer {"
+    )

@@ -25,8 +25,9 @@ PROBE = REPO / "tests" / "emacs" / "eglot_probe.el"
 def _has_eglot() -> bool:
     if EMACS is None:
         return False
-    found = subprocess.run([EMACS, "--batch", "--eval", "(progn (package-initialize) (require 'eglot))"],
-                           capture_output=True, timeout=60)
+    found = subprocess.run(
+        [EMACS, "--batch", "--eval", "(progn (package-initialize) (require 'eglot))"], capture_output=True, timeout=60
+    )
     return found.returncode == 0
 
 
@@ -41,12 +42,23 @@ def answers(tmp_path_factory: pytest.TempPathFactory) -> dict:
     (tree / "setup.cfg").write_text("")  # the project's top, the weakest of the markers
     out = work / "answers.json"
     env = {
-        **os.environ, "EXPLORER_CACHE_DIR": str(work / "cache"), "EXPLORER_PYTHON_ENV": "none", "HOME": str(work / "home"),
-        "EXPLORER_EMACS_CONFIG": str(REPO / "editors" / "emacs"), "EXPLORER_EMACS_ROOT": str(tree),
-        "EXPLORER_EMACS_OUT": str(out), "EXPLORER_EMACS_COMMAND": json.dumps([sys.executable, "-m", "explorer", "lsp"]),
+        **os.environ,
+        "EXPLORER_CACHE_DIR": str(work / "cache"),
+        "EXPLORER_PYTHON_ENV": "none",
+        "HOME": str(work / "home"),
+        "EXPLORER_EMACS_CONFIG": str(REPO / "editors" / "emacs"),
+        "EXPLORER_EMACS_ROOT": str(tree),
+        "EXPLORER_EMACS_OUT": str(out),
+        "EXPLORER_EMACS_COMMAND": json.dumps([sys.executable, "-m", "explorer", "lsp"]),
     }
-    done = subprocess.run([EMACS, "--batch", "--eval", "(package-initialize)", "-l", str(PROBE)],
-                          cwd=tree, env=env, timeout=240, capture_output=True, text=True)
+    done = subprocess.run(
+        [EMACS, "--batch", "--eval", "(package-initialize)", "-l", str(PROBE)],
+        cwd=tree,
+        env=env,
+        timeout=240,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     found = dict(json.loads(out.read_text()))
     assert "error" not in found, found

@@ -6,8 +6,8 @@ extension's own checkout); every expected hop was read off the fixture's text be
 from __future__ import annotations
 
 import pytest
-
 from conftest import write_tree
+
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.model import SymbolKind
@@ -27,118 +27,118 @@ EXTENSION = {
     ),
     "myext/__init__.py": "",
     "myext/ops.py": (
-        "import torch\n"                                        # 1
+        "import torch\n"  # 1
         "from myext import _C\n"
         "\n"
         "\n"
-        "def scale(x):\n"                                       # 5
-        "    return _C.scale(x)\n"                              # 6
+        "def scale(x):\n"  # 5
+        "    return _C.scale(x)\n"  # 6
         "\n"
         "\n"
-        "def add_one(x):\n"                                     # 9
-        "    return torch.ops.myext.add_one(x)\n"               # 10
+        "def add_one(x):\n"  # 9
+        "    return torch.ops.myext.add_one(x)\n"  # 10
         "\n"
         "\n"
-        "def legacy(x):\n"                                      # 13
-        "    return torch.ops.myext_legacy.legacy_op(x)\n"      # 14
+        "def legacy(x):\n"  # 13
+        "    return torch.ops.myext_legacy.legacy_op(x)\n"  # 14
         "\n"
         "\n"
-        "def ghost(x):\n"                                       # 17
-        "    return _C.ghost(x)\n"                              # 18
+        "def ghost(x):\n"  # 17
+        "    return _C.ghost(x)\n"  # 18
         "\n"
         "\n"
-        "class Scaler(torch.nn.Module):\n"                      # 21
-        "    def forward(self, x):\n"                           # 22
-        "        return scale(x)\n"                             # 23
+        "class Scaler(torch.nn.Module):\n"  # 21
+        "    def forward(self, x):\n"  # 22
+        "        return scale(x)\n"  # 23
     ),
     "myext/csrc/bind.cpp": (
-        "#include <torch/extension.h>\n"                        # 1
-        "#include \"scale.h\"\n"
+        "#include <torch/extension.h>\n"  # 1
+        '#include "scale.h"\n'
         "\n"
-        "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"           # 4
-        "  m.def(\"scale\", &myext::scale, \"scale\");\n"      # 5
-        "  py::class_<myext::Counter>(m, \"Counter\")\n"        # 6
-        "      .def(py::init<int>())\n"                         # 7
-        "      .def(\"step\", &myext::Counter::step);\n"        # 8
-        "  auto sub = m.def_submodule(\"sub\");\n"              # 9
-        "  sub.def(\"twice\", py::overload_cast<int>(&myext::twice));\n"  # 10
-        "  m.def(\"ghost\", &myext::ghost);\n"                  # 11
+        "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"  # 4
+        '  m.def("scale", &myext::scale, "scale");\n'  # 5
+        '  py::class_<myext::Counter>(m, "Counter")\n'  # 6
+        "      .def(py::init<int>())\n"  # 7
+        '      .def("step", &myext::Counter::step);\n'  # 8
+        '  auto sub = m.def_submodule("sub");\n'  # 9
+        '  sub.def("twice", py::overload_cast<int>(&myext::twice));\n'  # 10
+        '  m.def("ghost", &myext::ghost);\n'  # 11
         "}\n"
     ),
     "myext/csrc/scale.cu": (
-        "namespace myext {\n"                                   # 1
-        "__global__ void scale_kernel(float* data) {}\n"        # 2
+        "namespace myext {\n"  # 1
+        "__global__ void scale_kernel(float* data) {}\n"  # 2
         "\n"
-        "at::Tensor scale(const at::Tensor& x) {\n"             # 4
-        "  scale_kernel<<<1, 32>>>(nullptr);\n"                 # 5
+        "at::Tensor scale(const at::Tensor& x) {\n"  # 4
+        "  scale_kernel<<<1, 32>>>(nullptr);\n"  # 5
         "  return x;\n"
         "}\n"
         "\n"
-        "int twice(int x) { return 2 * x; }\n"                  # 9
+        "int twice(int x) { return 2 * x; }\n"  # 9
         "\n"
-        "struct Counter {\n"                                    # 11
-        "  Counter(int start) {}\n"                             # 12
-        "  int step() { return 1; }\n"                          # 13
+        "struct Counter {\n"  # 11
+        "  Counter(int start) {}\n"  # 12
+        "  int step() { return 1; }\n"  # 13
         "};\n"
         "}  // namespace myext\n"
     ),
     "myext/csrc/ops.cpp": (
-        "namespace myext {\n"                                   # 1
+        "namespace myext {\n"  # 1
         "at::Tensor add_one_cpu(const at::Tensor& x) { return x; }\n"  # 2
         "\n"
-        "TORCH_LIBRARY(myext, m) {\n"                           # 4
-        "  m.def(\"add_one(Tensor x) -> Tensor\");\n"           # 5
-        "  m.def(TORCH_SELECTIVE_SCHEMA(\"myext::add_one.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)\"));\n"  # 6
+        "TORCH_LIBRARY(myext, m) {\n"  # 4
+        '  m.def("add_one(Tensor x) -> Tensor");\n'  # 5
+        '  m.def(TORCH_SELECTIVE_SCHEMA("myext::add_one.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)"));\n'  # 6
         "}\n"
         "\n"
-        "TORCH_LIBRARY_IMPL(myext, CPU, m) {\n"                 # 9
-        "  m.impl(\"add_one\", TORCH_FN(add_one_cpu));\n"       # 10
+        "TORCH_LIBRARY_IMPL(myext, CPU, m) {\n"  # 9
+        '  m.impl("add_one", TORCH_FN(add_one_cpu));\n'  # 10
         "}\n"
         "}  // namespace myext\n"
     ),
     "myext/csrc/ops.cu": (
-        "namespace myext {\n"                                   # 1
+        "namespace myext {\n"  # 1
         "namespace {\n"
-        "__global__ void add_one_kernel(float* data) {}\n"      # 3
+        "__global__ void add_one_kernel(float* data) {}\n"  # 3
         "}  // namespace\n"
         "\n"
-        "at::Tensor add_one_cuda(const at::Tensor& x) {\n"      # 6
-        "  add_one_kernel<<<1, 1>>>(nullptr);\n"                # 7
+        "at::Tensor add_one_cuda(const at::Tensor& x) {\n"  # 6
+        "  add_one_kernel<<<1, 1>>>(nullptr);\n"  # 7
         "  return x;\n"
         "}\n"
         "\n"
-        "TORCH_LIBRARY_IMPL(myext, CUDA, m) {\n"                # 11
-        "  m.impl(TORCH_SELECTIVE_NAME(\"myext::add_one\"), &add_one_cuda);\n"  # 12
+        "TORCH_LIBRARY_IMPL(myext, CUDA, m) {\n"  # 11
+        '  m.impl(TORCH_SELECTIVE_NAME("myext::add_one"), &add_one_cuda);\n'  # 12
         "}\n"
         "}  // namespace myext\n"
     ),
     "myext/csrc/legacy.cpp": (
-        "using torch::autograd::AutogradContext;\n"             # 1
+        "using torch::autograd::AutogradContext;\n"  # 1
         "\n"
-        "at::Tensor legacy_cuda(at::Tensor x);\n"               # 3
+        "at::Tensor legacy_cuda(at::Tensor x);\n"  # 3
         "\n"
         "struct LegacyFn : public torch::autograd::Function<LegacyFn> {\n"  # 5
         "  static variable_list forward(AutogradContext* ctx, Variable x) {\n"  # 6
-        "    return {legacy_cuda(x)};\n"                        # 7
+        "    return {legacy_cuda(x)};\n"  # 7
         "  }\n"
         "  static variable_list backward(AutogradContext* ctx, variable_list g) { return g; }\n"  # 9
         "};\n"
         "\n"
-        "at::Tensor legacy_op(at::Tensor x) {\n"                # 12
-        "  return LegacyFn::apply(x)[0];\n"                     # 13
+        "at::Tensor legacy_op(at::Tensor x) {\n"  # 12
+        "  return LegacyFn::apply(x)[0];\n"  # 13
         "}\n"
         "\n"
         "at::Tensor legacy_op_again(at::Tensor x) { return x; }\n"  # 16
         "\n"
-        "static auto registry = torch::RegisterOperators()\n"   # 18
-        "    .op(\"myext_legacy::legacy_op\", &legacy_op)\n"    # 19
-        "    .op(\"myext_legacy::legacy_op\", &legacy_op_again);\n"  # 20
+        "static auto registry = torch::RegisterOperators()\n"  # 18
+        '    .op("myext_legacy::legacy_op", &legacy_op)\n'  # 19
+        '    .op("myext_legacy::legacy_op", &legacy_op_again);\n'  # 20
     ),
     "myext/csrc/legacy_cuda.cu": (
-        "__global__ void legacy_kernel(float* data) {}\n"       # 1
+        "__global__ void legacy_kernel(float* data) {}\n"  # 1
         "\n"
-        "at::Tensor legacy_cuda(at::Tensor x) {\n"              # 3
-        "  legacy_kernel<<<1, 1>>>(nullptr);\n"                 # 4
+        "at::Tensor legacy_cuda(at::Tensor x) {\n"  # 3
+        "  legacy_kernel<<<1, 1>>>(nullptr);\n"  # 4
         "  return x;\n"
         "}\n"
     ),
@@ -149,9 +149,9 @@ EXTENSION = {
         "ext = CppExtension(f'{NAME}._C', sources=SOURCES)\n"
     ),
     "other/csrc/binding.cpp": (
-        "int hello() { return 1; }\n"                           # 1
+        "int hello() { return 1; }\n"  # 1
         "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
-        "  m.def(\"hello\", &hello);\n"                         # 3
+        '  m.def("hello", &hello);\n'  # 3
         "}\n"
     ),
 }
@@ -172,8 +172,13 @@ def hops(extension, query: str, to: str, backend: str = "cuda") -> list[tuple]:
     report = trace_symbol(store, root, query, to=to, backend=backend)
     assert report.trace.paths, f"no path from {query} to {to}"
     return [
-        (hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line, hop.edge.label if hop.edge else None,
-         hop.edge.site if hop.edge else None)
+        (
+            hop.node.symbol.qname,
+            hop.node.symbol.path,
+            hop.node.symbol.line,
+            hop.edge.label if hop.edge else None,
+            hop.edge.site if hop.edge else None,
+        )
         for hop in report.trace.paths[0]
     ]
 
@@ -217,8 +222,11 @@ def test_register_operators_and_a_cpp_autograd_function(extension):
 def test_an_operator_registered_twice_is_ambiguous_between_its_kernels(extension):
     store, root = extension
     graph = CallGraph(store, root, "cuda")
-    (operator,) = [s for s in store.symbols_with_qname("myext_legacy::legacy_op")][:1]
-    edges = [(e.target.symbol.qname, e.label, e.resolution.value, e.candidates, e.site) for e in graph.edges(graph.node(operator))]
+    (operator,) = list(store.symbols_with_qname("myext_legacy::legacy_op"))[:1]
+    edges = [
+        (e.target.symbol.qname, e.label, e.resolution.value, e.candidates, e.site)
+        for e in graph.edges(graph.node(operator))
+    ]
     rivals = ("legacy_op", "legacy_op_again")
     assert edges == [
         ("legacy_op", "dispatch:CompositeImplicitAutograd", "ambiguous", rivals, ("myext/csrc/legacy.cpp", 19)),
@@ -231,8 +239,14 @@ def test_a_binding_of_a_function_the_tree_lacks_is_shown_unresolved(extension):
     graph = CallGraph(store, root, "cuda")
     (ghost,) = store.symbols_with_qname("myext.ops.ghost")
     (binding,) = [e.target for e in graph.edges(graph.node(ghost))]
-    assert (binding.symbol.qname, binding.symbol.path, binding.symbol.line) == ("myext._C.ghost", "myext/csrc/bind.cpp", 11)
-    assert [(e.target.symbol.qname, e.target.symbol.path, e.label, e.resolution.value) for e in graph.edges(binding)] == [
+    assert (binding.symbol.qname, binding.symbol.path, binding.symbol.line) == (
+        "myext._C.ghost",
+        "myext/csrc/bind.cpp",
+        11,
+    )
+    assert [
+        (e.target.symbol.qname, e.target.symbol.path, e.label, e.resolution.value) for e in graph.edges(binding)
+    ] == [
         ("myext::ghost", None, "pybind", "name"),
     ]
 
@@ -240,7 +254,9 @@ def test_a_binding_of_a_function_the_tree_lacks_is_shown_unresolved(extension):
 def test_the_bindings_of_a_pybind11_module(extension):
     store, _ = extension
     names = ("__init__", "step", "ghost", "hello", "scale", "twice")
-    found = sorted((s.qname, s.line, s.target) for name in names for s in store.symbols_of_kind_named(SymbolKind.PYBIND, name))
+    found = sorted(
+        (s.qname, s.line, s.target) for name in names for s in store.symbols_of_kind_named(SymbolKind.PYBIND, name)
+    )
     assert found == [
         ("TORCH_EXTENSION_NAME.Counter.__init__", 7, "myext::Counter::Counter"),
         ("TORCH_EXTENSION_NAME.Counter.step", 8, "myext::Counter::step"),
@@ -255,11 +271,17 @@ def test_which_module_an_extension_is(extension):
     store, _ = extension
     modules = ExtensionModules(store)
     # listed among setup.py's sources
-    assert [(m.dotted, m.derived) for m in modules.module_names("myext/csrc/bind.cpp", "TORCH_EXTENSION_NAME.sub")] == [("myext._C.sub", False)]
+    assert [(m.dotted, m.derived) for m in modules.module_names("myext/csrc/bind.cpp", "TORCH_EXTENSION_NAME.sub")] == [
+        ("myext._C.sub", False)
+    ]
     # setup.py computes the name: named after the file, and marked so
-    assert [(m.dotted, m.derived) for m in modules.module_names("other/csrc/binding.cpp", "TORCH_EXTENSION_NAME")] == [("binding", True)]
+    assert [(m.dotted, m.derived) for m in modules.module_names("other/csrc/binding.cpp", "TORCH_EXTENSION_NAME")] == [
+        ("binding", True)
+    ]
     assert [s.qname for s in modules.python_bindings("binding.hello")] == ["binding.hello"]
-    assert modules.python_bindings("binding.hello")[0].signature.endswith("[module name derived from the file name: no build declaration names this module]")
+    assert modules.python_bindings("binding.hello")[0].signature.endswith(
+        "[module name derived from the file name: no build declaration names this module]"
+    )
     assert [(s.qname, s.path, s.line, s.target) for s in store.extension_modules()] == [
         ("myext._C", "setup.py", 6, "myext/csrc/bind.cpp;myext/csrc/scale.cu"),
     ]
@@ -267,7 +289,7 @@ def test_which_module_an_extension_is(extension):
 
 
 def test_registrations_are_found_by_search(extension):
-    store, root = extension
+    store, _root = extension
     from explorer.query.search import search
 
     # the Python API first; the operators C++ registers next, with their schemas
@@ -278,19 +300,18 @@ def test_registrations_are_found_by_search(extension):
     ]
 
 
-
 REGISTRATION_FORMS = (
-    "namespace at { namespace functorch {\n"                                               # 1
-    "TORCH_LIBRARY_IMPL(aten, FuncTorchBatched, m) {\n"                                    # 2
-    "  m.impl(\"conv2d\", native::conv2d_symint);\n"                                       # 3
-    "  m.impl(\"mul.Tensor\", static_cast<decltype(&ATEN_FN2(mul, Tensor))>(native::mul));\n"  # 4
-    "  m.impl(\"cat.names\", CppFunction::makeFallthrough());\n"                          # 5
-    "  m.impl(TORCH_SELECTIVE_NAME(\"quantized::conv_unpack\"), TORCH_FN(QConvUnpack<2>::run));\n"  # 6
-    "  m.impl(\"relu\", [](const Tensor& self) { return relu_impl(self); });\n"            # 7
+    "namespace at { namespace functorch {\n"  # 1
+    "TORCH_LIBRARY_IMPL(aten, FuncTorchBatched, m) {\n"  # 2
+    '  m.impl("conv2d", native::conv2d_symint);\n'  # 3
+    '  m.impl("mul.Tensor", static_cast<decltype(&ATEN_FN2(mul, Tensor))>(native::mul));\n'  # 4
+    '  m.impl("cat.names", CppFunction::makeFallthrough());\n'  # 5
+    '  m.impl(TORCH_SELECTIVE_NAME("quantized::conv_unpack"), TORCH_FN(QConvUnpack<2>::run));\n'  # 6
+    '  m.impl("relu", [](const Tensor& self) { return relu_impl(self); });\n'  # 7
     "}\n"
-    "TORCH_LIBRARY(quantized, m) {\n"                                                      # 9
-    "  m.def(\"linear(Tensor x) -> Tensor\", torch::dispatch(c10::DispatchKey::CPU, TORCH_FN(linear_cpu)));\n"  # 10
-    "  m.def(\"bad name with spaces\");\n"                                                 # 11
+    "TORCH_LIBRARY(quantized, m) {\n"  # 9
+    '  m.def("linear(Tensor x) -> Tensor", torch::dispatch(c10::DispatchKey::CPU, TORCH_FN(linear_cpu)));\n'  # 10
+    '  m.def("bad name with spaces");\n'  # 11
     "}\n"
     "}}\n"
 )
@@ -314,7 +335,9 @@ def test_how_registrations_write_their_kernels():
     # a lambda kernel is a definition of its own, holding the calls inside it
     lambdas = [(s.qname, s.kind.value, s.line) for s in facts.symbols if "<lambda" in s.qname]
     assert lambdas == [("at::functorch::<lambda at line 7>", "function", 7)]
-    assert [(c.caller, c.callee, c.line) for c in facts.calls if c.callee == "relu_impl"] == [("at::functorch::<lambda at line 7>", "relu_impl", 7)]
+    assert [(c.caller, c.callee, c.line) for c in facts.calls if c.callee == "relu_impl"] == [
+        ("at::functorch::<lambda at line 7>", "relu_impl", 7)
+    ]
 
 
 def test_tags_given_with_a_schema_are_no_kernel():
@@ -323,7 +346,10 @@ def test_tags_given_with_a_schema_are_no_kernel():
 
     source = b'TORCH_LIBRARY(quantized, m) {\n  m.def(TORCH_SELECTIVE_SCHEMA("quantized::cat(Tensor[] qx) -> Tensor"), {at::Tag::pt2_compliant_tag});\n}\n'
     facts = parse_cpp("library.cpp", source, Language.CPP)
-    assert ([(s.qname, s.line) for s in facts.symbols if s.kind is SymbolKind.OPERATOR], facts.dispatch) == ([("quantized::cat", 2)], [])
+    assert ([(s.qname, s.line) for s in facts.symbols if s.kind is SymbolKind.OPERATOR], facts.dispatch) == (
+        [("quantized::cat", 2)],
+        [],
+    )
 
 
 def callers(extension, query: str, depth: int) -> list[tuple]:
@@ -355,18 +381,18 @@ def test_callers_lead_back_up_through_registrations_and_bindings(extension):
 
 
 METHOD_TABLES = (
-    "static PyObject* ext_sync(PyObject* self, PyObject* args) { return nullptr; }\n"   # 1
-    "static PyMethodDef module_methods[] = {\n"                                        # 2
-    "    {\"sync\", ext_sync, METH_NOARGS, nullptr},\n"                                # 3
-    "    {\"sync_kw\", castPyCFunctionWithKeywords(ext_sync_kw), METH_VARARGS | METH_KEYWORDS, nullptr},\n"  # 4
+    "static PyObject* ext_sync(PyObject* self, PyObject* args) { return nullptr; }\n"  # 1
+    "static PyMethodDef module_methods[] = {\n"  # 2
+    '    {"sync", ext_sync, METH_NOARGS, nullptr},\n'  # 3
+    '    {"sync_kw", castPyCFunctionWithKeywords(ext_sync_kw), METH_VARARGS | METH_KEYWORDS, nullptr},\n'  # 4
     "    {nullptr}};\n"
-    "static struct PyModuleDef ext_module = {PyModuleDef_HEAD_INIT, \"ext.core\", nullptr, -1, module_methods};\n"  # 6
-    "static PyMethodDef stream_methods[] = {\n"                                        # 7
-    "    {\"query\", (PyCFunction)(void (*)(void))stream_query, METH_NOARGS, nullptr},\n"  # 8
+    'static struct PyModuleDef ext_module = {PyModuleDef_HEAD_INIT, "ext.core", nullptr, -1, module_methods};\n'  # 6
+    "static PyMethodDef stream_methods[] = {\n"  # 7
+    '    {"query", (PyCFunction)(void (*)(void))stream_query, METH_NOARGS, nullptr},\n'  # 8
     "    {nullptr}};\n"
-    "static PyTypeObject StreamType = {PyVarObject_HEAD_INIT(nullptr, 0) \"ext.Stream\", sizeof(int)};\n"  # 10
-    "void init() { StreamType.tp_methods = stream_methods; }\n"                        # 11
-    "static PyMethodDef orphan_methods[] = {{\"lonely\", lonely, METH_O, nullptr}, {nullptr}};\n"  # 12
+    'static PyTypeObject StreamType = {PyVarObject_HEAD_INIT(nullptr, 0) "ext.Stream", sizeof(int)};\n'  # 10
+    "void init() { StreamType.tp_methods = stream_methods; }\n"  # 11
+    'static PyMethodDef orphan_methods[] = {{"lonely", lonely, METH_O, nullptr}, {nullptr}};\n'  # 12
 )
 
 
@@ -375,13 +401,16 @@ def test_the_entries_of_method_tables_and_whose_they_are():
     from explorer.parsers.cpp import parse_cpp
 
     facts = parse_cpp("src/ext.cpp", METHOD_TABLES.encode(), Language.CPP)
-    entries = [(s.qname, s.line, s.target, s.signature.endswith("named after the file]"))
-               for s in facts.symbols if s.kind is SymbolKind.METHOD_TABLE]
+    entries = [
+        (s.qname, s.line, s.target, s.signature.endswith("named after the file]"))
+        for s in facts.symbols
+        if s.kind is SymbolKind.METHOD_TABLE
+    ]
     assert entries == [
-        ("ext.core.sync", 3, "ext_sync", False),          # the PyModuleDef naming the table
+        ("ext.core.sync", 3, "ext_sync", False),  # the PyModuleDef naming the table
         ("ext.core.sync_kw", 4, "ext_sync_kw", False),
-        ("ext.Stream.query", 8, "stream_query", False),   # the type whose tp_methods it becomes
-        ("ext.lonely", 12, "lonely", True),               # nothing names it: the file's name
+        ("ext.Stream.query", 8, "stream_query", False),  # the type whose tp_methods it becomes
+        ("ext.lonely", 12, "lonely", True),  # nothing names it: the file's name
     ]
 
 
@@ -389,7 +418,10 @@ def test_torch_ops_names_pick_overloads(extension, sample_store):
     from explorer.query.extensions import registered_operators
 
     store, _ = extension
-    assert [s.qname for s in registered_operators(store, "torch.ops.myext.add_one")] == ["myext::add_one", "myext::add_one.out"]
+    assert [s.qname for s in registered_operators(store, "torch.ops.myext.add_one")] == [
+        "myext::add_one",
+        "myext::add_one.out",
+    ]
     assert [s.qname for s in registered_operators(store, "torch.ops.myext.add_one.default")] == ["myext::add_one"]
     assert [s.qname for s in registered_operators(store, "torch.ops.myext.add_one.out")] == ["myext::add_one.out"]
     assert registered_operators(store, "torch.ops.myext.nothing") == []
@@ -405,8 +437,14 @@ def test_a_lambda_outside_any_registration_is_no_binding_but_a_lambda_handed_to_
     from explorer.parsers.cpp import parse_cpp
 
     facts = parse_cpp("a.cpp", b'void f() { builder.def("x", [](int a) { return g(a); }); }\n', Language.CPP)
-    assert sorted((s.qname, s.kind) for s in facts.symbols) == [("<lambda at line 1>", SymbolKind.FUNCTION), ("f", SymbolKind.FUNCTION)]
-    assert [(c.caller, c.callee, c.name_args) for c in facts.calls] == [("f", "builder.def", ("[]1",)), ("<lambda at line 1>", "g", ())]
+    assert sorted((s.qname, s.kind) for s in facts.symbols) == [
+        ("<lambda at line 1>", SymbolKind.FUNCTION),
+        ("f", SymbolKind.FUNCTION),
+    ]
+    assert [(c.caller, c.callee, c.name_args) for c in facts.calls] == [
+        ("f", "builder.def", ("[]1",)),
+        ("<lambda at line 1>", "g", ()),
+    ]
 
 
 CMAKE_PROJECT = {
@@ -415,16 +453,16 @@ CMAKE_PROJECT = {
         "project(fast LANGUAGES CXX)\n"
         "find_package(pybind11 REQUIRED)  # pybind11_add_module( in a comment\n"
         "file(GLOB EXTRA csrc/extra/*.cpp)\n"
-        "pybind11_add_module(_fast MODULE\n"                    # 5
+        "pybind11_add_module(_fast MODULE\n"  # 5
         "    csrc/bind.cpp  # the bindings\n"
-        "    \"${CMAKE_CURRENT_SOURCE_DIR}/csrc/ops.cpp\"\n"
-        "    ${EXTRA})\n"                                       # 8
+        '    "${CMAKE_CURRENT_SOURCE_DIR}/csrc/ops.cpp"\n'
+        "    ${EXTRA})\n"  # 8
         "pybind11_add_module(${GENERATED_NAME} csrc/gen.cpp)\n"  # a computed name: no declaration
     ),
     "csrc/bind.cpp": (
         "namespace fast { int add(int a, int b); }\n"
         "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
-        "  m.def(\"add\", &fast::add);\n"                        # 3
+        '  m.def("add", &fast::add);\n'  # 3
         "}\n"
     ),
     "csrc/ops.cpp": "namespace fast {\nint add(int a, int b) { return a + b; }\n}\n",  # add: 2
@@ -441,10 +479,14 @@ def test_a_cmake_pybind11_module_names_its_sources(tmp_path):
             ("_fast", "CMakeLists.txt", 5, 8, "csrc/bind.cpp;csrc/ops.cpp"),
         ]
         modules = ExtensionModules(store)
-        assert [(m.dotted, m.derived) for m in modules.module_names("csrc/bind.cpp", "TORCH_EXTENSION_NAME")] == [("_fast", False)]
+        assert [(m.dotted, m.derived) for m in modules.module_names("csrc/bind.cpp", "TORCH_EXTENSION_NAME")] == [
+            ("_fast", False)
+        ]
         report = trace_symbol(store, str(root), "fast.add", to="fast::add")
-        assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None)
-                for h in report.trace.paths[0]] == [
+        assert [
+            (h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None)
+            for h in report.trace.paths[0]
+        ] == [
             ("fast.add", "fast/__init__.py", 4, None),
             ("_fast.add", "csrc/bind.cpp", 3, "pybind"),
             ("fast::add", "csrc/ops.cpp", 2, "pybind"),
@@ -455,42 +497,42 @@ def test_a_cmake_pybind11_module_names_its_sources(tmp_path):
 
 JIT_PROJECT = {
     "app/ops.py": (
-        "import torch\n"                                                      # 1
+        "import torch\n"  # 1
         "from torch.utils.cpp_extension import load, load_inline\n"
         "\n"
-        "cpp_source = \"\"\"\n"                                               # 4
+        'cpp_source = """\n'  # 4
         "#include <torch/extension.h>\n"
         "torch::Tensor scale_cuda(torch::Tensor x, double factor);\n"
-        "torch::Tensor scale(torch::Tensor x, double factor) {\n"             # 7
-        "  return scale_cuda(x, factor);\n"                                    # 8
+        "torch::Tensor scale(torch::Tensor x, double factor) {\n"  # 7
+        "  return scale_cuda(x, factor);\n"  # 8
         "}\n"
-        "\"\"\"\n"
-        "cuda_source = '''\n"                                                 # 11
+        '"""\n'
+        "cuda_source = '''\n"  # 11
         "__global__ void scale_kernel(float* out, float factor) { out[0] *= factor; }\n"  # 12
-        "torch::Tensor scale_cuda(torch::Tensor x, double factor) {\n"        # 13
-        "  scale_kernel<<<1, 1>>>(x.data_ptr<float>(), factor);\n"            # 14
+        "torch::Tensor scale_cuda(torch::Tensor x, double factor) {\n"  # 13
+        "  scale_kernel<<<1, 1>>>(x.data_ptr<float>(), factor);\n"  # 14
         "  return x;\n"
         "}\n"
         "'''\n"
-        "inline = load_inline(\n"                                              # 18
+        "inline = load_inline(\n"  # 18
         "    name='inline_scale', cpp_sources=[cpp_source], cuda_sources=cuda_source,\n"
-        "    functions={'scale': 'multiply by a factor'},\n"                   # 20
+        "    functions={'scale': 'multiply by a factor'},\n"  # 20
         ")\n"
-        "jit = load(name='jit_ext', sources=['csrc/twice.cpp'])\n"             # 22
+        "jit = load(name='jit_ext', sources=['csrc/twice.cpp'])\n"  # 22
         "\n"
         "\n"
-        "def scale(x, factor):\n"                                              # 25
-        "    return inline.scale(x, factor)\n"                                 # 26
+        "def scale(x, factor):\n"  # 25
+        "    return inline.scale(x, factor)\n"  # 26
         "\n"
         "\n"
-        "def twice(x):\n"                                                      # 29
-        "    return jit.twice(x)\n"                                            # 30
+        "def twice(x):\n"  # 29
+        "    return jit.twice(x)\n"  # 30
     ),
     "app/csrc/twice.cpp": (
         "#include <torch/extension.h>\n"
-        "torch::Tensor twice(torch::Tensor x) { return x * 2; }\n"             # 2
+        "torch::Tensor twice(torch::Tensor x) { return x * 2; }\n"  # 2
         "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
-        "  m.def(\"twice\", &twice);\n"                                        # 4
+        '  m.def("twice", &twice);\n'  # 4
         "}\n"
     ),
 }
@@ -504,11 +546,20 @@ def test_cpp_extension_load_and_load_inline_modules_lead_to_their_cpp(tmp_path):
     store = IndexStore.open(tmp_path / "index.sqlite")
     try:
         assert [(s.qname, s.line, s.target) for s in store.extension_modules()] == [
-            ("inline_scale", 18, "app/ops.py"), ("jit_ext", 22, "app/csrc/twice.cpp"),
+            ("inline_scale", 18, "app/ops.py"),
+            ("jit_ext", 22, "app/csrc/twice.cpp"),
         ]
         report = trace_symbol(store, str(root), "app.ops.scale", to="scale_kernel")
-        assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None, h.edge.site if h.edge else None)
-                for h in report.trace.paths[0]] == [
+        assert [
+            (
+                h.node.symbol.qname,
+                h.node.symbol.path,
+                h.node.symbol.line,
+                h.edge.label if h.edge else None,
+                h.edge.site if h.edge else None,
+            )
+            for h in report.trace.paths[0]
+        ] == [
             ("app.ops.scale", "app/ops.py", 25, None, None),
             ("inline_scale.scale", "app/ops.py", 20, "pybind", ("app/ops.py", 26)),
             ("scale", "app/ops.py", 7, "pybind", ("app/ops.py", 20)),
@@ -516,8 +567,10 @@ def test_cpp_extension_load_and_load_inline_modules_lead_to_their_cpp(tmp_path):
             ("scale_kernel", "app/ops.py", 12, "launch", ("app/ops.py", 14)),
         ]
         report = trace_symbol(store, str(root), "app.ops.twice", to="^twice$")
-        assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None)
-                for h in report.trace.paths[0]] == [
+        assert [
+            (h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None)
+            for h in report.trace.paths[0]
+        ] == [
             ("app.ops.twice", "app/ops.py", 29, None),
             ("jit_ext.twice", "app/csrc/twice.cpp", 4, "pybind"),
             ("twice", "app/csrc/twice.cpp", 2, "pybind"),
@@ -530,23 +583,23 @@ OPTIONS_REGISTRATIONS = {
     "csrc/ops.cpp": (
         "#include <torch/script.h>\n"
         "namespace myops {\n"
-        "at::Tensor add_cpu(const at::Tensor& a, const at::Tensor& b) { return a + b; }\n"     # 3
-        "at::Tensor add_cuda(const at::Tensor& a, const at::Tensor& b) { return a + b; }\n"    # 4
+        "at::Tensor add_cpu(const at::Tensor& a, const at::Tensor& b) { return a + b; }\n"  # 3
+        "at::Tensor add_cuda(const at::Tensor& a, const at::Tensor& b) { return a + b; }\n"  # 4
         "struct MulKernel final : public c10::OperatorKernel {\n"
-        "  at::Tensor operator()(const at::Tensor& a) { return a * 2; }\n"                      # 6
+        "  at::Tensor operator()(const at::Tensor& a) { return a * 2; }\n"  # 6
         "};\n"
         "static auto registry = torch::RegisterOperators()\n"
-        "  .op(torch::RegisterOperators::options()\n"                                          # 9
-        "        .schema(\"myops::add(Tensor a, Tensor b) -> Tensor\")\n"
-        "        .kernel<decltype(add_cpu), &add_cpu>(c10::DispatchKey::CPU)\n"                 # 11
-        "        .kernel<decltype(add_cuda), &add_cuda>(c10::DispatchKey::CUDA))\n"             # 12
-        "  .op(torch::RegisterOperators::options()\n"                                          # 13
-        "        .schema(\"myops::mul(Tensor a) -> Tensor\")\n"
-        "        .kernel<MulKernel>(c10::DispatchKey::CPU)\n"                                   # 15
-        "        .kernel(c10::DispatchKey::CUDA, [](const at::Tensor& a) { return a * 2; }))\n" # 16
-        "  .op(torch::RegisterOperators::options().schema(\"myops::neg(Tensor a) -> Tensor\")"
-        ".catchAllKernel<decltype(add_cpu), &add_cpu>())\n"                                    # 17
-        "  .op(\"myops::sub(Tensor a) -> Tensor\",\n"                                          # 18
+        "  .op(torch::RegisterOperators::options()\n"  # 9
+        '        .schema("myops::add(Tensor a, Tensor b) -> Tensor")\n'
+        "        .kernel<decltype(add_cpu), &add_cpu>(c10::DispatchKey::CPU)\n"  # 11
+        "        .kernel<decltype(add_cuda), &add_cuda>(c10::DispatchKey::CUDA))\n"  # 12
+        "  .op(torch::RegisterOperators::options()\n"  # 13
+        '        .schema("myops::mul(Tensor a) -> Tensor")\n'
+        "        .kernel<MulKernel>(c10::DispatchKey::CPU)\n"  # 15
+        "        .kernel(c10::DispatchKey::CUDA, [](const at::Tensor& a) { return a * 2; }))\n"  # 16
+        '  .op(torch::RegisterOperators::options().schema("myops::neg(Tensor a) -> Tensor")'
+        ".catchAllKernel<decltype(add_cpu), &add_cpu>())\n"  # 17
+        '  .op("myops::sub(Tensor a) -> Tensor",\n'  # 18
         "      torch::RegisterOperators::options().kernel<decltype(add_cuda), &add_cuda>(c10::DispatchKey::CUDA));\n"  # 19
         "}\n"
     ),
@@ -561,15 +614,21 @@ def test_older_registrations_through_register_operators_options(tmp_path):
     try:
         operators = ("myops::add", "myops::mul", "myops::neg", "myops::sub")
         assert [(d.key, d.kernel, d.line) for op in operators for d in store.dispatch_of(op)] == [
-            ("CPU", "myops::add_cpu", 11), ("CUDA", "myops::add_cuda", 12),
-            ("CPU", "myops::MulKernel::operator()", 15), ("CUDA", "myops::<lambda at line 16>", 16),
+            ("CPU", "myops::add_cpu", 11),
+            ("CUDA", "myops::add_cuda", 12),
+            ("CPU", "myops::MulKernel::operator()", 15),
+            ("CUDA", "myops::<lambda at line 16>", 16),
             ("CompositeImplicitAutograd", "myops::add_cpu", 17),
             ("CUDA", "myops::add_cuda", 19),  # the schema as the first argument, the options second
         ]
-        assert [(s.qname, s.line) for s in store.symbols_with_qname("myops::<lambda at line 16>")] == [("myops::<lambda at line 16>", 16)]
+        assert [(s.qname, s.line) for s in store.symbols_with_qname("myops::<lambda at line 16>")] == [
+            ("myops::<lambda at line 16>", 16)
+        ]
         report = trace_symbol(store, str(root), "myops.add", to="add_cuda")
-        assert [(h.node.symbol.qname, h.node.symbol.line, h.edge.label if h.edge else None, h.edge.site if h.edge else None)
-                for h in report.trace.paths[0]] == [
+        assert [
+            (h.node.symbol.qname, h.node.symbol.line, h.edge.label if h.edge else None, h.edge.site if h.edge else None)
+            for h in report.trace.paths[0]
+        ] == [
             ("myops.add", 4, None, None),
             ("myops::add", 9, "op_registration", ("myops.py", 5)),
             ("myops::add_cuda", 4, "dispatch:CUDA", ("csrc/ops.cpp", 12)),
@@ -585,5 +644,8 @@ def test_older_registrations_through_register_operators_options(tmp_path):
 def test_a_cmake_keyword_no_list_names_is_not_taken_for_a_source_file():
     from explorer.parsers.cmake import parse_cmake
 
-    facts = parse_cmake("ext/CMakeLists.txt", b"nanobind_add_module(_ext NB_SUPPRESS_WARNINGS MUSL_DYNAMIC_LIBCPP NB_DOMAIN mine src/a.cpp)\n")
+    facts = parse_cmake(
+        "ext/CMakeLists.txt",
+        b"nanobind_add_module(_ext NB_SUPPRESS_WARNINGS MUSL_DYNAMIC_LIBCPP NB_DOMAIN mine src/a.cpp)\n",
+    )
     assert [(s.qname, s.line, s.target) for s in facts.symbols] == [("_ext", 1, "ext/src/a.cpp")]

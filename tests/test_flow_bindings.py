@@ -47,7 +47,10 @@ def test_each_name_is_bound_by_the_scope_around_it():
     assert found["pkg.mod.outer"][0][6] == ["G"]
     # inner, bound in a loop, and n, bound by a walrus in an if inside it, reach the return
     # with their one definition each; x is the comprehension's own, so a read of the module's
-    assert ["return", ["tuple", [["name", "inner", [at("inner")]], ["name", "n", [at("n :=")]], ["name", "x", None]]]] in outer
+    assert [
+        "return",
+        ["tuple", [["name", "inner", [at("inner")]], ["name", "n", [at("n :=")]], ["name", "x", None]]],
+    ] in outer
     # a lambda whose body is a comprehension: x binds in the comprehension, not the lambda
     lambda_body = found["pkg.mod.outer.<lambda1>"][1]
     assert ["bind", ["local", "x", at("x in a")], ["elem", ["name", "a", None], 5, 19], 5] in lambda_body

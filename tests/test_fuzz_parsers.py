@@ -169,11 +169,59 @@ DERIVATIVES_SEED = b"""\
 
 # Bytes that mean something to one of the grammars, and some that mean trouble.
 _MEANINGFUL = [
-    b"(", b")", b"[", b"]", b"{", b"}", b"<", b">", b"<<<", b">>>", b":", b"::", b",", b";", b"-", b"- ", b"&a", b"*a",
-    b"\"", b"'", b'"""', b"#", b"//", b"/*", b"*/", b"\\", b"\n", b"\r\n", b"\r", b"\t", b"    ", b"  ",
-    b"\x00", b"\xff", b"\xc3", b"\xe2\x80\xa8", b"@", b"def ", b"class ", b"namespace ", b"template <",
-    b"#define X(a) a\n", b"#if 0\n", b"#endif\n", b"__global__ ", b"TORCH_IMPL_FUNC(", b"REGISTER_DISPATCH(",
-    b"func: ", b"dispatch:\n", b"---\n", b"? ", b"!!python/object ", b"%YAML 1.1\n",
+    b"(",
+    b")",
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b"<",
+    b">",
+    b"<<<",
+    b">>>",
+    b":",
+    b"::",
+    b",",
+    b";",
+    b"-",
+    b"- ",
+    b"&a",
+    b"*a",
+    b'"',
+    b"'",
+    b'"""',
+    b"#",
+    b"//",
+    b"/*",
+    b"*/",
+    b"\\",
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b"\t",
+    b"    ",
+    b"  ",
+    b"\x00",
+    b"\xff",
+    b"\xc3",
+    b"\xe2\x80\xa8",
+    b"@",
+    b"def ",
+    b"class ",
+    b"namespace ",
+    b"template <",
+    b"#define X(a) a\n",
+    b"#if 0\n",
+    b"#endif\n",
+    b"__global__ ",
+    b"TORCH_IMPL_FUNC(",
+    b"REGISTER_DISPATCH(",
+    b"func: ",
+    b"dispatch:\n",
+    b"---\n",
+    b"? ",
+    b"!!python/object ",
+    b"%YAML 1.1\n",
 ]
 
 
@@ -204,8 +252,6 @@ def damaged(draw: st.DrawFn, seed: bytes) -> bytes:
 _LINE_IN_DIAGNOSTIC = re.compile(r"\bline (\d+)")
 
 
-
-
 def check(path: str, lang: Language, source: bytes) -> None:
     facts = parse_file(path, lang, source)
     assert isinstance(facts, FileFacts)
@@ -226,7 +272,9 @@ def check(path: str, lang: Language, source: bytes) -> None:
         in_file(derivative.line, derivative)
         in_file(derivative.end_line, derivative)
     for diagnostic in facts.diagnostics:
-        assert diagnostic.path == path and "line None" not in diagnostic.reason and "\n" not in diagnostic.reason, diagnostic
+        assert diagnostic.path == path and "line None" not in diagnostic.reason and "\n" not in diagnostic.reason, (
+            diagnostic
+        )
         for line in _LINE_IN_DIAGNOSTIC.findall(diagnostic.reason):
             in_file(int(line), diagnostic)
     again = parse_file(path, lang, source)

@@ -4,8 +4,8 @@ operator by C++ name lookup. The fixture is written here; every line was read of
 from __future__ import annotations
 
 import pytest
-
 from conftest import write_tree
+
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.query.generated_api import GeneratedName, generated
@@ -13,15 +13,21 @@ from explorer.query.graph import CallGraph
 
 
 def test_the_readings_of_a_generated_name():
-    assert generated("at::add_out") == [GeneratedName("add", None, True, None, False), GeneratedName("add_out", None, False, None, False)]
+    assert generated("at::add_out") == [
+        GeneratedName("add", None, True, None, False),
+        GeneratedName("add_out", None, False, None, False),
+    ]
     assert generated("at::conv2d_symint") == [
-        GeneratedName("conv2d", None, False, None, True), GeneratedName("conv2d_symint", None, False, None, False),
+        GeneratedName("conv2d", None, False, None, True),
+        GeneratedName("conv2d_symint", None, False, None, False),
     ]
     assert generated("at::cpu::scatter_outf") == [
-        GeneratedName("scatter", None, True, "cpu", False), GeneratedName("scatter_outf", None, False, "cpu", False),
+        GeneratedName("scatter", None, True, "cpu", False),
+        GeneratedName("scatter_outf", None, False, "cpu", False),
     ]
     assert generated("at::_ops::add_Tensor::redispatch") == [
-        GeneratedName("add", "Tensor", False, None, False), GeneratedName("add_Tensor", "", False, None, False),
+        GeneratedName("add", "Tensor", False, None, False),
+        GeneratedName("add_Tensor", "", False, None, False),
     ]
     assert generated("at::_ops::relu::call") == [GeneratedName("relu", "", False, None, False)]
     assert generated("at::native::add") == []  # NativeFunctions.h declares kernels, defined in the tree
@@ -29,7 +35,7 @@ def test_the_readings_of_a_generated_name():
 
 
 YAML = (
-    "- func: _foo(Tensor self) -> Tensor\n"                  # 1
+    "- func: _foo(Tensor self) -> Tensor\n"  # 1
     "  dispatch:\n"
     "    CPU: foo_cpu\n"
     "\n"
@@ -37,7 +43,7 @@ YAML = (
     "  dispatch:\n"
     "    CPU: scatter_cpu\n"
     "\n"
-    "- func: is_available() -> bool\n"                       # 9
+    "- func: is_available() -> bool\n"  # 9
     "\n"
     "- func: xlogy.OutTensor(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)\n"  # 11
     "  dispatch:\n"
@@ -47,21 +53,21 @@ YAML = (
 TREE = {
     "aten/src/ATen/native/native_functions.yaml": YAML,
     "aten/src/ATen/native/Foo.cpp": (
-        "namespace at::native {\n"                            # 1
+        "namespace at::native {\n"  # 1
         "Tensor foo_cpu(const Tensor& self) { return self; }\n"
         "Tensor scatter_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) { return self; }\n"
         "Tensor composite(const Tensor& self, const Tensor& index) {\n"  # 4
-        "  auto a = _foo_symint(self);\n"                     # 5
-        "  auto b = at::cpu::scatter(self, 0, index, 1);\n"   # 6
-        "  bool c = at::cuda::is_available();\n"              # 7
-        "  at::xlogy_out(a, self, index);\n"                 # 8
+        "  auto a = _foo_symint(self);\n"  # 5
+        "  auto b = at::cpu::scatter(self, 0, index, 1);\n"  # 6
+        "  bool c = at::cuda::is_available();\n"  # 7
+        "  at::xlogy_out(a, self, index);\n"  # 8
         "  return a;\n"
         "}\n"
         "}\n"
     ),
     "aten/src/ATen/cuda/Available.cpp": (
-        "namespace at::cuda {\n"                              # 1
-        "bool is_available() { return false; }\n"             # 2
+        "namespace at::cuda {\n"  # 1
+        "bool is_available() { return false; }\n"  # 2
         "}\n"
     ),
 }
@@ -81,15 +87,29 @@ def test_calls_of_generated_names_reach_their_operator(store):
     opened, root = store
     graph = CallGraph(opened, root, "all")
     (composite,) = opened.symbols_with_qname("at::native::composite")
-    edges = [(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.label, e.site)
-             for e in graph.edges(graph.node(composite))]
+    edges = [
+        (e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.label, e.site)
+        for e in graph.edges(graph.node(composite))
+    ]
     assert edges == [
         # unqualified in at::native: C++ finds at::_foo_symint, generated for aten::_foo
         ("aten::_foo", "aten/src/ATen/native/native_functions.yaml", 1, "call", ("aten/src/ATen/native/Foo.cpp", 5)),
         # the CPU fast path of aten::scatter.value
-        ("aten::scatter.value", "aten/src/ATen/native/native_functions.yaml", 5, "call", ("aten/src/ATen/native/Foo.cpp", 6)),
+        (
+            "aten::scatter.value",
+            "aten/src/ATen/native/native_functions.yaml",
+            5,
+            "call",
+            ("aten/src/ATen/native/Foo.cpp", 6),
+        ),
         # at::cuda::is_available is written by hand: the definition, not the operator of that name
         ("at::cuda::is_available", "aten/src/ATen/cuda/Available.cpp", 2, "call", ("aten/src/ATen/native/Foo.cpp", 7)),
         # an out= overload told by its schema (`*, Tensor(a!) out`), not by its overload's name
-        ("aten::xlogy.OutTensor", "aten/src/ATen/native/native_functions.yaml", 11, "call", ("aten/src/ATen/native/Foo.cpp", 8)),
+        (
+            "aten::xlogy.OutTensor",
+            "aten/src/ATen/native/native_functions.yaml",
+            11,
+            "call",
+            ("aten/src/ATen/native/Foo.cpp", 8),
+        ),
     ]

@@ -15,40 +15,40 @@ from tests.test_binding_layer import indexed
 PG = "pg.cpp"
 TREE = {
     PG: (
-        "#include <functional>\n"                                                                # 1
-        "namespace c10d {\n"                                                                     # 2
-        "class ProcessGroupNCCL {\n"                                                             # 3
-        " public:\n"                                                                             # 4
-        "  int allreduce(int* t, int n);\n"                                                      # 5
-        "  int broadcast(int* t, int n);\n"                                                      # 6
-        "  template <typename Fn> int collective(int* t, int n, Fn fn);\n"                       # 7
+        "#include <functional>\n"  # 1
+        "namespace c10d {\n"  # 2
+        "class ProcessGroupNCCL {\n"  # 3
+        " public:\n"  # 4
+        "  int allreduce(int* t, int n);\n"  # 5
+        "  int broadcast(int* t, int n);\n"  # 6
+        "  template <typename Fn> int collective(int* t, int n, Fn fn);\n"  # 7
         "  template <typename Fn, typename Pre> int collective(int* t, int n, Fn fn, Pre pre, const char* name);\n"  # 8
-        "  int count(int n) { return n; }\n"                                                     # 9
-        "};\n"                                                                                   # 10
-        "template <typename Fn, typename Pre>\n"                                                 # 11
+        "  int count(int n) { return n; }\n"  # 9
+        "};\n"  # 10
+        "template <typename Fn, typename Pre>\n"  # 11
         "int ProcessGroupNCCL::collective(int* t, int n, Fn fn, Pre pre, const char* name) {\n"  # 12
-        "  pre(t);\n"                                                                            # 13
-        "  return fn(t, n);\n"                                                                   # 14
-        "}\n"                                                                                    # 15
-        "template <typename Fn>\n"                                                               # 16
-        "int ProcessGroupNCCL::collective(int* t, int n, Fn fn) {\n"                             # 17
-        "  return collective(t, n, fn, [](int* p) {}, \"nccl\");\n"                              # 18
-        "}\n"                                                                                    # 19
-        "int ProcessGroupNCCL::allreduce(int* t, int n) {\n"                                     # 20
+        "  pre(t);\n"  # 13
+        "  return fn(t, n);\n"  # 14
+        "}\n"  # 15
+        "template <typename Fn>\n"  # 16
+        "int ProcessGroupNCCL::collective(int* t, int n, Fn fn) {\n"  # 17
+        '  return collective(t, n, fn, [](int* p) {}, "nccl");\n'  # 18
+        "}\n"  # 19
+        "int ProcessGroupNCCL::allreduce(int* t, int n) {\n"  # 20
         "  return collective(t, n, [&](int* in, int m) { return ncclAllReduce(in, count(m)); });\n"  # 21
-        "}\n"                                                                                    # 22
-        "int ProcessGroupNCCL::broadcast(int* t, int n) {\n"                                     # 23
-        "  return collective(t, n, [&](int* in, int m) { return ncclBcast(in, m); });\n"         # 24
-        "}\n"                                                                                    # 25
-        "void write_row(int i) {}\n"                                                             # 26
-        "bool less(int a, int b) { return a < b; }\n"                                            # 27
-        "void parallel(int n, const std::function<void(int)>& body) {\n"                         # 28
-        "  for (int i = 0; i < n; ++i) body(i);\n"                                               # 29
-        "}\n"                                                                                    # 30
-        "void fill_rows(int n) { parallel(n, [&](int i) { write_row(i); }); }\n"                 # 31
+        "}\n"  # 22
+        "int ProcessGroupNCCL::broadcast(int* t, int n) {\n"  # 23
+        "  return collective(t, n, [&](int* in, int m) { return ncclBcast(in, m); });\n"  # 24
+        "}\n"  # 25
+        "void write_row(int i) {}\n"  # 26
+        "bool less(int a, int b) { return a < b; }\n"  # 27
+        "void parallel(int n, const std::function<void(int)>& body) {\n"  # 28
+        "  for (int i = 0; i < n; ++i) body(i);\n"  # 29
+        "}\n"  # 30
+        "void fill_rows(int n) { parallel(n, [&](int i) { write_row(i); }); }\n"  # 31
         "void sort_rows(int* p, int n) { std::sort(p, p + n, [](int a, int b) { return less(a, b); }); }\n"  # 32
-        "void typed(int n) { AT_DISPATCH_ALL(n, \"typed\", [&] { write_row(n); }); }\n"          # 33
-        "}\n"                                                                                    # 34
+        'void typed(int n) { AT_DISPATCH_ALL(n, "typed", [&] { write_row(n); }); }\n'  # 33
+        "}\n"  # 34
     ),
 }
 
@@ -60,15 +60,18 @@ def _lambda(line: int, scope: str = "c10d::ProcessGroupNCCL") -> str:
 def test_lambdas_handed_to_functions_are_definitions_and_a_macros_argument_is_not(tmp_path):
     root = write_tree(tmp_path / "tree", TREE)
     with indexed(root, tmp_path) as (store, _graph):
-        lambdas = sorted(
-            (s.qname, s.line, s.end_line) for s in store.symbols_in_file(PG) if "<lambda" in s.qname
-        )
+        lambdas = sorted((s.qname, s.line, s.end_line) for s in store.symbols_in_file(PG) if "<lambda" in s.qname)
         callers = {(c.caller, c.callee): c.name_args for sites in store.calls_in_file(PG).values() for c in sites}
     # the class's own lambdas are named in its scope: `count(m)` inside one is the member
-    assert lambdas == sorted([
-        (_lambda(18), 18, 18), (_lambda(21), 21, 21), (_lambda(24), 24, 24),
-        (_lambda(31, "c10d"), 31, 31), (_lambda(32, "c10d"), 32, 32),
-    ])
+    assert lambdas == sorted(
+        [
+            (_lambda(18), 18, 18),
+            (_lambda(21), 21, 21),
+            (_lambda(24), 24, 24),
+            (_lambda(31, "c10d"), 31, 31),
+            (_lambda(32, "c10d"), 32, 32),
+        ]
+    )
     assert callers[("c10d::ProcessGroupNCCL::allreduce", "collective")] == ("[]21",)
     assert callers[("c10d::ProcessGroupNCCL::collective", "collective")] == ("[]18",)
     assert callers[(_lambda(21), "ncclAllReduce")] == ()
@@ -78,8 +81,17 @@ def test_lambdas_handed_to_functions_are_definitions_and_a_macros_argument_is_no
 
 def _edges(graph, node):
     return sorted(
-        ((e.target.symbol.qname, e.target.symbol.line, e.kind, e.site[1] if e.site else None,
-          tuple(p.qname for p in e.target.passed), e.target.passed_as) for e in graph.edges(node)),
+        (
+            (
+                e.target.symbol.qname,
+                e.target.symbol.line,
+                e.kind,
+                e.site[1] if e.site else None,
+                tuple(p.qname for p in e.target.passed),
+                e.target.passed_as,
+            )
+            for e in graph.edges(node)
+        ),
         key=lambda edge: (edge[3] or 0, edge[0]),
     )
 
@@ -95,8 +107,16 @@ def test_the_lambda_is_called_where_the_helper_calls_its_parameter(tmp_path):
         allreduce = _node(store, graph, "c10d::ProcessGroupNCCL::allreduce", 20)
         (to_outer,) = [e for e in graph.edges(allreduce) if e.target.symbol.qname.endswith("::collective")]
         # the 3-argument overload, holding the lambda as its `fn`
-        assert (to_outer.target.symbol.line, to_outer.site, [p.qname for p in to_outer.target.passed], to_outer.target.passed_as) == (
-            17, (PG, 21), [_lambda(21)], ("fn",),
+        assert (
+            to_outer.target.symbol.line,
+            to_outer.site,
+            [p.qname for p in to_outer.target.passed],
+            to_outer.target.passed_as,
+        ) == (
+            17,
+            (PG, 21),
+            [_lambda(21)],
+            ("fn",),
         )
         # it passes `fn` on as the 5-argument overload's `fn`, with a lambda of its own as `pre`
         assert _edges(graph, to_outer.target) == [
@@ -110,7 +130,8 @@ def test_the_lambda_is_called_where_the_helper_calls_its_parameter(tmp_path):
         ]
         (lambda_edge,) = [e for e in graph.edges(to_inner.target) if e.target.symbol.line == 21]
         assert [(e.target.symbol.qname, e.site) for e in graph.edges(lambda_edge.target)] == [
-            ("ncclAllReduce", (PG, 21)), ("c10d::ProcessGroupNCCL::count", (PG, 21)),
+            ("ncclAllReduce", (PG, 21)),
+            ("c10d::ProcessGroupNCCL::count", (PG, 21)),
         ]
 
 
@@ -125,7 +146,9 @@ def test_a_function_wrapper_parameter_an_unknown_helper_and_a_macro(tmp_path):
         assert _edges(graph, _node(store, graph, "c10d::sort_rows", 32)) == [
             (_lambda(32, "c10d"), 32, EdgeKind.FNPTR, 32, (), ()),
         ]
-        assert [e.target.symbol.qname for e in graph.edges(_node(store, graph, "c10d::typed", 33))] == ["c10d::write_row"]
+        assert [e.target.symbol.qname for e in graph.edges(_node(store, graph, "c10d::typed", 33))] == [
+            "c10d::write_row"
+        ]
 
 
 def test_the_trace_goes_through_both_helpers_to_the_vendor_call(tmp_path):
@@ -133,13 +156,15 @@ def test_the_trace_goes_through_both_helpers_to_the_vendor_call(tmp_path):
     with indexed(root, tmp_path) as (store, _graph):
         report = trace_symbol(store, str(root), "c10d::ProcessGroupNCCL::allreduce", to="ncclAllReduce")
         paths = report.trace.paths or []
-        assert [[(hop.node.symbol.qname, hop.node.symbol.line) for hop in path] for path in paths] == [[
-            ("c10d::ProcessGroupNCCL::allreduce", 20),
-            ("c10d::ProcessGroupNCCL::collective", 17),
-            ("c10d::ProcessGroupNCCL::collective", 12),
-            (_lambda(21), 21),
-            ("ncclAllReduce", None),
-        ]]
+        assert [[(hop.node.symbol.qname, hop.node.symbol.line) for hop in path] for path in paths] == [
+            [
+                ("c10d::ProcessGroupNCCL::allreduce", 20),
+                ("c10d::ProcessGroupNCCL::collective", 17),
+                ("c10d::ProcessGroupNCCL::collective", 12),
+                (_lambda(21), 21),
+                ("ncclAllReduce", None),
+            ]
+        ]
 
 
 def test_nested_lambdas_on_one_line_share_a_name_and_the_parse_ends():
@@ -150,5 +175,7 @@ def test_nested_lambdas_on_one_line_share_a_name_and_the_parse_ends():
     # passed; the parse must not chase the inner one's enclosing lambda, of the same name, forever)
     facts = parse_cpp("a.cpp", b"void f(int q) { g([&](int a) { h([&](int b) { k(q); }); }); }\n", Language.CPP)
     assert [(c.caller, c.callee, c.name_args) for c in facts.calls] == [
-        ("f", "g", ("[]1",)), ("<lambda at line 1>", "h", ("[]1",)), ("<lambda at line 1>", "k", ()),
+        ("f", "g", ("[]1",)),
+        ("<lambda at line 1>", "h", ("[]1",)),
+        ("<lambda at line 1>", "k", ()),
     ]

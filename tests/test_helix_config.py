@@ -23,6 +23,8 @@ def test_the_server_is_explorer_lsp_with_options_it_reads():
 def test_each_language_keeps_its_own_server_and_adds_explorer():
     languages = tomllib.loads(CONFIG.read_text())["language"]
     assert [(language["name"], language["language-servers"]) for language in languages] == [
-        ("python", ["pylsp", "explorer"]), ("cpp", ["clangd", "explorer"]), ("c", ["clangd", "explorer"]),
+        ("python", ["pylsp", "explorer"]),
+        ("cpp", ["clangd", "explorer"]),
+        ("c", ["clangd", "explorer"]),
         ("yaml", ["yaml-language-server", "explorer"]),
     ]

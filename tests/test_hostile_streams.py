@@ -16,8 +16,9 @@ REPO = Path(__file__).resolve().parent.parent
 needs_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
 
 
-def explorer(*args: str, stdout: object = subprocess.PIPE, limit_files: int | None = None,
-             close_stdout: bool = False) -> subprocess.CompletedProcess:
+def explorer(
+    *args: str, stdout: object = subprocess.PIPE, limit_files: int | None = None, close_stdout: bool = False
+) -> subprocess.CompletedProcess:
     def prepare() -> None:
         if close_stdout:
             os.close(1)
@@ -25,26 +26,36 @@ def explorer(*args: str, stdout: object = subprocess.PIPE, limit_files: int | No
             resource.setrlimit(resource.RLIMIT_NOFILE, (limit_files, limit_files))
 
     return subprocess.run(
-        [sys.executable, "-m", "explorer.cli", *args], cwd=REPO, stdout=stdout, stderr=subprocess.PIPE,
-        preexec_fn=prepare, text=True, timeout=300, check=False,
+        [sys.executable, "-m", "explorer.cli", *args],
+        cwd=REPO,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        preexec_fn=prepare,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 
 def test_a_closed_standard_output():
     result = explorer("search", "relu", close_stdout=True)
     assert (result.returncode, result.stderr) == (
-        1, "error: standard output is closed; send it to /dev/null to discard what explorer prints\n"
+        1,
+        "error: standard output is closed; send it to /dev/null to discard what explorer prints\n",
     )
 
 
 @needs_dev_full
-@pytest.mark.parametrize("command", [
-    ["search", "relu"],
-    ["trace", "torch.nn.ReLU", "--to", "relu"],
-    ["trace", "torch.nn.ReLU", "--to", "relu", "--json"],
-    ["trace", "torch.nn.ReLU", "--to", "relu", "--format", "dot"],
-    ["trace", "torch.nn.ReLU", "--to", "relu", "--format", "dot", "-o", "-"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["search", "relu"],
+        ["trace", "torch.nn.ReLU", "--to", "relu"],
+        ["trace", "torch.nn.ReLU", "--to", "relu", "--json"],
+        ["trace", "torch.nn.ReLU", "--to", "relu", "--format", "dot"],
+        ["trace", "torch.nn.ReLU", "--to", "relu", "--format", "dot", "-o", "-"],
+    ],
+)
 def test_a_full_standard_output(command):
     with open("/dev/full", "w") as full:
         result = explorer(*command, stdout=full)
@@ -66,8 +77,12 @@ def test_too_few_file_descriptors(limit):
 
 
 def test_a_reader_that_goes_away_is_no_error():
-    process = subprocess.Popen([sys.executable, "-m", "explorer.cli", "search", "a", "--limit", "500"], cwd=REPO,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "explorer.cli", "search", "a", "--limit", "500"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert process.stdout is not None and process.stderr is not None
     process.stdout.readline()
     process.stdout.close()

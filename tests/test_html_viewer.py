@@ -25,8 +25,14 @@ pytestmark = [
 # Headless, and quiet: this machine's network is closed, and chromium's background services
 # would otherwise try it at every start.
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 
 
@@ -34,7 +40,9 @@ CHROMIUM_ARGS = [
 def viewer(tmp_path_factory):
     folder = tmp_path_factory.mktemp("viewer")
     page_path = folder / "conv2d.html"
-    result = invoke(["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "html", "-o", str(page_path)])
+    result = invoke(
+        ["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--format", "html", "-o", str(page_path)]
+    )
     assert result.exit_code == 0, result.output
     with playwright_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -52,7 +60,7 @@ def view_box(page) -> list[float]:
 
 
 def test_the_page_is_self_contained(viewer):
-    page, page_path, requests, errors = viewer
+    _page, page_path, requests, errors = viewer
     html = page_path.read_text(encoding="utf-8")
     assert re.search(r"<(script|link|img)\b[^>]*\b(src|href)=", html) is None
     assert requests == [page_path.as_uri()]  # nothing fetched but the page itself
@@ -95,18 +103,24 @@ def test_the_page_opens_on_the_first_path_from_its_start(viewer):
     opened = view_box(page)
     # the start (Conv2d, conv.py:187) is in the window, the vendor call at the path's end
     # (20 hops down) is not yet, and the drawing is shown larger than fitted whole
-    inside = page.evaluate("""(ids) => ids.map((id) => {
+    inside = page.evaluate(
+        """(ids) => ids.map((id) => {
         const svg = document.querySelector('#canvas svg').getBoundingClientRect();
         const box = document.getElementById(id).getBoundingClientRect();
-        return box.top >= svg.top && box.bottom <= svg.bottom; })""", ["n0", _node_named(page, "cudnnConvolutionForward")])
+        return box.top >= svg.top && box.bottom <= svg.bottom; })""",
+        ["n0", _node_named(page, "cudnnConvolutionForward")],
+    )
     page.click("#zoom-fit")
     whole = view_box(page)
     assert opened[2] < whole[2] * 0.8 and inside == [True, False]
 
 
 def _node_named(page, name: str) -> str:
-    return page.evaluate("""(name) => Object.entries(JSON.parse(document.getElementById('explorer-data').textContent))
-        .find(([id, node]) => node.name === name)[0]""", name)
+    return page.evaluate(
+        """(name) => Object.entries(JSON.parse(document.getElementById('explorer-data').textContent))
+        .find(([id, node]) => node.name === name)[0]""",
+        name,
+    )
 
 
 def test_zoom_and_pan_move_the_view(viewer, tmp_path):

@@ -26,13 +26,16 @@ YAML = "- func: relu(Tensor self) -> Tensor\n  dispatch:\n    CPU: relu\n"
 
 
 def small_tree(root: Path) -> Path:
-    return write_tree(root, {
-        "pkg/__init__.py": "",
-        "pkg/mod.py": PYTHON,
-        "aten/src/ATen/native/Add.cpp": CPP,
-        "aten/src/ATen/native/native_functions.yaml": YAML,
-        "README.md": "not source",
-    })
+    return write_tree(
+        root,
+        {
+            "pkg/__init__.py": "",
+            "pkg/mod.py": PYTHON,
+            "aten/src/ATen/native/Add.cpp": CPP,
+            "aten/src/ATen/native/native_functions.yaml": YAML,
+            "README.md": "not source",
+        },
+    )
 
 
 def qnames(index_path: Path, root: Path) -> set[str]:
@@ -54,7 +57,9 @@ def test_a_small_trees_summary_says_what_it_may_define_and_which_kinds_it_holds(
     store = IndexStore.open(index_path)
     try:
         expected = SmallTree(
-            frozenset({"pkg", "at", "aten"}), frozenset({"relu"}), frozenset({"module", "function", "namespace", "operator"}),
+            frozenset({"pkg", "at", "aten"}),
+            frozenset({"relu"}),
+            frozenset({"module", "function", "namespace", "operator"}),
         )
         assert store.small_tree() == expected
         # a summary kept before kinds were: worked out again from the symbols, the same
@@ -71,7 +76,15 @@ def test_build_then_refresh_parses_only_what_changed(tmp_path: Path):
     first = refresh(str(root), index_path, jobs=1)
     assert (first.parsed, first.unchanged, first.removed) == (4, 0, 0)
     assert first.stats.files == 4
-    assert qnames(index_path, root) == {"pkg", "pkg.mod", "pkg.mod.helper", "at", "at::native", "at::native::add", "aten::relu"}
+    assert qnames(index_path, root) == {
+        "pkg",
+        "pkg.mod",
+        "pkg.mod.helper",
+        "at",
+        "at::native",
+        "at::native::add",
+        "aten::relu",
+    }
 
     again = refresh(str(root), index_path, jobs=1)
     assert (again.parsed, again.unchanged, again.removed) == (0, 4, 0)
@@ -123,17 +136,22 @@ def test_parallel_and_serial_builds_store_the_same_rows(tmp_path: Path):
     try:
         for i in (0, 31, 59):
             assert [(c.callee, c.line) for c in store.calls_in(f"pkg.m{i}.f{i}", f"pkg/m{i}.py")] == [(f"g{i}", 2)]
-            assert [(path, c.caller, c.line) for path, c in store.call_sites_of(f"g{i}")] == [(f"pkg/m{i}.py", f"pkg.m{i}.f{i}", 2)]
+            assert [(path, c.caller, c.line) for path, c in store.call_sites_of(f"g{i}")] == [
+                (f"pkg/m{i}.py", f"pkg.m{i}.f{i}", 2)
+            ]
     finally:
         store.close()
 
 
 def test_call_lookups_follow_edits(tmp_path: Path):
-    root = write_tree(tmp_path / "tree", {
-        "a.py": "def one():\n    helper()\n    other.helper(2)\n",
-        "b.py": "def two():\n    x = 1\n    helper()\n",
-        "c.cpp": "namespace at {\nvoid three() { at::native::helper(); }\n}\n",
-    })
+    root = write_tree(
+        tmp_path / "tree",
+        {
+            "a.py": "def one():\n    helper()\n    other.helper(2)\n",
+            "b.py": "def two():\n    x = 1\n    helper()\n",
+            "c.cpp": "namespace at {\nvoid three() { at::native::helper(); }\n}\n",
+        },
+    )
     index_path = tmp_path / "index.sqlite"
     refresh(str(root), index_path, jobs=1)
 
@@ -144,8 +162,12 @@ def test_call_lookups_follow_edits(tmp_path: Path):
         finally:
             store.close()
 
-    assert sites() == [("a.py", "a.one", "helper", 2), ("a.py", "a.one", "other.helper", 3),
-                       ("b.py", "b.two", "helper", 3), ("c.cpp", "at::three", "at::native::helper", 2)]
+    assert sites() == [
+        ("a.py", "a.one", "helper", 2),
+        ("a.py", "a.one", "other.helper", 3),
+        ("b.py", "b.two", "helper", 3),
+        ("c.cpp", "at::three", "at::native::helper", 2),
+    ]
     (root / "a.py").write_text("def one():\n    pass\n")
     touch_later(root / "a.py")
     (root / "b.py").write_text("def two():\n    helper()\n    helper_too()\n")
@@ -158,7 +180,10 @@ def test_call_lookups_follow_edits(tmp_path: Path):
         assert [(c.callee, c.line) for c in store.calls_in("at::three", "c.cpp")] == [("at::native::helper", 2)]
         # no file is still listed as calling a name it no longer calls
         assert sorted(store.db.execute("SELECT n.name, f.path FROM call_names n JOIN files f ON f.id = n.file_id")) == [
-            ("helper", "b.py"), ("helper", "c.cpp"), ("helper_too", "b.py")]
+            ("helper", "b.py"),
+            ("helper", "c.cpp"),
+            ("helper_too", "b.py"),
+        ]
         assert store.db.execute("SELECT COUNT(*) FROM call_names").fetchone()[0] == 3
     finally:
         store.close()
@@ -166,15 +191,18 @@ def test_call_lookups_follow_edits(tmp_path: Path):
 
 def test_bad_files_are_skipped_with_reasons_and_the_rest_is_indexed(tmp_path: Path):
     root = small_tree(tmp_path / "tree")
-    write_tree(root, {
-        "bad/syntax.py": "def ok():\n    pass\n\ndef broken(:\n",
-        "bad/latin1.py": b"# caf\xe9\nx = 1\n",
-        "bad/binary.cpp": b"\x7fELF\x00\x00\x01",
-        "bad/empty.py": "",
-        "bad/empty.cpp": "",
-        "bad/huge.cpp": "int x;\n" * 40_000,
-        "bad/native_functions.yaml": "- func: relu(Tensor self) -> Tensor\n  dispatch: [oops\n",
-    })
+    write_tree(
+        root,
+        {
+            "bad/syntax.py": "def ok():\n    pass\n\ndef broken(:\n",
+            "bad/latin1.py": b"# caf\xe9\nx = 1\n",
+            "bad/binary.cpp": b"\x7fELF\x00\x00\x01",
+            "bad/empty.py": "",
+            "bad/empty.cpp": "",
+            "bad/huge.cpp": "int x;\n" * 40_000,
+            "bad/native_functions.yaml": "- func: relu(Tensor self) -> Tensor\n  dispatch: [oops\n",
+        },
+    )
     os.symlink("loop_b.py", root / "bad/loop_a.py")
     os.symlink("loop_a.py", root / "bad/loop_b.py")
     os.symlink("missing.py", root / "bad/dangling.py")
@@ -237,22 +265,27 @@ def test_unreadable_files_are_skipped(tmp_path: Path):
 
 
 def test_gitignore_build_output_and_third_party_are_left_out(tmp_path: Path):
-    root = write_tree(tmp_path / "tree", {
-        ".gitignore": "generated/\n*.gen.py\n!keep.gen.py\n",
-        "src/a.py": "",
-        "src/b.gen.py": "",
-        "src/keep.gen.py": "",
-        "generated/c.py": "",
-        "build/d.py": "",
-        "third_party/cudnn/e.h": "void e();\n",
-        "sub/.gitignore": "local.py\n",
-        "sub/local.py": "",
-        "sub/kept.py": "",
-    })
+    root = write_tree(
+        tmp_path / "tree",
+        {
+            ".gitignore": "generated/\n*.gen.py\n!keep.gen.py\n",
+            "src/a.py": "",
+            "src/b.gen.py": "",
+            "src/keep.gen.py": "",
+            "generated/c.py": "",
+            "build/d.py": "",
+            "third_party/cudnn/e.h": "void e();\n",
+            "sub/.gitignore": "local.py\n",
+            "sub/local.py": "",
+            "sub/kept.py": "",
+        },
+    )
     report = refresh(str(root), tmp_path / "index.sqlite", jobs=1)
     store = IndexStore.open(tmp_path / "index.sqlite")
     assert [p for (p,) in store.db.execute("SELECT path FROM files ORDER BY path")] == [
-        "src/a.py", "src/keep.gen.py", "sub/kept.py",
+        "src/a.py",
+        "src/keep.gen.py",
+        "sub/kept.py",
     ]
     store.close()
     assert report.skipped == []
@@ -265,11 +298,14 @@ def test_gitignore_build_output_and_third_party_are_left_out(tmp_path: Path):
 
 def test_indexing_never_runs_code_from_the_tree(tmp_path: Path):
     marker = tmp_path / "ran"
-    root = write_tree(tmp_path / "tree", {
-        "setup.py": f"open({str(marker)!r}, 'w').write('x')\n",
-        "pkg/__init__.py": f"import os\nos.system('touch {marker}')\n",
-        "aten/src/ATen/native/native_functions.yaml": f"- func: !!python/object/apply:os.system ['touch {marker}']\n",
-    })
+    root = write_tree(
+        tmp_path / "tree",
+        {
+            "setup.py": f"open({str(marker)!r}, 'w').write('x')\n",
+            "pkg/__init__.py": f"import os\nos.system('touch {marker}')\n",
+            "aten/src/ATen/native/native_functions.yaml": f"- func: !!python/object/apply:os.system ['touch {marker}']\n",
+        },
+    )
     refresh(str(root), tmp_path / "index.sqlite", jobs=1)
     assert not marker.exists()
 
@@ -280,7 +316,9 @@ def test_a_corrupt_index_file_is_rebuilt(tmp_path: Path):
     refresh(str(root), index_path, jobs=1)
     index_path.write_bytes(b"this is not a database" * 100)  # explorer's file (its .verified record says so), damaged
     report = refresh(str(root), index_path, jobs=1)
-    assert report.rebuilt_because is not None and report.rebuilt_because == "index file corrupt (file is not a database)"
+    assert (
+        report.rebuilt_because is not None and report.rebuilt_because == "index file corrupt (file is not a database)"
+    )
     assert report.stats.files == 4
 
 
@@ -324,8 +362,9 @@ build.refresh(sys.argv[1], Path(sys.argv[2]), jobs=1)
 
 
 def _start_slow_indexer(root: Path, index_path: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", INDEX_FOREVER, str(root), str(index_path)],
-                            cwd=Path(__file__).parent.parent)
+    return subprocess.Popen(
+        [sys.executable, "-c", INDEX_FOREVER, str(root), str(index_path)], cwd=Path(__file__).parent.parent
+    )
 
 
 def _kill_when(process: subprocess.Popen, database: Path, sql: str, at_least: int) -> None:
@@ -387,28 +426,68 @@ def test_two_indexers_at_once_leave_one_consistent_index(tmp_path: Path):
     files = {f"pkg/m{i:03}.py": f"def f{i}():\n    return g(1)\n" for i in range(150)}
     root = write_tree(tmp_path / "tree", files)
     index_path = tmp_path / "index.sqlite"
-    code = "import sys; from pathlib import Path; from explorer.index.build import refresh; " \
-           "r = refresh(sys.argv[1], Path(sys.argv[2]), jobs=1); print(r.stats.files, r.stats.symbols, r.stats.calls)"
-    runs = [subprocess.Popen([sys.executable, "-c", code, str(root), str(index_path)], stdout=subprocess.PIPE,
-                             text=True, cwd=Path(__file__).parent.parent) for _ in range(2)]
+    code = (
+        "import sys; from pathlib import Path; from explorer.index.build import refresh; "
+        "r = refresh(sys.argv[1], Path(sys.argv[2]), jobs=1); print(r.stats.files, r.stats.symbols, r.stats.calls)"
+    )
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(root), str(index_path)],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=Path(__file__).parent.parent,
+        )
+        for _ in range(2)
+    ]
     outputs = [run.communicate()[0].strip() for run in runs]
     assert [run.returncode for run in runs] == [0, 0]
     assert outputs == ["150 300 150", "150 300 150"]
 
 
 IGNORE_LINES = [
-    "*.pyc", "build/", "/dist", "docs/src/**/*", "*/**/*.so*", "GRTAGS", "aten/build/",
-    ".coverage.*", "!keep.pyc", "torch/lib/tmp_*", "*.egg-info/", "sccache-stats*.json",
+    "*.pyc",
+    "build/",
+    "/dist",
+    "docs/src/**/*",
+    "*/**/*.so*",
+    "GRTAGS",
+    "aten/build/",
+    ".coverage.*",
+    "!keep.pyc",
+    "torch/lib/tmp_*",
+    "*.egg-info/",
+    "sccache-stats*.json",
 ]
 
 
-@pytest.mark.parametrize("path, ignored", [
-    ("a.pyc", True), ("pkg/a.pyc", True), ("pkg/keep.pyc", False), ("build/", True), ("x/build/", True),
-    ("build", False), ("dist", True), ("pkg/dist", False), ("docs/src/a/b.py", True), ("docs/a.py", False),
-    ("libx.so", False), ("lib/libx.so.1", True), ("GRTAGS", True), ("pkg/GRTAGS", True), ("aten/build/", True),
-    ("x/aten/build/", True), ("aten/builds/", False), (".coverage.1", True), ("torch/lib/tmp_install/", True), ("torch/lib/x", False),
-    ("explorer.egg-info/", True), ("sccache-stats-1.json", True), ("src/model.py", False),
-])
+@pytest.mark.parametrize(
+    "path, ignored",
+    [
+        ("a.pyc", True),
+        ("pkg/a.pyc", True),
+        ("pkg/keep.pyc", False),
+        ("build/", True),
+        ("x/build/", True),
+        ("build", False),
+        ("dist", True),
+        ("pkg/dist", False),
+        ("docs/src/a/b.py", True),
+        ("docs/a.py", False),
+        ("libx.so", False),
+        ("lib/libx.so.1", True),
+        ("GRTAGS", True),
+        ("pkg/GRTAGS", True),
+        ("aten/build/", True),
+        ("x/aten/build/", True),
+        ("aten/builds/", False),
+        (".coverage.1", True),
+        ("torch/lib/tmp_install/", True),
+        ("torch/lib/x", False),
+        ("explorer.egg-info/", True),
+        ("sccache-stats-1.json", True),
+        ("src/model.py", False),
+    ],
+)
 def test_gitignore_matching_agrees_with_git_semantics(path, ignored):
     import pathspec
 

@@ -48,7 +48,7 @@ def test_the_refresh_after_churn_equals_a_clean_build(tmp_path: Path):
                 victim.chmod(0)
                 victim.chmod(0o644)
                 turn += 1
-        except BaseException as error:  # noqa: BLE001 - reported by the test
+        except BaseException as error:
             problems.append(error)
 
     mover = threading.Thread(target=churn)

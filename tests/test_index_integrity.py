@@ -11,27 +11,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from conftest import write_tree
-from tests.command_line import invoke
+
 from explorer.index import store
 from explorer.index.store import SCHEMA_VERSION
+from tests.command_line import invoke
 
 TREE = {
     "pkg/__init__.py": "",
-    "pkg/model.py": (
-        "from pkg.ops import scale\n"
-        "\n"
-        "def forward(x):\n"
-        "    return scale(x)\n"
-    ),
-    "pkg/ops.py": (
-        "def scale(x):\n"
-        "    return double(x)\n"
-        "\n"
-        "def double(x):\n"
-        "    return x * 2\n"
-    ),
+    "pkg/model.py": ("from pkg.ops import scale\n\ndef forward(x):\n    return scale(x)\n"),
+    "pkg/ops.py": ("def scale(x):\n    return double(x)\n\ndef double(x):\n    return x * 2\n"),
     "aten/src/ATen/native/Conv.cpp": (
         "namespace at { namespace native {\n"
         "void conv_forward() {\n"
@@ -90,10 +79,11 @@ DAMAGE = {
     "pages overwritten": (_overwrite_middle_pages, "index file corrupt ("),
     "emptied": (_empty, f"index format 0 is not {SCHEMA_VERSION}"),
     "table dropped": (_sql("DROP TABLE calls"), "index file corrupt (its content changed since explorer wrote it)"),
-    "rows deleted": (_sql("DELETE FROM symbols WHERE name = 'scale'"),
-                     "index file corrupt (its content changed since explorer wrote it)"),
+    "rows deleted": (
+        _sql("DELETE FROM symbols WHERE name = 'scale'"),
+        "index file corrupt (its content changed since explorer wrote it)",
+    ),
 }
-
 
 
 def run(root: Path, index: Path, command: str):
@@ -151,7 +141,9 @@ def test_every_command_rebuilds_a_damaged_index_and_answers_as_from_a_clean_one(
     assert (again.exit_code, again.stderr) == (0, "")  # healed for good
 
 
-def test_random_damage_is_always_healed_or_refused_in_one_line(tree: Path, tmp_path: Path, clean_output: dict[str, str]):
+def test_random_damage_is_always_healed_or_refused_in_one_line(
+    tree: Path, tmp_path: Path, clean_output: dict[str, str]
+):
     index = tmp_path / "index.sqlite"
     chance = random.Random(2026)
     outcomes = {"healed": 0, "unharmed": 0}
@@ -161,7 +153,7 @@ def test_random_damage_is_always_healed_or_refused_in_one_line(tree: Path, tmp_p
         for _ in range(chance.randint(1, 4)):
             start = chance.randrange(len(data))
             length = chance.choice([1, 16, 512, 4096])
-            data[start:start + length] = chance.randbytes(min(length, len(data) - start))
+            data[start : start + length] = chance.randbytes(min(length, len(data) - start))
         index.write_bytes(bytes(data))
 
         result = run(tree, index, "search")
@@ -193,12 +185,20 @@ def test_an_index_damaged_after_its_check_says_what_happens_next(tree: Path, tmp
     finally:
         IndexStore.open = original  # type: ignore[method-assign]
     assert result.exit_code == 1
-    assert result.stderr == f"error: the index at {index} is damaged (no such table: names); the next command checks and rebuilds it\n"
+    assert (
+        result.stderr
+        == f"error: the index at {index} is damaged (no such table: names); the next command checks and rebuilds it\n"
+    )
     healed = run(tree, index, "search")
-    assert healed.exit_code == 0 and healed.stderr == "note: index rebuilt (index file corrupt (its content changed since explorer wrote it))\n"
+    assert (
+        healed.exit_code == 0
+        and healed.stderr == "note: index rebuilt (index file corrupt (its content changed since explorer wrote it))\n"
+    )
 
 
-def test_an_index_touched_or_copied_with_its_record_is_used_as_it_is(tree: Path, tmp_path: Path, clean_output: dict[str, str]):
+def test_an_index_touched_or_copied_with_its_record_is_used_as_it_is(
+    tree: Path, tmp_path: Path, clean_output: dict[str, str]
+):
     index = tmp_path / "index.sqlite"
     run(tree, index, "index")
     os.utime(index, ns=(0, 0))  # the stat changes, the bytes do not

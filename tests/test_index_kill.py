@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import touch_later, write_tree
-from explorer.index.build import refresh
 from test_determinism import index_content
+
+from explorer.index.build import refresh
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 
@@ -23,7 +23,9 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 def small_tree(root: Path, version: str) -> Path:
     files: dict[str, str | bytes] = {}
     for i in range(120):
-        files[f"pkg/m{i:03}.py"] = f"def f{i}_{version}():\n    return g{i}(1)\n\nclass C{i}:\n    def m(self):\n        f{i}_{version}()\n"
+        files[f"pkg/m{i:03}.py"] = (
+            f"def f{i}_{version}():\n    return g{i}(1)\n\nclass C{i}:\n    def m(self):\n        f{i}_{version}()\n"
+        )
         files[f"aten/src/ATen/native/k{i:03}.cpp"] = (
             f"namespace at {{ namespace native {{\nvoid k{i}_{version}() {{ cudnnConvolutionForward(h); }}\n}}}}\n"
         )
@@ -31,8 +33,9 @@ def small_tree(root: Path, version: str) -> Path:
 
 
 def kill_at(command: list[str], seconds: float) -> None:
-    process = subprocess.Popen(command, cwd=CHECKOUT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        command, cwd=CHECKOUT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     time.sleep(seconds)
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGKILL)  # the indexer and its parser processes

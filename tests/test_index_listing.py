@@ -16,9 +16,9 @@ import pytest
 from explorer.index import build as build_module
 from explorer.index import listing as listing_module
 from explorer.index.build import refresh
-from explorer.index.store import record_verified
 from explorer.index.files import WalkOptions, walk
 from explorer.index.listing import walk_remembered
+from explorer.index.store import record_verified
 from tests.command_line import invoke
 from tests.conftest import index_contents
 
@@ -58,7 +58,10 @@ def mutations(root: Path):
     yield "symlink to a file added", lambda: (root / "link.py").symlink_to(root / "big.py")
     yield "broken symlink added", lambda: (root / "dangling.py").symlink_to(root / "nowhere.py")
     yield "broken symlink mended", lambda: (root / "nowhere.py").write_text("y = 1\n")
-    yield "file replaced by a folder", lambda: ((root / "big.py").unlink(), (root / "big.py").mkdir(), (root / "big.py" / "z.py").write_text(""))
+    yield (
+        "file replaced by a folder",
+        lambda: ((root / "big.py").unlink(), (root / "big.py").mkdir(), (root / "big.py" / "z.py").write_text("")),
+    )
     yield "deep file changed", lambda: (root / "pkg" / "moved" / "k.cu").write_text("__global__ void k2() {}\n")
     yield "folder made a virtual environment", lambda: (root / "csrc" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     yield "virtual environment made an ordinary folder again", lambda: (root / "csrc" / "pyvenv.cfg").unlink()
@@ -97,7 +100,9 @@ def test_when_nothing_changed_nothing_is_walked(tree: Path, tmp_path: Path, monk
     assert changed == {"pkg/mod.py"}  # its new stat is read, so the refresh parses it
 
 
-def test_a_listing_written_just_after_a_change_is_not_trusted(tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_a_listing_written_just_after_a_change_is_not_trusted(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     """A folder whose time is within the racy window of the walk may change again in the same
     clock tick unseen: the next check walks again."""
     kept = tmp_path / "index.listing"
@@ -114,7 +119,9 @@ def test_an_unreadable_listing_means_a_full_walk(tree: Path, tmp_path: Path):
     assert walk_remembered(str(tree), WalkOptions(), frozenset(), kept) == walk(str(tree), WalkOptions())
 
 
-def test_a_refresh_after_any_change_holds_what_a_new_index_holds(tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_a_refresh_after_any_change_holds_what_a_new_index_holds(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     """The freshness check a query makes (`refresh` with no options) answers "nothing changed"
     from the listing alone; after every change of `mutations` it still brings the index to
     exactly what indexing the tree from nothing gives."""
@@ -139,7 +146,9 @@ def test_when_nothing_changed_the_index_is_not_opened(tree: Path, tmp_path: Path
     time.sleep(0.02)
     opened: list[Path] = []
     real_open = build_module.IndexStore.open
-    monkeypatch.setattr(build_module.IndexStore, "open", staticmethod(lambda path: opened.append(path) or real_open(path)))
+    monkeypatch.setattr(
+        build_module.IndexStore, "open", staticmethod(lambda path: opened.append(path) or real_open(path))
+    )
     again = refresh(str(tree), index, jobs=1)
     assert (again.parsed, again.unchanged, again.removed, opened) == (0, 5, 0, [])
     assert held[0].files == 5 and (again.stats, again.skipped, again.partial) == held  # read from the index when asked
@@ -185,13 +194,13 @@ def test_the_index_report_says_which_folders_a_rule_left_out(tmp_path: Path):
     root = tmp_path / "project"
     files = {
         "src/model.py": "def f():\n    return 1\n",
-        "build/gen.py": "x = 1\n",                      # build output
-        "third_party/lib/k.cpp": "void k() {}\n",       # vendored (no --include-third-party)
-        "scratch/notes.py": "y = 2\n",                  # ignored by the .gitignore below
-        "env/pyvenv.cfg": "home = /usr/bin\n",          # a virtual environment under its own name
+        "build/gen.py": "x = 1\n",  # build output
+        "third_party/lib/k.cpp": "void k() {}\n",  # vendored (no --include-third-party)
+        "scratch/notes.py": "y = 2\n",  # ignored by the .gitignore below
+        "env/pyvenv.cfg": "home = /usr/bin\n",  # a virtual environment under its own name
         "env/lib/site.py": "z = 3\n",
         ".gitignore": "scratch/\n",
-        "src/__pycache__/model.cpython-311.pyc": "",   # always there: not listed
+        "src/__pycache__/model.cpython-311.pyc": "",  # always there: not listed
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -210,5 +219,7 @@ def test_the_index_report_says_which_folders_a_rule_left_out(tmp_path: Path):
         "  left out scratch/: ignored by .gitignore",
         "  left out third_party/: vendored third-party code (--include-third-party indexes it)",
     ]
-    included = invoke(["index", "--root", str(root), "--index", str(tmp_path / "i.sqlite"), "--include-third-party", "--json"])
+    included = invoke(
+        ["index", "--root", str(root), "--index", str(tmp_path / "i.sqlite"), "--include-third-party", "--json"]
+    )
     assert [entry["folder"] for entry in json.loads(included.stdout)["left_out"]] == ["build", "env", "scratch"]

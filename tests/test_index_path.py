@@ -130,7 +130,10 @@ def test_a_cache_folder_that_cannot_be_written_is_read_as_it_is(tmp_path, monkey
     (root / "pkg" / "mod.py").write_text("def f():\n    return 1\n\n\ndef g():\n    return 2\n")
     stale = invoke(["search", "g", "--root", str(root)])
     assert stale.exit_code == 0
-    assert stale.stderr == f"note: index not refreshed: {cache} cannot be written (Read-only file system); answering from it as it was, which may not be the tree as it is now\n"
+    assert (
+        stale.stderr
+        == f"note: index not refreshed: {cache} cannot be written (Read-only file system); answering from it as it was, which may not be the tree as it is now\n"
+    )
     # another tree, never indexed there: nothing to answer from
     other = write_tree(tmp_path / "other", _TREE)
     missing = invoke(["search", "f", "--root", str(other)])
@@ -144,11 +147,14 @@ def test_a_cache_folder_that_cannot_be_written_is_read_as_it_is(tmp_path, monkey
 def test_walk_options_stick_until_changed(tmp_path):
     # the language server refreshes with a plain `explorer index`: that must not drop what
     # the user indexed with (--include-third-party, --max-file-size)
-    root = write_tree(tmp_path / "tree", {
-        "pkg/mod.py": "def f():\n    return 1\n",
-        "third_party/lib/vendored.py": "def v():\n    return 2\n",
-        "pkg/big.py": "def big():\n    return 3\n" + "# padding\n" * 400,
-    })
+    root = write_tree(
+        tmp_path / "tree",
+        {
+            "pkg/mod.py": "def f():\n    return 1\n",
+            "third_party/lib/vendored.py": "def v():\n    return 2\n",
+            "pkg/big.py": "def big():\n    return 3\n" + "# padding\n" * 400,
+        },
+    )
     path = tmp_path / "index.sqlite"
 
     def found() -> list[str]:

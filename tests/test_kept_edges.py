@@ -33,7 +33,9 @@ def _native_nodes_reached(graph: CallGraph, queries: list[str], store) -> list:
 
 def test_every_native_nodes_edges_read_back_equal(sample_store, sample_root):
     graph = CallGraph(sample_store, sample_root, "all")
-    nodes = _native_nodes_reached(graph, ["torch.nn.Conv2d", "torch.nn.LSTM", "torch.add", "torch.nn.Linear"], sample_store)
+    nodes = _native_nodes_reached(
+        graph, ["torch.nn.Conv2d", "torch.nn.LSTM", "torch.add", "torch.nn.Linear"], sample_store
+    )
     assert len(nodes) == 220  # the bundled tree's, as it is: a count that moves says the walk changed
     assert sum(bool(node.passed) for node in nodes) == 1  # a function handed callables
     assert any(edge.resolution == "ambiguous" and edge.candidates for node in nodes for edge in graph.edges(node))
@@ -60,7 +62,9 @@ def test_a_second_run_reads_the_edges_the_first_worked_out(sample_store, sample_
     again.close()
     assert (again.hits, again.misses) == (worked_out, 0)
     # read a level of the breadth-first walk at a time, never one query per node
-    reads = [statement for statement in statements if statement.startswith("SELECT node, edges FROM edges WHERE node IN")]
+    reads = [
+        statement for statement in statements if statement.startswith("SELECT node, edges FROM edges WHERE node IN")
+    ]
     assert not [statement for statement in statements if "WHERE node = " in statement]
     assert 0 < len(reads) < worked_out // 5
     assert second.trace.paths == first.trace.paths
@@ -76,12 +80,7 @@ def test_a_second_run_reads_the_edges_the_first_worked_out(sample_store, sample_
 
 
 _TREE = {
-    "calls.cpp": (
-        "void leaf_one() {}\n"
-        "void leaf_two() {}\n"
-        "void middle() { leaf_one(); }\n"
-        "void top() { middle(); }\n"
-    ),
+    "calls.cpp": ("void leaf_one() {}\nvoid leaf_two() {}\nvoid middle() { leaf_one(); }\nvoid top() { middle(); }\n"),
 }
 
 
@@ -92,11 +91,17 @@ def test_an_edited_source_is_never_answered_from_edges_kept_before(tmp_path):
     kept = kept_edges_path(default_index_path(str(root)))
     with sqlite3.connect(kept) as connection:
         assert connection.execute("SELECT count(*) FROM edges").fetchone()[0] == 3  # top, middle, leaf_one
-    (root / "calls.cpp").write_text(_TREE["calls.cpp"].replace("void middle() { leaf_one(); }", "void middle() { leaf_two(); }"))
+    (root / "calls.cpp").write_text(
+        _TREE["calls.cpp"].replace("void middle() { leaf_one(); }", "void middle() { leaf_two(); }")
+    )
     touch_later(root / "calls.cpp")
     after = invoke(["trace", "top", "--to", "leaf_two", "--root", str(root)])
     assert after.exit_code == 0, after.output
-    assert [line.split()[2] for line in after.stdout.splitlines() if line.startswith("  ")] == ["top", "middle", "leaf_two"]
+    assert [line.split()[2] for line in after.stdout.splitlines() if line.startswith("  ")] == [
+        "top",
+        "middle",
+        "leaf_two",
+    ]
 
 
 def test_a_damaged_or_unwritable_cache_only_costs_the_work_again(tmp_path):

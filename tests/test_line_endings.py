@@ -32,9 +32,17 @@ def test_a_function_a_multi_line_macro_defines_in_a_crlf_file():
     found = []
     for ending in ("\n", "\r\n"):
         facts = parse_file("m.cu", Language.CUDA, source.replace("\n", ending).encode())
-        found.append((sorted((s.qname, s.kind.value, s.line) for s in facts.symbols),
-                      sorted((c.caller, c.callee, c.line) for c in facts.calls)))
-    assert found[0] == found[1] == (
-        [("DEFINE_FN", "macro", 1), ("alpha", "kernel", 5), ("beta", "function", 6)],
-        [("alpha", "helper", 5), ("beta", "helper", 6), ("m.cu", "DEFINE_FN", 5)],
+        found.append(
+            (
+                sorted((s.qname, s.kind.value, s.line) for s in facts.symbols),
+                sorted((c.caller, c.callee, c.line) for c in facts.calls),
+            )
+        )
+    assert (
+        found[0]
+        == found[1]
+        == (
+            [("DEFINE_FN", "macro", 1), ("alpha", "kernel", 5), ("beta", "function", 6)],
+            [("alpha", "helper", 5), ("beta", "helper", 6), ("m.cu", "DEFINE_FN", 5)],
+        )
     )

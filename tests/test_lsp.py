@@ -27,7 +27,9 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 @pytest_lsp.fixture(config=SERVER, scope="module", loop_scope="module")
 async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=SAMPLE_ROOT.as_uri()))
+    await lsp_client.initialize_session(
+        lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=SAMPLE_ROOT.as_uri())
+    )
     await until_found(lsp_client, "conv2d")  # the index is built in the background
     yield
     await lsp_client.shutdown_session()
@@ -57,59 +59,105 @@ def where(location: lsp.Location) -> tuple[str, int, int, int]:
 async def test_workspace_symbols_rank_the_operator_first(client: LanguageClient):
     found = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="cudnn_convolution"))
     assert [(s.name, where(s.location)[:2], s.kind, s.container_name) for s in found[:3]] == [
-        ("aten::cudnn_convolution", ("aten/src/ATen/native/native_functions.yaml", 87), lsp.SymbolKind.Operator, "yaml"),
-        ("at::native::cudnn_convolution", ("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 12), lsp.SymbolKind.Function, "cpp"),
-        ("at::native::cudnn_convolution", ("aten/src/ATen/native/cudnn/ConvShared.cpp", 64), lsp.SymbolKind.Function, "cpp"),
+        (
+            "aten::cudnn_convolution",
+            ("aten/src/ATen/native/native_functions.yaml", 87),
+            lsp.SymbolKind.Operator,
+            "yaml",
+        ),
+        (
+            "at::native::cudnn_convolution",
+            ("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 12),
+            lsp.SymbolKind.Function,
+            "cpp",
+        ),
+        (
+            "at::native::cudnn_convolution",
+            ("aten/src/ATen/native/cudnn/ConvShared.cpp", 64),
+            lsp.SymbolKind.Function,
+            "cpp",
+        ),
     ]
     assert await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="  ")) == []
 
 
-@pytest.mark.parametrize(("path", "line", "character", "expected"), [
-    # ops.py:14 `return _C.scale(x, factor)`: the pybind11 binding, bindings.cpp:7 `m.def("scale", ...)`
-    ("mini_ops/ops.py", 13, 16, [("mini_ops/csrc/bindings.cpp", 6, 9, 14)]),
-    # conv.py:230 `return F.conv2d(`: the functional alias, functional.py:37 `conv2d = _add_docstr(`
-    ("torch/nn/modules/conv.py", 229, 22, [("torch/nn/functional.py", 36, 0, 6)]),
-    # native_functions.yaml:90 `CUDA: cudnn_convolution`: both definitions of the kernel
-    ("aten/src/ATen/native/native_functions.yaml", 89, 12, [
-        ("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 12, 7, 24), ("aten/src/ATen/native/cudnn/ConvShared.cpp", 64, 7, 24),
-    ]),
-    # conv.py:243 `def forward`: its own definition
-    ("torch/nn/modules/conv.py", 242, 9, [("torch/nn/modules/conv.py", 242, 8, 15)]),
-    # a position on no name (the indentation of conv.py:230)
-    ("torch/nn/modules/conv.py", 229, 2, []),
-])
+@pytest.mark.parametrize(
+    ("path", "line", "character", "expected"),
+    [
+        # ops.py:14 `return _C.scale(x, factor)`: the pybind11 binding, bindings.cpp:7 `m.def("scale", ...)`
+        ("mini_ops/ops.py", 13, 16, [("mini_ops/csrc/bindings.cpp", 6, 9, 14)]),
+        # conv.py:230 `return F.conv2d(`: the functional alias, functional.py:37 `conv2d = _add_docstr(`
+        ("torch/nn/modules/conv.py", 229, 22, [("torch/nn/functional.py", 36, 0, 6)]),
+        # native_functions.yaml:90 `CUDA: cudnn_convolution`: both definitions of the kernel
+        (
+            "aten/src/ATen/native/native_functions.yaml",
+            89,
+            12,
+            [
+                ("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 12, 7, 24),
+                ("aten/src/ATen/native/cudnn/ConvShared.cpp", 64, 7, 24),
+            ],
+        ),
+        # conv.py:243 `def forward`: its own definition
+        ("torch/nn/modules/conv.py", 242, 9, [("torch/nn/modules/conv.py", 242, 8, 15)]),
+        # a position on no name (the indentation of conv.py:230)
+        ("torch/nn/modules/conv.py", 229, 2, []),
+    ],
+)
 async def test_definition_follows_calls_across_languages(client: LanguageClient, path, line, character, expected):
     found = await client.text_document_definition_async(lsp.DefinitionParams(doc(path), lsp.Position(line, character)))
     assert [where(location) for location in found or []] == expected
 
 
-@pytest.mark.parametrize(("path", "line", "character", "expected"), [
-    # conv.py:230 F.conv2d: both overloads' kernels, conv2d_symint (Convolution.cpp:173) and
-    # conv2d_padding_symint (Convolution.cpp:188), through the binding and native_functions.yaml
-    ("torch/nn/modules/conv.py", 229, 22, [("aten/src/ATen/native/Convolution.cpp", 172), ("aten/src/ATen/native/Convolution.cpp", 187)]),
-    # ops.py:14 _C.scale: the function the pybind11 binding names (scale.cpp:24)
-    ("mini_ops/ops.py", 13, 16, [("mini_ops/csrc/scale.cpp", 23)]),
-    # ops.py:19 torch.ops.mini_ops.clamp_add: the kernel of each key, CUDA (kernels.cu:54) and CPU (ops.cpp:12)
-    ("mini_ops/ops.py", 18, 30, [("mini_ops/csrc/kernels.cu", 53), ("mini_ops/csrc/ops.cpp", 11)]),
-    # native_functions.yaml:74 `- func: conv2d(...)`: its CompositeImplicitAutograd kernel
-    ("aten/src/ATen/native/native_functions.yaml", 73, 10, [("aten/src/ATen/native/Convolution.cpp", 172)]),
-])
-async def test_implementation_crosses_into_the_cpp_that_implements_a_name(client: LanguageClient, path, line, character, expected):
-    found = await client.text_document_implementation_async(lsp.ImplementationParams(doc(path), lsp.Position(line, character)))
+@pytest.mark.parametrize(
+    ("path", "line", "character", "expected"),
+    [
+        # conv.py:230 F.conv2d: both overloads' kernels, conv2d_symint (Convolution.cpp:173) and
+        # conv2d_padding_symint (Convolution.cpp:188), through the binding and native_functions.yaml
+        (
+            "torch/nn/modules/conv.py",
+            229,
+            22,
+            [("aten/src/ATen/native/Convolution.cpp", 172), ("aten/src/ATen/native/Convolution.cpp", 187)],
+        ),
+        # ops.py:14 _C.scale: the function the pybind11 binding names (scale.cpp:24)
+        ("mini_ops/ops.py", 13, 16, [("mini_ops/csrc/scale.cpp", 23)]),
+        # ops.py:19 torch.ops.mini_ops.clamp_add: the kernel of each key, CUDA (kernels.cu:54) and CPU (ops.cpp:12)
+        ("mini_ops/ops.py", 18, 30, [("mini_ops/csrc/kernels.cu", 53), ("mini_ops/csrc/ops.cpp", 11)]),
+        # native_functions.yaml:74 `- func: conv2d(...)`: its CompositeImplicitAutograd kernel
+        ("aten/src/ATen/native/native_functions.yaml", 73, 10, [("aten/src/ATen/native/Convolution.cpp", 172)]),
+    ],
+)
+async def test_implementation_crosses_into_the_cpp_that_implements_a_name(
+    client: LanguageClient, path, line, character, expected
+):
+    found = await client.text_document_implementation_async(
+        lsp.ImplementationParams(doc(path), lsp.Position(line, character))
+    )
     assert [where(location)[:2] for location in found or []] == expected
 
 
 async def test_outgoing_calls_lead_from_python_into_the_kernels(client: LanguageClient):
     (forward,) = await client.text_document_prepare_call_hierarchy_async(
-        lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(242, 9)))
+        lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(242, 9))
+    )
     assert (forward.name, forward.detail, forward.range.start.line, forward.selection_range.start.line) == (
-        "torch.nn.modules.conv.Conv2d.forward", "python", 242, 242)
+        "torch.nn.modules.conv.Conv2d.forward",
+        "python",
+        242,
+        242,
+    )
     steps = []
     item = forward
     # conv.py:244 self._conv_forward, conv.py:230 F.conv2d, functional.py:37 the alias of torch.conv2d,
     # the binding's YAML operator, its CompositeImplicitAutograd kernel (Convolution.cpp:173)
-    for wanted in ("torch.nn.modules.conv.Conv2d._conv_forward", "torch.nn.functional.conv2d",
-                   "torch._C._VariableFunctions.conv2d", "aten::conv2d", "at::native::conv2d_symint"):
+    for wanted in (
+        "torch.nn.modules.conv.Conv2d._conv_forward",
+        "torch.nn.functional.conv2d",
+        "torch._C._VariableFunctions.conv2d",
+        "aten::conv2d",
+        "at::native::conv2d_symint",
+    ):
         calls = await client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(item))
         (call,) = [c for c in calls if c.to.name == wanted]
         steps.append((call.to.name, call.to.detail, [r.start.line for r in call.from_ranges]))
@@ -151,11 +199,14 @@ CONV_TO_CUDNN = [
 
 async def test_outgoing_calls_reach_the_vendor_call_as_trace_does(client: LanguageClient):
     (item,) = await client.text_document_prepare_call_hierarchy_async(
-        lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(242, 9)))
+        lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(242, 9))
+    )
     steps = []
     for wanted, line, _, _ in CONV_TO_CUDNN:
         calls = await client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(item))
-        matching = [c for c in calls or [] if c.to.name == wanted and (line is None or c.to.selection_range.start.line == line)]
+        matching = [
+            c for c in calls or [] if c.to.name == wanted and (line is None or c.to.selection_range.start.line == line)
+        ]
         assert matching, f"{item.name} has no outgoing call to {wanted}: {[c.to.name for c in calls or []]}"
         call = matching[0]
         steps.append((call.to.name, line, call.to.detail, call.from_ranges[0].start.line if call.from_ranges else None))
@@ -167,7 +218,8 @@ async def test_incoming_calls_climb_from_the_vendor_call_to_the_module(client: L
     # the same chain read upward: each caller of each hop, from cudnnConvolutionForward's
     # call site (Conv_v7.cpp:110) to Conv2d.forward (conv.py:243)
     (start,) = await client.text_document_prepare_call_hierarchy_async(
-        lsp.CallHierarchyPrepareParams(doc("aten/src/ATen/native/cudnn/Conv_v7.cpp"), lsp.Position(109, 20)))
+        lsp.CallHierarchyPrepareParams(doc("aten/src/ATen/native/cudnn/Conv_v7.cpp"), lsp.Position(109, 20))
+    )
     assert start.name == "cudnnConvolutionForward"
     item = start
     chain = [("torch.nn.modules.conv.Conv2d.forward", 242)] + [(name, line) for name, line, _, _ in CONV_TO_CUDNN[:-1]]
@@ -181,17 +233,24 @@ async def test_incoming_calls_climb_from_the_vendor_call_to_the_module(client: L
 
 async def test_incoming_calls_lead_from_a_kernel_back_up(client: LanguageClient):
     (kernel,) = await client.text_document_prepare_call_hierarchy_async(
-        lsp.CallHierarchyPrepareParams(doc("mini_ops/csrc/kernels.cu"), lsp.Position(21, 20)))
+        lsp.CallHierarchyPrepareParams(doc("mini_ops/csrc/kernels.cu"), lsp.Position(21, 20))
+    )
     assert (kernel.name, kernel.detail) == ("mini_ops::clamp_add_kernel", "cuda")
     calls = await client.call_hierarchy_incoming_calls_async(lsp.CallHierarchyIncomingCallsParams(kernel))
     # kernels.cu:65 `clamp_add_kernel<<<blocks, threads>>>(...)` in clamp_add_cuda (kernels.cu:54)
-    assert [(c.from_.name, c.from_.detail, c.from_.selection_range.start.line, [r.start.line for r in c.from_ranges]) for c in calls] == [
+    assert [
+        (c.from_.name, c.from_.detail, c.from_.selection_range.start.line, [r.start.line for r in c.from_ranges])
+        for c in calls
+    ] == [
         ("mini_ops::clamp_add_cuda", "cuda · launch", 53, [64]),
     ]
     (upward,) = await client.call_hierarchy_incoming_calls_async(lsp.CallHierarchyIncomingCallsParams(calls[0].from_))
     # kernels.cu:86 `m.impl("clamp_add", &clamp_add_cuda)` under TORCH_LIBRARY_IMPL(mini_ops, CUDA, m)
     assert (upward.from_.name, upward.from_.detail, [r.start.line for r in upward.from_ranges]) == (
-        "mini_ops::clamp_add", "yaml · dispatch:CUDA", [85])
+        "mini_ops::clamp_add",
+        "yaml · dispatch:CUDA",
+        [85],
+    )
 
 
 async def test_an_unsaved_buffer_is_answered_at_its_own_lines(client: LanguageClient):
@@ -200,58 +259,89 @@ async def test_an_unsaved_buffer_is_answered_at_its_own_lines(client: LanguageCl
     conv = SAMPLE_ROOT / "torch/nn/modules/conv.py"
     typed = "from torch.nn import functional as G\n_draft = G.relu(1)\n"
     uri = conv.as_uri()
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "python", 1, typed + conv.read_text())))
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "python", 1, typed + conv.read_text()))
+    )
     try:
         # conv.py:230 `return F.conv2d(` is buffer line 232: the alias, functional.py:37
-        found = await client.text_document_definition_async(lsp.DefinitionParams(doc("torch/nn/modules/conv.py"), lsp.Position(231, 22)))
+        found = await client.text_document_definition_async(
+            lsp.DefinitionParams(doc("torch/nn/modules/conv.py"), lsp.Position(231, 22))
+        )
         assert [where(location) for location in found or []] == [("torch/nn/functional.py", 36, 0, 6)]
         # conv.py:243 `def forward` is buffer line 245, and so are the ranges the answers give in conv.py
         (forward,) = await client.text_document_prepare_call_hierarchy_async(
-            lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(244, 9)))
+            lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(244, 9))
+        )
         assert (forward.name, forward.range.start.line, forward.selection_range.start.line) == (
-            "torch.nn.modules.conv.Conv2d.forward", 244, 244)
+            "torch.nn.modules.conv.Conv2d.forward",
+            244,
+            244,
+        )
         calls = await client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(forward))
         assert [(c.to.name, c.to.selection_range.start.line, [r.start.line for r in c.from_ranges]) for c in calls] == [
             ("torch.nn.modules.conv.Conv2d._conv_forward", 229, [245]),  # conv.py:228, called at conv.py:244
         ]
         # the typed call, which the index has not seen: `relu` as the buffer's own import
         # makes it, torch.nn.functional.relu (functional.py:136), not every relu there is
-        found = await client.text_document_definition_async(lsp.DefinitionParams(doc("torch/nn/modules/conv.py"), lsp.Position(1, 13)))
+        found = await client.text_document_definition_async(
+            lsp.DefinitionParams(doc("torch/nn/modules/conv.py"), lsp.Position(1, 13))
+        )
         assert [where(location)[:2] for location in found or []] == [("torch/nn/functional.py", 135)]
         # an edit that removes the two lines brings the saved lines back
-        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            lsp.VersionedTextDocumentIdentifier(version=2, uri=uri),
-            [lsp.TextDocumentContentChangePartial(lsp.Range(lsp.Position(0, 0), lsp.Position(2, 0)), "")]))
+        client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                lsp.VersionedTextDocumentIdentifier(version=2, uri=uri),
+                [lsp.TextDocumentContentChangePartial(lsp.Range(lsp.Position(0, 0), lsp.Position(2, 0)), "")],
+            )
+        )
         (forward,) = await client.text_document_prepare_call_hierarchy_async(
-            lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(242, 9)))
+            lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(242, 9))
+        )
         assert (forward.name, forward.selection_range.start.line) == ("torch.nn.modules.conv.Conv2d.forward", 242)
     finally:
         client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
 
 
 async def test_references_are_the_call_sites_across_languages(client: LanguageClient):
-    found = await client.text_document_references_async(lsp.ReferenceParams(
-        text_document=doc("mini_ops/csrc/kernels.cu"), position=lsp.Position(53, 15),
-        context=lsp.ReferenceContext(include_declaration=True)))
+    found = await client.text_document_references_async(
+        lsp.ReferenceParams(
+            text_document=doc("mini_ops/csrc/kernels.cu"),
+            position=lsp.Position(53, 15),
+            context=lsp.ReferenceContext(include_declaration=True),
+        )
+    )
     # its definition (kernels.cu:54) and its registration for CUDA (kernels.cu:86)
-    assert [where(location)[:2] for location in found] == [("mini_ops/csrc/kernels.cu", 53), ("mini_ops/csrc/kernels.cu", 85)]
+    assert [where(location)[:2] for location in found] == [
+        ("mini_ops/csrc/kernels.cu", 53),
+        ("mini_ops/csrc/kernels.cu", 85),
+    ]
 
 
 async def test_hover_shows_the_dispatch_table_and_the_next_hop(client: LanguageClient):
-    shown = await client.text_document_hover_async(lsp.HoverParams(doc("aten/src/ATen/native/native_functions.yaml"), lsp.Position(87, 10)))
+    shown = await client.text_document_hover_async(
+        lsp.HoverParams(doc("aten/src/ATen/native/native_functions.yaml"), lsp.Position(87, 10))
+    )
     assert shown is not None
     text = shown.contents.value
-    assert text.splitlines()[0] == "**aten::cudnn_convolution** · operator · yaml · `aten/src/ATen/native/native_functions.yaml:88`"
-    assert ("- `CUDA`: at::native::cudnn_convolution (aten/src/ATen/native/cudnn/ConvPlaceholders.cpp:13, "
-            "aten/src/ATen/native/cudnn/ConvShared.cpp:65)") in text.splitlines()
+    assert (
+        text.splitlines()[0]
+        == "**aten::cudnn_convolution** · operator · yaml · `aten/src/ATen/native/native_functions.yaml:88`"
+    )
+    assert (
+        "- `CUDA`: at::native::cudnn_convolution (aten/src/ATen/native/cudnn/ConvPlaceholders.cpp:13, "
+        "aten/src/ATen/native/cudnn/ConvShared.cpp:65)"
+    ) in text.splitlines()
 
 
 async def test_document_symbols_outline_a_file(client: LanguageClient):
     found = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(doc("mini_ops/ops.py")))
     assert [(s.name, s.kind, s.location.range.start.line) for s in found] == [
-        ("mini_ops.ops.scale", lsp.SymbolKind.Function, 11), ("mini_ops.ops.clamp_add", lsp.SymbolKind.Function, 16),
-        ("mini_ops.ops.soft_square", lsp.SymbolKind.Function, 21), ("mini_ops.ops.ScaleFn", lsp.SymbolKind.Class, 26),
-        ("mini_ops.ops.ScaleFn.forward", lsp.SymbolKind.Method, 30), ("mini_ops.ops.ScaleFn.backward", lsp.SymbolKind.Method, 35),
+        ("mini_ops.ops.scale", lsp.SymbolKind.Function, 11),
+        ("mini_ops.ops.clamp_add", lsp.SymbolKind.Function, 16),
+        ("mini_ops.ops.soft_square", lsp.SymbolKind.Function, 21),
+        ("mini_ops.ops.ScaleFn", lsp.SymbolKind.Class, 26),
+        ("mini_ops.ops.ScaleFn.forward", lsp.SymbolKind.Method, 30),
+        ("mini_ops.ops.ScaleFn.backward", lsp.SymbolKind.Method, 35),
     ]
 
 
@@ -261,7 +351,9 @@ async def test_a_file_outside_the_tree_or_unknown_gets_empty_answers(client: Lan
     assert await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(outside)) == []
     assert await client.text_document_hover_async(lsp.HoverParams(outside, lsp.Position(3, 1))) is None
     remote = lsp.TextDocumentIdentifier("untitled:Untitled-1")
-    assert not await client.text_document_prepare_call_hierarchy_async(lsp.CallHierarchyPrepareParams(remote, lsp.Position(0, 0)))
+    assert not await client.text_document_prepare_call_hierarchy_async(
+        lsp.CallHierarchyPrepareParams(remote, lsp.Position(0, 0))
+    )
 
 
 TINY = "def first():\n    return 1\n"
@@ -291,23 +383,38 @@ async def test_a_saved_file_is_indexed_again_in_the_background(tiny_client: Lang
         ]
     assert [s.name for s in await until_found(tiny_client, "first")] == ["app.first"]
     (tiny_root / "app.py").write_text(TINY + "\n\ndef second():\n    return first()\n")
-    tiny_client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier((tiny_root / "app.py").as_uri())))
-    assert [(s.name, s.location.range.start.line) for s in await until_found(tiny_client, "second")] == [("app.second", 4)]
+    tiny_client.text_document_did_save(
+        lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier((tiny_root / "app.py").as_uri()))
+    )
+    assert [(s.name, s.location.range.start.line) for s in await until_found(tiny_client, "second")] == [
+        ("app.second", 4)
+    ]
     # the background refreshes showed as work-done progress, each begun and ended (a save that
     # comes while one runs makes it go once more under the same token)
     for _ in range(100):
-        if tiny_client.progress_reports and all(isinstance(r[-1], lsp.WorkDoneProgressEnd) for r in tiny_client.progress_reports.values()):
+        if tiny_client.progress_reports and all(
+            isinstance(r[-1], lsp.WorkDoneProgressEnd) for r in tiny_client.progress_reports.values()
+        ):
             break
         await asyncio.sleep(0.1)
-    reports = {token: [(type(r).__name__, getattr(r, "title", None), r.message) for r in made]
-               for token, made in tiny_client.progress_reports.items()}
-    assert list(reports)[0] == "explorer-index-1" and len(reports) in (1, 2)
-    assert all(made == [("WorkDoneProgressBegin", "explorer: indexing", str(tiny_root)), ("WorkDoneProgressEnd", None, "indexed")]
-               for made in reports.values())
+    reports = {
+        token: [(type(r).__name__, getattr(r, "title", None), r.message) for r in made]
+        for token, made in tiny_client.progress_reports.items()
+    }
+    assert next(iter(reports)) == "explorer-index-1" and len(reports) in (1, 2)
+    assert all(
+        made
+        == [("WorkDoneProgressBegin", "explorer: indexing", str(tiny_root)), ("WorkDoneProgressEnd", None, "indexed")]
+        for made in reports.values()
+    )
     # app.py:6 `return first()`: the new call is a reference of first
-    references = await tiny_client.text_document_references_async(lsp.ReferenceParams(
-        text_document=lsp.TextDocumentIdentifier((tiny_root / "app.py").as_uri()), position=lsp.Position(0, 5),
-        context=lsp.ReferenceContext(include_declaration=False)))
+    references = await tiny_client.text_document_references_async(
+        lsp.ReferenceParams(
+            text_document=lsp.TextDocumentIdentifier((tiny_root / "app.py").as_uri()),
+            position=lsp.Position(0, 5),
+            context=lsp.ReferenceContext(include_declaration=False),
+        )
+    )
     assert [(r.uri.rsplit("/", 1)[1], r.range.start.line) for r in references] == [("app.py", 5)]
 
 
@@ -315,23 +422,30 @@ async def test_code_lenses_offer_the_trace_and_the_diagram(client: LanguageClien
     lenses = await client.text_document_code_lens_async(lsp.CodeLensParams(doc("mini_ops/ops.py")))
     # ops.py: scale (12), clamp_add (17), soft_square (22), ScaleFn.forward (31), ScaleFn.backward (36)
     assert [(lens.range.start.line, lens.command.title, list(lens.command.arguments)) for lens in lenses][:4] == [
-        (11, "trace to vendor call", ["mini_ops.ops.scale"]), (11, "diagram", ["mini_ops.ops.scale"]),
-        (16, "trace to vendor call", ["mini_ops.ops.clamp_add"]), (16, "diagram", ["mini_ops.ops.clamp_add"]),
+        (11, "trace to vendor call", ["mini_ops.ops.scale"]),
+        (11, "diagram", ["mini_ops.ops.scale"]),
+        (16, "trace to vendor call", ["mini_ops.ops.clamp_add"]),
+        (16, "diagram", ["mini_ops.ops.clamp_add"]),
     ]
     assert len(lenses) == 10
 
 
 async def test_trace_to_vendor_call_returns_the_chain_as_locations(client: LanguageClient):
-    found = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        command="explorer.traceToVendor", arguments=["torch.nn.functional.conv2d"]))
+    found = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command="explorer.traceToVendor", arguments=["torch.nn.functional.conv2d"])
+    )
     chain = [(location["uri"].rsplit("sample_repo/", 1)[1], location["range"]["start"]["line"]) for location in found]
     # the best-ranked path to any vendor call: functional.py:37 the alias, the binding
     # (_VariableFunctions.pyi:14), aten::conv2d.padding (yaml:78), conv2d_padding_symint
     # (Convolution.cpp:188), which pads (constant_pad_nd, PadNd.cpp:11) into a new tensor
     # (empty.memory_format's CUDA kernel), down to the CUDA runtime's cudaMalloc at EmptyTensor.cpp:24
     # (cudaFree, at :27, is in the deleter lambda handed to the storage: one hop further)
-    assert chain[:4] == [("torch/nn/functional.py", 36), ("torch/_C/_VariableFunctions.pyi", 13),
-                         ("aten/src/ATen/native/native_functions.yaml", 77), ("aten/src/ATen/native/Convolution.cpp", 187)]
+    assert chain[:4] == [
+        ("torch/nn/functional.py", 36),
+        ("torch/_C/_VariableFunctions.pyi", 13),
+        ("aten/src/ATen/native/native_functions.yaml", 77),
+        ("aten/src/ATen/native/Convolution.cpp", 187),
+    ]
     assert chain[-1] == ("aten/src/ATen/cuda/EmptyTensor.cpp", 23)
     assert len(chain) == 10
 
@@ -345,14 +459,22 @@ def project_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest_lsp.fixture(config=SERVER, scope="module", loop_scope="module")
 async def two_folders(lsp_client: LanguageClient, project_root: Path):
-    folders = [lsp.WorkspaceFolder(project_root.as_uri(), "project"), lsp.WorkspaceFolder(SAMPLE_ROOT.as_uri(), "sample_repo")]
-    await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=lsp.ClientCapabilities(), root_uri=project_root.as_uri(), workspace_folders=folders))
+    folders = [
+        lsp.WorkspaceFolder(project_root.as_uri(), "project"),
+        lsp.WorkspaceFolder(SAMPLE_ROOT.as_uri(), "sample_repo"),
+    ]
+    await lsp_client.initialize_session(
+        lsp.InitializeParams(
+            capabilities=lsp.ClientCapabilities(), root_uri=project_root.as_uri(), workspace_folders=folders
+        )
+    )
     yield
     await lsp_client.shutdown_session()
 
 
-async def test_a_multi_root_workspace_is_the_project_and_its_joined_trees(two_folders: LanguageClient, project_root: Path):
+async def test_a_multi_root_workspace_is_the_project_and_its_joined_trees(
+    two_folders: LanguageClient, project_root: Path
+):
     found = await until_found(two_folders, "clamp_add_cuda")
     # the second folder is a tree joined to the first: kernels.cu:54 in sample_repo
     assert [(s.name, s.location.uri, s.location.range.start.line) for s in found[:1]] == [
@@ -366,12 +488,15 @@ async def test_a_multi_root_workspace_is_the_project_and_its_joined_trees(two_fo
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz's dot is not installed")
 async def test_open_diagram_writes_the_html_diagram_of_a_trace(client: LanguageClient):
-    uri = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        command="explorer.openDiagram", arguments=["mini_ops.ops.clamp_add"]))
+    uri = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command="explorer.openDiagram", arguments=["mini_ops.ops.clamp_add"])
+    )
     written = Path(uri.removeprefix("file://"))
     assert written.name == "mini_ops.ops.clamp_add.html" and written.parent.name == "diagrams"
     page = written.read_text()
     # the CUDA trace of ops.py:17 clamp_add: the operator (ops.cpp:30), its CUDA kernel
     # (kernels.cu:54) and the __global__ one it launches (kernels.cu:22); not the CPU kernel
-    assert all(name in page for name in ("mini_ops::clamp_add", "mini_ops::clamp_add_cuda", "mini_ops::clamp_add_kernel"))
+    assert all(
+        name in page for name in ("mini_ops::clamp_add", "mini_ops::clamp_add_cuda", "mini_ops::clamp_add_kernel")
+    )
     assert "mini_ops::clamp_add_cpu" not in page

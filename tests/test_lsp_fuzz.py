@@ -24,16 +24,35 @@ def _frame(body: bytes) -> bytes:
 
 
 def _request(rng: random.Random, number: int) -> bytes:
-    method = rng.choice([
-        "initialize", "initialized", "shutdown", "exit", "workspace/symbol", "textDocument/hover",
-        "textDocument/definition", "callHierarchy/incomingCalls", "no/such/method", "$/cancelRequest",
-    ])
-    params = rng.choice([
-        {}, None, 7, "text", [1, 2], {"query": rng.choice(["relu", "", "a" * 5000, "\u2028"])},
-        {"textDocument": {"uri": rng.choice(["file:///dev/zero", "file:///nonexistent.py", "not a uri", 3])},
-         "position": {"line": rng.randint(-5, 10**9), "character": rng.randint(-5, 10**6)}},
-        {"processId": None, "rootUri": None, "capabilities": {}},
-    ])
+    method = rng.choice(
+        [
+            "initialize",
+            "initialized",
+            "shutdown",
+            "exit",
+            "workspace/symbol",
+            "textDocument/hover",
+            "textDocument/definition",
+            "callHierarchy/incomingCalls",
+            "no/such/method",
+            "$/cancelRequest",
+        ]
+    )
+    params = rng.choice(
+        [
+            {},
+            None,
+            7,
+            "text",
+            [1, 2],
+            {"query": rng.choice(["relu", "", "a" * 5000, "\u2028"])},
+            {
+                "textDocument": {"uri": rng.choice(["file:///dev/zero", "file:///nonexistent.py", "not a uri", 3])},
+                "position": {"line": rng.randint(-5, 10**9), "character": rng.randint(-5, 10**6)},
+            },
+            {"processId": None, "rootUri": None, "capabilities": {}},
+        ]
+    )
     message: dict = {"jsonrpc": rng.choice(["2.0", "2.0", "2.0", "1.0"]), "method": method}
     if rng.random() < 0.8:
         message["id"] = rng.choice([number, str(number), None, [number]])
@@ -47,11 +66,19 @@ def _piece(rng: random.Random, number: int) -> bytes:
     if kind < 0.55:
         return _request(rng, number)
     if kind < 0.65:
-        return _frame(rng.choice([b"{not json", b"[]", b"null", b"{\"jsonrpc\": \"2.0\"}", bytes(rng.randrange(256) for _ in range(40))]))
+        return _frame(
+            rng.choice(
+                [b"{not json", b"[]", b"null", b'{"jsonrpc": "2.0"}', bytes(rng.randrange(256) for _ in range(40))]
+            )
+        )
     if kind < 0.75:
-        return rng.choice([b"Content-Length: abc\r\n\r\n", b"Content-Length: 99999999999\r\n\r\n", b"\r\n", b"X: y\r\n"])
+        return rng.choice(
+            [b"Content-Length: abc\r\n\r\n", b"Content-Length: 99999999999\r\n\r\n", b"\r\n", b"X: y\r\n"]
+        )
     if kind < 0.85:
-        body = json.dumps({"jsonrpc": "2.0", "id": number, "method": "workspace/symbol", "params": {"query": "x"}}).encode()
+        body = json.dumps(
+            {"jsonrpc": "2.0", "id": number, "method": "workspace/symbol", "params": {"query": "x"}}
+        ).encode()
         return b"Content-Length: %d\r\n\r\n" % (len(body) + rng.randint(1, 500)) + body  # says more than it sends
     return bytes(rng.randrange(256) for _ in range(rng.randint(1, 300)))
 
@@ -62,8 +89,9 @@ def test_a_random_stream_ends_the_server_cleanly(tmp_path, seed):
     stream = b"".join(_piece(rng, number) for number in range(rng.randint(1, 12)))
     env = {**os.environ, "EXPLORER_CACHE_DIR": str(tmp_path / "cache"), "EXPLORER_PYTHON_ENV": "none"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    done = subprocess.run([sys.executable, "-m", "explorer", "lsp"], input=stream, capture_output=True, timeout=120, env=env,
-                          cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "explorer", "lsp"], input=stream, capture_output=True, timeout=120, env=env, cwd=tmp_path
+    )
     assert done.returncode in (0, 1), (seed, done.returncode, done.stderr[-500:])
     said = done.stderr.decode("utf-8", "replace")
     assert "Traceback" not in said, (seed, said[-1500:])

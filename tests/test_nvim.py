@@ -23,21 +23,37 @@ PROBE = Path(__file__).parent / "nvim" / "lsp_probe.lua"
 def test_neovim_follows_calls_through_explorer_lsp(tmp_path: Path):
     out = tmp_path / "answers.json"
     env = {
-        **os.environ, "EXPLORER_CACHE_DIR": str(tmp_path / "cache"), "EXPLORER_PYTHON_ENV": "none",
-        "EXPLORER_NVIM_ROOT": str(SAMPLE_ROOT), "EXPLORER_NVIM_OUT": str(out),
+        **os.environ,
+        "EXPLORER_CACHE_DIR": str(tmp_path / "cache"),
+        "EXPLORER_PYTHON_ENV": "none",
+        "EXPLORER_NVIM_ROOT": str(SAMPLE_ROOT),
+        "EXPLORER_NVIM_OUT": str(out),
         "EXPLORER_NVIM_SERVER": json.dumps([sys.executable, "-m", "explorer", "lsp"]),
     }
-    subprocess.run([NVIM, "--headless", "--clean", "-c", f"luafile {PROBE}"], env=env, timeout=300, check=True,
-                   stdin=subprocess.DEVNULL, capture_output=True)
+    subprocess.run(
+        [NVIM, "--headless", "--clean", "-c", f"luafile {PROBE}"],
+        env=env,
+        timeout=300,
+        check=True,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+    )
     answers = json.loads(out.read_text())
     assert answers["errors"] == []
-    assert answers["symbols"][:3] == ["aten::cudnn_convolution", "at::native::cudnn_convolution", "at::native::cudnn_convolution"]
+    assert answers["symbols"][:3] == [
+        "aten::cudnn_convolution",
+        "at::native::cudnn_convolution",
+        "at::native::cudnn_convolution",
+    ]
     assert answers["outgoing"] == [
         # conv.py:244 self._conv_forward(...)
         [["torch.nn.modules.conv.Conv2d._conv_forward", "python · method"]],
         # conv.py:230 and :239 F.conv2d, :231 F.pad, :235 _pair(0) (utils.py:27 _pair = _ntuple(2, ...): its parse, named _pair)
-        [["torch.nn.functional.conv2d", "python · call"], ["torch.nn.functional.pad", "python · call"],
-         ["torch.nn.modules.utils._pair", "python · call"]],
+        [
+            ["torch.nn.functional.conv2d", "python · call"],
+            ["torch.nn.functional.pad", "python · call"],
+            ["torch.nn.modules.utils._pair", "python · call"],
+        ],
         # functional.py:37 conv2d = _add_docstr(torch.conv2d, ...): the binding
         [["torch._C._VariableFunctions.conv2d", "binding · alias"]],
     ]

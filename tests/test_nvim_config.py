@@ -39,16 +39,31 @@ def neovim(tmp_path: Path, tree: Path, setup: str, files: list[str], clients: in
     shutil.copyfile(REPO / "editors" / "nvim" / "explorer.lua", config / "lua" / "explorer.lua")
     command = json.dumps([sys.executable, "-m", "explorer", "lsp"])[1:-1]  # a Lua list's items
     init = config / "init.lua"
-    init.write_text(f'vim.opt.runtimepath:prepend("{config}")\nrequire("explorer").setup({{ cmd = {{ {command} }}{setup} }})\n')
+    init.write_text(
+        f'vim.opt.runtimepath:prepend("{config}")\nrequire("explorer").setup({{ cmd = {{ {command} }}{setup} }})\n'
+    )
     out = tmp_path / "answers.json"
     env = {
-        **os.environ, "EXPLORER_CACHE_DIR": str(tmp_path.parent / "cache"), "EXPLORER_PYTHON_ENV": "none",
-        "EXPLORER_NVIM_ROOT": str(tree), "EXPLORER_NVIM_OUT": str(out), "EXPLORER_NVIM_FILES": ",".join(files),
+        **os.environ,
+        "EXPLORER_CACHE_DIR": str(tmp_path.parent / "cache"),
+        "EXPLORER_PYTHON_ENV": "none",
+        "EXPLORER_NVIM_ROOT": str(tree),
+        "EXPLORER_NVIM_OUT": str(out),
+        "EXPLORER_NVIM_FILES": ",".join(files),
         "EXPLORER_NVIM_CLIENTS": str(clients),
-        "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "XDG_DATA_HOME": str(tmp_path / "xdg"), "XDG_STATE_HOME": str(tmp_path / "xdg"),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "XDG_DATA_HOME": str(tmp_path / "xdg"),
+        "XDG_STATE_HOME": str(tmp_path / "xdg"),
     }
-    subprocess.run([NVIM, "--headless", "-u", str(init), "-c", f"luafile {PROBE}"], cwd=tree, env=env, timeout=150,
-                   check=True, stdin=subprocess.DEVNULL, capture_output=True)
+    subprocess.run(
+        [NVIM, "--headless", "-u", str(init), "-c", f"luafile {PROBE}"],
+        cwd=tree,
+        env=env,
+        timeout=150,
+        check=True,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+    )
     return json.loads(out.read_text())
 
 
@@ -58,14 +73,22 @@ def test_one_server_per_project_and_the_calls_as_lists(tmp_path, tree):
     # no marker above either file: the folder Neovim started in; one server for both buffers
     assert answers["clients"] == [["explorer", str(tree)]]
     # conv.py:244 self._conv_forward(...): listed at its definition, conv.py:228
-    assert answers["outgoing"] == [["torch/nn/modules/conv.py", 228, "torch.nn.modules.conv.Conv2d._conv_forward  python · method"]]
+    assert answers["outgoing"] == [
+        ["torch/nn/modules/conv.py", 228, "torch.nn.modules.conv.Conv2d._conv_forward  python · method"]
+    ]
     # conv.py:228 _conv_forward is called at conv.py:244, in forward
-    assert answers["incoming"] == [["torch/nn/modules/conv.py", 244, "torch.nn.modules.conv.Conv2d.forward  python · method"]]
+    assert answers["incoming"] == [
+        ["torch/nn/modules/conv.py", 244, "torch.nn.modules.conv.Conv2d.forward  python · method"]
+    ]
     # the code lens on conv.py:243 traces to the nearest vendor call, in the chain's order: the
     # padding branch, conv.py:231 F.pad, down to `AT_CUDA_CHECK(cudaMalloc(&data, nbytes))`
     # (EmptyTensor.cpp:24), each hop at its definition, the vendor API (no source) at its call
     trace = [item[:2] for item in answers["trace"]]
-    assert trace[:3] == [["torch/nn/modules/conv.py", 243], ["torch/nn/modules/conv.py", 228], ["torch/nn/functional.py", 70]]
+    assert trace[:3] == [
+        ["torch/nn/modules/conv.py", 243],
+        ["torch/nn/modules/conv.py", 228],
+        ["torch/nn/functional.py", 70],
+    ]
     assert trace[-1] == ["aten/src/ATen/cuda/EmptyTensor.cpp", 24]
     assert answers["trace"][-1][2] == "  AT_CUDA_CHECK(cudaMalloc(&data, nbytes));"
 

@@ -26,8 +26,13 @@ def test_every_package_of_the_checkout_is_listed_for_the_wheel():
 
 
 def test_the_data_folders_map_to_the_checkout_folders_and_take_every_file_explorer_reads():
-    assert SETUPTOOLS["package-dir"] == {"explorer._data.grammars": "grammars", "explorer._data.sample_repo": "sample_repo"}
-    grammars = sorted(p.relative_to(CHECKOUT / "grammars").as_posix() for p in (CHECKOUT / "grammars").rglob("*") if p.is_file())
+    assert SETUPTOOLS["package-dir"] == {
+        "explorer._data.grammars": "grammars",
+        "explorer._data.sample_repo": "sample_repo",
+    }
+    grammars = sorted(
+        p.relative_to(CHECKOUT / "grammars").as_posix() for p in (CHECKOUT / "grammars").rglob("*") if p.is_file()
+    )
     patterns = SETUPTOOLS["package-data"]["explorer._data.grammars"]
     assert [p for p in grammars if not any(fnmatch.fnmatch(p, pattern) for pattern in patterns)] == []
     assert SETUPTOOLS["package-data"]["explorer._data.sample_repo"] == ["**/*"]
@@ -43,8 +48,12 @@ def test_a_wheel_and_a_checkout_of_the_same_parsers_write_indexes_each_can_use(t
     shutil.copytree(CHECKOUT / "grammars", wheel / "explorer" / "_data" / "grammars")
     naming = (CHECKOUT / "explorer" / "index" / "module_parameters.py",)  # the same file in both
     fingerprint = fingerprint_of(checkout / "explorer" / "parsers", checkout / "grammars", naming)
-    assert fingerprint_of(wheel / "explorer" / "parsers", wheel / "explorer" / "_data" / "grammars", naming) == fingerprint
+    assert (
+        fingerprint_of(wheel / "explorer" / "parsers", wheel / "explorer" / "_data" / "grammars", naming) == fingerprint
+    )
     assert fingerprint == extraction_fingerprint()
     query = next((wheel / "explorer" / "_data" / "grammars").rglob("*.scm"))
     query.write_text(query.read_text() + "\n; changed\n")
-    assert fingerprint_of(wheel / "explorer" / "parsers", wheel / "explorer" / "_data" / "grammars", naming) != fingerprint
+    assert (
+        fingerprint_of(wheel / "explorer" / "parsers", wheel / "explorer" / "_data" / "grammars", naming) != fingerprint
+    )

@@ -7,8 +7,8 @@ import io
 
 from rich.console import Console
 
-from explorer.render.progress import DONE_LINE, IndexProgress, reported
 from explorer.index.build import refresh
+from explorer.render.progress import DONE_LINE, IndexProgress, reported
 from tests.conftest import touch_later, write_tree
 
 
@@ -100,7 +100,8 @@ def test_a_small_refresh_says_nothing_and_a_large_one_says_why():
     large.parsing(250, False)
     large.close()
     assert out.getvalue().splitlines() == [
-        "indexing /project: 250 files to parse (changed since the last index)", "indexed /project: 250 files in 0 s",
+        "indexing /project: 250 files to parse (changed since the last index)",
+        "indexed /project: 250 files in 0 s",
     ]
 
 
@@ -116,15 +117,24 @@ def test_a_terminal_gets_a_live_bar_with_the_rate_and_the_time_left():
     assert "indexing torch 2.13.0 (once per install, from /site)" in drawn
     assert "200/400" in drawn and "files/s" in drawn and "-:--:--" not in drawn.split("200/400")[1].split("\n")[0]
     progress.close()
-    assert out.getvalue().rstrip().splitlines()[-1].endswith("\x1b[2Kindexed torch 2.13.0: 400 files in 0 s")  # the bar erased
+    assert (
+        out.getvalue().rstrip().splitlines()[-1].endswith("\x1b[2Kindexed torch 2.13.0: 400 files in 0 s")
+    )  # the bar erased
 
 
 def test_the_language_server_reads_the_lines_back_as_work_done_reports():
     assert reported("indexing /trees/pytorch: 8,844 files to parse (once per checkout)\n") == (
-        "indexing /trees/pytorch: 8,844 files to parse (once per checkout)", None)
+        "indexing /trees/pytorch: 8,844 files to parse (once per checkout)",
+        None,
+    )
     assert reported("indexing /trees/pytorch: 885/8,844 files (20 a second, about 6 min 37 s left)") == (
-        "indexing /trees/pytorch: 885/8,844 files (20 a second, about 6 min 37 s left)", 10)
-    assert reported("indexed /trees/pytorch: 8,844 files in 7 min 12 s") == ("indexed /trees/pytorch: 8,844 files in 7 min 12 s", None)
+        "indexing /trees/pytorch: 885/8,844 files (20 a second, about 6 min 37 s left)",
+        10,
+    )
+    assert reported("indexed /trees/pytorch: 8,844 files in 7 min 12 s") == (
+        "indexed /trees/pytorch: 8,844 files in 7 min 12 s",
+        None,
+    )
     assert reported("note: index rebuilt (index format 18 is not 19)") is None
 
 

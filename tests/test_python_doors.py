@@ -37,98 +37,98 @@ from explorer.query.graph import CallGraph
 from explorer.query.trace import trace_symbol
 
 OPS = (
-    "from torch import Tensor\n"                              # 1
+    "from torch import Tensor\n"  # 1
     "\n"
     "\n"
-    "def ops(x: Tensor, w: Tensor, b: Tensor, i: int):\n"     # 4
-    "    y = x @ w + b\n"                                     # 5  __matmul__, then __add__
-    "    z = 1 - y\n"                                         # 6  int has none: y.__rsub__(1)
-    "    n = -z\n"                                            # 7  __neg__
-    "    r = n[i]\n"                                          # 8  __getitem__
-    "    r += b\n"                                            # 9  __iadd__
-    "    m = r & y\n"                                         # 10 __and__, an operator itself
-    "    return m < 0\n"                                      # 11 __lt__
+    "def ops(x: Tensor, w: Tensor, b: Tensor, i: int):\n"  # 4
+    "    y = x @ w + b\n"  # 5  __matmul__, then __add__
+    "    z = 1 - y\n"  # 6  int has none: y.__rsub__(1)
+    "    n = -z\n"  # 7  __neg__
+    "    r = n[i]\n"  # 8  __getitem__
+    "    r += b\n"  # 9  __iadd__
+    "    m = r & y\n"  # 10 __and__, an operator itself
+    "    return m < 0\n"  # 11 __lt__
     "\n"
     "\n"
-    "def either(if_true, if_false, default=False):\n"         # 14
-    "    def chosen(t):\n"                                    # 15
-    "        use = default\n"                                 # 16
-    "        if use:\n"                                       # 17
-    "            return if_true(t)\n"                         # 18
-    "        return if_false(t)\n"                            # 19
+    "def either(if_true, if_false, default=False):\n"  # 14
+    "    def chosen(t):\n"  # 15
+    "        use = default\n"  # 16
+    "        if use:\n"  # 17
+    "            return if_true(t)\n"  # 18
+    "        return if_false(t)\n"  # 19
     "\n"
-    "    return chosen\n"                                     # 21
+    "    return chosen\n"  # 21
     "\n"
     "\n"
-    "def grow(t):\n"                                          # 24
+    "def grow(t):\n"  # 24
     "    return t.relu()\n"
     "\n"
     "\n"
-    "def shrink(t):\n"                                        # 28
+    "def shrink(t):\n"  # 28
     "    return t.softmax(0)\n"
     "\n"
     "\n"
-    "act = either(grow, shrink)\n"                            # 32
-    "swapped = either(shrink, grow, default=True)\n"          # 33
+    "act = either(grow, shrink)\n"  # 32
+    "swapped = either(shrink, grow, default=True)\n"  # 33
     "\n"
     "\n"
-    "def run(x: Tensor):\n"                                   # 36
-    "    return act(x) + swapped(x)\n"                        # 37
+    "def run(x: Tensor):\n"  # 36
+    "    return act(x) + swapped(x)\n"  # 37
     "\n"
     "\n"
-    "def step(x: Tensor):\n"                                  # 40
-    "    loss = x.softmax(0)\n"                               # 41
-    "    loss.backward()\n"                                   # 42
+    "def step(x: Tensor):\n"  # 40
+    "    loss = x.softmax(0)\n"  # 41
+    "    loss.backward()\n"  # 42
     "\n"
     "\n"
-    "def divide(x: Tensor, y: Tensor, i: int):\n"             # 45
-    "    q = x / y\n"                                         # 46 __truediv__, in the C++ method table
-    "    return q[i]\n"                                       # 47 __getitem__, in it too
+    "def divide(x: Tensor, y: Tensor, i: int):\n"  # 45
+    "    q = x / y\n"  # 46 __truediv__, in the C++ method table
+    "    return q[i]\n"  # 47 __getitem__, in it too
     "\n"
     "\n"
-    "def rows(x: Tensor):\n"                                  # 50
-    "    return x.size(-2)\n"                                 # 51 written by hand in the table
+    "def rows(x: Tensor):\n"  # 50
+    "    return x.size(-2)\n"  # 51 written by hand in the table
     "\n"
     "\n"
-    "from torch._C import TensorBase\n"                       # 54
+    "from torch._C import TensorBase\n"  # 54
     "\n"
     "\n"
-    "def rows_of(x):\n"                                       # 57
-    "    return TensorBase.size(x, -2)\n"                     # 58 the same entry, named
+    "def rows_of(x):\n"  # 57
+    "    return TensorBase.size(x, -2)\n"  # 58 the same entry, named
 )
 # TensorBase's methods as python_variable.cpp and python_variable_methods.cpp bind them: a
 # table entry wrapping the generated binding of div (line 14), one naming a function the file
 # defines (15, THPVariable_getitem at 9), the type object and the module it is added to
 METHODS_CPP = (
-    "namespace torch {\n"                                                                  # 1
+    "namespace torch {\n"  # 1
     "namespace autograd {\n"
     "\n"
-    "template <PyObject* (*Func)(PyObject*, PyObject*, PyObject*)>\n"                      # 4
+    "template <PyObject* (*Func)(PyObject*, PyObject*, PyObject*)>\n"  # 4
     "static PyObject* TypeError_to_NotImplemented_(PyObject* self, PyObject* args, PyObject* kwargs) {\n"
     "  return Func(self, args, kwargs);\n"
     "}\n"
     "\n"
-    "static PyObject* THPVariable_getitem(PyObject* self, PyObject* index) {\n"            # 9
+    "static PyObject* THPVariable_getitem(PyObject* self, PyObject* index) {\n"  # 9
     "  return nullptr;\n"
     "}\n"
     "\n"
-    "static PyMethodDef variable_methods[] = {\n"                                          # 13
-    "    {\"__truediv__\", castPyCFunctionWithKeywords(TypeError_to_NotImplemented_<THPVariable_div>), METH_VARARGS | METH_KEYWORDS, NULL},\n"
-    "    {\"__getitem__\", (PyCFunction)THPVariable_getitem, METH_O, NULL},\n"              # 15
-    "    {\"size\", castPyCFunctionWithKeywords(THPVariable_size), METH_VARARGS | METH_KEYWORDS, NULL},\n"  # 16
+    "static PyMethodDef variable_methods[] = {\n"  # 13
+    '    {"__truediv__", castPyCFunctionWithKeywords(TypeError_to_NotImplemented_<THPVariable_div>), METH_VARARGS | METH_KEYWORDS, NULL},\n'
+    '    {"__getitem__", (PyCFunction)THPVariable_getitem, METH_O, NULL},\n'  # 15
+    '    {"size", castPyCFunctionWithKeywords(THPVariable_size), METH_VARARGS | METH_KEYWORDS, NULL},\n'  # 16
     "    {nullptr}};\n"
     "\n"
-    "PyTypeObject THPVariableType = {PyVarObject_HEAD_INIT(nullptr, 0) \"torch._C.TensorBase\", sizeof(THPVariable)};\n"
+    'PyTypeObject THPVariableType = {PyVarObject_HEAD_INIT(nullptr, 0) "torch._C.TensorBase", sizeof(THPVariable)};\n'
     "\n"
-    "bool THPVariable_initModule(PyObject* module) {\n"                                    # 21
+    "bool THPVariable_initModule(PyObject* module) {\n"  # 21
     "  static std::vector<PyMethodDef> methods;\n"
     "  THPUtils_addPyMethodDefs(methods, variable_methods);\n"
     "  THPVariableType.tp_methods = methods.data();\n"
-    "  PyModule_AddObject(module, \"TensorBase\", (PyObject*)&THPVariableType);\n"
+    '  PyModule_AddObject(module, "TensorBase", (PyObject*)&THPVariableType);\n'
     "  return true;\n"
     "}\n"
     "\n"
-    "static struct PyModuleDef torchmodule = {PyModuleDef_HEAD_INIT, \"torch._C\", nullptr, -1, nullptr};\n"
+    'static struct PyModuleDef torchmodule = {PyModuleDef_HEAD_INIT, "torch._C", nullptr, -1, nullptr};\n'
     "\n"
     "PyObject* initModule() {\n"
     "  PyObject* module = PyModule_Create(&torchmodule);\n"
@@ -147,34 +147,40 @@ METHODS = "torch/csrc/autograd/python_variable_methods.cpp"
 # Tensor methods the bundled tree's native_functions.yaml lacks, appended to it: each entry's
 # line, counted from the end of the bundled file, is in OPERATORS
 ADDED_YAML = (
-    "\n"                                                                              # +1
-    "- func: matmul(Tensor self, Tensor other) -> Tensor\n"                           # +2
+    "\n"  # +1
+    "- func: matmul(Tensor self, Tensor other) -> Tensor\n"  # +2
     "  variants: function, method\n"
     "\n"
     "- func: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)\n"  # +5
     "  variants: method\n"
     "\n"
-    "- func: lt.Scalar(Tensor self, Scalar other) -> Tensor\n"                        # +8
+    "- func: lt.Scalar(Tensor self, Scalar other) -> Tensor\n"  # +8
     "  variants: method, function\n"
     "\n"
-    "- func: lt.Tensor(Tensor self, Tensor other) -> Tensor\n"                        # +11
+    "- func: lt.Tensor(Tensor self, Tensor other) -> Tensor\n"  # +11
     "  variants: method, function\n"
     "\n"
-    "- func: __and__.Tensor(Tensor self, Tensor other) -> Tensor\n"                   # +14
+    "- func: __and__.Tensor(Tensor self, Tensor other) -> Tensor\n"  # +14
     "  variants: method, function\n"
     "\n"
-    "- func: div.Tensor(Tensor self, Tensor other) -> Tensor\n"                       # +17
+    "- func: div.Tensor(Tensor self, Tensor other) -> Tensor\n"  # +17
     "  variants: function, method\n"
     "\n"
-    "- func: size.int(Tensor self, int dim) -> int\n"                                 # +20
+    "- func: size.int(Tensor self, int dim) -> int\n"  # +20
     "  variants: function\n"
     "\n"
-    "- func: size.Dimname(Tensor self, Dimname dim) -> int\n"                         # +23
+    "- func: size.Dimname(Tensor self, Dimname dim) -> int\n"  # +23
     "  variants: function, method\n"
 )
 OPERATORS = {
-    "aten::matmul": 2, "aten::add_.Tensor": 5, "aten::lt.Scalar": 8, "aten::lt.Tensor": 11, "aten::__and__.Tensor": 14,
-    "aten::div.Tensor": 17, "aten::size.int": 20, "aten::size.Dimname": 23,
+    "aten::matmul": 2,
+    "aten::add_.Tensor": 5,
+    "aten::lt.Scalar": 8,
+    "aten::lt.Tensor": 11,
+    "aten::__and__.Tensor": 14,
+    "aten::div.Tensor": 17,
+    "aten::size.int": 20,
+    "aten::size.Dimname": 23,
 }
 YAML = "aten/src/ATen/native/native_functions.yaml"
 STUBS = "torch/_C/__init__.pyi"
@@ -246,7 +252,11 @@ def test_a_method_the_stub_declares_binds_the_operators_of_the_method_it_wraps(d
     # takes one argument (add.out needs out=)
     store, root, _ = doors
     graph = CallGraph(store, root, "all")
-    (add,) = [e.target for e in graph.edges(node_of(store, graph, "user.ops.ops")) if e.target.symbol.qname.endswith("__add__")]
+    (add,) = [
+        e.target
+        for e in graph.edges(node_of(store, graph, "user.ops.ops"))
+        if e.target.symbol.qname.endswith("__add__")
+    ]
     assert edges_of(graph, add) == [((STUBS, 94), "binding", "exact", "aten::add.Tensor", YAML, 29)]
 
 
@@ -262,7 +272,9 @@ def test_an_operator_method_of_the_cpp_method_table_binds_what_its_function_does
     truediv, getitem = (e.target for e in divide)
     # TypeError_to_NotImplemented_<THPVariable_div>: the generated binding of div (no such
     # function in the tree), so div's operator; THPVariable_getitem is the file's own (line 9)
-    assert edges_of(graph, truediv) == [((METHODS, 14), "binding", "exact", "aten::div.Tensor", YAML, line["aten::div.Tensor"])]
+    assert edges_of(graph, truediv) == [
+        ((METHODS, 14), "binding", "exact", "aten::div.Tensor", YAML, line["aten::div.Tensor"])
+    ]
     assert edges_of(graph, getitem) == [
         ((METHODS, 15), "method_table", "exact", "torch::autograd::THPVariable_getitem", METHODS, 9),
     ]
@@ -274,13 +286,25 @@ def test_a_method_the_method_table_writes_by_hand_is_that_entry_not_an_operator(
     store, root, _ = doors
     graph = CallGraph(store, root, "all")
     (edge,) = graph.edges(node_of(store, graph, "user.ops.rows"))
-    assert (edge.site, edge.label, edge.resolution.value, edge.target.symbol.qname, edge.target.symbol.path, edge.target.symbol.line) == (
-        ("user/ops.py", 51), "method", "exact", "torch._C.TensorBase.size", METHODS, 16)
-    assert edges_of(graph, edge.target) == [((METHODS, 16), "method_table", "exact", "torch::autograd::THPVariable_size", METHODS, 37)]
+    assert (
+        edge.site,
+        edge.label,
+        edge.resolution.value,
+        edge.target.symbol.qname,
+        edge.target.symbol.path,
+        edge.target.symbol.line,
+    ) == (("user/ops.py", 51), "method", "exact", "torch._C.TensorBase.size", METHODS, 16)
+    assert edges_of(graph, edge.target) == [
+        ((METHODS, 16), "method_table", "exact", "torch::autograd::THPVariable_size", METHODS, 37)
+    ]
     # `TensorBase.size(x, -2)`: the entry too, not the stub's binding of size's operators
     (named,) = graph.edges(node_of(store, graph, "user.ops.rows_of"))
     assert (named.site, named.target.symbol.qname, named.target.symbol.path, named.target.symbol.line) == (
-        ("user/ops.py", 58), "torch._C.TensorBase.size", METHODS, 16)
+        ("user/ops.py", 58),
+        "torch._C.TensorBase.size",
+        METHODS,
+        16,
+    )
 
 
 def test_a_method_torch_tensor_defines_in_python_is_that_method(doors):
@@ -344,8 +368,13 @@ def test_the_residual_connection_reaches_the_add_kernel(sample_store, sample_roo
     report = trace_symbol(sample_store, sample_root, "mynet.layers.BasicBlock", to="add_kernel_cuda", backend="cuda")
     module = "torch/nn/modules/module.py"
     assert [
-        (hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line, hop.edge.label if hop.edge else None,
-         hop.edge.site if hop.edge else None)
+        (
+            hop.node.symbol.qname,
+            hop.node.symbol.path,
+            hop.node.symbol.line,
+            hop.edge.label if hop.edge else None,
+            hop.edge.site if hop.edge else None,
+        )
         for hop in report.trace.paths[0]
     ] == [
         ("mynet.layers.BasicBlock", "mynet/layers.py", 28, None, None),
@@ -357,9 +386,20 @@ def test_the_residual_connection_reaches_the_add_kernel(sample_store, sample_roo
         ("aten::add.Tensor", YAML, 29, "binding", (STUBS, 94)),
         ("aten::add.out", YAML, 35, "structured", (YAML, 29)),
         ("at::native::add_out", "aten/src/ATen/native/BinaryOps.cpp", 55, "dispatch:CUDA", (YAML, 39)),
-        ("at::native::add_stub", "aten/src/ATen/native/BinaryOps.cpp", 39, "call", ("aten/src/ATen/native/BinaryOps.cpp", 57)),
-        ("at::native::add_kernel_cuda", "aten/src/ATen/native/cuda/BinaryAddKernel.cu", 25, "stub",
-         ("aten/src/ATen/native/cuda/BinaryAddKernel.cu", 49)),
+        (
+            "at::native::add_stub",
+            "aten/src/ATen/native/BinaryOps.cpp",
+            39,
+            "call",
+            ("aten/src/ATen/native/BinaryOps.cpp", 57),
+        ),
+        (
+            "at::native::add_kernel_cuda",
+            "aten/src/ATen/native/cuda/BinaryAddKernel.cu",
+            25,
+            "stub",
+            ("aten/src/ATen/native/cuda/BinaryAddKernel.cu", 49),
+        ),
     ]
 
 
@@ -372,10 +412,23 @@ def test_max_pool2d_is_the_closure_boolean_dispatch_made(sample_store, sample_ro
     report = trace_symbol(sample_store, sample_root, "torch.nn.modules.pooling.MaxPool2d.forward", max_depth=2)
     (pool,) = report.trace.tree.children
     assert (pool.node.symbol.qname, pool.node.symbol.path, pool.node.symbol.line, pool.edge.label, pool.edge.site) == (
-        "torch.nn.functional.max_pool2d", "torch/_jit_internal.py", 49, "call", ("torch/nn/modules/pooling.py", 56))
-    assert [(c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.label, c.edge.site) for c in pool.children] == [
+        "torch.nn.functional.max_pool2d",
+        "torch/_jit_internal.py",
+        49,
+        "call",
+        ("torch/nn/modules/pooling.py", 56),
+    )
+    assert [
+        (c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.label, c.edge.site) for c in pool.children
+    ] == [
         ("torch.nn.functional._max_pool2d", "torch/nn/functional.py", 236, "call", ("torch/_jit_internal.py", 58)),
-        ("torch.nn.functional.max_pool2d_with_indices", "torch/nn/functional.py", 198, "call", ("torch/_jit_internal.py", 57)),
+        (
+            "torch.nn.functional.max_pool2d_with_indices",
+            "torch/nn/functional.py",
+            198,
+            "call",
+            ("torch/_jit_internal.py", 57),
+        ),
     ]
 
 
@@ -398,8 +451,12 @@ def test_a_trace_of_max_pool2d_starts_at_the_closure_and_takes_the_default_branc
         ("at::native::max_pool_forward_nchw", "aten/src/ATen/native/cuda/DilatedMaxPool2d.cu", 18),
     ]
     # the if_true branch is listed, after it
-    assert any(h.node.symbol.qname == "torch.nn.functional.max_pool2d_with_indices" and h.edge.off_default
-               for path in report.trace.paths[1:] for h in path if h.edge)
+    assert any(
+        h.node.symbol.qname == "torch.nn.functional.max_pool2d_with_indices" and h.edge.off_default
+        for path in report.trace.paths[1:]
+        for h in path
+        if h.edge
+    )
 
 
 def test_an_assignment_whose_call_passes_no_names_is_not_parsed_for_them():
@@ -408,14 +465,17 @@ def test_an_assignment_whose_call_passes_no_names_is_not_parsed_for_them():
     # and keyword names passes no function, and its tokens say so without libcst
     from explorer.query.python_edges import _names_a_value
 
-    assert [_names_a_value(source) for source in (
-        'Stub = collections.namedtuple(\n    "Stub", ("resolution_callback", "def_")\n)\n',
-        'T = TypeVar("T", bound=None)\n',
-        "x = 3\n",
-        "flags = dict(strict=True, depth=2)\n",
-        'pool = boolean_dispatch(arg_name="return_indices", default=False, if_true=with_indices)\n',
-        "log = logging.getLogger(__name__)\n",
-        "fn = f(\n    'a',\n    g)\n",
-        "apply = functools.partial(lambda x: x)\n",
-        'broken = f("unterminated\n',
-    )] == [False, False, False, False, True, True, True, True, True]
+    assert [
+        _names_a_value(source)
+        for source in (
+            'Stub = collections.namedtuple(\n    "Stub", ("resolution_callback", "def_")\n)\n',
+            'T = TypeVar("T", bound=None)\n',
+            "x = 3\n",
+            "flags = dict(strict=True, depth=2)\n",
+            'pool = boolean_dispatch(arg_name="return_indices", default=False, if_true=with_indices)\n',
+            "log = logging.getLogger(__name__)\n",
+            "fn = f(\n    'a',\n    g)\n",
+            "apply = functools.partial(lambda x: x)\n",
+            'broken = f("unterminated\n',
+        )
+    ] == [False, False, False, False, True, True, True, True, True]

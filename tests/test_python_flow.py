@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -17,32 +16,32 @@ from explorer.index.store import IndexStore
 from explorer.query.graph import CallGraph
 
 FLOWS = (
-    "import torch\n"                    # 1
+    "import torch\n"  # 1
     "from typing import Optional\n"
     "from torch import Tensor\n"
-    "def on_tensor(x):\n"               # 4
-    "    y = torch.relu(x)\n"           # 5
-    "    return y.softmax(0)\n"         # 6
+    "def on_tensor(x):\n"  # 4
+    "    y = torch.relu(x)\n"  # 5
+    "    return y.softmax(0)\n"  # 6
     "\n"
     "\n"
-    "def on_set(items):\n"              # 9
+    "def on_set(items):\n"  # 9
     "    seen = set()\n"
-    "    seen.add(items)\n"             # 11
+    "    seen.add(items)\n"  # 11
     "    return seen\n"
     "\n"
     "\n"
-    "def on_unknown(v):\n"              # 15
-    "    return v.softmax(0)\n"         # 16
+    "def on_unknown(v):\n"  # 15
+    "    return v.softmax(0)\n"  # 16
     "\n"
     "\n"
     "def declared(v: Tensor, w: Optional[torch.Tensor] = None, n: int = 0):\n"  # 19
-    "    v.softmax(0)\n"                # 20
-    "    w.add(v)\n"                    # 21
-    "    return n.relu_()\n"            # 22
+    "    v.softmax(0)\n"  # 20
+    "    w.add(v)\n"  # 21
+    "    return n.relu_()\n"  # 22
     "\n"
     "\n"
-    "def add_unknown(v):\n"             # 25
-    "    return v.add(1)\n"             # 26
+    "def add_unknown(v):\n"  # 25
+    "    return v.add(1)\n"  # 26
 )
 # A second method overload of add (the bundled tree has one), so that a name-only call has
 # two candidates.
@@ -119,7 +118,7 @@ def test_calls_inside_f_strings_run(tmp_path):
 
     source = (
         "def g():\n    return 1\n\n\n"
-        "def f():\n    return f\"{g()} and {h(1):>{width()}}\" \"x\" f\"{k()!r}\" + f'{m()}'\n\n\n"
+        'def f():\n    return f"{g()} and {h(1):>{width()}}" "x" f"{k()!r}" + f\'{m()}\'\n\n\n'
         "def h(x):\n    return x\n\n\ndef width():\n    return 4\n\n\ndef k():\n    return 0\n\n\ndef m():\n    return 2\n"
     )
     root = write_tree(tmp_path / "tree", {"mod.py": source})

@@ -107,9 +107,33 @@ def test_call_sites_name_their_caller_callee_and_line():
     assert calls == {
         ("torch.nn.modules.conv", "_add_docstr", "torch._C._add_docstr", 7, 9, CallKind.CALL, ()),
         ("torch.nn.modules.conv", "decorate", "decorate", 13, 0, CallKind.DECORATOR, ()),
-        ("torch.nn.modules.conv.Conv2d._wrapped_call_impl", "self._call_impl", "self._call_impl", 18, 15, CallKind.CALL, ()),
-        ("torch.nn.modules.conv.Conv2d._conv_forward.inner", "F.pad", "torch.nn.functional.pad", 22, 19, CallKind.CALL, ()),
-        ("torch.nn.modules.conv.Conv2d._conv_forward", "G.conv2d", "torch.nn.functional.conv2d", 23, 15, CallKind.CALL, ()),
+        (
+            "torch.nn.modules.conv.Conv2d._wrapped_call_impl",
+            "self._call_impl",
+            "self._call_impl",
+            18,
+            15,
+            CallKind.CALL,
+            (),
+        ),
+        (
+            "torch.nn.modules.conv.Conv2d._conv_forward.inner",
+            "F.pad",
+            "torch.nn.functional.pad",
+            22,
+            19,
+            CallKind.CALL,
+            (),
+        ),
+        (
+            "torch.nn.modules.conv.Conv2d._conv_forward",
+            "G.conv2d",
+            "torch.nn.functional.conv2d",
+            23,
+            15,
+            CallKind.CALL,
+            (),
+        ),
         ("torch.nn.modules.conv.Conv2d._conv_forward", "inner", "inner", 23, 24, CallKind.CALL, ()),
     }
 
@@ -132,7 +156,9 @@ def test_syntax_errors_are_reported_and_the_rest_is_indexed():
 def test_valid_python_the_grammar_cannot_read_is_not_called_a_syntax_error():
     source = b"def f(args):\n    return *(g(*args)), *args\n\ndef after():\n    pass\n"
     facts = parse_python("new_syntax.py", source)
-    assert [d.reason for d in facts.diagnostics] == ["the Python grammar cannot read line 2 (valid Python); indexed the rest"]
+    assert [d.reason for d in facts.diagnostics] == [
+        "the Python grammar cannot read line 2 (valid Python); indexed the rest"
+    ]
     assert "new_syntax.after" in {s.qname for s in facts.symbols}
 
 

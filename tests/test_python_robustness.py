@@ -29,7 +29,10 @@ def test_a_nul_byte_is_named_with_its_line_and_the_rest_is_indexed():
         Diagnostic("m.py", "NUL byte at line 4: Python cannot read this file; indexed the rest", skipped=False)
     ]
     assert symbols(source) == [
-        ("m.x", SymbolKind.VARIABLE, 1), ("m.x", SymbolKind.VARIABLE, 2), ("m.f", SymbolKind.FUNCTION, 3), ("m.g", SymbolKind.FUNCTION, 5),
+        ("m.x", SymbolKind.VARIABLE, 1),
+        ("m.x", SymbolKind.VARIABLE, 2),
+        ("m.f", SymbolKind.FUNCTION, 3),
+        ("m.g", SymbolKind.FUNCTION, 5),
     ]
 
 
@@ -37,14 +40,22 @@ def test_a_nul_byte_in_a_string_does_not_end_the_file():
     # tree-sitter's scanner would take it for the end of the file and lose g
     source = b'a = "s\x00"\nb = "\x00\x00"\ndef g():\n    return h()\n'
     facts = parse_python("m.py", source)
-    assert [d.reason for d in facts.diagnostics] == ["NUL byte at line 1: Python cannot read this file; indexed the rest"]
-    assert symbols(source) == [("m.a", SymbolKind.VARIABLE, 1), ("m.b", SymbolKind.VARIABLE, 2), ("m.g", SymbolKind.FUNCTION, 3)]
+    assert [d.reason for d in facts.diagnostics] == [
+        "NUL byte at line 1: Python cannot read this file; indexed the rest"
+    ]
+    assert symbols(source) == [
+        ("m.a", SymbolKind.VARIABLE, 1),
+        ("m.b", SymbolKind.VARIABLE, 2),
+        ("m.g", SymbolKind.FUNCTION, 3),
+    ]
     assert facts.calls == [CallSite("m.g", "h", "h", 4, 11)]
 
 
 def test_a_file_that_is_one_nul_byte():
     facts = parse_python("m.py", b"\x00")
-    assert [d.reason for d in facts.diagnostics] == ["NUL byte at line 1: Python cannot read this file; indexed the rest"]
+    assert [d.reason for d in facts.diagnostics] == [
+        "NUL byte at line 1: Python cannot read this file; indexed the rest"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -61,7 +72,16 @@ def test_a_syntax_error_python_cannot_place_is_placed_by_tree_sitter(source: byt
 
 
 def test_every_syntax_diagnostic_names_a_line_of_the_file():
-    for source in (b"x = (\n", b"def f(:\n", b"class", b"\n\n\n)", b"'''", b"x = \xff\n", b"@\n", b"lambda: (yield)\n)"):
+    for source in (
+        b"x = (\n",
+        b"def f(:\n",
+        b"class",
+        b"\n\n\n)",
+        b"'''",
+        b"x = \xff\n",
+        b"@\n",
+        b"lambda: (yield)\n)",
+    ):
         [diagnostic] = parse_python("m.py", source).diagnostics
         line = int(diagnostic.reason.split(" line ", 1)[1].split(":")[0].split(",")[0].split(" ")[0])
         assert 1 <= line <= source.count(b"\n") + 1, (source, diagnostic.reason)
@@ -81,10 +101,20 @@ def test_pythons_warnings_do_not_stand_in_for_the_syntax_error():
 
 @pytest.mark.parametrize(("opening", "closing"), [(b"(", b")"), (b"[", b"]"), (b"{", b"}"), (b"g(", b")")])
 def test_two_thousand_nested_brackets_are_read(opening: bytes, closing: bytes):
-    source = b"def g(x):\n    return x\n\ndef f():\n    return " + opening * 2000 + b"1" + closing * 2000 + b"\n\ndef after():\n    pass\n"
+    source = (
+        b"def g(x):\n    return x\n\ndef f():\n    return "
+        + opening * 2000
+        + b"1"
+        + closing * 2000
+        + b"\n\ndef after():\n    pass\n"
+    )
     facts = parse_python("m.py", source)
     assert facts.diagnostics == []
-    assert symbols(source) == [("m.g", SymbolKind.FUNCTION, 1), ("m.f", SymbolKind.FUNCTION, 4), ("m.after", SymbolKind.FUNCTION, 7)]
+    assert symbols(source) == [
+        ("m.g", SymbolKind.FUNCTION, 1),
+        ("m.f", SymbolKind.FUNCTION, 4),
+        ("m.after", SymbolKind.FUNCTION, 7),
+    ]
     if opening == b"g(":
         assert facts.calls == [CallSite("m.f", "g", "m.g", 5, 11 + 2 * depth) for depth in range(2000)]
     else:
@@ -100,7 +130,9 @@ def test_deep_nesting_with_a_syntax_error_is_placed():
     assert len(facts.calls) == 2000
 
 
-@pytest.mark.parametrize("deep", [b"x = 1" + b"+1" * 100_000, b"x = " + b"-" * 100_000 + b"1", b"x = " + b"not " * 100_000 + b"a"])
+@pytest.mark.parametrize(
+    "deep", [b"x = 1" + b"+1" * 100_000, b"x = " + b"-" * 100_000 + b"1", b"x = " + b"not " * 100_000 + b"a"]
+)
 def test_python_giving_up_on_deep_nesting_is_a_diagnostic(deep: bytes):
     # Python's parser raises RecursionError or MemoryError on these
     facts = parse_python("m.py", NEW_SYNTAX + deep + b"\n")
@@ -118,7 +150,11 @@ def test_python_giving_up_on_deep_nesting_is_a_diagnostic(deep: bytes):
 def test_a_docstring_built_from_five_thousand_strings_is_still_an_alias():
     source = b"import torch\nconv = _add_docstr(torch.conv2d, " + b'"doc" + ' * 5000 + b'"end")\n'
     [alias] = [s for s in parse_python("m.py", source).symbols if s.qname == "m.conv"]
-    assert (alias.kind, alias.target, alias.signature) == (SymbolKind.ALIAS, "torch.conv2d", "conv = _add_docstr(torch.conv2d, ...)")
+    assert (alias.kind, alias.target, alias.signature) == (
+        SymbolKind.ALIAS,
+        "torch.conv2d",
+        "conv = _add_docstr(torch.conv2d, ...)",
+    )
 
 
 def test_a_docstring_in_three_thousand_parentheses_is_still_an_alias():
@@ -134,7 +170,9 @@ def test_definitions_nested_past_pythons_indentation_limit_keep_their_names():
     source = "".join(" " * level + f"def f{level}():\n" for level in range(depth)) + " " * depth + "return g()\n"
     facts = parse_python("m.py", source.encode())
     innermost = "m." + ".".join(f"f{level}" for level in range(depth))
-    assert [(s.qname, s.line, s.end_line) for s in facts.symbols if s.name == f"f{depth - 1}"] == [(innermost, depth, depth + 1)]
+    assert [(s.qname, s.line, s.end_line) for s in facts.symbols if s.name == f"f{depth - 1}"] == [
+        (innermost, depth, depth + 1)
+    ]
     assert len(facts.symbols) == depth + 1
     assert facts.calls == [CallSite(innermost, "g", "g", depth + 1, depth + len("return "))]
     assert facts.diagnostics == []  # Python is only asked where tree-sitter finds an error
@@ -204,7 +242,10 @@ def test_a_one_megabyte_line():
 def test_the_later_of_two_imports_of_a_name_wins_every_time():
     source = b"from b import x\nimport os.path as os\nfrom a import x\nimport os\nx()\nos.f()\n"
     first = parse_python("m.py", source)
-    assert first.calls == [CallSite("m", "x", "a.x", 5, 0, CallKind.CALL), CallSite("m", "os.f", "os.f", 6, 0, CallKind.CALL)]
+    assert first.calls == [
+        CallSite("m", "x", "a.x", 5, 0, CallKind.CALL),
+        CallSite("m", "os.f", "os.f", 6, 0, CallKind.CALL),
+    ]
     assert first.imports == [
         ImportBinding("m", "os", "os.path", 2),
         ImportBinding("m", "os", "os", 4),
@@ -217,7 +258,8 @@ def test_the_later_of_two_imports_of_a_name_wins_every_time():
 
 def test_a_large_file_parses_to_equal_facts_twice():
     source = b"".join(
-        b"import m%d\nfrom p import q%d as r\nclass C%d:\n    @d%d\n    def f(self):\n        return r(m%d.g())\n" % ((i,) * 5)
+        b"import m%d\nfrom p import q%d as r\nclass C%d:\n    @d%d\n    def f(self):\n        return r(m%d.g())\n"
+        % ((i,) * 5)
         for i in range(300)
     )
     first = parse_python("m.py", source)

@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.command_line import invoke
-from explorer.parsers.python_precise import MAX_NESTING, UnreadableSource, function_locals, nesting_depth
+from explorer.parsers.python_precise import UnreadableSource, function_locals, nesting_depth
 from explorer.query.search import _letters_in_order
+from tests.command_line import invoke
 from tests.conftest import write_tree
-
 
 
 def cli(*args: str):
@@ -31,7 +30,11 @@ def cli(*args: str):
 def explorer_process(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """The command in a process of its own, for what could crash or hang the interpreter."""
     result = subprocess.run(
-        [sys.executable, "-m", "explorer", *args], capture_output=True, text=True, timeout=timeout, env=dict(os.environ),
+        [sys.executable, "-m", "explorer", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=dict(os.environ),
     )
     assert "Traceback" not in result.stderr
     return result
@@ -73,8 +76,10 @@ def test_trace_reads_a_definition_libcst_rejects(tmp_path: Path):
     assert readable.stdout == "python  m.g  m.py:9\n└── python  m.helper  m.py:1  ← call, at m.py:11\n"
 
 
-@pytest.mark.parametrize("args", [["callees", "m.f"], ["callees", "m.f", "--json"], ["trace", "m.f", "--json"],
-                                  ["trace", "m.f", "--format", "dot"]])
+@pytest.mark.parametrize(
+    "args",
+    [["callees", "m.f"], ["callees", "m.f", "--json"], ["trace", "m.f", "--json"], ["trace", "m.f", "--format", "dot"]],
+)
 def test_callees_and_other_views_of_a_definition_libcst_rejects_need_no_note(tmp_path: Path, args: list[str]):
     root = str(write_tree(tmp_path / "tree", REJECTED))
     result = cli(*args, "--root", root, *(["-o", str(tmp_path / "f.dot")] if "dot" in args else []))
@@ -92,7 +97,12 @@ def test_callgraph_reads_a_definition_libcst_rejects(tmp_path: Path):
 def test_any_exception_from_libcst_makes_the_definition_unreadable(monkeypatch: pytest.MonkeyPatch):
     import libcst
 
-    for error in (MemoryError(), RecursionError("maximum recursion depth exceeded"), RuntimeError("native parser panicked")):
+    for error in (
+        MemoryError(),
+        RecursionError("maximum recursion depth exceeded"),
+        RuntimeError("native parser panicked"),
+    ):
+
         def failing(source: str, error: Exception = error) -> None:
             raise error
 
@@ -111,7 +121,9 @@ SOLVED_BY_NAME_TRACE = (
 )
 
 
-def test_a_definition_whose_values_flow_past_the_stack_is_answered_by_name_with_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_a_definition_whose_values_flow_past_the_stack_is_answered_by_name_with_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     # the solver meeting code nested past Python's stack (seen exporting the whole real tree):
     # that definition's calls come from the name rules, said in one note; the next definition
     # gets a fresh solver and its full answer
@@ -131,11 +143,13 @@ def test_a_definition_whose_values_flow_past_the_stack_is_answered_by_name_with_
     assert result.stdout == SOLVED_BY_NAME_TRACE
     assert result.stderr == (
         "note: 1 definition could not be read in full (m.py:4 m.f: values flow through code nested past Python's stack; "
-        "its calls are found by name); some of its calls may be missing\n")
+        "its calls are found by name); some of its calls may be missing\n"
+    )
 
 
 def test_a_definition_whose_values_flow_through_more_code_than_a_query_follows_is_answered_by_name(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     # on PyTorch 2.4, benchmarks/dynamo/distributed.py's run_model reaches dynamo, FSDP and
     # inductor: the solver ran minutes on it. Here the limit is made small enough for m.g and m.f
     from explorer.query.flow import solver
@@ -148,12 +162,15 @@ def test_a_definition_whose_values_flow_through_more_code_than_a_query_follows_i
     reason = "its values flow through more code than one query follows (more than 3 steps); its calls are found by name"
     assert result.stderr == (
         f"note: 2 definitions could not be read in full (m.py:8 m.g: {reason}; m.py:4 m.f: {reason}); "
-        "some of their calls may be missing\n")
+        "some of their calls may be missing\n"
+    )
 
 
 def test_a_function_python_cannot_parse_is_followed_as_far_as_it_reads(tmp_path: Path):
     # `print` as a statement is Python 2: tree-sitter reads around it, and `fn` is still followed
-    root = str(write_tree(tmp_path / "tree", {"m.py": "def h(): pass\n\n\ndef f():\n    fn = h\n    print 'x'\n    fn()\n"}))
+    root = str(
+        write_tree(tmp_path / "tree", {"m.py": "def h(): pass\n\n\ndef f():\n    fn = h\n    print 'x'\n    fn()\n"})
+    )
     result = cli("trace", "m.f", "--root", root)
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout == "python  m.f  m.py:4\n└── python  m.h  m.py:1  ← call, at m.py:7\n"
@@ -167,20 +184,37 @@ ELIFS = 9000  # libcst nests each `elif` in the `if` before it; this many crash 
 
 def _deep_tree(root: Path) -> str:
     nested_calls = "g(" * DEEP + "1" + ")" * DEEP
-    return str(write_tree(root, {
-        "args.py": f"def g(*a): return 1\n\ndef f():\n    fn = g\n    fn()\n    return {nested_calls}\n",
-        "defaults.py": f"def g(*a): return 1\n\ndef f(x={nested_calls}):\n    fn = g\n    fn()\n",
-        "lambdas.py": "def g(*a): return 1\n\ndef f():\n    fn = h\n    fn()\n    return " + "lambda: " * DEEP + "g()\n\ndef h(): pass\n",
-        "comprehensions.py": (
-            "def g(*a): return 1\n\ndef f():\n    fn = g\n    fn()\n    return " + "[x for x in " * DEEP + "g()" + "]" * DEEP + "\n"
-        ),
-        "parens.py": "def g(*a): return 1\n\ndef f():\n    fn = g\n    fn()\n    x = " + "(" * 2000 + "1" + ")" * 2000 + "\n",
-        "fstring.py": "def g(*a): return 1\n\ndef f():\n    fn = g\n    fn()\n    x = f'{" + "not " * 3000 + "1}'\n",
-        "elifs.py": (
-            "def g(*a): return 1\n\ndef f(x):\n    fn = g\n    fn()\n    if x == 0:\n        pass\n"
-            + "".join(f"    elif x == {i}:\n        pass\n" for i in range(1, ELIFS))
-        ),
-    }))
+    return str(
+        write_tree(
+            root,
+            {
+                "args.py": f"def g(*a): return 1\n\ndef f():\n    fn = g\n    fn()\n    return {nested_calls}\n",
+                "defaults.py": f"def g(*a): return 1\n\ndef f(x={nested_calls}):\n    fn = g\n    fn()\n",
+                "lambdas.py": "def g(*a): return 1\n\ndef f():\n    fn = h\n    fn()\n    return "
+                + "lambda: " * DEEP
+                + "g()\n\ndef h(): pass\n",
+                "comprehensions.py": (
+                    "def g(*a): return 1\n\ndef f():\n    fn = g\n    fn()\n    return "
+                    + "[x for x in " * DEEP
+                    + "g()"
+                    + "]" * DEEP
+                    + "\n"
+                ),
+                "parens.py": "def g(*a): return 1\n\ndef f():\n    fn = g\n    fn()\n    x = "
+                + "(" * 2000
+                + "1"
+                + ")" * 2000
+                + "\n",
+                "fstring.py": "def g(*a): return 1\n\ndef f():\n    fn = g\n    fn()\n    x = f'{"
+                + "not " * 3000
+                + "1}'\n",
+                "elifs.py": (
+                    "def g(*a): return 1\n\ndef f(x):\n    fn = g\n    fn()\n    if x == 0:\n        pass\n"
+                    + "".join(f"    elif x == {i}:\n        pass\n" for i in range(1, ELIFS))
+                ),
+            },
+        )
+    )
 
 
 @pytest.mark.parametrize("module", ["args", "defaults", "comprehensions", "parens", "fstring", "elifs"])
@@ -189,29 +223,44 @@ def test_deeply_nested_code_is_read_without_recursing(tmp_path: Path, module: st
     # a process of its own: a native parser's stack overflow would kill it
     result = explorer_process("trace", f"{module}.f", "--root", root)
     assert (result.returncode, result.stderr) == (0, "")
-    assert result.stdout == f"python  {module}.f  {module}.py:3\n└── python  {module}.g  {module}.py:1  ← call, at {module}.py:5\n"
+    assert (
+        result.stdout
+        == f"python  {module}.f  {module}.py:3\n└── python  {module}.g  {module}.py:1  ← call, at {module}.py:5\n"
+    )
 
 
 def test_150_nested_lambdas_are_read(tmp_path: Path):
     # walked without recursion; the lambdas are returned, never called: f calls only h
     result = cli("trace", "lambdas.f", "--root", _deep_tree(tmp_path / "tree"))
     assert (result.exit_code, result.stderr) == (0, "")
-    assert result.stdout == "python  lambdas.f  lambdas.py:3\n└── python  lambdas.h  lambdas.py:8  ← call, at lambdas.py:5\n"
+    assert (
+        result.stdout
+        == "python  lambdas.f  lambdas.py:3\n└── python  lambdas.h  lambdas.py:8  ← call, at lambdas.py:5\n"
+    )
 
 
 def test_nesting_depth_is_measured_from_the_tokens():
     assert nesting_depth("x = [-1, -1, -1]\n") == 3  # `=`, the list, one `-` at a time
     assert nesting_depth("x = a + b + c\n") == 3
     assert nesting_depth("x = lambda: lambda: lambda: 1\n") == 4
-    assert nesting_depth("s = '((((((' + \"\"\"\n)))(((\n\"\"\"  # ((((\n") == 2  # strings and comments hold no brackets
+    assert nesting_depth('s = \'((((((\' + """\n)))(((\n"""  # ((((\n') == 2  # strings and comments hold no brackets
     assert nesting_depth("x = f(" * 3 + ")" * 3 + "\n") >= 6
-    assert nesting_depth("if a:\n    pass\nelif b:\n    pass\nelif c:\n    if d:\n        pass\n    elif e:\n        x = 1\n") == 4
+    assert (
+        nesting_depth(
+            "if a:\n    pass\nelif b:\n    pass\nelif c:\n    if d:\n        pass\n    elif e:\n        x = 1\n"
+        )
+        == 4
+    )
     assert nesting_depth("x = f'{(((1)))}'\n") == 5  # an f-string's fields are expressions
 
 
 def test_a_call_through_a_thousand_locals_is_followed(tmp_path: Path):
     chain = "".join(f"    a{i + 1} = a{i}\n" for i in range(1000))
-    root = str(write_tree(tmp_path / "tree", {"m.py": f"def helper(): pass\n\ndef f():\n    a0 = helper\n{chain}    a1000()\n"}))
+    root = str(
+        write_tree(
+            tmp_path / "tree", {"m.py": f"def helper(): pass\n\ndef f():\n    a0 = helper\n{chain}    a1000()\n"}
+        )
+    )
     result = cli("trace", "m.f", "--root", root)
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout == "python  m.f  m.py:3\n└── python  m.helper  m.py:1  ← call, at m.py:1005\n"
@@ -270,7 +319,9 @@ def test_callers_and_callees_a_thousand_steps_deep(chain_root: str):
     assert callers.exit_code == 0
     lines = callers.stdout.splitlines()
     assert len(lines) == 1 + 200 + 1  # the start, the 200 listed, the truncation note
-    assert lines[200] == "  " * 200 + "called by python  chain.f800  chain.py:2401  (call, at chain.py:2402; chain.f801)"
+    assert (
+        lines[200] == "  " * 200 + "called by python  chain.f800  chain.py:2401  (call, at chain.py:2402; chain.f801)"
+    )
     callees = json.loads(cli("callees", "chain.f0", "--depth", "5000", "--root", chain_root, "--json").stdout)
     assert [(n["depth"], n["symbol"]) for n in callees[-1:]] == [(200, "chain.f200")]
 
@@ -292,21 +343,46 @@ def test_a_depth_of_a_billion_ends_with_the_graph(tmp_path: Path):
 
 def test_a_diagram_of_a_deep_trace(chain_root: str, tmp_path: Path):
     out = tmp_path / "chain.dot"
-    result = cli("trace", "chain.f0", "--max-depth", "5000", "--root", chain_root, "--format", "dot", "--max-nodes", "5000", "-o", str(out))
+    result = cli(
+        "trace",
+        "chain.f0",
+        "--max-depth",
+        "5000",
+        "--root",
+        chain_root,
+        "--format",
+        "dot",
+        "--max-nodes",
+        "5000",
+        "-o",
+        str(out),
+    )
     assert (result.exit_code, result.stdout) == (0, f"wrote {out} ({CHAIN + 1} nodes, {CHAIN} edges)\n")
     folded = cli("trace", "chain.f0", "--max-depth", "5000", "--root", chain_root, "--format", "dot", "-o", str(out))
     assert folded.exit_code == 0 and folded.stdout.startswith(f"wrote {out} (")
 
 
 def test_a_class_a_thousand_bases_deep(tmp_path: Path):
-    classes = "class C0:\n    def m(self):\n        pass\n\n" + "".join(f"class C{i}(C{i - 1}):\n    pass\n\n" for i in range(1, 1000))
-    source = classes + "class D(C999):\n    def go(self):\n        self.m()\n\nclass E(C40):\n    def go(self):\n        self.m()\n"
+    classes = "class C0:\n    def m(self):\n        pass\n\n" + "".join(
+        f"class C{i}(C{i - 1}):\n    pass\n\n" for i in range(1, 1000)
+    )
+    source = (
+        classes
+        + "class D(C999):\n    def go(self):\n        self.m()\n\nclass E(C40):\n    def go(self):\n        self.m()\n"
+    )
     root = str(write_tree(tmp_path / "tree", {"m.py": source}))
     assert cli("trace", "m.D.go", "--root", root).exit_code == 0  # C0.m lies past the MRO's first 32 classes
     near = cli("trace", "m.E.go", "--root", root)  # 42 classes: C0.m is past 32 too
     assert near.exit_code == 0
-    close = str(write_tree(tmp_path / "close", {"m.py": "class C0:\n    def m(self):\n        pass\n\n"
-                                                "class C1(C0):\n    def go(self):\n        self.m()\n"}))
+    close = str(
+        write_tree(
+            tmp_path / "close",
+            {
+                "m.py": "class C0:\n    def m(self):\n        pass\n\n"
+                "class C1(C0):\n    def go(self):\n        self.m()\n"
+            },
+        )
+    )
     assert cli("trace", "m.C1.go", "--root", close).stdout.splitlines()[1] == (
         "└── python  m.C0.m  m.py:2  ← method, at m.py:7"
     )
@@ -315,10 +391,16 @@ def test_a_class_a_thousand_bases_deep(tmp_path: Path):
 # -- 3. long queries -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args, what", [
-    (["search"], "query"), (["show"], "symbol name"), (["trace"], "symbol name"),
-    (["callers"], "symbol name"), (["callees"], "symbol name"),
-])
+@pytest.mark.parametrize(
+    "args, what",
+    [
+        (["search"], "query"),
+        (["show"], "symbol name"),
+        (["trace"], "symbol name"),
+        (["callers"], "symbol name"),
+        (["callees"], "symbol name"),
+    ],
+)
 def test_a_query_of_25000_characters_is_refused(tmp_path: Path, args: list[str], what: str):
     root = str(write_tree(tmp_path / "tree", {"m.py": "def f():\n    pass\n"}))
     result = cli(*args, "x" * 25_000, "--root", root)
@@ -348,10 +430,15 @@ def test_the_fuzzy_glob_stays_short_whatever_the_query():
 
 def test_names_of_100000_characters_in_the_tree(tmp_path: Path):
     long = "a" * 100_000
-    root = str(write_tree(tmp_path / "tree", {
-        "big.cpp": f"void foo() {{}}\nvoid {long}() {{ foo(); }}\n",
-        "big.py": f"def bar():\n    pass\n\ndef {long}():\n    bar()\n\nalias = bar\n",
-    }))
+    root = str(
+        write_tree(
+            tmp_path / "tree",
+            {
+                "big.cpp": f"void foo() {{}}\nvoid {long}() {{ foo(); }}\n",
+                "big.py": f"def bar():\n    pass\n\ndef {long}():\n    bar()\n\nalias = bar\n",
+            },
+        )
+    )
     cpp = cli("callers", "foo", "--depth", "3", "--root", root)
     assert cpp.exit_code == 0 and cpp.stdout.splitlines()[1].startswith(f"  called by cpp     {long}  big.cpp:2")
     python = cli("callers", "bar", "--depth", "3", "--root", root)  # once a LIKE pattern SQLite refused
@@ -359,7 +446,9 @@ def test_names_of_100000_characters_in_the_tree(tmp_path: Path):
     assert [line.split()[3] for line in python.stdout.splitlines()[1:]] == [f"big.{long}", "big.alias"]
     found = cli("search", "aaaa", "--root", root).stdout.splitlines()  # one line per symbol, however long
     assert [line.split() for line in found] == [
-        ["kind", "symbol", "location"], ["function", long, "big.cpp:2"], ["function", f"big.{long}", "big.py:4"],
+        ["kind", "symbol", "location"],
+        ["function", long, "big.cpp:2"],
+        ["function", f"big.{long}", "big.py:4"],
     ]
 
 
@@ -367,10 +456,15 @@ def test_names_of_100000_characters_in_the_tree(tmp_path: Path):
 
 
 def test_search_takes_the_query_as_text(tmp_path: Path):
-    root = str(write_tree(tmp_path / "tree", {
-        "m.py": "def f():\n    pass\n",
-        "t.cpp": "struct T { int operator[](int i) { return i; } };\n",
-    }))
+    root = str(
+        write_tree(
+            tmp_path / "tree",
+            {
+                "m.py": "def f():\n    pass\n",
+                "t.cpp": "struct T { int operator[](int i) { return i; } };\n",
+            },
+        )
+    )
     result = cli("search", "[a-z]*", "--root", root)
     assert (result.exit_code, result.stdout) == (0, "no symbol matches '[a-z]*' (the query is text, not a pattern)\n")
     found = cli("search", "operator[", "--root", root)
@@ -390,12 +484,19 @@ def test_show_prints_what_the_user_typed_as_text(tmp_path: Path):
 
 
 def _targets_tree(root: Path) -> str:
-    return str(write_tree(root, {"m.py": (
-        "def conv():\n    pass\n\n"
-        "def conv_fast():\n    pass\n\n"
-        f"def {'a' * 40}b():\n    pass\n\n"
-        f"def f():\n    conv_fast()\n    conv()\n    {'a' * 40}b()\n"
-    )}))
+    return str(
+        write_tree(
+            root,
+            {
+                "m.py": (
+                    "def conv():\n    pass\n\n"
+                    "def conv_fast():\n    pass\n\n"
+                    f"def {'a' * 40}b():\n    pass\n\n"
+                    f"def f():\n    conv_fast()\n    conv()\n    {'a' * 40}b()\n"
+                )
+            },
+        )
+    )
 
 
 def test_a_backtracking_regex_runs_in_linear_time(tmp_path: Path):
@@ -444,7 +545,8 @@ def test_a_newline_in_a_file_name_stays_inside_its_record(tmp_path: Path):
         "python  a\\nb.f  a\\nb.py:1\n└── python  a\\nb.g  a\\nb.py:4  ← call, at a\\nb.py:2\n"
     )
     assert cli("show", "a\nb.f", "--root", root).stdout.splitlines()[:2] == [
-        "function a\\nb.f", "  defined at a\\nb.py:1-2 (python)",
+        "function a\\nb.f",
+        "  defined at a\\nb.py:1-2 (python)",
     ]
     assert cli("callers", "a\nb.g", "--root", root).stdout.splitlines()[1] == (
         "  called by python  a\\nb.f  a\\nb.py:1  (call, at a\\nb.py:2; a\\nb.g)"

@@ -14,10 +14,10 @@ import os
 from pathlib import Path
 
 import pytest
+from real_chains import CHAINS, Chain, score
 
 from explorer.index.store import IndexStore
 from explorer.query.trace import trace_symbol
-from real_chains import CHAINS, Chain, score
 
 REAL_TREE = os.environ.get("EXPLORER_REAL_TORCH")
 PATHS_LISTED = 200  # deep enough to tell "ranked low" from "not found"
@@ -36,7 +36,12 @@ def store(real_tree: tuple[str, IndexStore]) -> IndexStore:
 
 def traced(store: IndexStore, chain: Chain):
     report = trace_symbol(
-        store, str(Path(REAL_TREE).resolve()), chain.query, to=chain.to, paths=PATHS_LISTED, backend=chain.backend,
+        store,
+        str(Path(REAL_TREE).resolve()),
+        chain.query,
+        to=chain.to,
+        paths=PATHS_LISTED,
+        backend=chain.backend,
     )
     return score(chain, report.trace.paths or [], report.trace.paths_found, report.trace.variant_paths)
 
@@ -45,16 +50,23 @@ def traced(store: IndexStore, chain: Chain):
 NOT_FIRST = {
     ("torch.save", "mz_zip_writer_add_mem_ex_v2"): "ranked 5",
     ("torch.save", "mz_zip_writer_init_v2"): "ranked 2",
-    ("torch.jit.script", "to_ir::to_ir"): "ranked 17: the creator lambda's calls also count as CompilationUnit::define's own",
+    (
+        "torch.jit.script",
+        "to_ir::to_ir",
+    ): "ranked 17: the creator lambda's calls also count as CompilationUnit::define's own",
     ("aten::topk", "sbtopk::gatherTopK"): "ranked 2",
     ("aten::_flash_attention_forward", "flash_fwd_kernel"): "ranked 13: head dimension and dtype are run-time values; "
-                                                             "the bfloat16 twin of the float16 path comes first",
+    "the bfloat16 twin of the float16 path comes first",
 }
 
 
 def _first_path_cases() -> list:
-    return [pytest.param(chain, marks=pytest.mark.xfail(strict=True, reason=NOT_FIRST[(chain.query, chain.to)]))
-            if (chain.query, chain.to) in NOT_FIRST else chain for chain in CHAINS]
+    return [
+        pytest.param(chain, marks=pytest.mark.xfail(strict=True, reason=NOT_FIRST[(chain.query, chain.to)]))
+        if (chain.query, chain.to) in NOT_FIRST
+        else chain
+        for chain in CHAINS
+    ]
 
 
 @pytest.mark.parametrize("chain", _first_path_cases(), ids=[f"{c.family}:{c.query}:{c.to}" for c in CHAINS])

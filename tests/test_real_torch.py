@@ -102,7 +102,9 @@ def test_operator_dispatch_tables_reach_their_kernels(indexed):
     [convolution] = resolve(store, "aten::convolution").symbols
     [(path, formulas)] = describe(store, REAL_TREE, convolution).derivatives
     assert (path, formulas.line, [g for g, _ in formulas.formulas]) == (
-        "tools/autograd/derivatives.yaml", 2323, ["input, weight, bias", "result"]
+        "tools/autograd/derivatives.yaml",
+        2323,
+        ["input, weight, bias", "result"],
     )
 
 
@@ -138,9 +140,13 @@ def test_most_dispatch_kernels_are_found(indexed):
     # boxed_reduction_batch_rule, 432-434), so none stays `<kernel at line N>`.
     assert (len(rows), len(named)) == (1_848, 1_695)
     assert sum(bool(registered_functions(store, kernel, path)) for kernel, path in named) == 1_685
-    options = {(kernel, path.rpartition("/")[2], line, operator, key) for kernel, path, line, operator, key in store.db.execute(
-        "SELECT d.kernel, f.path, d.line, d.operator, d.key FROM dispatch d JOIN files f ON f.id = d.file_id"
-        " WHERE f.path LIKE '%_test.cpp'")}
+    options = {
+        (kernel, path.rpartition("/")[2], line, operator, key)
+        for kernel, path, line, operator, key in store.db.execute(
+            "SELECT d.kernel, f.path, d.line, d.operator, d.key FROM dispatch d JOIN files f ON f.id = d.file_id"
+            " WHERE f.path LIKE '%_test.cpp'"
+        )
+    }
     assert {
         ("incrementKernel", "kernel_function_test.cpp", 59, "_test::my_op", "CPU"),
         ("DummyKernelWithIntParam::operator()", "op_registration_test.cpp", 414, "_test::dummy", "CPU"),
@@ -183,8 +189,10 @@ def test_conv2d_traces_to_cudnn_convolution_forward_through_the_2_4_chain(indexe
 
     _, store = indexed
     report = trace_symbol(store, str(Path(REAL_TREE).resolve()), "torch.nn.Conv2d", to="cudnnConvolutionForward")
-    path = [(hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line, hop.edge.label if hop.edge else None)
-            for hop in report.trace.paths[0]]
+    path = [
+        (hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line, hop.edge.label if hop.edge else None)
+        for hop in report.trace.paths[0]
+    ]
     assert path[:5] == [
         ("torch.nn.modules.conv.Conv2d", "torch/nn/modules/conv.py", 311, None),
         ("torch.nn.modules.module.Module.__call__", "torch/nn/modules/module.py", 1675, "method"),
@@ -196,23 +204,32 @@ def test_conv2d_traces_to_cudnn_convolution_forward_through_the_2_4_chain(indexe
     assert report.trace.paths[0][-1].edge.site == ("aten/src/ATen/native/cudnn/Conv_v7.cpp", 759)
 
 
-@pytest.mark.parametrize("query, target, last_hops", [
-    ("torch.nn.Linear", "^cublas", ["at::native::addmm_out_cuda", "at::native::addmm_out_cuda_impl"]),
-    ("torch.nn.BatchNorm2d", "cudnnBatchNormalizationForward", ["at::native::cudnn_batch_norm"]),
-    ("torch.nn.ReLU", "launch_vectorized_kernel|vectorized_elementwise_kernel", []),
-    # REGISTER_CUDA_DISPATCH in the #else half of cudnn/RNN.cpp, in at::native
-    ("torch.nn.LSTM", "cudnnRNNForward", ["at::native::lstm_cudnn_stub", "at::native::lstm_cudnn", "aten::_cudnn_rnn"]),
-    # _softmax's CUDA kernel comes from its structured_delegate, though it lists other keys
-    ("torch.nn.Softmax", "softmax_cuda_out", ["aten::_softmax", "aten::_softmax.out"]),
-    ("torch.nn.MaxPool2d", "max_pool_forward_nchw", ["at::native::max_pool2d_with_indices_out_cuda"]),
-    ("torch.nn.LayerNorm", "vectorized_layer_norm_kernel|LayerNormForwardCUDAKernel", []),
-])
+@pytest.mark.parametrize(
+    "query, target, last_hops",
+    [
+        ("torch.nn.Linear", "^cublas", ["at::native::addmm_out_cuda", "at::native::addmm_out_cuda_impl"]),
+        ("torch.nn.BatchNorm2d", "cudnnBatchNormalizationForward", ["at::native::cudnn_batch_norm"]),
+        ("torch.nn.ReLU", "launch_vectorized_kernel|vectorized_elementwise_kernel", []),
+        # REGISTER_CUDA_DISPATCH in the #else half of cudnn/RNN.cpp, in at::native
+        (
+            "torch.nn.LSTM",
+            "cudnnRNNForward",
+            ["at::native::lstm_cudnn_stub", "at::native::lstm_cudnn", "aten::_cudnn_rnn"],
+        ),
+        # _softmax's CUDA kernel comes from its structured_delegate, though it lists other keys
+        ("torch.nn.Softmax", "softmax_cuda_out", ["aten::_softmax", "aten::_softmax.out"]),
+        ("torch.nn.MaxPool2d", "max_pool_forward_nchw", ["at::native::max_pool2d_with_indices_out_cuda"]),
+        ("torch.nn.LayerNorm", "vectorized_layer_norm_kernel|LayerNormForwardCUDAKernel", []),
+    ],
+)
 def test_other_modules_reach_their_vendor_or_kernel(indexed, query, target, last_hops):
     from explorer.query.trace import trace_symbol
 
     _, store = indexed
     report = trace_symbol(store, str(Path(REAL_TREE).resolve()), query, to=target)
-    assert report.trace.paths, f"{query} does not reach /{target}/; deepest: {[h.node.symbol.qname for h in report.trace.deepest]}"
+    assert report.trace.paths, (
+        f"{query} does not reach /{target}/; deepest: {[h.node.symbol.qname for h in report.trace.deepest]}"
+    )
     names = [hop.node.symbol.qname for hop in report.trace.paths[0]]
     for name in last_hops:
         assert name in names
@@ -267,11 +284,37 @@ def test_a_hand_written_torch_c_function_reaches_its_cpp_through_the_method_tabl
 
     _, store = indexed
     report = trace_symbol(store, str(Path(REAL_TREE).resolve()), "torch.cuda.synchronize", to="cudaDeviceSynchronize")
-    assert [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None, h.edge.site if h.edge else None)
-            for h in report.trace.paths[0]] == [
+    assert [
+        (
+            h.node.symbol.qname,
+            h.node.symbol.path,
+            h.node.symbol.line,
+            h.edge.label if h.edge else None,
+            h.edge.site if h.edge else None,
+        )
+        for h in report.trace.paths[0]
+    ] == [
         ("torch.cuda.synchronize", "torch/cuda/__init__.py", 885, None, None),
-        ("torch._C._cuda_synchronize", "torch/csrc/cuda/Module.cpp", 1803, "method_table", ("torch/cuda/__init__.py", 895)),
-        ("THCPModule_cudaSynchronize", "torch/csrc/cuda/Module.cpp", 446, "method_table", ("torch/csrc/cuda/Module.cpp", 1803)),
-        ("c10::cuda::device_synchronize", "c10/cuda/CUDAFunctions.cpp", 136, "call", ("torch/csrc/cuda/Module.cpp", 449)),
+        (
+            "torch._C._cuda_synchronize",
+            "torch/csrc/cuda/Module.cpp",
+            1803,
+            "method_table",
+            ("torch/cuda/__init__.py", 895),
+        ),
+        (
+            "THCPModule_cudaSynchronize",
+            "torch/csrc/cuda/Module.cpp",
+            446,
+            "method_table",
+            ("torch/csrc/cuda/Module.cpp", 1803),
+        ),
+        (
+            "c10::cuda::device_synchronize",
+            "c10/cuda/CUDAFunctions.cpp",
+            136,
+            "call",
+            ("torch/csrc/cuda/Module.cpp", 449),
+        ),
         ("cudaDeviceSynchronize", None, None, "call", ("c10/cuda/CUDAFunctions.cpp", 141)),
     ]

@@ -20,7 +20,7 @@ from explorer.trees import TreeRequest, Workspace, open_workspace
 
 CHECKOUT = os.environ.get("EXPLORER_REAL_TORCH")
 ENVIRONMENT = os.environ.get("EXPLORER_REAL_TORCH_ENV")
-MODEL = '''import torch
+MODEL = """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -35,7 +35,7 @@ class Net(nn.Module):
         x = F.relu(self.conv(x))
         x = x.mean((2, 3))
         return self.fc(x)
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +59,16 @@ def workspace(project: Path, trees: tuple[str, ...], python: str) -> Iterator[Wo
 def first_path(opened: Workspace, query: str, to: str) -> list[tuple]:
     report = trace_symbol(opened.reader, opened.root, query, to=to)
     assert report.trace.paths, f"no path from {query} to {to}"
-    return [(h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None, h.edge.site if h.edge else None)
-            for h in report.trace.paths[0]]
+    return [
+        (
+            h.node.symbol.qname,
+            h.node.symbol.path,
+            h.node.symbol.line,
+            h.edge.label if h.edge else None,
+            h.edge.site if h.edge else None,
+        )
+        for h in report.trace.paths[0]
+    ]
 
 
 @pytest.mark.skipif(not CHECKOUT, reason="set EXPLORER_REAL_TORCH to a PyTorch 2.4.0 source tree")
@@ -84,18 +92,66 @@ def test_the_users_net_reaches_cudnn_in_the_checkout_through_its_attribute(proje
             ("torch.nn.functional.conv2d", f"{checkout}/torch/nn/functional.py", 87, "call", (conv, 451)),
             ("torch._C._VariableFunctions.conv2d", None, None, "alias", (f"{checkout}/torch/nn/functional.py", 87)),
             ("aten::conv2d", yaml, 1707, "binding", None),
-            ("at::native::conv2d_symint", f"{native}/Convolution.cpp", 945, "dispatch:CompositeImplicitAutograd", (yaml, 1709)),
+            (
+                "at::native::conv2d_symint",
+                f"{native}/Convolution.cpp",
+                945,
+                "dispatch:CompositeImplicitAutograd",
+                (yaml, 1709),
+            ),
             ("aten::convolution", yaml, 1668, "call", (f"{native}/Convolution.cpp", 965)),
-            ("at::native::convolution", f"{native}/Convolution.cpp", 1178, "dispatch:CompositeExplicitAutograd", (yaml, 1670)),
+            (
+                "at::native::convolution",
+                f"{native}/Convolution.cpp",
+                1178,
+                "dispatch:CompositeExplicitAutograd",
+                (yaml, 1670),
+            ),
             ("aten::_convolution", yaml, 1690, "call", (f"{native}/Convolution.cpp", 1189)),
-            ("at::native::_convolution", f"{native}/Convolution.cpp", 1521, "dispatch:CompositeExplicitAutograd", (yaml, 1692)),
+            (
+                "at::native::_convolution",
+                f"{native}/Convolution.cpp",
+                1521,
+                "dispatch:CompositeExplicitAutograd",
+                (yaml, 1692),
+            ),
             ("aten::cudnn_convolution", yaml, 1869, "call", (f"{native}/Convolution.cpp", 1605)),
             ("at::native::cudnn_convolution", f"{native}/cudnn/ConvShared.cpp", 240, "dispatch:CUDA", (yaml, 1871)),
-            ("at::native::cudnn_convolution_forward_out", f"{native}/cudnn/ConvShared.cpp", 205, "call", (f"{native}/cudnn/ConvShared.cpp", 262)),
-            ("at::native::raw_cudnn_convolution_forward_out", f"{native}/cudnn/Conv_v8.cpp", 1172, "call", (f"{native}/cudnn/ConvShared.cpp", 227)),
-            ("at::native::raw_cudnn_convolution_forward_out_v7", f"{native}/cudnn/Conv_v7.cpp", 780, "call", (f"{native}/cudnn/Conv_v8.cpp", 1200)),
-            ("at::native::split_batch_dim_to_32bit_out", f"{native}/cudnn/Conv_v7.cpp", 606, "call", (f"{native}/cudnn/Conv_v7.cpp", 791)),
-            ("at::native::raw_cudnn_convolution_forward_out_32bit", f"{native}/cudnn/Conv_v7.cpp", 697, "fnptr", (f"{native}/cudnn/Conv_v7.cpp", 791)),
+            (
+                "at::native::cudnn_convolution_forward_out",
+                f"{native}/cudnn/ConvShared.cpp",
+                205,
+                "call",
+                (f"{native}/cudnn/ConvShared.cpp", 262),
+            ),
+            (
+                "at::native::raw_cudnn_convolution_forward_out",
+                f"{native}/cudnn/Conv_v8.cpp",
+                1172,
+                "call",
+                (f"{native}/cudnn/ConvShared.cpp", 227),
+            ),
+            (
+                "at::native::raw_cudnn_convolution_forward_out_v7",
+                f"{native}/cudnn/Conv_v7.cpp",
+                780,
+                "call",
+                (f"{native}/cudnn/Conv_v8.cpp", 1200),
+            ),
+            (
+                "at::native::split_batch_dim_to_32bit_out",
+                f"{native}/cudnn/Conv_v7.cpp",
+                606,
+                "call",
+                (f"{native}/cudnn/Conv_v7.cpp", 791),
+            ),
+            (
+                "at::native::raw_cudnn_convolution_forward_out_32bit",
+                f"{native}/cudnn/Conv_v7.cpp",
+                697,
+                "fnptr",
+                (f"{native}/cudnn/Conv_v7.cpp", 791),
+            ),
             ("cudnnConvolutionForward", None, None, "call", (f"{native}/cudnn/Conv_v7.cpp", 759)),
         ]
 
@@ -117,12 +173,23 @@ def test_with_only_the_wheel_the_net_reaches_the_operator_and_says_where_a_check
             ("torch.nn.modules.conv.Conv2d._conv_forward", conv, 546, "method", (conv, 565)),
             ("torch.nn.functional.conv2d", f"{site}/torch/nn/functional.py", 102, "call", (conv, 548)),
             # the wheel ships the generated stubs a checkout lacks
-            ("torch._C._VariableFunctions.conv2d", f"{site}/torch/_C/_VariableFunctions.pyi", 9797, "alias", (f"{site}/torch/nn/functional.py", 102)),
+            (
+                "torch._C._VariableFunctions.conv2d",
+                f"{site}/torch/_C/_VariableFunctions.pyi",
+                9797,
+                "alias",
+                (f"{site}/torch/nn/functional.py", 102),
+            ),
             ("aten::conv2d", yaml, 1701, "binding", (f"{site}/torch/_C/_VariableFunctions.pyi", 9797)),
         ]
         report = trace_symbol(opened.reader, opened.root, "aten::conv2d")
         (kernel,) = report.trace.tree.children
         assert (kernel.node.symbol.qname, kernel.node.symbol.path, kernel.edge.label, kernel.edge.site) == (
-            "at::native::conv2d_symint", None, "dispatch:CompositeImplicitAutograd", (yaml, 1703),
+            "at::native::conv2d_symint",
+            None,
+            "dispatch:CompositeImplicitAutograd",
+            (yaml, 1703),
         )
-        assert kernel.node.symbol.signature.startswith("compiled into torch 2.13.0+cpu, installed without its C++ sources")
+        assert kernel.node.symbol.signature.startswith(
+            "compiled into torch 2.13.0+cpu, installed without its C++ sources"
+        )

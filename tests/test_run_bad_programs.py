@@ -10,13 +10,22 @@ import pytest
 from tests.command_line import invoke
 
 
-@pytest.mark.parametrize(("make", "said"), [
-    (lambda folder: str(folder / "missing.py"), "no such script: {path}"),
-    (lambda folder: str(folder), "not a script but a folder: {path}"),
-    (lambda folder: _write(folder / "binary.py", b"\x7fELF\x02\x01\x01\x00\x00"), "not a Python script (it holds NUL bytes, as a binary does): {path}"),
-    (lambda folder: _write(folder / "broken.py", b"x = 1\nif x\n    pass\n"), "{path}:2: expected ':' (the program was not run)"),
-    (lambda folder: _fifo(folder / "pipe.py"), "not a script but a special file: {path}"),
-])
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda folder: str(folder / "missing.py"), "no such script: {path}"),
+        (lambda folder: str(folder), "not a script but a folder: {path}"),
+        (
+            lambda folder: _write(folder / "binary.py", b"\x7fELF\x02\x01\x01\x00\x00"),
+            "not a Python script (it holds NUL bytes, as a binary does): {path}",
+        ),
+        (
+            lambda folder: _write(folder / "broken.py", b"x = 1\nif x\n    pass\n"),
+            "{path}:2: expected ':' (the program was not run)",
+        ),
+        (lambda folder: _fifo(folder / "pipe.py"), "not a script but a special file: {path}"),
+    ],
+)
 def test_a_script_that_cannot_start(tmp_path, make, said):
     path = make(tmp_path)
     result = invoke(["run", path])
@@ -46,7 +55,9 @@ def test_a_program_that_recursed_900_deep(tmp_path):
     import sys
 
     script = tmp_path / "deep.py"
-    script.write_text("import sys\nsys.setrecursionlimit(5000)\ndef f(n):\n    return 0 if n == 0 else f(n - 1)\nf(900)\n")
+    script.write_text(
+        "import sys\nsys.setrecursionlimit(5000)\ndef f(n):\n    return 0 if n == 0 else f(n - 1)\nf(900)\n"
+    )
     result = invoke(["run", "--json", str(script)])
     assert result.exit_code == 0, result.output[-500:]
     limit = sys.getrecursionlimit()
@@ -72,7 +83,9 @@ def test_a_program_that_ends_with_os_exit_keeps_its_trace_and_status(tmp_path, m
     result = invoke(["run", "quits.py"])
     assert result.exit_code == 3
     assert result.stdout.splitlines()[1:] == [
-        "python  quits.py  quits.py", "└── python  __main__.f  quits.py:2  ← at quits.py:4", "note: the program exited with code 3",
+        "python  quits.py  quits.py",
+        "└── python  __main__.f  quits.py:2  ← at quits.py:4",
+        "note: the program exited with code 3",
     ]
 
 
@@ -88,7 +101,10 @@ def test_a_program_that_forks_is_recorded_by_the_parent_alone(tmp_path, monkeypa
     )
     result = invoke(["run", "forks.py"])
     assert result.exit_code == 0
-    assert result.stdout.splitlines()[1:] == ["python  forks.py  forks.py", "└── python  __main__.parent  forks.py:4  ← at forks.py:11"]
+    assert result.stdout.splitlines()[1:] == [
+        "python  forks.py  forks.py",
+        "└── python  __main__.parent  forks.py:4  ← at forks.py:11",
+    ]
 
 
 def test_sigterm_stops_the_program_too_and_leaves_nothing_behind(tmp_path):
@@ -103,7 +119,10 @@ def test_sigterm_stops_the_program_too_and_leaves_nothing_behind(tmp_path):
     env = {**os.environ, "TMPDIR": str(scratch)}
     process = subprocess.Popen(
         [sys.executable, "-m", "explorer", "run", "-c", f"import time\ntime.sleep(60)  # {marker}"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
     )
     deadline = time.monotonic() + 60
     while not list(scratch.iterdir()) and time.monotonic() < deadline:  # the run's folder: the program is starting
@@ -118,11 +137,18 @@ def test_sigterm_stops_the_program_too_and_leaves_nothing_behind(tmp_path):
     assert list(scratch.iterdir()) == []  # and its temporary folder was left behind
 
 
-@pytest.mark.parametrize(("code", "status", "said"), [
-    ("import sys\nsys.exit(200)", 200, ""),  # any status a program may give, as without explorer
-    ("raise SystemExit(3)", 3, ""),
-    ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", 137, "error: the traced program was killed by SIGKILL; nothing was recorded\n"),
-])
+@pytest.mark.parametrize(
+    ("code", "status", "said"),
+    [
+        ("import sys\nsys.exit(200)", 200, ""),  # any status a program may give, as without explorer
+        ("raise SystemExit(3)", 3, ""),
+        (
+            "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
+            137,
+            "error: the traced program was killed by SIGKILL; nothing was recorded\n",
+        ),
+    ],
+)
 def test_the_programs_own_status_is_explorers(code, status, said):
     result = invoke(["run", "-c", code])
     assert result.exit_code == status

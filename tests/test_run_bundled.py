@@ -11,11 +11,15 @@ import pytest
 
 from tests.command_line import invoke
 
-pytestmark = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler: the bundled runtime cannot be built")
+pytestmark = pytest.mark.skipif(
+    shutil.which("c++") is None, reason="no C++ compiler: the bundled runtime cannot be built"
+)
 
 CONV2D = "import torch; m = torch.nn.Conv2d(3, 8, 3).to('cuda'); m(torch.randn(2, 3, 16, 16, device='cuda'))"
 LINEAR = "import torch; m = torch.nn.Linear(5, 4); m(torch.randn(3, 5))"
-BATCHNORM = "import torch; m = torch.nn.BatchNorm2d(4); m(torch.randn(2, 4, 5, 5)); m.eval(); m(torch.randn(2, 4, 5, 5))"
+BATCHNORM = (
+    "import torch; m = torch.nn.BatchNorm2d(4); m(torch.randn(2, 4, 5, 5)); m.eval(); m(torch.randn(2, 4, 5, 5))"
+)
 
 
 def run_json(*args: str) -> dict:
@@ -43,7 +47,10 @@ def chain(tree: dict, names: list[str]) -> list[dict]:
 
 
 def hops(frames: list[dict]) -> list[tuple]:
-    return [(f["layer"], f["name"], f"{f['path']}:{f['line']}" if f["line"] else f["path"], f["reach"], f.get("key")) for f in frames]
+    return [
+        (f["layer"], f["name"], f"{f['path']}:{f['line']}" if f["line"] else f["path"], f["reach"], f.get("key"))
+        for f in frames
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -52,26 +59,29 @@ def conv2d_cuda() -> dict:
 
 
 def test_conv2d_on_cuda_runs_from_the_module_call_to_cudnn(conv2d_cuda):
-    frames = chain(conv2d_cuda["tree"], [
-        "torch.nn.modules.module.Module._wrapped_call_impl",
-        "torch.nn.modules.module.Module._call_impl",
-        "torch.nn.modules.conv.Conv2d.forward",
-        "torch.nn.modules.conv.Conv2d._conv_forward",
-        "torch._C._VariableFunctions.conv2d",
-        "aten::conv2d",
-        "at::native::conv2d_symint",
-        "aten::convolution",
-        "at::native::convolution",
-        "aten::_convolution",
-        "at::native::_convolution",
-        "aten::cudnn_convolution",
-        "at::native::cudnn_convolution",
-        "at::native::cudnn_convolution_forward_out",
-        "at::native::raw_cudnn_convolution_forward_out",
-        "at::native::split_batch_dim_to_32bit_out",
-        "at::native::raw_cudnn_convolution_forward_out_32bit",
-        "cudnnConvolutionForward",
-    ])
+    frames = chain(
+        conv2d_cuda["tree"],
+        [
+            "torch.nn.modules.module.Module._wrapped_call_impl",
+            "torch.nn.modules.module.Module._call_impl",
+            "torch.nn.modules.conv.Conv2d.forward",
+            "torch.nn.modules.conv.Conv2d._conv_forward",
+            "torch._C._VariableFunctions.conv2d",
+            "aten::conv2d",
+            "at::native::conv2d_symint",
+            "aten::convolution",
+            "at::native::convolution",
+            "aten::_convolution",
+            "at::native::_convolution",
+            "aten::cudnn_convolution",
+            "at::native::cudnn_convolution",
+            "at::native::cudnn_convolution_forward_out",
+            "at::native::raw_cudnn_convolution_forward_out",
+            "at::native::split_batch_dim_to_32bit_out",
+            "at::native::raw_cudnn_convolution_forward_out_32bit",
+            "cudnnConvolutionForward",
+        ],
+    )
     assert hops(frames) == [
         ("python", "torch.nn.modules.module.Module._wrapped_call_impl", "torch/nn/modules/module.py:186", "call", None),
         ("python", "torch.nn.modules.module.Module._call_impl", "torch/nn/modules/module.py:189", "call", None),
@@ -79,51 +89,118 @@ def test_conv2d_on_cuda_runs_from_the_module_call_to_cudnn(conv2d_cuda):
         ("python", "torch.nn.modules.conv.Conv2d._conv_forward", "torch/nn/modules/conv.py:228", "call", None),
         ("binding", "torch._C._VariableFunctions.conv2d", "torch/_C/_VariableFunctions.pyi:14", "binding", None),
         ("yaml", "aten::conv2d", "aten/src/ATen/native/native_functions.yaml:74", "call", None),
-        ("cpp", "at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp:173", "dispatch", "CompositeImplicitAutograd"),
+        (
+            "cpp",
+            "at::native::conv2d_symint",
+            "aten/src/ATen/native/Convolution.cpp:173",
+            "dispatch",
+            "CompositeImplicitAutograd",
+        ),
         ("yaml", "aten::convolution", "aten/src/ATen/native/native_functions.yaml:63", "call", None),
-        ("cpp", "at::native::convolution", "aten/src/ATen/native/Convolution.cpp:218", "dispatch", "CompositeExplicitAutograd"),
+        (
+            "cpp",
+            "at::native::convolution",
+            "aten/src/ATen/native/Convolution.cpp:218",
+            "dispatch",
+            "CompositeExplicitAutograd",
+        ),
         ("yaml", "aten::_convolution", "aten/src/ATen/native/native_functions.yaml:69", "call", None),
-        ("cpp", "at::native::_convolution", "aten/src/ATen/native/Convolution.cpp:228", "dispatch", "CompositeExplicitAutograd"),
+        (
+            "cpp",
+            "at::native::_convolution",
+            "aten/src/ATen/native/Convolution.cpp:228",
+            "dispatch",
+            "CompositeExplicitAutograd",
+        ),
         ("yaml", "aten::cudnn_convolution", "aten/src/ATen/native/native_functions.yaml:88", "call", None),
         ("cpp", "at::native::cudnn_convolution", "aten/src/ATen/native/cudnn/ConvShared.cpp:65", "dispatch", "CUDA"),
-        ("cpp", "at::native::cudnn_convolution_forward_out", "aten/src/ATen/native/cudnn/ConvShared.cpp:43", "call", None),
-        ("cpp", "at::native::raw_cudnn_convolution_forward_out", "aten/src/ATen/native/cudnn/Conv_v7.cpp:119", "call", None),
+        (
+            "cpp",
+            "at::native::cudnn_convolution_forward_out",
+            "aten/src/ATen/native/cudnn/ConvShared.cpp:43",
+            "call",
+            None,
+        ),
+        (
+            "cpp",
+            "at::native::raw_cudnn_convolution_forward_out",
+            "aten/src/ATen/native/cudnn/Conv_v7.cpp:119",
+            "call",
+            None,
+        ),
         ("cpp", "at::native::split_batch_dim_to_32bit_out", "aten/src/ATen/native/cudnn/Conv_v7.cpp:67", "call", None),
-        ("cpp", "at::native::raw_cudnn_convolution_forward_out_32bit", "aten/src/ATen/native/cudnn/Conv_v7.cpp:91", "call", None),
+        (
+            "cpp",
+            "at::native::raw_cudnn_convolution_forward_out_32bit",
+            "aten/src/ATen/native/cudnn/Conv_v7.cpp:91",
+            "call",
+            None,
+        ),
         ("vendor", "cudnnConvolutionForward", None, "call", None),
     ]
     assert frames[-1]["site"] == {"path": "aten/src/ATen/native/cudnn/Conv_v7.cpp", "line": 110}
     assert frames[4]["site"] == {"path": "torch/nn/modules/conv.py", "line": 239}
     # The bias is added by a kernel launch on the emulated device.
-    add = chain(frames[10], ["at::native::_convolution", "aten::add.Tensor", "at::native::structured_add_out::impl",
-                             "at::native::add_kernel_cuda", "at::native::add_broadcast_kernel"])
+    add = chain(
+        frames[10],
+        [
+            "at::native::_convolution",
+            "aten::add.Tensor",
+            "at::native::structured_add_out::impl",
+            "at::native::add_kernel_cuda",
+            "at::native::add_broadcast_kernel",
+        ],
+    )
     assert (add[-1]["layer"], add[-1]["reach"], add[-1]["site"]) == (
-        "cuda", "launch", {"path": "aten/src/ATen/native/cuda/BinaryAddKernel.cu", "line": 41})
+        "cuda",
+        "launch",
+        {"path": "aten/src/ATen/native/cuda/BinaryAddKernel.cu", "line": 41},
+    )
 
 
 def test_conv2d_on_the_cpu_device_takes_the_cpu_kernel_path():
     run = run_json("--backend-device", "cpu", "-c", CONV2D)
     assert run["device"] == "cpu"
-    frames = chain(run["tree"], ["aten::_convolution", "at::native::_convolution", "aten::_slow_conv2d_forward",
-                                 "at::native::slow_conv2d_forward_cpu"])
+    frames = chain(
+        run["tree"],
+        [
+            "aten::_convolution",
+            "at::native::_convolution",
+            "aten::_slow_conv2d_forward",
+            "at::native::slow_conv2d_forward_cpu",
+        ],
+    )
     assert hops(frames[2:]) == [
         ("yaml", "aten::_slow_conv2d_forward", "aten/src/ATen/native/native_functions.yaml:200", "call", None),
-        ("cpp", "at::native::slow_conv2d_forward_cpu", "aten/src/ATen/native/ConvolutionMM2d.cpp:101", "dispatch", "CPU"),
+        (
+            "cpp",
+            "at::native::slow_conv2d_forward_cpu",
+            "aten/src/ATen/native/ConvolutionMM2d.cpp:101",
+            "dispatch",
+            "CPU",
+        ),
     ]
     assert "cudnnConvolutionForward" not in json.dumps(run["tree"])
 
 
-@pytest.mark.parametrize(("device", "code", "confirmed", "not_taken"), [
-    # on cuda, select_conv_backend returns at use_cudnn: params.use_mkldnn and params.is_dilated
-    # (Convolution.cpp:164, 168), methods of its `const ConvParams& params`, are not taken; nor are the
-    # deleters empty_cpu and empty_cuda hand to a storage (EmptyTensor.cpp:34, cuda/EmptyTensor.cpp:27),
-    # which run when it is freed, nor a lambda handed to for_each_offset that the run's copies do not pass
-    ("cuda", CONV2D, 107, 24), ("cpu", CONV2D, 76, 23), ("cuda", LINEAR, 64, 14), ("cpu", LINEAR, 44, 11),
-    # on the cpu, `input.is_cuda() && ...` (Normalization.cpp:163) stops before
-    # detail::getCUDAHooks().compiledWithCuDNN() (165): CUDAHooksInterface's method, and CUDAHooks'
-    # override, are not taken
-    ("cuda", BATCHNORM, 80, 18), ("cpu", BATCHNORM, 61, 19),
-])
+@pytest.mark.parametrize(
+    ("device", "code", "confirmed", "not_taken"),
+    [
+        # on cuda, select_conv_backend returns at use_cudnn: params.use_mkldnn and params.is_dilated
+        # (Convolution.cpp:164, 168), methods of its `const ConvParams& params`, are not taken; nor are the
+        # deleters empty_cpu and empty_cuda hand to a storage (EmptyTensor.cpp:34, cuda/EmptyTensor.cpp:27),
+        # which run when it is freed, nor a lambda handed to for_each_offset that the run's copies do not pass
+        ("cuda", CONV2D, 107, 24),
+        ("cpu", CONV2D, 76, 23),
+        ("cuda", LINEAR, 64, 14),
+        ("cpu", LINEAR, 44, 11),
+        # on the cpu, `input.is_cuda() && ...` (Normalization.cpp:163) stops before
+        # detail::getCUDAHooks().compiledWithCuDNN() (165): CUDAHooksInterface's method, and CUDAHooks'
+        # override, are not taken
+        ("cuda", BATCHNORM, 80, 18),
+        ("cpu", BATCHNORM, 61, 19),
+    ],
+)
 def test_the_static_graph_explains_every_call_of_conv2d_linear_and_batchnorm(device, code, confirmed, not_taken):
     comparison = run_json("--backend-device", device, "--compare", "-c", code)["comparison"]
     assert comparison["dynamic_only"] == []
@@ -149,9 +226,12 @@ def test_filters_depth_and_the_native_event_cap():
     # identical neighbours left by the filter are folded
     assert [(c["name"], c.get("calls", 1), [g["name"] for g in c["children"]]) for c in run["tree"]["children"]] == [
         ("at::native::empty_cpu", 4, []),
-        ("at::native::empty_cuda", 1, []), ("at::native::empty_cpu", 1, []),
-        ("at::native::empty_cuda", 1, []), ("at::native::empty_cpu", 1, []),
-        ("at::native::empty_cuda", 1, []), ("at::native::empty_cpu", 1, []),
+        ("at::native::empty_cuda", 1, []),
+        ("at::native::empty_cpu", 1, []),
+        ("at::native::empty_cuda", 1, []),
+        ("at::native::empty_cpu", 1, []),
+        ("at::native::empty_cuda", 1, []),
+        ("at::native::empty_cpu", 1, []),
         ("at::native::conv2d_symint", 1, ["at::native::convolution"]),
     ]
     excluded = json.dumps(run_json("--exclude", "torch.nn.modules.module.Module._call_impl", "-c", CONV2D)["tree"])
@@ -164,9 +244,18 @@ def test_the_text_tree_and_an_svg_diagram(tmp_path):
     result = invoke(["run", "--compare", "-c", LINEAR])
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("python -c 'import torch; m = torch.nn.Linear(5, 4); m(torch.randn(3, 5))'  (bundled runtime, device as written;")
-    assert any(line.endswith("cpp     at::native::linear  aten/src/ATen/native/Linear.cpp:9  ← dispatch:CompositeImplicitAutograd, at <generated>/RegisterCompositeImplicitAutograd.cpp:57") for line in lines)
-    assert any("compared with the static call graph (backend all):" in line and ", 0 dynamic only," in line for line in lines)
+    assert lines[0].startswith(
+        "python -c 'import torch; m = torch.nn.Linear(5, 4); m(torch.randn(3, 5))'  (bundled runtime, device as written;"
+    )
+    assert any(
+        line.endswith(
+            "cpp     at::native::linear  aten/src/ATen/native/Linear.cpp:9  ← dispatch:CompositeImplicitAutograd, at <generated>/RegisterCompositeImplicitAutograd.cpp:57"
+        )
+        for line in lines
+    )
+    assert any(
+        "compared with the static call graph (backend all):" in line and ", 0 dynamic only," in line for line in lines
+    )
     if shutil.which("dot") is not None:
         svg = tmp_path / "run.svg"
         drawn = invoke(["run", "--compare", "--format", "svg", "-o", str(svg), "-c", LINEAR])
@@ -181,6 +270,10 @@ def test_trace_dynamic_compares_the_static_trace_with_a_run():
     summary = next(line for line in lines if line.startswith("compared with the static call graph"))
     assert ", 0 dynamic only, " in summary
     at = lines.index("  at::native::_convolution")
-    assert lines[at + 1] == "    not taken: aten::mkldnn_convolution (call)  at aten/src/ATen/native/Convolution.cpp:268"
+    assert (
+        lines[at + 1] == "    not taken: aten::mkldnn_convolution (call)  at aten/src/ATen/native/Convolution.cpp:268"
+    )
     bad = invoke(["trace", "torch.nn.Conv2d", "--json", "--dynamic", CONV2D])
-    assert bad.exit_code == 2 and bad.output.strip().endswith("--dynamic prints the comparison as text; it does not combine with --json or --format")
+    assert bad.exit_code == 2 and bad.output.strip().endswith(
+        "--dynamic prints the comparison as text; it does not combine with --json or --format"
+    )

@@ -63,16 +63,27 @@ def test_operators_nest_and_map_to_the_tree_as_a_run_does():
     assert (conv2d["path"], conv2d["line"]) == ("aten/src/ATen/native/native_functions.yaml", 74)
     kernel = conv2d["children"][0]
     assert (kernel["name"], kernel["path"], kernel["line"], kernel["key"]) == (
-        "at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp", 173, "CompositeImplicitAutograd")
+        "at::native::conv2d_symint",
+        "aten/src/ATen/native/Convolution.cpp",
+        173,
+        "CompositeImplicitAutograd",
+    )
     assert kernel["site"] == {"path": "aten/src/ATen/native/native_functions.yaml", "line": 76}
     relu_kernel = top(document, "aten::relu")["children"][0]
     assert (relu_kernel["name"], relu_kernel["path"], relu_kernel["line"], relu_kernel["key"]) == (
-        "at::native::relu", "aten/src/ATen/native/Activation.cpp", 11, "CPU")
+        "at::native::relu",
+        "aten/src/ATen/native/Activation.cpp",
+        11,
+        "CPU",
+    )
     # conv2d -> convolution -> _convolution -> thnn_conv2d -> _slow_conv2d_forward, each under its kernel
     slow = _find(conv2d, "aten::_slow_conv2d_forward")
     assert (slow["path"], slow["line"]) == ("aten/src/ATen/native/native_functions.yaml", 200)
     assert (slow["children"][0]["name"], slow["children"][0]["path"], slow["children"][0]["line"]) == (
-        "at::native::slow_conv2d_forward_cpu", "aten/src/ATen/native/ConvolutionMM2d.cpp", 101)
+        "at::native::slow_conv2d_forward_cpu",
+        "aten/src/ATen/native/ConvolutionMM2d.cpp",
+        101,
+    )
     assert document["notes"] == [
         "read from a profiler trace: nothing ran; operators are named without their overloads (the trace has none)",
     ]
@@ -109,20 +120,29 @@ def cuda_trace() -> dict:
     operator running it is relu, not that one); a copy made by cudaMemcpyAsync inside
     aten::copy_; a kernel whose launch lies outside every operator. `External id` repeats
     the correlation, as older traces have it: it must not be trusted."""
-    return {"traceEvents": [
-        _x("cpu_op", "aten::relu", 7, 100.0, 50.0, **{"External id": 1}),
-        _x("cpu_op", "aten::empty", 7, 105.0, 3.0, **{"External id": 2}),
-        _x("cuda_runtime", "cudaLaunchKernel", 7, 120.0, 5.0, correlation=40, **{"External id": 40}),
-        _x("kernel", "at::native::relu_cuda_kernel(float const*, float*, long)", "stream 7", 300.0, 2.0, correlation=40,
-           **{"External id": 40}),
-        _x("cpu_op", "aten::copy_", 7, 200.0, 20.0, **{"External id": 3}),
-        _x("cuda_runtime", "cudaMemcpyAsync", 7, 205.0, 5.0, correlation=41, **{"External id": 41}),
-        _x("gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", "stream 7", 310.0, 1.0, correlation=41),
-        _x("cuda_runtime", "cudaLaunchKernel", 7, 400.0, 5.0, correlation=42),
-        _x("kernel", "void stray_kernel(int)", "stream 7", 410.0, 1.0, correlation=42),
-        _x("python_function", "torch/nn/functional.py(1500): relu", 7, 90.0, 70.0),
-        {"ph": "s", "cat": "ac2g", "id": 40, "pid": 1, "tid": 7, "ts": 120.0},
-    ]}
+    return {
+        "traceEvents": [
+            _x("cpu_op", "aten::relu", 7, 100.0, 50.0, **{"External id": 1}),
+            _x("cpu_op", "aten::empty", 7, 105.0, 3.0, **{"External id": 2}),
+            _x("cuda_runtime", "cudaLaunchKernel", 7, 120.0, 5.0, correlation=40, **{"External id": 40}),
+            _x(
+                "kernel",
+                "at::native::relu_cuda_kernel(float const*, float*, long)",
+                "stream 7",
+                300.0,
+                2.0,
+                correlation=40,
+                **{"External id": 40},
+            ),
+            _x("cpu_op", "aten::copy_", 7, 200.0, 20.0, **{"External id": 3}),
+            _x("cuda_runtime", "cudaMemcpyAsync", 7, 205.0, 5.0, correlation=41, **{"External id": 41}),
+            _x("gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", "stream 7", 310.0, 1.0, correlation=41),
+            _x("cuda_runtime", "cudaLaunchKernel", 7, 400.0, 5.0, correlation=42),
+            _x("kernel", "void stray_kernel(int)", "stream 7", 410.0, 1.0, correlation=42),
+            _x("python_function", "torch/nn/functional.py(1500): relu", 7, 90.0, 70.0),
+            {"ph": "s", "cat": "ac2g", "id": 40, "pid": 1, "tid": 7, "ts": 120.0},
+        ]
+    }
 
 
 def test_a_kernel_goes_under_the_operator_running_its_launch(tmp_path):
@@ -141,7 +161,11 @@ def test_a_kernel_goes_under_the_operator_running_its_launch(tmp_path):
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     relu = top(document, "aten::relu")
-    launched = [(child["name"], child["layer"], child["path"], child["line"]) for child in _walk(relu) if child["reach"] == "launch"]
+    launched = [
+        (child["name"], child["layer"], child["path"], child["line"])
+        for child in _walk(relu)
+        if child["reach"] == "launch"
+    ]
     # sample_repo: `__global__ void relu_cuda_kernel` at aten/src/ATen/native/cuda/Activation.cu:11, in at::native
     assert launched == [("at::native::relu_cuda_kernel", "cuda", "aten/src/ATen/native/cuda/Activation.cu", 11)]
     assert document["notes"][-2:] == [
@@ -157,8 +181,11 @@ def test_every_device_event_of_a_real_cuda_trace_is_under_the_operator_that_laun
     result = cli("run", "--chrome-trace", str(H100_TRACE), "--json")
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
-    launched = [(parent["name"], child["name"][:48], child["layer"], child["path"], child["line"])
-                for parent, child in _pairs(document["tree"]) if child["reach"] == "launch"]
+    launched = [
+        (parent["name"], child["name"][:48], child["layer"], child["path"], child["line"])
+        for parent, child in _pairs(document["tree"])
+        if child["reach"] == "launch"
+    ]
     # sample_repo: elementwise_kernel at aten/src/ATen/native/cuda/Loops.cuh:29, reduce_kernel at
     # Reduce.cuh:25; cuDNN's kernel, the fills and the copy have no source: vendor frames.
     # The two fills (cudnn's workspace) are one frame, folded.
@@ -189,13 +216,31 @@ def test_what_the_engine_runs_for_a_backward_node_after_it_goes_under_the_node()
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     tops = [child["name"] for child in document["tree"]["children"]]
-    backward = tops[tops.index("NllLossBackward0"):]
+    backward = tops[tops.index("NllLossBackward0") :]
     assert backward == [
-        "NllLossBackward0", "LogSoftmaxBackward0", "AddmmBackward0", "torch::autograd::AccumulateGrad", "TBackward0",
-        "torch::autograd::AccumulateGrad", "ViewBackward0", "ReluBackward0", "ConvolutionBackward0",
-        "torch::autograd::AccumulateGrad", "aten::_foreach_add_", "cudaDeviceSynchronize"]
+        "NllLossBackward0",
+        "LogSoftmaxBackward0",
+        "AddmmBackward0",
+        "torch::autograd::AccumulateGrad",
+        "TBackward0",
+        "torch::autograd::AccumulateGrad",
+        "ViewBackward0",
+        "ReluBackward0",
+        "ConvolutionBackward0",
+        "torch::autograd::AccumulateGrad",
+        "aten::_foreach_add_",
+        "cudaDeviceSynchronize",
+    ]
     addmm = top(document, "AddmmBackward0")
-    assert [child["name"] for child in addmm["children"]] == ["aten::t", "aten::mm", "aten::t", "aten::mm", "aten::t", "aten::sum", "aten::view"]
+    assert [child["name"] for child in addmm["children"]] == [
+        "aten::t",
+        "aten::mm",
+        "aten::t",
+        "aten::mm",
+        "aten::t",
+        "aten::sum",
+        "aten::view",
+    ]
 
 
 def _pairs(frame: dict):
@@ -213,13 +258,19 @@ def _walk(frame: dict):
 # -- what a user may get wrong ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("content", "said"), [
-    (None, "cannot read {path}: No such file or directory"),
-    (b"{not json", "{path}: not a JSON trace"),
-    (b'{"schemaVersion": 1}', "{path}: not a profiler trace (no traceEvents list)"),
-    (b'{"traceEvents": [{"ph": "X", "cat": "Trace", "name": "x", "ts": 1, "dur": 2}]}', "{path}: no operators or kernels in this trace"),
-    (gzip.compress(b"[1, 2")[:20], "{path}: a damaged gzip file"),
-])
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (None, "cannot read {path}: No such file or directory"),
+        (b"{not json", "{path}: not a JSON trace"),
+        (b'{"schemaVersion": 1}', "{path}: not a profiler trace (no traceEvents list)"),
+        (
+            b'{"traceEvents": [{"ph": "X", "cat": "Trace", "name": "x", "ts": 1, "dur": 2}]}',
+            "{path}: no operators or kernels in this trace",
+        ),
+        (gzip.compress(b"[1, 2")[:20], "{path}: a damaged gzip file"),
+    ],
+)
 def test_a_file_that_is_no_trace_is_one_line(tmp_path, content, said):
     path = tmp_path / "trace.json"
     if content is not None:
@@ -233,13 +284,18 @@ def test_a_file_that_is_no_trace_is_one_line(tmp_path, content, said):
 
 def test_a_trace_and_a_program_together_is_a_usage_error():
     result = cli("run", "--chrome-trace", str(TRACE), "-c", "print(1)")
-    assert (result.exit_code, result.stderr) == (2, "error: --chrome-trace reads a trace already recorded: give no program to run\n")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "error: --chrome-trace reads a trace already recorded: give no program to run\n",
+    )
 
 
 # -- the real tree (opt-in) --------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not os.environ.get("EXPLORER_REAL_TORCH"), reason="set EXPLORER_REAL_TORCH to a PyTorch 2.4.0 source tree")
+@pytest.mark.skipif(
+    not os.environ.get("EXPLORER_REAL_TORCH"), reason="set EXPLORER_REAL_TORCH to a PyTorch 2.4.0 source tree"
+)
 def test_on_the_real_tree_operators_reach_their_kernels():
     # PyTorch 2.4.0: conv2d is native_functions.yaml:1707, its CompositeImplicitAutograd row
     # (1709) names conv2d_symint, Convolution.cpp:945
@@ -249,29 +305,35 @@ def test_on_the_real_tree_operators_reach_their_kernels():
     conv2d = top(document, "aten::conv2d")
     assert (conv2d["path"], conv2d["line"]) == ("aten/src/ATen/native/native_functions.yaml", 1707)
     assert (conv2d["children"][0]["name"], conv2d["children"][0]["path"], conv2d["children"][0]["line"]) == (
-        "at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp", 945)
+        "at::native::conv2d_symint",
+        "aten/src/ATen/native/Convolution.cpp",
+        945,
+    )
 
 
 def test_an_operator_without_its_overload_is_looked_up_in_its_own_namespace(tmp_path):
     # quantized::mul is registered on line 3 of library.cpp, a line before aten::mul's YAML
     # entries (lines 4 and 7): the profiler's bare `aten::mul` is aten's, at its first overload
-    root = write_tree(tmp_path / "tree", {
-        "aten/src/ATen/native/native_functions.yaml": (
-            "- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
-            "  variants: function, method\n"
-            "\n"
-            "- func: mul.Tensor(Tensor self, Tensor other) -> Tensor\n"
-            "  variants: function, method\n"
-            "\n"
-            "- func: mul.Scalar(Tensor self, Scalar other) -> Tensor\n"
-        ),
-        "aten/src/ATen/native/quantized/library.cpp": (
-            "#include <torch/library.h>\n"
-            "TORCH_LIBRARY(quantized, m) {\n"
-            '  m.def("quantized::mul(Tensor qa, Tensor qb, float scale, int zero_point) -> Tensor qc");\n'
-            "}\n"
-        ),
-    })
+    root = write_tree(
+        tmp_path / "tree",
+        {
+            "aten/src/ATen/native/native_functions.yaml": (
+                "- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
+                "  variants: function, method\n"
+                "\n"
+                "- func: mul.Tensor(Tensor self, Tensor other) -> Tensor\n"
+                "  variants: function, method\n"
+                "\n"
+                "- func: mul.Scalar(Tensor self, Scalar other) -> Tensor\n"
+            ),
+            "aten/src/ATen/native/quantized/library.cpp": (
+                "#include <torch/library.h>\n"
+                "TORCH_LIBRARY(quantized, m) {\n"
+                '  m.def("quantized::mul(Tensor qa, Tensor qb, float scale, int zero_point) -> Tensor qc");\n'
+                "}\n"
+            ),
+        },
+    )
     trace = tmp_path / "mul.json"
     trace.write_text(json.dumps({"traceEvents": [_x("cpu_op", "aten::mul", 1, 10.0, 5.0)]}))
     result = cli("run", "--chrome-trace", str(trace), "--root", str(root), "--json")

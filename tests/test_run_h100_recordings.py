@@ -36,8 +36,12 @@ def replay(name: str, store: IndexStore | None = None) -> RunTrace:
     recorded = TorchInstall(**json.loads((folder / "install.json").read_text()))
     # the device's wheel is not here: no Python source or packaged YAML is read from it
     install = dataclasses.replace(recorded, package="/nonexistent/site-packages/torch", torchgen=None)
-    request = RunRequest(code=(folder / "program.py").read_text(), script=None, argv=(), root="/nonexistent", python=install.python)
-    return build_trace(request, install, store, read_python(folder / "python-events.json"), read_profile(folder / "profile.json"))
+    request = RunRequest(
+        code=(folder / "program.py").read_text(), script=None, argv=(), root="/nonexistent", python=install.python
+    )
+    return build_trace(
+        request, install, store, read_python(folder / "python-events.json"), read_profile(folder / "profile.json")
+    )
 
 
 def frames(frame: RunFrame) -> Iterator[RunFrame]:
@@ -57,12 +61,26 @@ def test_torch_2_11_events_are_told_apart_by_kind():
     names: dict[str, set[str]] = {}
     for event in read_profile(RUNS / "sign" / "profile.json").events:
         names.setdefault(event.kind, set()).add(event.name)
-    assert names["overhead"] == {"Activity Buffer Request", "Instrumentation", "Lazy Function Loading", "Resource",
-                                 "Runtime Triggered Module Loading"}
+    assert names["overhead"] == {
+        "Activity Buffer Request",
+        "Instrumentation",
+        "Lazy Function Loading",
+        "Resource",
+        "Runtime Triggered Module Loading",
+    }
     assert names["cuda_runtime"] == {
-        "cudaDeviceGetStreamPriorityRange", "cudaDeviceSynchronize", "cudaFuncGetAttributes", "cudaGetDeviceCount",
-        "cudaGetDeviceProperties_v2", "cudaHostAlloc", "cudaLaunchKernel", "cudaMalloc", "cudaMemcpyAsync",
-        "cudaPeekAtLastError", "cudaStreamIsCapturing", "cudaStreamSynchronize",
+        "cudaDeviceGetStreamPriorityRange",
+        "cudaDeviceSynchronize",
+        "cudaFuncGetAttributes",
+        "cudaGetDeviceCount",
+        "cudaGetDeviceProperties_v2",
+        "cudaHostAlloc",
+        "cudaLaunchKernel",
+        "cudaMalloc",
+        "cudaMemcpyAsync",
+        "cudaPeekAtLastError",
+        "cudaStreamIsCapturing",
+        "cudaStreamSynchronize",
     }
     assert names["gpu_memcpy"] == {"Memcpy DtoH (Device -> Pageable)", "Memcpy DtoH (Device -> Pinned)"}
     assert sorted(name for name in names["cpu_op"] if not name.startswith("aten::")) == ["detach"]
@@ -72,13 +90,21 @@ def test_a_cuda_call_the_profiler_cannot_name_is_no_operator():
     # three host events of the conv run are named "INVALID" (kineto's name for a CUDA API
     # callback it does not know), written as "cpu_op" like every host event of torch 2.11
     assert sum(1 for row in raw_events("conv") if row[0] == "INVALID") == 3
-    unnamed = [event for event in read_profile(RUNS / "conv" / "profile.json").events if event.name.startswith("(a CUDA")]
-    assert [(event.kind, event.name) for event in unnamed] == [("cuda_runtime", "(a CUDA API call the profiler does not name)")] * 3
-    shown = [(frame.name, frame.layer) for frame in frames(replay("conv").root) if frame.name in ("INVALID", unnamed[0].name)]
+    unnamed = [
+        event for event in read_profile(RUNS / "conv" / "profile.json").events if event.name.startswith("(a CUDA")
+    ]
+    assert [(event.kind, event.name) for event in unnamed] == [
+        ("cuda_runtime", "(a CUDA API call the profiler does not name)")
+    ] * 3
+    shown = [
+        (frame.name, frame.layer) for frame in frames(replay("conv").root) if frame.name in ("INVALID", unnamed[0].name)
+    ]
     assert shown == [("(a CUDA API call the profiler does not name)", Layer.VENDOR)]
 
 
-def test_api_calls_under_an_operator_with_no_static_edge_are_unattributed_not_missed(sample_root: str, sample_store: IndexStore):
+def test_api_calls_under_an_operator_with_no_static_edge_are_unattributed_not_missed(
+    sample_root: str, sample_store: IndexStore
+):
     from explorer.runtime.compare import compare_run
 
     comparison = compare_run(sample_store, sample_root, replay("conv", sample_store).root, every_native_call=False)
@@ -86,12 +112,27 @@ def test_api_calls_under_an_operator_with_no_static_edge_are_unattributed_not_mi
     # of their first call, without the profiler's own records and the launch call; cuDNN makes
     # them, and sample_repo's cudnn_convolution (ConvShared.cpp) calls none of them
     assert [(edge.caller.name, edge.callee.name) for edge in comparison.unattributed] == [
-        ("at::native::cudnn_convolution", name) for name in (
-            "cudaFree", "cudaGetDeviceCount", "cudaDriverGetVersion", "cudaDeviceGetAttribute", "cudaGetDeviceProperties_v2",
-            "cudaPeekAtLastError", "cudaStreamCreateWithFlags", "cudaMalloc", "cudaMemsetAsync", "cudaHostAlloc",
-            "cudaHostGetDevicePointer", "(a CUDA API call the profiler does not name)", "cudaFuncSetAttribute",
-            "cudaOccupancyAvailableDynamicSMemPerBlock", "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
-            "cudaOccupancyMaxActiveClusters", "cudaGetSymbolAddress")]
+        ("at::native::cudnn_convolution", name)
+        for name in (
+            "cudaFree",
+            "cudaGetDeviceCount",
+            "cudaDriverGetVersion",
+            "cudaDeviceGetAttribute",
+            "cudaGetDeviceProperties_v2",
+            "cudaPeekAtLastError",
+            "cudaStreamCreateWithFlags",
+            "cudaMalloc",
+            "cudaMemsetAsync",
+            "cudaHostAlloc",
+            "cudaHostGetDevicePointer",
+            "(a CUDA API call the profiler does not name)",
+            "cudaFuncSetAttribute",
+            "cudaOccupancyAvailableDynamicSMemPerBlock",
+            "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+            "cudaOccupancyMaxActiveClusters",
+            "cudaGetSymbolAddress",
+        )
+    ]
     assert not [edge for edge in comparison.dynamic_only if edge.callee.layer is Layer.VENDOR]
 
 
@@ -99,30 +140,45 @@ def test_an_operator_s_kernel_sits_under_it_without_the_launch_call_or_the_profi
     trace = replay("sign")
     everything = list(frames(trace.root))
     shown = {frame.name for frame in everything}
-    assert not shown & {"cudaLaunchKernel", "Lazy Function Loading", "Instrumentation", "Resource",
-                        "Activity Buffer Request", "Runtime Triggered Module Loading"}
+    assert not shown & {
+        "cudaLaunchKernel",
+        "Lazy Function Loading",
+        "Instrumentation",
+        "Resource",
+        "Activity Buffer Request",
+        "Runtime Triggered Module Loading",
+    }
     (binding,) = [f for f in everything if f.name == "torch._C._VariableFunctions.sign"]
     (operator,) = binding.children
     (kernel,) = operator.children
     assert (operator.name, operator.layer, operator.reach) == ("aten::sign", Layer.YAML, Reach.PROFILED)
     # no tree given: a kernel of PyTorch's, without a source, not a vendor's
     assert (kernel.name, kernel.layer, kernel.path, kernel.reach) == (
-        "at::native::vectorized_elementwise_kernel", Layer.CUDA, None, Reach.LAUNCH)
+        "at::native::vectorized_elementwise_kernel",
+        Layer.CUDA,
+        None,
+        Reach.LAUNCH,
+    )
     # the raw recording agrees: aten::sign's one kernel is the sign functor's vectorized kernel
     rows = raw_events("sign")
     (sign_row,) = [row for row in rows if row[0] == "aten::sign"]
     launched = [row[0] for row in rows if row[2] == "kernel" and row[8] == sign_row[7]]
-    assert len(launched) == 1 and launched[0].startswith("void at::native::vectorized_elementwise_kernel<4, at::native::sign_kernel_cuda")
+    assert len(launched) == 1 and launched[0].startswith(
+        "void at::native::vectorized_elementwise_kernel<4, at::native::sign_kernel_cuda"
+    )
     # CUDA API calls are vendor calls where they ran: the allocation under empty.memory_format
     vendor = Counter(f.name for f in everything if f.layer is Layer.VENDOR)
     assert vendor["cudaMalloc"] == 1 and vendor["Memcpy DtoH (Device -> Pinned)"] == 9
-    assert all(f.path is None and not f.children for f in everything if f.layer is Layer.VENDOR and f.reach is Reach.LAUNCH)
+    assert all(
+        f.path is None and not f.children for f in everything if f.layer is Layer.VENDOR and f.reach is Reach.LAUNCH
+    )
     # Python 3.12: Tensor methods' returns were matched to their calls as the run was recorded,
     # so Python called after `t.numel()` sits beside it, not inside (_tensor_str.py:643 of
     # torch 2.11 calls _tensor_str (332) from _str_intern (416))
     (intern,) = [f for f in everything if f.name == "torch._tensor_str._str_intern"]
     assert [(c.name, c.site) for c in intern.children if c.name == "torch._tensor_str._tensor_str"] == [
-        ("torch._tensor_str._tensor_str", ("/opt/torch/.venv/lib/python3.12/site-packages/torch/_tensor_str.py", 643))]
+        ("torch._tensor_str._tensor_str", ("/opt/torch/.venv/lib/python3.12/site-packages/torch/_tensor_str.py", 643))
+    ]
 
 
 def _bootstrap_module():
@@ -162,7 +218,10 @@ def test_a_builtin_method_s_return_matches_its_call_though_each_event_gets_a_new
 # 2.11 has and 2.4.0 does not (mbtopk::computeBlockDigitCounts and computeDigitCumSum).
 KERNELS_IN_TREE = {
     "at::native::bitonicSortKVInPlace": ("aten/src/ATen/native/cuda/SortUtils.cuh", 90),
-    "at::native::distribution_elementwise_grid_stride_kernel": ("aten/src/ATen/native/cuda/DistributionTemplates.h", 81),
+    "at::native::distribution_elementwise_grid_stride_kernel": (
+        "aten/src/ATen/native/cuda/DistributionTemplates.h",
+        81,
+    ),
     "at::native::elementwise_kernel": ("aten/src/ATen/native/cuda/CUDALoops.cuh", 292),
     "at::native::index_elementwise_kernel": ("aten/src/ATen/native/cuda/IndexKernel.cu", 33),
     "at::native::mbtopk::computeBlockwiseKthCounts": ("aten/src/ATen/native/cuda/TensorTopK.cu", 478),
@@ -196,7 +255,9 @@ def test_every_kernel_the_runs_launched_maps_to_its_definition_or_is_a_vendor_s(
 
 
 @pytest.mark.real_torch
-def test_the_static_graph_confirms_the_launches_through_c_plus_plus_the_profiler_does_not_see(real_tree: tuple[str, IndexStore]):
+def test_the_static_graph_confirms_the_launches_through_c_plus_plus_the_profiler_does_not_see(
+    real_tree: tuple[str, IndexStore],
+):
     from explorer.runtime.compare import compare_run
 
     root, store = real_tree
@@ -219,5 +280,8 @@ def test_the_static_graph_confirms_the_launches_through_c_plus_plus_the_profiler
     assert ("torch._C.TensorBase.to", "aten::to.dtype_layout") in confirmed
     assert not [edge for edge in conv.dynamic_only if edge.caller.name.startswith("torch._C.TensorBase.")]
     # every native call the bundled runtime would have recorded is not asked of a profiled run
-    assert not [n for n in sign.not_taken if n.edge.target.layer in (Layer.CPP, Layer.CUDA)
-                and n.edge.target.symbol.kind.value in ("function", "method")]
+    assert not [
+        n
+        for n in sign.not_taken
+        if n.edge.target.layer in (Layer.CPP, Layer.CUDA) and n.edge.target.symbol.kind.value in ("function", "method")
+    ]

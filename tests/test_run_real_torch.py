@@ -86,8 +86,17 @@ def python_recording(codes: list[PythonCode], events: list[tuple[int, int, int, 
 
 def profile_recording(builtins: list[str], events: list[ProfilerEvent], end: int = 10_000) -> ProfileRecording:
     return ProfileRecording(
-        builtins=builtins, imports=0, program_end=end, profiling_end=end, started=True, error=None, overload_names=True,
-        clock_start=(0, WALL), clock_end=(end, WALL + end), trace_start=WALL + 10, events=events,
+        builtins=builtins,
+        imports=0,
+        program_end=end,
+        profiling_end=end,
+        started=True,
+        error=None,
+        overload_names=True,
+        clock_start=(0, WALL),
+        clock_end=(end, WALL + end),
+        trace_start=WALL + 10,
+        events=events,
     )
 
 
@@ -101,28 +110,59 @@ RELU = PythonCode(f"{SITE}/torch/nn/functional.py", "relu", 10, "torch.nn.functi
 HOOK = PythonCode("<string>", "hook", 3, "__main__")
 
 
-def trace(codes: list[PythonCode], events: list[tuple[int, int, int, int, int]], builtins: list[str],
-          profiled: list[ProfilerEvent], store: IndexStore | None = None, cuda: bool = False) -> RunTrace:
+def trace(
+    codes: list[PythonCode],
+    events: list[tuple[int, int, int, int, int]],
+    builtins: list[str],
+    profiled: list[ProfilerEvent],
+    store: IndexStore | None = None,
+    cuda: bool = False,
+) -> RunTrace:
     request = RunRequest(code="...", script=None, argv=(), root="/nonexistent", python="python3")
-    return build_trace(request, install(cuda), store, python_recording(codes, events), profile_recording(builtins, profiled))
+    return build_trace(
+        request, install(cuda), store, python_recording(codes, events), profile_recording(builtins, profiled)
+    )
 
 
 def test_an_operator_goes_under_the_builtin_call_it_ran_in_once_the_clocks_agree():
     found = trace(
         [PROGRAM, RELU],
-        [(CALL, 100, 0, 0, 1), (CALL, 200, 1, 1, 1), (C_CALL, 300, 0, 12, 0), (C_RETURN, 900, 0, 0, 0),
-         (C_CALL, 920, 1, 13, 0), (C_RETURN, 930, 1, 0, 0), (RETURN, 950, 1, 0, 0), (RETURN, 1000, 0, 0, 0)],
+        [
+            (CALL, 100, 0, 0, 1),
+            (CALL, 200, 1, 1, 1),
+            (C_CALL, 300, 0, 12, 0),
+            (C_RETURN, 900, 0, 0, 0),
+            (C_CALL, 920, 1, 13, 0),
+            (C_RETURN, 930, 1, 0, 0),
+            (RETURN, 950, 1, 0, 0),
+            (RETURN, 1000, 0, 0, 0),
+        ],
         ["torch._C._VariableFunctions.relu", "torch._C.TensorBase.size"],
-        [operator("aten::relu", 400, 800, 1), operator("aten::clamp_min", 450, 700, 2),
-         operator("aten::empty", 460, 500, 3, overload="memory_format")],
+        [
+            operator("aten::relu", 400, 800, 1),
+            operator("aten::clamp_min", 450, 700, 2),
+            operator("aten::empty", 460, 500, 3, overload="memory_format"),
+        ],
     )
     (program_call,) = trace_root_children(found)
-    assert row(program_call) == ("torch.nn.functional.relu", Layer.PYTHON, "torch/nn/functional.py", 10, Reach.CALL, None, 1)
+    assert row(program_call) == (
+        "torch.nn.functional.relu",
+        Layer.PYTHON,
+        "torch/nn/functional.py",
+        10,
+        Reach.CALL,
+        None,
+        1,
+    )
     assert program_call.site == ("<string>", 1)
     # Tensor.size ran no operator: no frame
     (binding,) = program_call.children
     assert (binding.name, binding.layer, binding.reach, binding.site) == (
-        "torch._C._VariableFunctions.relu", Layer.BINDING, Reach.BINDING, ("torch/nn/functional.py", 12))
+        "torch._C._VariableFunctions.relu",
+        Layer.BINDING,
+        Reach.BINDING,
+        ("torch/nn/functional.py", 12),
+    )
     (relu,) = binding.children
     (clamp,) = relu.children
     (empty,) = clamp.children
@@ -143,11 +183,22 @@ def trace_root_children(found: RunTrace) -> tuple[RunFrame, ...]:
 def test_python_called_back_from_inside_an_operator_goes_under_that_operator():
     found = trace(
         [PROGRAM, HOOK],
-        [(CALL, 100, 0, 0, 1), (C_CALL, 200, 0, 5, 0), (CALL, 400, 1, 0, 1), (C_CALL, 420, 1, 4, 0),
-         (C_RETURN, 480, 1, 0, 0), (RETURN, 500, 1, 0, 0), (C_RETURN, 900, 0, 0, 0), (RETURN, 1000, 0, 0, 0)],
+        [
+            (CALL, 100, 0, 0, 1),
+            (C_CALL, 200, 0, 5, 0),
+            (CALL, 400, 1, 0, 1),
+            (C_CALL, 420, 1, 4, 0),
+            (C_RETURN, 480, 1, 0, 0),
+            (RETURN, 500, 1, 0, 0),
+            (C_RETURN, 900, 0, 0, 0),
+            (RETURN, 1000, 0, 0, 0),
+        ],
         ["torch._C._EngineBase.run_backward", "torch._C.TensorBase.mul"],
-        [operator("autograd::engine::evaluate_function: MulBackward0", 300, 600, 1),
-         operator("MulBackward0", 310, 590, 2), operator("aten::mul", 430, 470, 3, overload="Tensor")],
+        [
+            operator("autograd::engine::evaluate_function: MulBackward0", 300, 600, 1),
+            operator("MulBackward0", 310, 590, 2),
+            operator("aten::mul", 430, 470, 3, overload="Tensor"),
+        ],
     )
     (backward,) = trace_root_children(found)
     assert backward.name == "torch._C._EngineBase.run_backward"
@@ -165,9 +216,11 @@ def test_another_threads_operators_go_under_a_builtin_waiting_for_them_or_nowher
         [PROGRAM],
         [(CALL, 100, 0, 0, 1), (C_CALL, 200, 0, 2, 0), (C_RETURN, 900, 0, 0, 0), (RETURN, 1000, 0, 0, 0)],
         ["torch._C._EngineBase.run_backward"],
-        [operator("aten::ones_like", 150, 180, 1),  # the program's thread: its first operator came first
-         operator("aten::mm", 300, 400, 2, thread=7),  # the device thread, while run_backward waited
-         operator("aten::add", 950, 960, 3, overload="Tensor", thread=7)],  # nobody waited for it
+        [
+            operator("aten::ones_like", 150, 180, 1),  # the program's thread: its first operator came first
+            operator("aten::mm", 300, 400, 2, thread=7),  # the device thread, while run_backward waited
+            operator("aten::add", 950, 960, 3, overload="Tensor", thread=7),
+        ],  # nobody waited for it
     )
     assert [(f.name, [c.name for c in f.children]) for f in trace_root_children(found)] == [
         ("aten::ones_like", []),
@@ -195,11 +248,14 @@ def gpu_trace(sample_store: IndexStore) -> RunTrace:
         [PROGRAM],
         [(CALL, 100, 0, 0, 1), (C_CALL, 200, 0, 1, 0), (C_RETURN, 900, 0, 0, 0), (RETURN, 1000, 0, 0, 0)],
         ["torch._C._VariableFunctions.relu"],
-        [operator("aten::cudnn_convolution", 300, 600, 1), operator("aten::empty", 310, 320, 2, overload="memory_format"),
-         ProfilerEvent(kernel, "", "kernel", "cuda", WALL + 700, WALL + 750, 0, 99, 1),
-         ProfilerEvent("cudaLaunchKernel", "", "cuda_runtime", "cpu", WALL + 400, WALL + 410, 1, 99, 1),
-         ProfilerEvent(kernel, "", "kernel", "cuda", WALL + 760, WALL + 770, 0, 98, 1),
-         operator("aten::empty", 950, 960, 3, overload="memory_format")],
+        [
+            operator("aten::cudnn_convolution", 300, 600, 1),
+            operator("aten::empty", 310, 320, 2, overload="memory_format"),
+            ProfilerEvent(kernel, "", "kernel", "cuda", WALL + 700, WALL + 750, 0, 99, 1),
+            ProfilerEvent("cudaLaunchKernel", "", "cuda_runtime", "cpu", WALL + 400, WALL + 410, 1, 99, 1),
+            ProfilerEvent(kernel, "", "kernel", "cuda", WALL + 760, WALL + 770, 0, 98, 1),
+            operator("aten::empty", 950, 960, 3, overload="memory_format"),
+        ],
         store=sample_store,
         cuda=True,
     )
@@ -208,19 +264,40 @@ def gpu_trace(sample_store: IndexStore) -> RunTrace:
 def test_an_operator_that_launched_a_kernel_ran_its_cuda_kernel_and_so_did_what_it_ran(gpu_trace: RunTrace):
     binding, empty = trace_root_children(gpu_trace)
     (convolution,) = binding.children
-    assert row(convolution) == ("aten::cudnn_convolution", Layer.YAML, "aten/src/ATen/native/native_functions.yaml",
-                                88, Reach.PROFILED, None, 1)
+    assert row(convolution) == (
+        "aten::cudnn_convolution",
+        Layer.YAML,
+        "aten/src/ATen/native/native_functions.yaml",
+        88,
+        Reach.PROFILED,
+        None,
+        1,
+    )
     (kernel,) = convolution.children
     # of the two definitions (cuDNN and the placeholder raising 'not compiled with cuDNN'), the one doing the work
-    assert row(kernel) == ("at::native::cudnn_convolution", Layer.CPP, "aten/src/ATen/native/cudnn/ConvShared.cpp", 65,
-                           Reach.DISPATCH, "CUDA", 1)
+    assert row(kernel) == (
+        "at::native::cudnn_convolution",
+        Layer.CPP,
+        "aten/src/ATen/native/cudnn/ConvShared.cpp",
+        65,
+        Reach.DISPATCH,
+        "CUDA",
+        1,
+    )
     assert kernel.site == ("aten/src/ATen/native/native_functions.yaml", 90)
     inner_empty, launched = kernel.children
     assert [row(c) for c in child(inner_empty, "at::native::empty_cuda").children] == []
     assert child(inner_empty, "at::native::empty_cuda").key == "CUDA"
     # two launches of one kernel, folded
-    assert row(launched) == ("at::native::relu_cuda_kernel", Layer.CUDA, "aten/src/ATen/native/cuda/Activation.cu", 11,
-                             Reach.LAUNCH, None, 2)
+    assert row(launched) == (
+        "at::native::relu_cuda_kernel",
+        Layer.CUDA,
+        "aten/src/ATen/native/cuda/Activation.cu",
+        11,
+        Reach.LAUNCH,
+        None,
+        2,
+    )
     # the top-level empty launched nothing and ran under nothing that did: its device is unknown
     assert (empty.name, empty.children) == ("aten::empty.memory_format", ())
     assert any(note.startswith("1 operators launched no device work") for note in gpu_trace.notes)
@@ -230,7 +307,9 @@ def test_an_operator_that_launched_a_kernel_ran_its_cuda_kernel_and_so_did_what_
 def test_a_decorated_function_is_located_at_its_def_line_as_the_index_does(tmp_path: Path):
     source = tmp_path / "torch" / "m.py"
     source.parent.mkdir()
-    source.write_text("import functools\n\n@functools.lru_cache(\n    maxsize=2)\ndef f():\n    pass\n", encoding="utf-8")
+    source.write_text(
+        "import functools\n\n@functools.lru_cache(\n    maxsize=2)\ndef f():\n    pass\n", encoding="utf-8"
+    )
     locator = Locator(TorchInstall("python3", "2.13.0", str(tmp_path / "torch"), False, None), None)
     # co_firstlineno is the decorator's line, 3
     assert (locator.python_path(str(source)), locator.definition_line(str(source), 3)) == ("torch/m.py", 5)
@@ -240,7 +319,9 @@ def test_a_decorated_function_is_located_at_its_def_line_as_the_index_does(tmp_p
 
 
 def test_a_missing_interpreter_is_a_usage_error(tmp_path: Path):
-    request = RunRequest(code="pass", script=None, argv=(), root=str(tmp_path), python=str(tmp_path / "nope" / "python"))
+    request = RunRequest(
+        code="pass", script=None, argv=(), root=str(tmp_path), python=str(tmp_path / "nope" / "python")
+    )
     with pytest.raises(UsageError, match="no such interpreter"):
         run_profiled(request, None)
 
@@ -285,11 +366,35 @@ def linear_trace(real_torch: TorchInstall) -> RunTrace:
 
 
 CONV_CHAIN = [
-    ("torch.nn.modules.module.Module._wrapped_call_impl", Layer.PYTHON, "torch/nn/modules/module.py", 1774, Reach.CALL, None, 1),
-    ("torch.nn.modules.module.Module._call_impl", Layer.PYTHON, "torch/nn/modules/module.py", 1782, Reach.CALL, None, 1),
+    (
+        "torch.nn.modules.module.Module._wrapped_call_impl",
+        Layer.PYTHON,
+        "torch/nn/modules/module.py",
+        1774,
+        Reach.CALL,
+        None,
+        1,
+    ),
+    (
+        "torch.nn.modules.module.Module._call_impl",
+        Layer.PYTHON,
+        "torch/nn/modules/module.py",
+        1782,
+        Reach.CALL,
+        None,
+        1,
+    ),
     ("torch.nn.modules.conv.Conv2d.forward", Layer.PYTHON, "torch/nn/modules/conv.py", 564, Reach.CALL, None, 1),
     ("torch.nn.modules.conv.Conv2d._conv_forward", Layer.PYTHON, "torch/nn/modules/conv.py", 546, Reach.CALL, None, 1),
-    ("torch._C._VariableFunctions.conv2d", Layer.BINDING, "torch/_C/_VariableFunctions.pyi", 9797, Reach.BINDING, None, 1),
+    (
+        "torch._C._VariableFunctions.conv2d",
+        Layer.BINDING,
+        "torch/_C/_VariableFunctions.pyi",
+        9797,
+        Reach.BINDING,
+        None,
+        1,
+    ),
     ("aten::conv2d", Layer.YAML, YAML, 1701, Reach.PROFILED, None, 1),
     ("aten::convolution", Layer.YAML, YAML, 1662, Reach.PROFILED, None, 1),
     ("aten::_convolution", Layer.YAML, YAML, 1684, Reach.PROFILED, None, 1),
@@ -353,11 +458,24 @@ def test_yaml_lines_are_the_func_entries_of_the_wheels_native_functions(conv_tra
 
 
 def test_linear_runs_its_functional_binding_then_addmm(linear_trace: RunTrace):
-    chain = descend(linear_trace.root, "torch.nn.modules.module.Module._wrapped_call_impl",
-                    "torch.nn.modules.module.Module._call_impl", "torch.nn.modules.linear.Linear.forward",
-                    "torch._C._nn.linear", "aten::linear")
+    chain = descend(
+        linear_trace.root,
+        "torch.nn.modules.module.Module._wrapped_call_impl",
+        "torch.nn.modules.module.Module._call_impl",
+        "torch.nn.modules.linear.Linear.forward",
+        "torch._C._nn.linear",
+        "aten::linear",
+    )
     assert [row(frame) for frame in chain[2:]] == [
-        ("torch.nn.modules.linear.Linear.forward", Layer.PYTHON, "torch/nn/modules/linear.py", 130, Reach.CALL, None, 1),
+        (
+            "torch.nn.modules.linear.Linear.forward",
+            Layer.PYTHON,
+            "torch/nn/modules/linear.py",
+            130,
+            Reach.CALL,
+            None,
+            1,
+        ),
         ("torch._C._nn.linear", Layer.BINDING, "torch/_C/_nn.pyi", 120, Reach.BINDING, None, 1),
         ("aten::linear", Layer.YAML, YAML, 3287, Reach.PROFILED, None, 1),
     ]
@@ -375,7 +493,8 @@ def test_a_capped_failing_program_keeps_its_trace_and_says_why(real_torch: Torch
     assert found.exit_code == 3 and found.python_events <= 22
     # past the cap the profiler is stopped too: no operators without their Python callers
     assert [(f.name, f.calls) for f in found.root.children] == [
-        ("torch", 1), ("torch._C._VariableFunctions.ones", 9),
+        ("torch", 1),
+        ("torch._C._VariableFunctions.ones", 9),
     ]
     assert found.notes[1:] == (
         "Python events capped at 20 (--max-events): later Python calls are not shown",
@@ -387,14 +506,29 @@ def test_a_lazy_import_during_the_program_keeps_every_operator_and_the_profiler_
     # print() of a tensor imports torch._tensor_str: that import once started a second
     # profiler, which ended the first and dropped randn and sign. The profiler's own lines
     # (kineto's `USDT: ... profiler_start`) once came out among the program's.
-    command = [sys.executable, "-m", "explorer.cli", "run", "--python", sys.executable,
-               "-c", "import torch; x = torch.randn(3); y = torch.sign(x); print(y.abs())"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "EXPLORER_ROOT": str(Path(__file__).resolve().parents[1] / "sample_repo")})
+    command = [
+        sys.executable,
+        "-m",
+        "explorer.cli",
+        "run",
+        "--python",
+        sys.executable,
+        "-c",
+        "import torch; x = torch.randn(3); y = torch.sign(x); print(y.abs())",
+    ]
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "EXPLORER_ROOT": str(Path(__file__).resolve().parents[1] / "sample_repo")},
+    )
     assert done.returncode == 0, done.stderr
     top = [line for line in done.stdout.splitlines() if line.startswith(("├── ", "└── "))]
     assert [line.split()[1:3] for line in top[:3]] == [
-        ["python", "import"], ["binding", "torch._C._VariableFunctions.randn"], ["binding", "torch._C._VariableFunctions.sign"],
+        ["python", "import"],
+        ["binding", "torch._C._VariableFunctions.randn"],
+        ["binding", "torch._C._VariableFunctions.sign"],
     ]
     assert "aten::randn" in done.stdout and "aten::sign" in done.stdout
     assert "USDT" not in done.stdout + done.stderr and "profiler_start" not in done.stdout + done.stderr
@@ -407,15 +541,29 @@ def test_run_joins_other_trees_and_reads_the_program_s_own_environment(real_torc
     # A user's project beside a PyTorch source tree (here the bundled one): the operators its
     # program ran are found in the tree joined with --tree, as a query would find them.
     sample = Path(__file__).resolve().parents[1] / "sample_repo"
-    (tmp_path / "main.py").write_text("import torch\n\n\ndef step(x):\n    return torch.relu(x)\n\n\nstep(torch.randn(4))\n")
-    command = [sys.executable, "-m", "explorer.cli", "run", "--python", sys.executable, "--root", str(tmp_path),
-               "--tree", str(sample), "--", "main.py"]
+    (tmp_path / "main.py").write_text(
+        "import torch\n\n\ndef step(x):\n    return torch.relu(x)\n\n\nstep(torch.randn(4))\n"
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "explorer.cli",
+        "run",
+        "--python",
+        sys.executable,
+        "--root",
+        str(tmp_path),
+        "--tree",
+        str(sample),
+        "--",
+        "main.py",
+    ]
     env = {key: value for key, value in os.environ.items() if key not in ("EXPLORER_ROOT", "EXPLORER_PYTHON_ENV")}
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
     lines = [" ".join(line.split()) for line in done.stdout.splitlines()]
     step = lines.index("└── python __main__.step main.py:4 ← at main.py:8")
-    assert [line.lstrip("│ └─├") for line in lines[step + 1:step + 4]] == [
+    assert [line.lstrip("│ └─├") for line in lines[step + 1 : step + 4]] == [
         f"binding torch._C._VariableFunctions.relu {sample}/torch/_C/_VariableFunctions.pyi:36 ← binding, at main.py:5",
         f"yaml aten::relu {sample}/aten/src/ATen/native/native_functions.yaml:123 ← profiled",
         f"cpp at::native::relu {sample}/aten/src/ATen/native/Activation.cpp:11 ← dispatch:CPU, at "
@@ -437,30 +585,68 @@ def test_cuda_where_there_is_none_is_an_error(real_torch: TorchInstall):
 
 
 @pytest.mark.real_torch
-def test_with_root_each_operator_runs_its_kernel_for_the_cpu(real_torch: TorchInstall, real_tree: tuple[str, IndexStore]):
+def test_with_root_each_operator_runs_its_kernel_for_the_cpu(
+    real_torch: TorchInstall, real_tree: tuple[str, IndexStore]
+):
     root, store = real_tree
     found = run(CONV, store, root)
     yaml = "aten/src/ATen/native/native_functions.yaml"
     path = [name for name, *_ in CONV_CHAIN[:5]]
     binding = descend(found.root, *path)[-1]
-    kernels = descend(binding, "aten::conv2d", "at::native::conv2d_symint", "aten::convolution", "at::native::convolution",
-                      "aten::_convolution", "at::native::_convolution", "aten::mkldnn_convolution",
-                      "at::native::mkldnn_convolution")
+    kernels = descend(
+        binding,
+        "aten::conv2d",
+        "at::native::conv2d_symint",
+        "aten::convolution",
+        "at::native::convolution",
+        "aten::_convolution",
+        "at::native::_convolution",
+        "aten::mkldnn_convolution",
+        "at::native::mkldnn_convolution",
+    )
     assert [(f.name, f.layer, f.path, f.line, f.reach, f.key, f.site) for f in kernels] == [
         ("aten::conv2d", Layer.YAML, yaml, 1707, Reach.PROFILED, None, None),
-        ("at::native::conv2d_symint", Layer.CPP, "aten/src/ATen/native/Convolution.cpp", 945, Reach.DISPATCH,
-         "CompositeImplicitAutograd", (yaml, 1709)),
+        (
+            "at::native::conv2d_symint",
+            Layer.CPP,
+            "aten/src/ATen/native/Convolution.cpp",
+            945,
+            Reach.DISPATCH,
+            "CompositeImplicitAutograd",
+            (yaml, 1709),
+        ),
         ("aten::convolution", Layer.YAML, yaml, 1668, Reach.PROFILED, None, None),
-        ("at::native::convolution", Layer.CPP, "aten/src/ATen/native/Convolution.cpp", 1178, Reach.DISPATCH,
-         "CompositeExplicitAutograd", (yaml, 1670)),
+        (
+            "at::native::convolution",
+            Layer.CPP,
+            "aten/src/ATen/native/Convolution.cpp",
+            1178,
+            Reach.DISPATCH,
+            "CompositeExplicitAutograd",
+            (yaml, 1670),
+        ),
         ("aten::_convolution", Layer.YAML, yaml, 1690, Reach.PROFILED, None, None),
         # of the two overloads, the one taking the operator's 13 arguments
-        ("at::native::_convolution", Layer.CPP, "aten/src/ATen/native/Convolution.cpp", 1521, Reach.DISPATCH,
-         "CompositeExplicitAutograd", (yaml, 1692)),
+        (
+            "at::native::_convolution",
+            Layer.CPP,
+            "aten/src/ATen/native/Convolution.cpp",
+            1521,
+            Reach.DISPATCH,
+            "CompositeExplicitAutograd",
+            (yaml, 1692),
+        ),
         ("aten::mkldnn_convolution", Layer.YAML, yaml, 4038, Reach.PROFILED, None, None),
         # of the two sides of `#if AT_MKLDNN_ENABLED()`, the one that does the work
-        ("at::native::mkldnn_convolution", Layer.CPP, "aten/src/ATen/native/mkldnn/Conv.cpp", 324, Reach.DISPATCH,
-         "CompositeExplicitAutograd", (yaml, 4040)),
+        (
+            "at::native::mkldnn_convolution",
+            Layer.CPP,
+            "aten/src/ATen/native/mkldnn/Conv.cpp",
+            324,
+            Reach.DISPATCH,
+            "CompositeExplicitAutograd",
+            (yaml, 4040),
+        ),
     ]
     empty = child(kernels[-1], "aten::empty.memory_format")
     assert [(f.name, f.path, f.line, f.key) for f in empty.children] == [

@@ -8,16 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.command_line import invoke
 from explorer.model import Layer
 from explorer.runtime.events import NativeRecording, PythonCode, PythonRecording, merge
 from explorer.runtime.model import Reach, RunFrame
 from explorer.runtime.naming import qualified_name
 from explorer.runtime.shaping import filtered, fold_repeats, limited
+from tests.command_line import invoke
 from tests.conftest import write_tree
 
-
-PACKAGE = '''class Walker:
+PACKAGE = """class Walker:
     def run(self, n):
         return [self.step(i) for i in range(n)]
 
@@ -31,23 +30,28 @@ PACKAGE = '''class Walker:
 
 def helper(i):
     return i + 1
-'''
+"""
 
 
 @pytest.fixture()
 def small_root(tmp_path: Path) -> Path:
     # A tree counts as a runnable runtime when it has torch/_extension; this one has no
     # native library at all, so everything recorded is Python.
-    return write_tree(tmp_path / "tree", {
-        "torch/__init__.py": "",
-        "torch/_extension/__init__.py": "",
-        "pkg/__init__.py": PACKAGE,
-    })
+    return write_tree(
+        tmp_path / "tree",
+        {
+            "torch/__init__.py": "",
+            "torch/_extension/__init__.py": "",
+            "pkg/__init__.py": PACKAGE,
+        },
+    )
 
 
 def run_cli(*args: str):
     result = invoke(["run", *args])
-    assert "Traceback" not in result.stdout and "bootstrap.py" not in result.output  # the program's own traceback goes to stderr
+    assert (
+        "Traceback" not in result.stdout and "bootstrap.py" not in result.output
+    )  # the program's own traceback goes to stderr
     return result
 
 
@@ -59,34 +63,87 @@ def test_python_calls_are_recorded_with_call_sites_implicit_calls_and_folded_rep
 
     def shape(frame):
         site = frame.get("site")
-        return (frame["name"], frame["path"], frame["line"], frame["reach"], frame.get("calls", 1),
-                f"{site['path']}:{site['line']}" if site else None, [shape(c) for c in frame["children"]])
+        return (
+            frame["name"],
+            frame["path"],
+            frame["line"],
+            frame["reach"],
+            frame.get("calls", 1),
+            f"{site['path']}:{site['line']}" if site else None,
+            [shape(c) for c in frame["children"]],
+        )
 
-    assert shape(tree) == ("<string>", "<string>", None, "call", 1, None, [
-        ("pkg", "pkg/__init__.py", 1, "import", 1, None, []),
-        ("pkg.Walker.run", "pkg/__init__.py", 2, "call", 1, "<string>:3", [
-            # the list comprehension's frame is folded: its calls belong to run()
-            ("pkg.Walker.step", "pkg/__init__.py", 5, "call", 3, "pkg/__init__.py:3", [
-                ("pkg.helper", "pkg/__init__.py", 13, "call", 1, "pkg/__init__.py:6", []),
-            ]),
-        ]),
-        # a property: entered by attribute access; its line is the `def`'s, as in the index
-        ("pkg.Walker.value", "pkg/__init__.py", 9, "implicit", 1, "<string>:4", [
-            ("pkg.helper", "pkg/__init__.py", 13, "call", 1, "pkg/__init__.py:10", []),
-        ]),
-    ])
+    assert shape(tree) == (
+        "<string>",
+        "<string>",
+        None,
+        "call",
+        1,
+        None,
+        [
+            ("pkg", "pkg/__init__.py", 1, "import", 1, None, []),
+            (
+                "pkg.Walker.run",
+                "pkg/__init__.py",
+                2,
+                "call",
+                1,
+                "<string>:3",
+                [
+                    # the list comprehension's frame is folded: its calls belong to run()
+                    (
+                        "pkg.Walker.step",
+                        "pkg/__init__.py",
+                        5,
+                        "call",
+                        3,
+                        "pkg/__init__.py:3",
+                        [
+                            ("pkg.helper", "pkg/__init__.py", 13, "call", 1, "pkg/__init__.py:6", []),
+                        ],
+                    ),
+                ],
+            ),
+            # a property: entered by attribute access; its line is the `def`'s, as in the index
+            (
+                "pkg.Walker.value",
+                "pkg/__init__.py",
+                9,
+                "implicit",
+                1,
+                "<string>:4",
+                [
+                    ("pkg.helper", "pkg/__init__.py", 13, "call", 1, "pkg/__init__.py:10", []),
+                ],
+            ),
+        ],
+    )
 
 
 def test_a_script_with_arguments_runs_with_its_own_argv_and_exit_code(small_root, tmp_path):
     script = tmp_path / "prog.py"
-    script.write_text("import sys\nimport pkg\n\ndef main():\n    pkg.helper(len(sys.argv))\n    sys.exit(int(sys.argv[2]))\n\nmain()\n")
+    script.write_text(
+        "import sys\nimport pkg\n\ndef main():\n    pkg.helper(len(sys.argv))\n    sys.exit(int(sys.argv[2]))\n\nmain()\n"
+    )
     result = run_cli("--root", str(small_root), "--", str(script), "--flag", "3")
     assert result.exit_code == 3
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"python {script} --flag 3  (bundled runtime")
-    assert lines[1].split() == ["python", str(script.resolve()), str(script.resolve())]  # outside the working folder: absolute
+    assert lines[1].split() == [
+        "python",
+        str(script.resolve()),
+        str(script.resolve()),
+    ]  # outside the working folder: absolute
     assert lines[2].split()[:5] == ["├──", "python", "import", "pkg", "pkg/__init__.py:1"]
-    assert lines[3].split() == ["└──", "python", "__main__.main", f"{script.resolve()}:4", "←", "at", f"{script.resolve()}:8"]
+    assert lines[3].split() == [
+        "└──",
+        "python",
+        "__main__.main",
+        f"{script.resolve()}:4",
+        "←",
+        "at",
+        f"{script.resolve()}:8",
+    ]
     assert lines[4].split() == ["└──", "python", "pkg.helper", "pkg/__init__.py:13", "←", "at", f"{script.resolve()}:5"]
 
 
@@ -94,18 +151,22 @@ def test_the_program_failing_is_a_note_and_its_exit_code(small_root):
     result = run_cli("--root", str(small_root), "-c", "import pkg\npkg.helper('x')\n")
     assert result.exit_code == 1
     assert 'File "<string>", line 2, in <module>' in result.stderr
-    assert "note: the program failed: TypeError: can only concatenate str (not \"int\") to str" in result.stdout
+    assert 'note: the program failed: TypeError: can only concatenate str (not "int") to str' in result.stdout
     assert "pkg.helper" in result.stdout  # the frames before the failure are kept
 
 
 def test_the_event_cap_stops_recording_and_says_so(small_root):
     # 6 events: the program's start, import pkg (2: what the import runs is not recorded),
     # helper (2), and a second helper call, whose return is still recorded: the tree stays whole.
-    result = run_cli("--root", str(small_root), "--max-events", "6", "-c", "import pkg\nfor i in range(50):\n    pkg.helper(i)\n")
+    result = run_cli(
+        "--root", str(small_root), "--max-events", "6", "-c", "import pkg\nfor i in range(50):\n    pkg.helper(i)\n"
+    )
     assert result.exit_code == 0
     assert "note: Python events capped at 6 (--max-events): later Python calls are not shown" in result.stdout
     tree_lines = result.stdout.splitlines()[1:]
-    assert [line for line in tree_lines if "pkg.helper" in line] == ["└── python  pkg.helper  pkg/__init__.py:13  ← at <string>:3  ×2"]
+    assert [line for line in tree_lines if "pkg.helper" in line] == [
+        "└── python  pkg.helper  pkg/__init__.py:13  ← at <string>:3  ×2"
+    ]
     assert "×2" in result.stdout
 
 
@@ -116,7 +177,10 @@ def test_the_event_cap_stops_recording_and_says_so(small_root):
         (["--backend-device", "tpu", "-c", "pass"], "unknown --backend-device 'tpu'; one of: cpu, cuda"),
         (["--max-depth", "0", "-c", "pass"], "--max-depth must be at least 1"),
         (["--max-events", "0", "-c", "pass"], "--max-events must be at least 1"),
-        (["--json", "--format", "svg", "-c", "pass"], "--json prints the trace as JSON; it does not combine with --format svg"),
+        (
+            ["--json", "--format", "svg", "-c", "pass"],
+            "--json prints the trace as JSON; it does not combine with --format svg",
+        ),
     ],
 )
 def test_bad_options_are_one_line_errors(small_root, args, message):
@@ -142,10 +206,23 @@ def test_native_events_nest_under_the_python_frame_that_was_running_by_time():
     python = PythonRecording(
         codes=[PythonCode("/t/a.py", "f", 1, "a"), PythonCode("/t/a.py", "g", 5, "a")],
         events=[(1, 10, 0, 0, 1), (1, 20, 1, 2, 1), (2, 50, 1, 0, 0), (2, 90, 0, 0, 0)],
-        exit_code=0, error=None, capped=False, max_events=100,
+        exit_code=0,
+        error=None,
+        capped=False,
+        max_events=100,
     )
-    native = NativeRecording("/lib.so", [(30, 0x100, 0, 1, 0), (35, 0x200, 0x105, 1, 0), (40, 0x200, 0x105, 2, 0),
-                                         (45, 0x100, 0, 2, 0), (60, 0x300, 0, 1, 0), (70, 0x300, 0, 2, 0)], 0)
+    native = NativeRecording(
+        "/lib.so",
+        [
+            (30, 0x100, 0, 1, 0),
+            (35, 0x200, 0x105, 1, 0),
+            (40, 0x200, 0x105, 2, 0),
+            (45, 0x100, 0, 2, 0),
+            (60, 0x300, 0, 1, 0),
+            (70, 0x300, 0, 2, 0),
+        ],
+        0,
+    )
     root = merge(python, native)
 
     def shape(frame):
@@ -190,15 +267,22 @@ def _frame(name: str, *children: RunFrame, layer: Layer = Layer.CPP) -> RunFrame
 
 
 def test_only_identical_consecutive_calls_fold():
-    tree = _frame("root", _frame("a", _frame("b")), _frame("a", _frame("b")), _frame("a", _frame("c")), _frame("a", _frame("c")))
+    tree = _frame(
+        "root", _frame("a", _frame("b")), _frame("a", _frame("b")), _frame("a", _frame("c")), _frame("a", _frame("c"))
+    )
     folded = fold_repeats(tree)
-    assert [(f.name, f.calls, [c.name for c in f.children]) for f in folded.children] == [("a", 2, ["b"]), ("a", 2, ["c"])]
+    assert [(f.name, f.calls, [c.name for c in f.children]) for f in folded.children] == [
+        ("a", 2, ["b"]),
+        ("a", 2, ["c"]),
+    ]
 
 
 def test_include_keeps_matching_frames_and_exclude_drops_subtrees():
     tree = _frame("root", _frame("at::native::f", _frame("c10::g", _frame("at::native::h")), _frame("at::native::k")))
     kept = filtered(tree, ("at::native",), ())
-    assert [(f.name, [c.name for c in f.children]) for f in kept.children] == [("at::native::f", ["at::native::h", "at::native::k"])]
+    assert [(f.name, [c.name for c in f.children]) for f in kept.children] == [
+        ("at::native::f", ["at::native::h", "at::native::k"])
+    ]
     dropped = filtered(tree, (), ("c10",))
     assert [(f.name, [c.name for c in f.children]) for f in dropped.children] == [("at::native::f", ["at::native::k"])]
     assert filtered(tree, ("at::native::f",), ()).children[0].name == "at::native::f"

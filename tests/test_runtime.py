@@ -16,8 +16,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, List
+from typing import Any
 
 import pytest
 
@@ -34,12 +35,18 @@ def _compiler() -> str | None:
     return None
 
 
-pytestmark = pytest.mark.skipif(_compiler() is None, reason="no C++ compiler on this machine (Debian/Ubuntu: apt-get install g++)")
+pytestmark = pytest.mark.skipif(
+    _compiler() is None, reason="no C++ compiler on this machine (Debian/Ubuntu: apt-get install g++)"
+)
 
 
 @pytest.fixture(scope="session")
 def torch() -> Iterator[Any]:
-    saved_modules = {name: module for name, module in sys.modules.items() if name == "torch" or name.startswith(("torch.", "torchgen"))}
+    saved_modules = {
+        name: module
+        for name, module in sys.modules.items()
+        if name == "torch" or name.startswith(("torch.", "torchgen"))
+    }
     for name in saved_modules:
         del sys.modules[name]
     sys.path.insert(0, str(SAMPLE_ROOT))
@@ -104,8 +111,13 @@ def ref_linear(x, w, b):
 
 
 def ref_batch_norm(x, mean, var, weight, bias, eps):
-    return [[[[(v - mean[c]) / math.sqrt(var[c] + eps) * weight[c] + bias[c] for v in row] for row in plane]
-             for c, plane in enumerate(sample)] for sample in x]
+    return [
+        [
+            [[(v - mean[c]) / math.sqrt(var[c] + eps) * weight[c] + bias[c] for v in row] for row in plane]
+            for c, plane in enumerate(sample)
+        ]
+        for sample in x
+    ]
 
 
 def ref_channel_stats(x):
@@ -140,8 +152,20 @@ def ref_max_pool2d(x, k, s, p):
         for plane in sample:
             h, w = len(plane), len(plane[0])
             oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
-            planes.append([[max(plane[iy][iz] for iy in range(y * s - p, y * s - p + k) for iz in range(z * s - p, z * s - p + k)
-                                if 0 <= iy < h and 0 <= iz < w) for z in range(ow)] for y in range(oh)])
+            planes.append(
+                [
+                    [
+                        max(
+                            plane[iy][iz]
+                            for iy in range(y * s - p, y * s - p + k)
+                            for iz in range(z * s - p, z * s - p + k)
+                            if 0 <= iy < h and 0 <= iz < w
+                        )
+                        for z in range(ow)
+                    ]
+                    for y in range(oh)
+                ]
+            )
         out.append(planes)
     return out
 
@@ -152,7 +176,7 @@ def relu_ref(x):
     return max(x, 0.0)
 
 
-def flat(x) -> List[float]:
+def flat(x) -> list[float]:
     if isinstance(x, list):
         return [v for item in x for v in flat(item)]
     return [x]
@@ -193,11 +217,15 @@ def test_conv2d_string_paddings(torch, device):
     valid = torch.nn.Conv2d(4, 6, 3, padding="valid").to(device)
     x = torch.randn(2, 4, 5, 6, device=device)
     # 'same' with an even kernel pads one more element on the right / bottom
-    padded = [[[[0.0] * 1 + row + [0.0] * 2 for row in [[0.0] * 6] + plane + [[0.0] * 6]] for plane in s] for s in x.tolist()]
+    padded = [
+        [[[0.0] * 1 + row + [0.0] * 2 for row in [[0.0] * 6, *plane, [0.0] * 6]] for plane in s] for s in x.tolist()
+    ]
     expected = ref_conv2d(padded, same.weight.tolist(), same.bias.tolist(), (1, 1), (0, 0), (1, 1), 1)
     assert tuple(same(x).shape) == (2, 6, 5, 6)
     assert_close(same(x).tolist(), expected)
-    assert_close(valid(x).tolist(), ref_conv2d(x.tolist(), valid.weight.tolist(), valid.bias.tolist(), (1, 1), (0, 0), (1, 1), 1))
+    assert_close(
+        valid(x).tolist(), ref_conv2d(x.tolist(), valid.weight.tolist(), valid.bias.tolist(), (1, 1), (0, 0), (1, 1), 1)
+    )
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -220,7 +248,9 @@ def test_batch_norm_training_normalizes_with_batch_stats_and_updates_running_sta
     x = torch.randn(2, 3, 4, 5, device=device)
     y = bn(x)
     stats = ref_channel_stats(x.tolist())
-    expected = ref_batch_norm(x.tolist(), [s[0] for s in stats], [s[1] for s in stats], bn.weight.tolist(), bn.bias.tolist(), 1e-5)
+    expected = ref_batch_norm(
+        x.tolist(), [s[0] for s in stats], [s[1] for s in stats], bn.weight.tolist(), bn.bias.tolist(), 1e-5
+    )
     assert_close(y.tolist(), expected)
     assert_close(bn.running_mean.tolist(), [0.2 * s[0] for s in stats])
     assert_close(bn.running_var.tolist(), [0.8 + 0.2 * s[2] for s in stats])
@@ -241,7 +271,9 @@ def test_batch_norm_eval_uses_running_stats(torch, device):
     bn.eval()
     x = torch.randn(2, 3, 3, 3, device=device)
     before = bn.running_mean.tolist()
-    expected = ref_batch_norm(x.tolist(), bn.running_mean.tolist(), bn.running_var.tolist(), bn.weight.tolist(), bn.bias.tolist(), 1e-5)
+    expected = ref_batch_norm(
+        x.tolist(), bn.running_mean.tolist(), bn.running_var.tolist(), bn.weight.tolist(), bn.bias.tolist(), 1e-5
+    )
     assert_close(bn(x).tolist(), expected)
     assert bn.running_mean.tolist() == before and bn.num_batches_tracked.item() == 0
 
@@ -320,7 +352,9 @@ def test_sequential_of_several_layers(torch, device):
     with torch.no_grad():
         y = model(x)
     assert_close(y.tolist(), expected)
-    head = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.ReLU(), torch.nn.Linear(5, 2), torch.nn.Softmax(dim=1)).to(device)
+    head = torch.nn.Sequential(
+        torch.nn.Linear(6, 5), torch.nn.ReLU(), torch.nn.Linear(5, 2), torch.nn.Softmax(dim=1)
+    ).to(device)
     v = torch.randn(3, 6, device=device)
     a = relu_ref(ref_linear(v.tolist(), head[0].weight.tolist(), head[0].bias.tolist()))
     b = ref_linear(a, head[2].weight.tolist(), head[2].bias.tolist())
@@ -328,8 +362,12 @@ def test_sequential_of_several_layers(torch, device):
 
 
 def test_both_devices_give_the_same_numbers(torch):
-    model = torch.nn.Sequential(torch.nn.Conv2d(4, 6, 3, stride=2, padding=1, groups=2), torch.nn.BatchNorm2d(6),
-                                torch.nn.ReLU(), torch.nn.MaxPool2d(2))
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(4, 6, 3, stride=2, padding=1, groups=2),
+        torch.nn.BatchNorm2d(6),
+        torch.nn.ReLU(),
+        torch.nn.MaxPool2d(2),
+    )
     x = torch.randn(2, 4, 9, 9)
     y_cpu = model(x).tolist()
     running_var_cpu = model[1].running_var.tolist()
@@ -351,8 +389,11 @@ def test_kernels_are_picked_by_the_device_of_the_arguments(torch):
     x = torch.randn(1, 1, 4, 4)
     w = torch.randn(1, 1, 3, 3)
     vf = torch._C._VariableFunctions
-    with pytest.raises(RuntimeError, match=r"Could not run 'aten::cudnn_convolution' with arguments from the 'CPU' backend\. "
-                                           r"'aten::cudnn_convolution' is only available for these backends: \[CUDA\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Could not run 'aten::cudnn_convolution' with arguments from the 'CPU' backend\. "
+        r"'aten::cudnn_convolution' is only available for these backends: \[CUDA\]",
+    ):
         vf.cudnn_convolution(x, w, [0, 0], [1, 1], [1, 1], 1, False, False, False)
     out = vf.cudnn_convolution(x.cuda(), w.cuda(), [0, 0], [1, 1], [1, 1], 1, False, False, False)
     assert out.is_cuda and tuple(out.shape) == (1, 1, 2, 2)
@@ -393,8 +434,12 @@ def test_a_bad_call_raises_runtime_error_with_the_message(torch):
 
 
 def test_bindings_are_named_like_the_stubs(torch):
-    for fn, owner, name in ((torch.conv2d, "_VariableFunctions", "conv2d"), (torch._C._nn.linear, "_nn", "linear"),
-                            (torch.Tensor.relu, "TensorBase", "relu"), (torch.nn.functional.pad, "_nn", "pad")):
+    for fn, owner, name in (
+        (torch.conv2d, "_VariableFunctions", "conv2d"),
+        (torch._C._nn.linear, "_nn", "linear"),
+        (torch.Tensor.relu, "TensorBase", "relu"),
+        (torch.nn.functional.pad, "_nn", "pad"),
+    ):
         code = fn.__code__
         assert (code.co_qualname, code.co_name, fn.__globals__["__name__"]) == (f"{owner}.{name}", name, "torch._C")
     assert torch.nn.functional.conv2d is torch._C._VariableFunctions.conv2d
@@ -414,7 +459,7 @@ def test_overloads_out_arguments_and_numbers(torch):
     assert_close((x + 1).tolist(), [[a + 1 for a in r] for r in x.tolist()])
     counter = torch.zeros((), dtype=torch.long)
     assert torch.add(counter, 1).dtype == torch.int64
-    values, indices = torch._C._nn.max_pool2d_with_indices(torch.randn(1, 1, 4, 4), 2)
+    _values, _indices = torch._C._nn.max_pool2d_with_indices(torch.randn(1, 1, 4, 4), 2)
     v_out, i_out = torch.empty(1, 1, 2, 2), torch.empty(1, 1, 2, 2, dtype=torch.long)
     assert torch._C._nn.max_pool2d_with_indices(torch.randn(1, 1, 4, 4), 2, out=(v_out, i_out)) == (v_out, i_out)
     assert x.softmax(1).shape == x.shape and x.t().shape == (3, 2)
@@ -438,7 +483,7 @@ def test_tensors_factories_and_devices(torch):
     torch.manual_seed(7)
     assert torch.randn(4).tolist() == a
     r = torch.rand(1000).tolist()
-    assert 0.0 <= min(r) and max(r) < 1.0
+    assert min(r) >= 0.0 and max(r) < 1.0
     m = torch.arange(12).reshape(3, 4)
     assert m.t().tolist() == [[0, 4, 8], [1, 5, 9], [2, 6, 10], [3, 7, 11]]
     assert m[:, 1:3].tolist() == [[1, 2], [5, 6], [9, 10]] and not m[:, 1:3].is_contiguous()
@@ -614,7 +659,7 @@ def test_torchgen_model_reads_keys_defaults_and_structured_groups(torchgen, tmp_
         "  structured_delegate: scale.out\n"
         "  variants: function, method\n"
         "\n"
-        "- func: twice.int(Tensor self, SymInt[2] size, int dim=-1, str mode=\"x\") -> (Tensor, Tensor)\n"
+        '- func: twice.int(Tensor self, SymInt[2] size, int dim=-1, str mode="x") -> (Tensor, Tensor)\n'
         "  python_module: nn\n"
     )
     model = torchgen.model
@@ -629,7 +674,8 @@ def test_torchgen_model_reads_keys_defaults_and_structured_groups(torchgen, tmp_
     (group,) = model.group_structured(functions)
     assert group.meta_class_name() == "structured_scale" and group.out is out
     assert torchgen.yaml_subset.load_entries(yaml_file.read_text(), "x") == torchgen.model._load_yaml_entries(
-        yaml_file.read_text(), "x")
+        yaml_file.read_text(), "x"
+    )
     real = (SAMPLE_ROOT / "aten/src/ATen/native/native_functions.yaml").read_text()
     assert torchgen.yaml_subset.load_entries(real, "x") == torchgen.model._load_yaml_entries(real, "x")
 
@@ -638,9 +684,17 @@ def test_torchgen_maps_the_yaml_onto_the_hand_written_headers(torchgen, tmp_path
     functions = torchgen.model.parse_native_yaml(str(SAMPLE_ROOT / "aten/src/ATen/native/native_functions.yaml"))
     files = {Path(p).name: Path(p) for p in torchgen.gen.generate(str(SAMPLE_ROOT / "aten/src/ATen"), str(tmp_path))}
     assert len(functions) == 40
-    assert set(files) >= {"Operators.cpp", "RegisterSchema.cpp", "RegisterCPU.cpp", "RegisterCUDA.cpp",
-                          "RegisterCompositeExplicitAutograd.cpp", "RegisterCompositeImplicitAutograd.cpp",
-                          "python_torch_functions.cpp", "python_nn_functions.cpp", "manifest.json"}
+    assert set(files) >= {
+        "Operators.cpp",
+        "RegisterSchema.cpp",
+        "RegisterCPU.cpp",
+        "RegisterCUDA.cpp",
+        "RegisterCompositeExplicitAutograd.cpp",
+        "RegisterCompositeImplicitAutograd.cpp",
+        "python_torch_functions.cpp",
+        "python_nn_functions.cpp",
+        "manifest.json",
+    }
     cpu = files["RegisterCPU.cpp"].read_text()
     assert "at::Tensor & wrapper_CPU_relu_(at::Tensor & self) {\n  return at::native::relu_(self);" in cpu
     assert "wrapper_CPU_add_Tensor" in cpu and "structured_add_out_functional op;" in cpu
@@ -651,13 +705,23 @@ def test_torchgen_maps_the_yaml_onto_the_hand_written_headers(torchgen, tmp_path
     assert "return at::native::conv2d_symint(input, weight, bias, stride, padding, dilation, groups);" in implicit
     assert "return at::native::softmax(self, dim, dtype);" in implicit
     cuda = files["RegisterCUDA.cpp"].read_text()
-    assert 'c10::impl::check_and_update_common_device(common_device, self, "wrapper_CUDA_cudnn_convolution", "self");' in cuda
+    assert (
+        'c10::impl::check_and_update_common_device(common_device, self, "wrapper_CUDA_cudnn_convolution", "self");'
+        in cuda
+    )
     bindings = files["python_torch_functions.cpp"].read_text()
     assert 'extern "C" TORCH_API int THPVariable_conv2d_padding(' in bindings
     assert "at::conv2d(THPUtils_unpackTensor(args[0])" in bindings
     if shutil.which("c++"):
         for name in ("Operators.cpp", "RegisterCPU.cpp", "python_nn_functions.cpp"):
-            command = ["c++", "-std=c++17", "-fsyntax-only", f"-I{SAMPLE_ROOT / 'aten/src'}", f"-I{SAMPLE_ROOT}",
-                       f"-I{SAMPLE_ROOT / 'third_party/cuda/include'}", str(files[name])]
+            command = [
+                "c++",
+                "-std=c++17",
+                "-fsyntax-only",
+                f"-I{SAMPLE_ROOT / 'aten/src'}",
+                f"-I{SAMPLE_ROOT}",
+                f"-I{SAMPLE_ROOT / 'third_party/cuda/include'}",
+                str(files[name]),
+            ]
             result = subprocess.run(command, capture_output=True, text=True)
             assert result.returncode == 0, result.stderr

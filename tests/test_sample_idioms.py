@@ -43,9 +43,9 @@ import shutil
 
 import pytest
 
-from tests.command_line import invoke
 from explorer.query.graph import CallGraph
 from explorer.query.trace import trace_symbol
+from tests.command_line import invoke
 
 NATIVE = "aten/src/ATen/native"
 YAML = f"{NATIVE}/native_functions.yaml"
@@ -63,14 +63,25 @@ SHARED_REDUCE = f"{NATIVE}/SharedReduceOps.h"
 BLAS = f"{NATIVE}/cuda/Blas.cpp"
 CUBLAS = "aten/src/ATen/cuda/CUDABlas.cpp"
 
-needs_compiler = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler: the bundled runtime cannot be built")
+needs_compiler = pytest.mark.skipif(
+    shutil.which("c++") is None, reason="no C++ compiler: the bundled runtime cannot be built"
+)
 
 
 def callees(store, root, query, backend="cuda"):
     """(name, path, line, edge kind, resolution, call site) of each callee of `query`."""
     tree = trace_symbol(store, root, query, max_depth=1, backend=backend).trace.tree
-    return {(c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.label, c.edge.resolution.value, c.edge.site)
-            for c in tree.children}
+    return {
+        (
+            c.node.symbol.qname,
+            c.node.symbol.path,
+            c.node.symbol.line,
+            c.edge.label,
+            c.edge.resolution.value,
+            c.edge.site,
+        )
+        for c in tree.children
+    }
 
 
 def named(found, name):
@@ -82,8 +93,10 @@ def callees_at(store, root, qname, path, line, backend="cuda"):
     """Like callees, for the one definition of `qname` at path:line (a specialisation)."""
     (symbol,) = [s for s in store.symbols_with_qname(qname) if (s.path, s.line) == (path, line)]
     graph = CallGraph(store, root, backend)
-    return {(e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.label, e.resolution.value, e.site)
-            for e in graph.edges(graph.node(symbol))}
+    return {
+        (e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.label, e.resolution.value, e.site)
+        for e in graph.edges(graph.node(symbol))
+    }
 
 
 def chain(store, root, query, to, backend="cuda"):
@@ -117,8 +130,10 @@ def frame_names(tree):
 
 
 def test_kernels_behind_launch_bounds_are_kernels_at_their_global_line(sample_store):
-    kernels = {qname: sorted((s.path, s.line, s.kind.value) for s in sample_store.symbols_with_qname(qname))
-               for qname in ("at::native::fused_dropout_kernel", "at::native::elementwise_kernel", "at::native::reduce_kernel")}
+    kernels = {
+        qname: sorted((s.path, s.line, s.kind.value) for s in sample_store.symbols_with_qname(qname))
+        for qname in ("at::native::fused_dropout_kernel", "at::native::elementwise_kernel", "at::native::reduce_kernel")
+    }
     assert kernels == {
         "at::native::fused_dropout_kernel": [(DROPOUT, 33, "kernel")],
         "at::native::elementwise_kernel": [(LOOPS, 29, "kernel")],
@@ -157,8 +172,10 @@ def test_the_reduction_launches_its_kernel_from_a_local_macro(sample_store, samp
 
 
 def test_the_namespace_included_header_defines_at_native_functions(sample_store):
-    defined = {qname: sorted((s.path, s.line) for s in sample_store.symbols_with_qname(qname))
-               for qname in ("at::native::num_threads", "at::native::thread_work_size", "at::native::block_work_size")}
+    defined = {
+        qname: sorted((s.path, s.line) for s in sample_store.symbols_with_qname(qname))
+        for qname in ("at::native::num_threads", "at::native::thread_work_size", "at::native::block_work_size")
+    }
     assert defined == {
         "at::native::num_threads": [(LOOPS, 13)],
         "at::native::thread_work_size": [(LOOPS, 17)],
@@ -174,7 +191,9 @@ def test_unqualified_calls_reach_the_namespace_included_header(sample_store, sam
         ("at::native::elementwise_kernel", LOOPS, 29, "launch", "exact", (UNARY_CU, 29)),
     } <= found
     # (exp_kernel is defined twice, file-local in each file: the one of UnaryOpsKernel.cu)
-    assert named(callees_at(sample_store, sample_root, "at::native::exp_kernel", UNARY_CU, 38), "at::native::gpu_kernel") == [
+    assert named(
+        callees_at(sample_store, sample_root, "at::native::exp_kernel", UNARY_CU, 38), "at::native::gpu_kernel"
+    ) == [
         ("at::native::gpu_kernel", UNARY_CU, 22),
     ]
 
@@ -281,10 +300,14 @@ def test_each_registration_names_the_file_local_function_of_its_own_file(sample_
         ("at::native::exp_kernel", UNARY_CPU, 10),
         ("at::native::exp_kernel", UNARY_CU, 38),
     ]
-    assert named(callees(sample_store, sample_root, "at::native::exp_stub", backend="cuda"), "at::native::exp_kernel") == [
+    assert named(
+        callees(sample_store, sample_root, "at::native::exp_stub", backend="cuda"), "at::native::exp_kernel"
+    ) == [
         ("at::native::exp_kernel", UNARY_CU, 38),
     ]
-    assert named(callees(sample_store, sample_root, "at::native::exp_stub", backend="cpu"), "at::native::exp_kernel") == [
+    assert named(
+        callees(sample_store, sample_root, "at::native::exp_stub", backend="cpu"), "at::native::exp_kernel"
+    ) == [
         ("at::native::exp_kernel", UNARY_CPU, 10),
     ]
 
@@ -310,7 +333,9 @@ def test_the_python_call_picks_the_overload_by_its_arguments(sample_store, sampl
 
 
 def test_the_functional_and_the_out_overload_have_their_own_kernels(sample_store, sample_root):
-    assert named(callees(sample_store, sample_root, "aten::exp"), "at::native::exp") == [("at::native::exp", UNARY_OPS, 35)]
+    assert named(callees(sample_store, sample_root, "aten::exp"), "at::native::exp") == [
+        ("at::native::exp", UNARY_OPS, 35)
+    ]
     assert named(callees(sample_store, sample_root, "aten::exp.out"), "at::native::exp_out") == [
         ("at::native::exp_out", UNARY_OPS, 13),
     ]
@@ -356,7 +381,9 @@ def test_an_embedding_run_reaches_the_file_local_helper_of_indexing():
 
 @needs_compiler
 def test_an_mm_run_takes_the_float_specialisations():
-    comparison, tree = compare("import torch; torch.mm(torch.randn(3, 4, device='cuda'), torch.randn(4, 2, device='cuda'))")
+    comparison, tree = compare(
+        "import torch; torch.mm(torch.randn(3, 4, device='cuda'), torch.randn(4, 2, device='cuda'))"
+    )
     assert comparison["dynamic_only"] == []
     assert {
         ("aten::mm", "at::native::mm_cuda", "dispatch:CUDA"),
@@ -393,7 +420,9 @@ def test_an_exp_run_launches_through_gpu_kernel():
 
 @needs_compiler
 def test_an_exp_out_run_takes_the_out_overload_only():
-    code = "import torch; x = torch.randn(3, 5, device='cuda'); y = torch.empty(3, 5, device='cuda'); torch.exp(x, out=y)"
+    code = (
+        "import torch; x = torch.randn(3, 5, device='cuda'); y = torch.empty(3, 5, device='cuda'); torch.exp(x, out=y)"
+    )
     comparison, tree = compare(code)
     assert comparison["dynamic_only"] == []
     assert {

@@ -34,22 +34,29 @@ def chain(store, root, query, to):
     """The (name, path, line) hops of the first path from `query` to `to`, and each hop's call site."""
     report = trace_symbol(store, root, query, to=to, backend="cuda")
     assert report.trace.paths, f"no path from {query} to {to}"
-    return [(hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line, hop.edge.site if hop.edge else None)
-            for hop in report.trace.paths[0]]
+    return [
+        (hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line, hop.edge.site if hop.edge else None)
+        for hop in report.trace.paths[0]
+    ]
 
 
 def callees(store, root, query):
     """(name, line, edge kind, call site line) of each callee of `query` defined in the tree."""
     tree = trace_symbol(store, root, query, max_depth=1, backend="cuda").trace.tree
-    return {(c.node.symbol.qname, c.node.symbol.line, c.edge.label, c.edge.site[1] if c.edge.site else None)
-            for c in tree.children if c.node.symbol.path}
+    return {
+        (c.node.symbol.qname, c.node.symbol.line, c.edge.label, c.edge.site[1] if c.edge.site else None)
+        for c in tree.children
+        if c.node.symbol.path
+    }
 
 
 # -- 1. nested function-local macros passing a function name -----------------------------
 
 
 def test_topk_reaches_the_multiblock_kernel_through_the_launch_function_a_macro_names(sample_store, sample_root):
-    assert chain(sample_store, sample_root, "at::native::launch_gather_topk_kernel", "at::native::mbtopk::radixFindKthValues") == [
+    assert chain(
+        sample_store, sample_root, "at::native::launch_gather_topk_kernel", "at::native::mbtopk::radixFindKthValues"
+    ) == [
         ("at::native::launch_gather_topk_kernel", TOPK, 58, None),
         ("at::native::mbtopk::launch", TOPK, 45, (TOPK, 81)),
         ("at::native::mbtopk::radixFindKthValues", TOPK, 36, (TOPK, 47)),
@@ -57,7 +64,9 @@ def test_topk_reaches_the_multiblock_kernel_through_the_launch_function_a_macro_
 
 
 def test_topk_reaches_the_single_block_kernel_through_the_other_branch(sample_store, sample_root):
-    assert chain(sample_store, sample_root, "at::native::launch_gather_topk_kernel", "at::native::sbtopk::gatherTopK") == [
+    assert chain(
+        sample_store, sample_root, "at::native::launch_gather_topk_kernel", "at::native::sbtopk::gatherTopK"
+    ) == [
         ("at::native::launch_gather_topk_kernel", TOPK, 58, None),
         ("at::native::sbtopk::launch", TOPK, 25, (TOPK, 81)),
         ("at::native::sbtopk::gatherTopK", TOPK, 17, (TOPK, 27)),
@@ -89,17 +98,25 @@ def test_flash_forward_reaches_the_kernel_launched_through_a_local_in_switch_lam
         ("pytorch_flash::flash_fwd_kernel", FLASH, 38, (FLASH, 47)),
         ("pytorch_flash::compute_attn", FLASH, 26, (FLASH, 39)),
     ]
-    assert ("pytorch_flash::flash_fwd_kernel", 38, "launch", 47) in callees(sample_store, sample_root, "pytorch_flash::run_flash_fwd")
+    assert ("pytorch_flash::flash_fwd_kernel", 38, "launch", 47) in callees(
+        sample_store, sample_root, "pytorch_flash::run_flash_fwd"
+    )
 
 
 # -- 3. two sibling launch macros in one function ------------------------------------------
 
 
 def test_both_sibling_launch_macros_are_followed(sample_store, sample_root):
-    launches = {(name, line, site) for name, line, kind, site in callees(sample_store, sample_root, "at::native::parallel_cat")
-                if kind == "launch"}
+    launches = {
+        (name, line, site)
+        for name, line, kind, site in callees(sample_store, sample_root, "at::native::parallel_cat")
+        if kind == "launch"
+    }
     # one edge per kernel, at its first launch: HANDLE_CASE_ALIGNED(1) at :40, HANDLE_CASE(1) at :49
-    assert launches == {("at::native::CatArrayBatchedCopy_aligned16", 22, 40), ("at::native::CatArrayBatchedCopy", 14, 49)}
+    assert launches == {
+        ("at::native::CatArrayBatchedCopy_aligned16", 22, 40),
+        ("at::native::CatArrayBatchedCopy", 14, 49),
+    }
     assert chain(sample_store, sample_root, "at::native::parallel_cat", "at::native::CatArrayBatchedCopy") == [
         ("at::native::parallel_cat", SHAPE, 30, None),
         ("at::native::CatArrayBatchedCopy", SHAPE, 14, (SHAPE, 49)),

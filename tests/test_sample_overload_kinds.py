@@ -33,7 +33,8 @@ def calls(store, root, query, callee):
     tree = trace_symbol(store, root, query, max_depth=1, backend="cuda").trace.tree
     return [
         (c.node.symbol.path, c.node.symbol.line, c.edge.resolution.value, len(c.edge.candidates))
-        for c in tree.children if c.node.symbol.qname == callee
+        for c in tree.children
+        if c.node.symbol.qname == callee
     ]
 
 
@@ -57,34 +58,54 @@ def test_a_string_literal_runs_the_string_overload(sample_store, sample_root):
 
 def test_an_argument_of_unknown_kind_keeps_every_constructor(sample_store, sample_root):
     assert calls(sample_store, sample_root, "caffe2::serialize::reader_from", CONSTRUCTOR) == [
-        (READER, 46, "ambiguous", 3), (READER, 50, "ambiguous", 3), (READER, 54, "ambiguous", 3),
+        (READER, 46, "ambiguous", 3),
+        (READER, 50, "ambiguous", 3),
+        (READER, 54, "ambiguous", 3),
     ]
 
 
 def test_a_macros_arguments_say_nothing_of_the_call_it_writes(sample_store, sample_root):
     assert calls(sample_store, sample_root, "caffe2::serialize::indexed_key", "caffe2::serialize::record_key") == [
-        (READER, 71, "ambiguous", 2), (READER, 75, "ambiguous", 2),
+        (READER, 71, "ambiguous", 2),
+        (READER, 75, "ambiguous", 2),
     ]
 
 
 def test_the_trace_to_the_adapter_reader_takes_no_ambiguous_hop(sample_store, sample_root):
-    report = trace_symbol(sample_store, sample_root, "caffe2::serialize::reader_from_buffer",
-                          to="caffe2::serialize::PyTorchStreamReader::open_adapter", backend="cuda")
-    assert [(hop.node.symbol.qname, hop.node.symbol.line, hop.edge.resolution.value if hop.edge else None)
-            for hop in report.trace.paths[0]] == [
+    report = trace_symbol(
+        sample_store,
+        sample_root,
+        "caffe2::serialize::reader_from_buffer",
+        to="caffe2::serialize::PyTorchStreamReader::open_adapter",
+        backend="cuda",
+    )
+    assert [
+        (hop.node.symbol.qname, hop.node.symbol.line, hop.edge.resolution.value if hop.edge else None)
+        for hop in report.trace.paths[0]
+    ] == [
         ("caffe2::serialize::reader_from_buffer", 81, None),
         (CONSTRUCTOR, 54, "exact"),
         ("caffe2::serialize::PyTorchStreamReader::open_adapter", 67, "exact"),
     ]
 
 
-@pytest.mark.parametrize(("written", "kind"), [
-    ('"version"', Kind.C_STRING), ("name.c_str()", Kind.C_STRING), ('std::string("a")', Kind.STRING),
-    ("&in", Kind.POINTER), ("nullptr", Kind.NULL), ("std::make_unique<BufferAdapter>(bytes)", Kind.SMART),
-    ("c10::make_intrusive<Work>()", Kind.SMART), ("7", Kind.NUMBER), ("true", Kind.NUMBER),
-    ("0", Kind.UNKNOWN),  # also a null pointer
-    ("std::make_unique<BufferAdapter>(bytes).release()", Kind.UNKNOWN), ("helper(x)", Kind.UNKNOWN),
-])
+@pytest.mark.parametrize(
+    ("written", "kind"),
+    [
+        ('"version"', Kind.C_STRING),
+        ("name.c_str()", Kind.C_STRING),
+        ('std::string("a")', Kind.STRING),
+        ("&in", Kind.POINTER),
+        ("nullptr", Kind.NULL),
+        ("std::make_unique<BufferAdapter>(bytes)", Kind.SMART),
+        ("c10::make_intrusive<Work>()", Kind.SMART),
+        ("7", Kind.NUMBER),
+        ("true", Kind.NUMBER),
+        ("0", Kind.UNKNOWN),  # also a null pointer
+        ("std::make_unique<BufferAdapter>(bytes).release()", Kind.UNKNOWN),
+        ("helper(x)", Kind.UNKNOWN),
+    ],
+)
 def test_an_argument_has_the_kind_its_spelling_says(written, kind):
     assert argument_kind(written, lambda name: Kind.UNKNOWN) == kind
 
@@ -92,7 +113,13 @@ def test_an_argument_has_the_kind_its_spelling_says(written, kind):
 def test_a_parameter_has_the_kind_its_type_says():
     signature = "void f(const std::string& a, std::istream* b, const char* c, c10::intrusive_ptr<W> d, bool e, int64_t, T&& g, ...)"
     assert parameter_kinds(signature) == (
-        Kind.STRING, Kind.POINTER, Kind.C_STRING, Kind.SMART, Kind.BOOL, Kind.NUMBER, Kind.UNKNOWN,
+        Kind.STRING,
+        Kind.POINTER,
+        Kind.C_STRING,
+        Kind.SMART,
+        Kind.BOOL,
+        Kind.NUMBER,
+        Kind.UNKNOWN,
     )
 
 

@@ -47,11 +47,15 @@ def test_a_fresh_call_graph_is_taken_every_so_many_files(sample_store, sample_ro
 
     monkeypatch.setattr(scip, "_FILES_PER_GRAPH", 50)
     done: list[int] = []
-    bounded, counts = scip.scip_index(sample_store, graph, sample_root, "sample_repo", scip.scip_files(sample_store), done.append)
+    bounded, counts = scip.scip_index(
+        sample_store, graph, sample_root, "sample_repo", scip.scip_files(sample_store), done.append
+    )
     assert len(made) == 5 and done == list(range(1, 210))  # files 1-49, 50-99, ..., 200-209
     made.clear()
     monkeypatch.setattr(scip, "_FILES_PER_GRAPH", 1000)
-    whole, whole_counts = scip.scip_index(sample_store, graph, sample_root, "sample_repo", scip.scip_files(sample_store))
+    whole, whole_counts = scip.scip_index(
+        sample_store, graph, sample_root, "sample_repo", scip.scip_files(sample_store)
+    )
     assert len(made) == 1
     # on the bundled tree no reference needs what a caller read by another graph passes
     assert bounded.SerializeToString() == whole.SerializeToString() and counts == whole_counts
@@ -62,7 +66,9 @@ def test_only_operators_and_kernels_implement_something(index):
     # nothing (TensorBase#dim() was said to implement init.py's _calculate_fan_in_and_fan_out)
     languages = {d.language for d in index.documents for s in d.symbols if s.relationships}
     assert languages == {"yaml", "cpp", "cuda"}
-    assert not [s.symbol for d in index.documents if d.relative_path.endswith(".pyi") for s in d.symbols if s.relationships]
+    assert not [
+        s.symbol for d in index.documents if d.relative_path.endswith(".pyi") for s in d.symbols if s.relationships
+    ]
 
 
 def test_every_call_of_a_callee_is_a_reference(index):
@@ -70,14 +76,17 @@ def test_every_call_of_a_callee_is_a_reference(index):
     # callee was the only one before)
     conv2d = SAMPLE + "torch/nn/functional/conv2d."
     assert [list(o.range) for o in document(index, "torch/nn/modules/conv.py").occurrences if o.symbol == conv2d] == [
-        [229, 21, 27], [238, 17, 23]]
+        [229, 21, 27],
+        [238, 17, 23],
+    ]
 
 
 def test_a_call_reached_twice_is_one_reference(index):
     # torch/nn/init.py:54 `tensor.dim()`, `tensor: Tensor`: TensorBase.dim, reached as the
     # tensor's method and as the stub's binding; one occurrence
-    assert [o.symbol.rsplit(" ", 1)[1] for o in document(index, "torch/nn/init.py").occurrences if o.range[0] == 53] == [
-        "torch/_C/TensorBase#dim()."]
+    assert [
+        o.symbol.rsplit(" ", 1)[1] for o in document(index, "torch/nn/init.py").occurrences if o.range[0] == 53
+    ] == ["torch/_C/TensorBase#dim()."]
 
 
 def _references(index: scip_pb2.Index, path: str) -> set[tuple[int, str]]:
@@ -93,7 +102,9 @@ def document(index: scip_pb2.Index, path: str) -> scip_pb2.Document:
 
 
 def occurrences(index: scip_pb2.Index, path: str, line: int) -> list[tuple[list[int], str, int]]:
-    return sorted((list(o.range), o.symbol, o.symbol_roles) for o in document(index, path).occurrences if o.range[0] == line)
+    return sorted(
+        (list(o.range), o.symbol, o.symbol_roles) for o in document(index, path).occurrences if o.range[0] == line
+    )
 
 
 def implements(index: scip_pb2.Index, path: str, symbol: str) -> list[str]:
@@ -118,10 +129,13 @@ def test_definitions_and_references_at_their_names(index):
         ([243, 20, 33], SAMPLE + "torch/nn/modules/conv/Conv2d#_conv_forward().", 0),
     ]
     # conv.py:230 `            return F.conv2d(`: the alias conv2d = _add_docstr(...) of functional.py:37
-    assert ([229, 21, 27], SAMPLE + "torch/nn/functional/conv2d.", 0) in occurrences(index, "torch/nn/modules/conv.py", 229)
+    assert ([229, 21, 27], SAMPLE + "torch/nn/functional/conv2d.", 0) in occurrences(
+        index, "torch/nn/modules/conv.py", 229
+    )
     # Conv_v7.cpp:110 `  AT_CUDNN_CHECK(cudnnConvolutionForward(`: the vendor API, an external symbol
     assert ([109, 17, 40], "explorer . vendor . cudnnConvolutionForward().", 0) in occurrences(
-        index, "aten/src/ATen/native/cudnn/Conv_v7.cpp", 109)
+        index, "aten/src/ATen/native/cudnn/Conv_v7.cpp", 109
+    )
     assert "explorer . vendor . cudnnConvolutionForward()." in {s.symbol for s in index.external_symbols}
 
 
@@ -129,13 +143,18 @@ def test_cross_language_edges_are_implementation_relationships(index):
     yaml = "aten/src/ATen/native/native_functions.yaml"
     # native_functions.yaml:74 conv2d binds the two stubs of _VariableFunctions.pyi (lines 14, 16)
     assert implements(index, yaml, SAMPLE + "aten/conv2d().") == [
-        SAMPLE + "torch/_C/_VariableFunctions/conv2d().", SAMPLE + "torch/_C/_VariableFunctions/conv2d(+1).",
+        SAMPLE + "torch/_C/_VariableFunctions/conv2d().",
+        SAMPLE + "torch/_C/_VariableFunctions/conv2d(+1).",
     ]
     # its CompositeImplicitAutograd row names conv2d_symint (Convolution.cpp:173)
-    assert implements(index, "aten/src/ATen/native/Convolution.cpp", SAMPLE + "at/native/conv2d_symint().") == [SAMPLE + "aten/conv2d()."]
+    assert implements(index, "aten/src/ATen/native/Convolution.cpp", SAMPLE + "at/native/conv2d_symint().") == [
+        SAMPLE + "aten/conv2d()."
+    ]
     # `CUDA: cudnn_convolution` names both definitions, each side of an #if: each implements it
-    for path, symbol in (("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", "at/native/cudnn_convolution()."),
-                         ("aten/src/ATen/native/cudnn/ConvShared.cpp", "at/native/cudnn_convolution(+1).")):
+    for path, symbol in (
+        ("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", "at/native/cudnn_convolution()."),
+        ("aten/src/ATen/native/cudnn/ConvShared.cpp", "at/native/cudnn_convolution(+1)."),
+    ):
         assert implements(index, path, SAMPLE + symbol) == [SAMPLE + "aten/cudnn_convolution()."]
 
 
@@ -154,7 +173,9 @@ def test_under_a_folder_a_kernel_still_implements_its_operator(tmp_path):
     assert result.exit_code == 0, result.output
     index = scip_pb2.Index.FromString(written.read_bytes())
     assert {d.relative_path.rsplit("/", 1)[0] for d in index.documents} == {"aten/src/ATen/native/cudnn"}
-    assert implements(index, "aten/src/ATen/native/cudnn/ConvShared.cpp", SAMPLE + "at/native/cudnn_convolution(+1).") == [
+    assert implements(
+        index, "aten/src/ATen/native/cudnn/ConvShared.cpp", SAMPLE + "at/native/cudnn_convolution(+1)."
+    ) == [
         SAMPLE + "aten/cudnn_convolution().",
     ]
 
@@ -172,12 +193,16 @@ def test_a_definition_whose_calls_nest_past_the_stack_is_left_out_and_counted(sa
         return edges(node)
 
     monkeypatch.setattr(graph, "edges_by_site", deep)
-    index, counts = scip_index(sample_store, lambda: graph, sample_root, "sample_repo", scip_files(sample_store, "torch/nn/modules"))
+    index, counts = scip_index(
+        sample_store, lambda: graph, sample_root, "sample_repo", scip_files(sample_store, "torch/nn/modules")
+    )
     assert counts.too_deep == 1
     conv = document(index, "torch/nn/modules/conv.py")
     # its definition stays; its reference to _conv_forward (conv.py:244) is left out, the rest of the file is written
     assert [list(o.range) for o in conv.occurrences if o.range[0] in (242, 243)] == [[242, 8, 15]]
-    assert any(o.range[0] == 229 and not o.symbol_roles for o in conv.occurrences)  # conv.py:230 F.conv2d, from _conv_forward
+    assert any(
+        o.range[0] == 229 and not o.symbol_roles for o in conv.occurrences
+    )  # conv.py:230 F.conv2d, from _conv_forward
 
 
 def test_definitions_read_in_part_are_said_in_a_note(tmp_path, monkeypatch):
@@ -186,12 +211,17 @@ def test_definitions_read_in_part_are_said_in_a_note(tmp_path, monkeypatch):
     from explorer.query.flow import solver
 
     monkeypatch.setattr(solver, "STEPS_PER_START", 3)
-    root = write_tree(tmp_path / "tree", {"m.py": "def h(): pass\n\n\ndef f():\n    h()\n\n\ndef g():\n    fn = h\n    fn()\n    f()\n"})
+    root = write_tree(
+        tmp_path / "tree",
+        {"m.py": "def h(): pass\n\n\ndef f():\n    h()\n\n\ndef g():\n    fn = h\n    fn()\n    f()\n"},
+    )
     result = invoke(["scip", "--root", str(root), "-o", str(tmp_path / "m.scip")])
     assert result.exit_code == 0, result.output
     reason = "its values flow through more code than one query follows (more than 3 steps); its calls are found by name"
-    assert result.stderr == (f"note: 2 definitions could not be read in full (m.py:4 m.f: {reason}; m.py:8 m.g: {reason}); "
-                             "some of their calls may be missing\n")
+    assert result.stderr == (
+        f"note: 2 definitions could not be read in full (m.py:4 m.f: {reason}; m.py:8 m.g: {reason}); "
+        "some of their calls may be missing\n"
+    )
     (document,) = scip_pb2.Index.FromString((tmp_path / "m.scip").read_bytes()).documents
     # h() at m.py:5 and f() at m.py:11; fn() at m.py:10 reaches h, whose name the line does
     # not write: no range to give it
@@ -206,7 +236,9 @@ def test_it_writes_over_its_own_index_only(tmp_path):
     notes.write_text("my notes\n")
     refused = invoke(["scip", "-o", str(notes)])
     assert (refused.exit_code, refused.stderr) == (
-        1, f"error: not writing {notes}: it exists and is not a file explorer wrote; remove it or name another file\n")
+        1,
+        f"error: not writing {notes}: it exists and is not a file explorer wrote; remove it or name another file\n",
+    )
     assert notes.read_text() == "my notes\n"
     link = tmp_path / "link.scip"
     link.symlink_to(mine)

@@ -41,7 +41,7 @@ def test_lookups_between_additions_agree_with_a_scan(draws, offsets):
     for place, interval in enumerate(intervals):
         scopes.add(*interval)
         added.append(interval)
-        for offset in offsets[place % 3::3]:  # some lookups after each addition
+        for offset in offsets[place % 3 :: 3]:  # some lookups after each addition
             assert scopes.innermost(offset) == _innermost(added, offset, "file")
     for offset in offsets:
         assert scopes.innermost(offset) == _innermost(added, offset, "file")
@@ -52,6 +52,8 @@ def test_definitions_added_in_the_files_order_are_not_sorted_again_and_again():
     started = time.process_time()
     facts = parse_file("one_line.cu", Language.CUDA, source)
     assert sorted((s.qname, s.line) for s in facts.symbols) == sorted((f"k{number}", 1) for number in range(40_000))
-    assert sorted((call.caller, call.callee) for call in facts.calls) == sorted((f"k{n}", f"g{n}") for n in range(40_000))
+    assert sorted((call.caller, call.callee) for call in facts.calls) == sorted(
+        (f"k{n}", f"g{n}") for n in range(40_000)
+    )
     # minutes before (sorted at every lookup); seconds now. A hang guard, not a benchmark.
     assert time.process_time() - started < 120

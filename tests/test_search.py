@@ -62,7 +62,12 @@ def test_letters_in_order_find_the_vendor_call(sample_store):
     hits = search(sample_store, "cudnnconvfwd", 3)
     assert [(h.symbol.qname, h.symbol.kind, h.symbol.lang, h.symbol.path) for h in hits] == [
         ("cudnnConvolutionForward", SymbolKind.EXTERNAL, Language.VENDOR, None),
-        ("at::native::cudnn_convolution_forward_out", SymbolKind.FUNCTION, Language.CPP, "aten/src/ATen/native/cudnn/ConvShared.cpp"),
+        (
+            "at::native::cudnn_convolution_forward_out",
+            SymbolKind.FUNCTION,
+            Language.CPP,
+            "aten/src/ATen/native/cudnn/ConvShared.cpp",
+        ),
         ("cudnnGetConvolutionForwardAlgorithm_v7", SymbolKind.EXTERNAL, Language.VENDOR, None),
     ]
 
@@ -110,8 +115,10 @@ def test_nothing_matches_nonsense(sample_store):
 
 
 def test_call_sites_are_stored_for_tracing(sample_store):
-    calls = [(c.callee, c.qualified, c.line, c.kind.value, c.name_args)
-             for c in sample_store.calls_in("torch.nn.modules.conv.Conv2d._conv_forward", "torch/nn/modules/conv.py")]
+    calls = [
+        (c.callee, c.qualified, c.line, c.kind.value, c.name_args)
+        for c in sample_store.calls_in("torch.nn.modules.conv.Conv2d._conv_forward", "torch/nn/modules/conv.py")
+    ]
     assert calls == [
         ("F.conv2d", "torch.nn.functional.conv2d", 230, "call", ()),
         ("F.pad", "torch.nn.functional.pad", 231, "call", ()),
@@ -119,10 +126,19 @@ def test_call_sites_are_stored_for_tracing(sample_store):
         ("F.conv2d", "torch.nn.functional.conv2d", 239, "call", ()),
     ]
     # the function pointer handed to the splitting helper is kept with the call
-    [split] = [c for c in sample_store.calls_in("at::native::raw_cudnn_convolution_forward_out", "aten/src/ATen/native/cudnn/Conv_v7.cpp")
-               if c.callee == "split_batch_dim_to_32bit_out"]
+    [split] = [
+        c
+        for c in sample_store.calls_in(
+            "at::native::raw_cudnn_convolution_forward_out", "aten/src/ATen/native/cudnn/Conv_v7.cpp"
+        )
+        if c.callee == "split_batch_dim_to_32bit_out"
+    ]
     assert (split.line, split.name_args[-1]) == (124, "raw_cudnn_convolution_forward_out_32bit")
-    launches = [(c.callee, c.line) for c in sample_store.calls_in("at::native::relu_kernel_cuda", "aten/src/ATen/native/cuda/Activation.cu") if c.kind.value == "launch"]
+    launches = [
+        (c.callee, c.line)
+        for c in sample_store.calls_in("at::native::relu_kernel_cuda", "aten/src/ATen/native/cuda/Activation.cu")
+        if c.kind.value == "launch"
+    ]
     assert launches == [("relu_cuda_kernel", 27)]
 
 
@@ -140,7 +156,9 @@ class _Reversed:
 
 
 def test_a_namespace_in_several_files_is_one_hit_at_its_first_file_whatever_the_row_order(sample_store):
-    opened = [s for s in sample_store.symbols_named("native") if s.kind is SymbolKind.NAMESPACE and s.qname == "at::native"]
+    opened = [
+        s for s in sample_store.symbols_named("native") if s.kind is SymbolKind.NAMESPACE and s.qname == "at::native"
+    ]
     assert len(opened) > 1  # at::native is opened in many files of the sample tree
     first = min((s.path, s.line) for s in opened)
     for reader in (sample_store, _Reversed(sample_store)):

@@ -17,7 +17,11 @@ IMPL = "torch/csrc/jit/api/function_impl.cpp"
 COMPILER = "torch/csrc/jit/frontend/compiler.cpp"
 LAMBDA = "torch::jit::<lambda at line 13>"
 STORED = [  # (qname, file, line): what the constructor and the setter are given
-    (LAMBDA, COMPILER, 13),  # `auto creator = [name](GraphFunction& method) {...}`, make_unique<GraphFunction>(name, creator)
+    (
+        LAMBDA,
+        COMPILER,
+        13,
+    ),  # `auto creator = [name](GraphFunction& method) {...}`, make_unique<GraphFunction>(name, creator)
     ("torch::jit::emit_builtin", COMPILER, 10),  # GraphFunction(name, emit_builtin)
     ("torch::jit::emit_graph", COMPILER, 9),  # fn.set_creator(&emit_graph)
 ]
@@ -30,8 +34,11 @@ def _node(store, graph, qname: str, line: int):
 
 def _stored_edges(graph, node):
     return sorted(
-        ((e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.resolution, e.site)
-         for e in graph.edges(node) if e.kind is EdgeKind.STORED),
+        (
+            (e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.resolution, e.site)
+            for e in graph.edges(node)
+            if e.kind is EdgeKind.STORED
+        ),
         key=lambda edge: (edge[1] or "", edge[2] or 0),
     )
 
@@ -48,7 +55,9 @@ def test_a_local_copied_from_the_member_runs_what_every_construction_and_the_set
     assert _stored_edges(graph, ensure_defined) == _expected((IMPL, 10))
     (edge,) = [e for e in graph.edges(ensure_defined) if e.target.symbol.qname == LAMBDA]
     assert edge.candidates == (
-        f"torch::jit::emit_graph ({COMPILER}:9)", f"torch::jit::emit_builtin ({COMPILER}:10)", f"{LAMBDA} ({COMPILER}:13)",
+        f"torch::jit::emit_graph ({COMPILER}:9)",
+        f"torch::jit::emit_builtin ({COMPILER}:10)",
+        f"{LAMBDA} ({COMPILER}:13)",
     )
 
 
@@ -65,7 +74,12 @@ def test_the_local_lambda_is_a_node_whose_calls_are_its_own_lines(sample_store, 
     symbol = edge.target.symbol
     # its calls are those of `define`, where the index keeps them, on the lambda's lines
     assert (symbol.kind, symbol.path, symbol.line, symbol.end_line, symbol.signature, symbol.target) == (
-        SymbolKind.FUNCTION, COMPILER, 13, 15, "[name](GraphFunction& method)", "torch::jit::define",
+        SymbolKind.FUNCTION,
+        COMPILER,
+        13,
+        15,
+        "[name](GraphFunction& method)",
+        "torch::jit::define",
     )
     assert [(e.target.symbol.qname, e.target.symbol.line, e.kind, e.site) for e in graph.edges(edge.target)] == [
         ("torch::jit::emit_graph", 9, EdgeKind.CALL, (COMPILER, 14)),
@@ -75,7 +89,9 @@ def test_the_local_lambda_is_a_node_whose_calls_are_its_own_lines(sample_store, 
 def test_a_class_named_in_a_call_runs_its_constructor(sample_store, sample_root):
     graph = CallGraph(sample_store, sample_root, "all")
     define_builtin = _node(sample_store, graph, "torch::jit::define_builtin", 19)
-    assert [(e.target.symbol.qname, e.target.symbol.line, e.kind, e.resolution, e.site) for e in graph.edges(define_builtin)] == [
+    assert [
+        (e.target.symbol.qname, e.target.symbol.line, e.kind, e.resolution, e.site) for e in graph.edges(define_builtin)
+    ] == [
         ("torch::jit::GraphFunction::GraphFunction", 12, EdgeKind.CALL, Resolution.EXACT, (COMPILER, 20)),
     ]
 
@@ -87,8 +103,17 @@ def test_the_trace_goes_through_the_stored_lambda(sample_store, sample_root):
     # function whose use of it cannot be read: the fnptr rule, older than this one)
     assert paths == [
         [("torch::jit::recompile", 23), ("torch::jit::GraphFunction::set_creator", 16), ("torch::jit::emit_graph", 9)],
-        [("torch::jit::recompile", 23), ("torch::jit::GraphFunction::ensure_defined", 6), ("torch::jit::emit_graph", 9)],
-        [("torch::jit::recompile", 23), ("torch::jit::GraphFunction::ensure_defined", 6), (LAMBDA, 13), ("torch::jit::emit_graph", 9)],
+        [
+            ("torch::jit::recompile", 23),
+            ("torch::jit::GraphFunction::ensure_defined", 6),
+            ("torch::jit::emit_graph", 9),
+        ],
+        [
+            ("torch::jit::recompile", 23),
+            ("torch::jit::GraphFunction::ensure_defined", 6),
+            (LAMBDA, 13),
+            ("torch::jit::emit_graph", 9),
+        ],
     ]
 
 
@@ -98,20 +123,25 @@ def test_a_class_two_source_files_each_define_holds_only_its_own_files_callables
 
     def test_file(name: str) -> str:
         return (
-            "#include <functional>\n"                                                     # 1
-            f"void {name}(void* p) {{}}\n"                                                # 2
-            "struct IOBuf {\n"                                                            # 3
+            "#include <functional>\n"  # 1
+            f"void {name}(void* p) {{}}\n"  # 2
+            "struct IOBuf {\n"  # 3
             "  explicit IOBuf(std::function<void(void*)> d) : deleter_(std::move(d)) {}\n"  # 4
-            "  std::function<void(void*)> deleter_;\n"                                    # 5
-            "  ~IOBuf() { deleter_(nullptr); }\n"                                         # 6
-            "};\n"                                                                        # 7
-            f"void make() {{ IOBuf buf({name}); auto other = IOBuf({name}); }}\n"         # 8
+            "  std::function<void(void*)> deleter_;\n"  # 5
+            "  ~IOBuf() { deleter_(nullptr); }\n"  # 6
+            "};\n"  # 7
+            f"void make() {{ IOBuf buf({name}); auto other = IOBuf({name}); }}\n"  # 8
         )
 
-    root = write_tree(tmp_path / "tree", {"test/cuda_test.cpp": test_file("free_cuda"), "test/xpu_test.cpp": test_file("free_xpu")})
+    root = write_tree(
+        tmp_path / "tree", {"test/cuda_test.cpp": test_file("free_cuda"), "test/xpu_test.cpp": test_file("free_xpu")}
+    )
     with indexed(root, tmp_path) as (store, graph):
         for path, freed in (("test/cuda_test.cpp", "free_cuda"), ("test/xpu_test.cpp", "free_xpu")):
             (destructor,) = [s for s in store.symbols_with_qname("IOBuf::~IOBuf") if s.path == path]
-            assert [(e.target.symbol.qname, e.target.symbol.path, e.resolution, e.site) for e in graph.edges(graph.node(destructor))] == [
+            assert [
+                (e.target.symbol.qname, e.target.symbol.path, e.resolution, e.site)
+                for e in graph.edges(graph.node(destructor))
+            ] == [
                 (freed, path, Resolution.VALUE, (path, 6)),
             ]

@@ -5,8 +5,8 @@ could mean, unless asked for (--tests). The fixture is written here; lines read 
 from __future__ import annotations
 
 import pytest
-
 from conftest import write_tree
+
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.query.details import describe
@@ -18,23 +18,23 @@ TREE = {
     "aten/src/ATen/native/native_functions.yaml": (
         "- func: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None) -> Tensor\n"  # 1
         "  dispatch:\n"
-        "    CPU: empty_cpu\n"                                                              # 3
+        "    CPU: empty_cpu\n"  # 3
     ),
     "aten/src/ATen/native/TensorFactories.cpp": (
-        "namespace at::native {\n"                                   # 1
+        "namespace at::native {\n"  # 1
         "Tensor empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype) { return Tensor(); }\n"  # 2
         "}\n"
     ),
     "aten/src/ATen/test/extension_backend_test.cpp": (
         "Tensor empty_override(SymIntArrayRef size, std::optional<ScalarType> dtype) { return Tensor(); }\n"  # 1
-        "TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {\n"                # 2
-        "  m.impl(\"empty.memory_format\", empty_override);\n"       # 3
+        "TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {\n"  # 2
+        '  m.impl("empty.memory_format", empty_override);\n'  # 3
         "}\n"
     ),
     "test/cpp_extensions/my_ops.cpp": (
-        "Tensor twice(const Tensor& x) { return x; }\n"               # 1
-        "TORCH_LIBRARY(myops, m) {\n"                                 # 2
-        "  m.def(\"twice(Tensor x) -> Tensor\", twice);\n"           # 3
+        "Tensor twice(const Tensor& x) { return x; }\n"  # 1
+        "TORCH_LIBRARY(myops, m) {\n"  # 2
+        '  m.def("twice(Tensor x) -> Tensor", twice);\n'  # 3
         "}\n"
     ),
 }
@@ -57,10 +57,19 @@ def callees(indexed, query: str, tests: bool = False) -> list[tuple]:
 
 
 def test_what_is_test_code():
-    assert [is_test_code(p) for p in (
-        "aten/src/ATen/test/basic.cpp", "test/cpp_extensions/my_ops.cpp", "c10/test/util/Half_test.cpp", "test_torch.py",
-        "torch/testing/_internal/common_utils.py", "aten/src/ATen/native/TensorFactories.cpp", "tools/latest.py", None,
-    )] == [True, True, True, True, False, False, False, False]
+    assert [
+        is_test_code(p)
+        for p in (
+            "aten/src/ATen/test/basic.cpp",
+            "test/cpp_extensions/my_ops.cpp",
+            "c10/test/util/Half_test.cpp",
+            "test_torch.py",
+            "torch/testing/_internal/common_utils.py",
+            "aten/src/ATen/native/TensorFactories.cpp",
+            "tools/latest.py",
+            None,
+        )
+    ] == [True, True, True, True, False, False, False, False]
 
 
 def test_a_kernel_a_test_registers_is_left_out_of_a_production_operator(indexed):
@@ -74,7 +83,10 @@ def test_a_kernel_a_test_registers_is_left_out_of_a_production_operator(indexed)
     store, root = indexed
     (operator,) = store.symbols_with_qname("aten::empty.memory_format")
     shown = describe(store, root, operator)
-    assert ([(row.key, row.kernel) for row in shown.kernels], shown.test_kernels) == ([("CPU", "at::native::empty_cpu")], 1)
+    assert ([(row.key, row.kernel) for row in shown.kernels], shown.test_kernels) == (
+        [("CPU", "at::native::empty_cpu")],
+        1,
+    )
     everything = describe(store, root, operator, tests=True)
     assert ([row.key for row in everything.kernels], everything.test_kernels) == (["CPU", "PrivateUse1"], 0)
 

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.command_line import invoke
 from explorer import environment as environment_module
 from explorer.environment import Distribution, find_distributions, find_environment
 from explorer.errors import UnknownSymbolError, UsageError
@@ -29,6 +28,7 @@ from explorer.query.lookup import resolve
 from explorer.query.trace import trace_symbol
 from explorer.trees import TreeRequest, Workspace, open_workspace, source_version
 from explorer.workspace import SAMPLE_ROOT
+from tests.command_line import invoke
 
 SAMPLE = str(SAMPLE_ROOT)
 OPS = f"{SAMPLE}/mini_ops/csrc"
@@ -49,7 +49,13 @@ def hops(opened: Workspace, query: str, to: str, backend: str = "cuda") -> list[
     report = trace_symbol(opened.reader, opened.root, query, to=to, backend=backend)
     assert report.trace.paths, f"no path from {query} to {to}"
     return [
-        (h.node.symbol.qname, h.node.symbol.path, h.node.symbol.line, h.edge.label if h.edge else None, h.edge.site if h.edge else None)
+        (
+            h.node.symbol.qname,
+            h.node.symbol.path,
+            h.node.symbol.line,
+            h.edge.label if h.edge else None,
+            h.edge.site if h.edge else None,
+        )
         for h in report.trace.paths[0]
     ]
 
@@ -107,10 +113,12 @@ def test_the_project_reaches_kernels_in_a_joined_tree_each_hop_located_in_its_tr
     ]
     with workspace(project, SAMPLE) as opened:
         assert [(t.name, t.root, t.kind) for t in opened.trees] == [
-            ("project", str(project), TreeKind.PROJECT), ("sample_repo", SAMPLE, TreeKind.SOURCE),
+            ("project", str(project), TreeKind.PROJECT),
+            ("sample_repo", SAMPLE, TreeKind.SOURCE),
         ]
         # self.block(x) (model.py:18), where self.block = ScaledClamp(factor) (model.py:14)
-        assert hops(opened, "mini_app.model.App", "clamp_add_kernel") == [*into_forward,
+        assert hops(opened, "mini_app.model.App", "clamp_add_kernel") == [
+            *into_forward,
             ("torch.nn.modules.module.Module._wrapped_call_impl", MODULE, 186, "method", ("mini_app/model.py", 18)),
             ("torch.nn.modules.module.Module._call_impl", MODULE, 189, "method", (MODULE, 187)),
             ("mini_ops.layers.ScaledClamp.forward", f"{SAMPLE}/mini_ops/layers.py", 15, "method", (MODULE, 198)),
@@ -125,12 +133,35 @@ def test_the_project_reaches_kernels_in_a_joined_tree_each_hop_located_in_its_tr
             ("mini_app.model.App.forward", "mini_app/model.py", 16, None, None),
             ("torch.nn.modules.module.Module._wrapped_call_impl", MODULE, 186, "method", ("mini_app/model.py", 17)),
             ("torch.nn.modules.module.Module._call_impl", MODULE, 189, "method", (MODULE, 187)),
-            ("torch.nn.modules.conv.Conv2d.forward", f"{SAMPLE}/torch/nn/modules/conv.py", 243, "method", (MODULE, 198)),
-            ("torch.nn.modules.conv.Conv2d._conv_forward", f"{SAMPLE}/torch/nn/modules/conv.py", 228, "method",
-             (f"{SAMPLE}/torch/nn/modules/conv.py", 244)),
-            ("torch.nn.functional.conv2d", f"{SAMPLE}/torch/nn/functional.py", 37, "call", (f"{SAMPLE}/torch/nn/modules/conv.py", 230)),
+            (
+                "torch.nn.modules.conv.Conv2d.forward",
+                f"{SAMPLE}/torch/nn/modules/conv.py",
+                243,
+                "method",
+                (MODULE, 198),
+            ),
+            (
+                "torch.nn.modules.conv.Conv2d._conv_forward",
+                f"{SAMPLE}/torch/nn/modules/conv.py",
+                228,
+                "method",
+                (f"{SAMPLE}/torch/nn/modules/conv.py", 244),
+            ),
+            (
+                "torch.nn.functional.conv2d",
+                f"{SAMPLE}/torch/nn/functional.py",
+                37,
+                "call",
+                (f"{SAMPLE}/torch/nn/modules/conv.py", 230),
+            ),
         ]
-        assert conv[-1] == ("cudnnConvolutionForward", None, None, "call", (f"{SAMPLE}/aten/src/ATen/native/cudnn/Conv_v7.cpp", 110))
+        assert conv[-1] == (
+            "cudnnConvolutionForward",
+            None,
+            None,
+            "call",
+            (f"{SAMPLE}/aten/src/ATen/native/cudnn/Conv_v7.cpp", 110),
+        )
         assert len(conv) == 20
 
 
@@ -153,8 +184,12 @@ def test_the_project_hides_its_own_packages_in_trees_joined_after_it(project):
 def test_calls_and_flow_facts_are_read_from_the_tree_holding_the_file(project):
     with workspace(project, SAMPLE) as opened:
         reader = opened.reader
-        assert [c.callee for c in reader.calls_in("mini_app.model.run", "mini_app/model.py")] == ["mini_ops.soft_square"]
-        assert [c.callee for c in reader.calls_in("mini_ops.ops.clamp_add", f"{SAMPLE}/mini_ops/ops.py")] == ["torch.ops.mini_ops.clamp_add"]
+        assert [c.callee for c in reader.calls_in("mini_app.model.run", "mini_app/model.py")] == [
+            "mini_ops.soft_square"
+        ]
+        assert [c.callee for c in reader.calls_in("mini_ops.ops.clamp_add", f"{SAMPLE}/mini_ops/ops.py")] == [
+            "torch.ops.mini_ops.clamp_add"
+        ]
         assert reader.calls_in("mini_ops.ops.clamp_add", "/elsewhere/mini_ops/ops.py") == []
         assert reader.python_flow(f"{SAMPLE}/mini_ops/ops.py") is not None
         assert reader.tree_relative(f"{SAMPLE}/mini_ops/ops.py") == "mini_ops/ops.py"
@@ -164,7 +199,9 @@ def test_calls_and_flow_facts_are_read_from_the_tree_holding_the_file(project):
 # -- installed packages -----------------------------------------------------------------------
 
 
-def test_an_installed_wheel_is_read_for_python_and_yaml_and_its_chains_end_at_the_compiled_kernel(tmp_path, environment):
+def test_an_installed_wheel_is_read_for_python_and_yaml_and_its_chains_end_at_the_compiled_kernel(
+    tmp_path, environment
+):
     root = tmp_path / "net"
     (root / "net").mkdir(parents=True)
     (root / "net" / "__init__.py").write_text("")
@@ -175,7 +212,8 @@ def test_an_installed_wheel_is_read_for_python_and_yaml_and_its_chains_end_at_th
     site = str(environment / "lib" / "python3.11" / "site-packages")
     with workspace(root, python=str(environment)) as opened:
         assert [(t.name, t.root, t.kind, t.only) for t in opened.trees] == [
-            ("project", str(root), TreeKind.PROJECT, ()), ("torch 9.9.0", site, TreeKind.INSTALLED, ("torch", "torchgen")),
+            ("project", str(root), TreeKind.PROJECT, ()),
+            ("torch 9.9.0", site, TreeKind.INSTALLED, ("torch", "torchgen")),
         ]
         reader = opened.reader
         with pytest.raises(UnknownSymbolError):  # torch/include is C++: not read
@@ -183,21 +221,63 @@ def test_an_installed_wheel_is_read_for_python_and_yaml_and_its_chains_end_at_th
         chain = hops(opened, "net.model.Net.forward", "aten::conv2d")
         assert chain == [
             ("net.model.Net.forward", "net/model.py", 9, None, None),
-            ("torch.nn.modules.module.Module._wrapped_call_impl", f"{site}/torch/nn/modules/module.py", 186, "method", ("net/model.py", 10)),
-            ("torch.nn.modules.module.Module._call_impl", f"{site}/torch/nn/modules/module.py", 189, "method",
-             (f"{site}/torch/nn/modules/module.py", 187)),
-            ("torch.nn.modules.conv.Conv2d.forward", f"{site}/torch/nn/modules/conv.py", 243, "method", (f"{site}/torch/nn/modules/module.py", 198)),
-            ("torch.nn.modules.conv.Conv2d._conv_forward", f"{site}/torch/nn/modules/conv.py", 228, "method",
-             (f"{site}/torch/nn/modules/conv.py", 244)),
-            ("torch.nn.functional.conv2d", f"{site}/torch/nn/functional.py", 37, "call", (f"{site}/torch/nn/modules/conv.py", 230)),
-            ("torch._C._VariableFunctions.conv2d", f"{site}/torch/_C/_VariableFunctions.pyi", 14, "alias", (f"{site}/torch/nn/functional.py", 37)),
-            ("aten::conv2d", f"{site}/torchgen/packaged/ATen/native/native_functions.yaml", 74, "binding",
-             (f"{site}/torch/_C/_VariableFunctions.pyi", 14)),
+            (
+                "torch.nn.modules.module.Module._wrapped_call_impl",
+                f"{site}/torch/nn/modules/module.py",
+                186,
+                "method",
+                ("net/model.py", 10),
+            ),
+            (
+                "torch.nn.modules.module.Module._call_impl",
+                f"{site}/torch/nn/modules/module.py",
+                189,
+                "method",
+                (f"{site}/torch/nn/modules/module.py", 187),
+            ),
+            (
+                "torch.nn.modules.conv.Conv2d.forward",
+                f"{site}/torch/nn/modules/conv.py",
+                243,
+                "method",
+                (f"{site}/torch/nn/modules/module.py", 198),
+            ),
+            (
+                "torch.nn.modules.conv.Conv2d._conv_forward",
+                f"{site}/torch/nn/modules/conv.py",
+                228,
+                "method",
+                (f"{site}/torch/nn/modules/conv.py", 244),
+            ),
+            (
+                "torch.nn.functional.conv2d",
+                f"{site}/torch/nn/functional.py",
+                37,
+                "call",
+                (f"{site}/torch/nn/modules/conv.py", 230),
+            ),
+            (
+                "torch._C._VariableFunctions.conv2d",
+                f"{site}/torch/_C/_VariableFunctions.pyi",
+                14,
+                "alias",
+                (f"{site}/torch/nn/functional.py", 37),
+            ),
+            (
+                "aten::conv2d",
+                f"{site}/torchgen/packaged/ATen/native/native_functions.yaml",
+                74,
+                "binding",
+                (f"{site}/torch/_C/_VariableFunctions.pyi", 14),
+            ),
         ]
         report = trace_symbol(reader, opened.root, "aten::conv2d", backend="cuda")
-        (kernel,) = [child for child in report.trace.tree.children]
+        (kernel,) = list(report.trace.tree.children)
         assert (kernel.node.symbol.qname, kernel.node.symbol.path, kernel.edge.label, kernel.edge.resolution.value) == (
-            "at::native::conv2d_symint", None, "dispatch:CompositeImplicitAutograd", "name",
+            "at::native::conv2d_symint",
+            None,
+            "dispatch:CompositeImplicitAutograd",
+            "name",
         )
         assert kernel.node.symbol.signature == (
             "compiled into torch 9.9.0, installed without its C++ sources: add a source checkout with --tree PATH to follow it"
@@ -206,7 +286,11 @@ def test_an_installed_wheel_is_read_for_python_and_yaml_and_its_chains_end_at_th
         # native_functions.yaml:90 `CUDA: cudnn_convolution`: this build has no lib/libtorch_cuda, so no CUDA kernel at all
         cuda = trace_symbol(reader, opened.root, "aten::cudnn_convolution", backend="cuda").trace.tree.children
         assert [(c.node.symbol.qname, c.edge.label, c.node.symbol.signature) for c in cuda] == [
-            ("at::native::cudnn_convolution", "dispatch:CUDA", "not in torch 9.9.0: a build without CUDA (no lib/libtorch_cuda) has no CUDA kernels"),
+            (
+                "at::native::cudnn_convolution",
+                "dispatch:CUDA",
+                "not in torch 9.9.0: a build without CUDA (no lib/libtorch_cuda) has no CUDA kernels",
+            ),
         ]
     (Path(site) / "torch" / "lib").mkdir()
     (Path(site) / "torch" / "lib" / "libtorch_cuda.so").write_bytes(b"")  # a CUDA build's library, beside the Python
@@ -235,19 +319,28 @@ def test_an_installed_tree_is_refreshed_only_when_its_distribution_changes(tmp_p
 
 def test_a_wheel_beside_a_checkout_of_another_version_is_said_once_and_only_its_stubs_read(project, environment):
     with workspace(project, SAMPLE, python=str(environment)) as opened:
-        assert [(t.name, t.stubs_only) for t in opened.trees] == [("project", False), ("sample_repo", False), ("torch 9.9.0", True)]
+        assert [(t.name, t.stubs_only) for t in opened.trees] == [
+            ("project", False),
+            ("sample_repo", False),
+            ("torch 9.9.0", True),
+        ]
         version = source_version(SAMPLE)
         assert opened.notes == [
             f"note: torch 9.9.0 installed in {environment} is not read: sample_repo at {SAMPLE}"
             f"{f' (version {version})' if version else ''} provides torch, torchgen instead; only its stubs (.pyi) are, "
             "for the names the checkout has none for (stubs its build generates)"
         ]
-        assert all(s.path and s.path.startswith(SAMPLE) for s in resolve(opened.reader, "torch.nn.functional.conv2d").symbols)
+        assert all(
+            s.path and s.path.startswith(SAMPLE) for s in resolve(opened.reader, "torch.nn.functional.conv2d").symbols
+        )
         # the checkout has its own stubs here (the two @overload lines, 14 and 16): the wheel's same names add nothing
         assert [(s.path, s.line) for s in resolve(opened.reader, "torch._C._VariableFunctions.conv2d").symbols] == [
-            (f"{SAMPLE}/torch/_C/_VariableFunctions.pyi", 14), (f"{SAMPLE}/torch/_C/_VariableFunctions.pyi", 16)]
+            (f"{SAMPLE}/torch/_C/_VariableFunctions.pyi", 14),
+            (f"{SAMPLE}/torch/_C/_VariableFunctions.pyi", 16),
+        ]
         assert opened.reader.operators_named("conv2d") and all(  # operators: the checkout's YAML alone
-            s.path.startswith(SAMPLE) for s in opened.reader.operators_named("conv2d"))
+            s.path.startswith(SAMPLE) for s in opened.reader.operators_named("conv2d")
+        )
 
 
 def test_a_project_that_provides_the_package_reads_no_stubs_of_the_wheel(tmp_path, environment):
@@ -273,24 +366,46 @@ def test_a_checkout_without_its_generated_stubs_takes_them_from_the_wheel(tmp_pa
     assert path[:4] == [
         ("torch.nn.functional.conv2d", functional, 37, None, None),
         # functional.py:37 conv2d = _add_docstr(torch.conv2d, ...): the stub of the wheel, its line 14
-        ("torch._C._VariableFunctions.conv2d", f"{site}/torch/_C/_VariableFunctions.pyi", 14, "alias", (functional, 37)),
-        ("aten::conv2d", f"{checkout}/aten/src/ATen/native/native_functions.yaml", 74, "binding", (f"{site}/torch/_C/_VariableFunctions.pyi", 14)),
-        ("at::native::conv2d_symint", f"{checkout}/aten/src/ATen/native/Convolution.cpp", 173, "dispatch:CompositeImplicitAutograd",
-         (f"{checkout}/aten/src/ATen/native/native_functions.yaml", 76)),
+        (
+            "torch._C._VariableFunctions.conv2d",
+            f"{site}/torch/_C/_VariableFunctions.pyi",
+            14,
+            "alias",
+            (functional, 37),
+        ),
+        (
+            "aten::conv2d",
+            f"{checkout}/aten/src/ATen/native/native_functions.yaml",
+            74,
+            "binding",
+            (f"{site}/torch/_C/_VariableFunctions.pyi", 14),
+        ),
+        (
+            "at::native::conv2d_symint",
+            f"{checkout}/aten/src/ATen/native/Convolution.cpp",
+            173,
+            "dispatch:CompositeImplicitAutograd",
+            (f"{checkout}/aten/src/ATen/native/native_functions.yaml", 76),
+        ),
     ]
     assert path[-1][0] == "cudnnConvolutionForward"
 
 
 def test_the_cli_joins_trees_and_says_what_it_cannot_use(project, environment):
-    result = invoke(["search", "clamp_add_cuda", "--root", str(project), "--tree", SAMPLE, "--python-env", str(environment)])
+    result = invoke(
+        ["search", "clamp_add_cuda", "--root", str(project), "--tree", SAMPLE, "--python-env", str(environment)]
+    )
     assert result.exit_code == 0, result.output
-    assert "sample_repo:mini_ops/csrc/kernels.cu:54" in result.stdout  # another tree's file: its name, then the path in it
+    assert (
+        "sample_repo:mini_ops/csrc/kernels.cu:54" in result.stdout
+    )  # another tree's file: its name, then the path in it
     assert result.stderr.count("note: torch 9.9.0 installed in") == 1
     missing = invoke(["search", "x", "--root", str(project), "--tree", str(project / "nowhere")])
     assert (missing.exit_code, missing.stderr) == (2, f"error: --tree {project / 'nowhere'}: not a folder\n")
     bad_env = invoke(["search", "x", "--root", str(project), "--python-env", str(project / "nowhere")])
     assert (bad_env.exit_code, bad_env.stderr) == (
-        2, f"error: --python-env {project / 'nowhere'}: not a Python interpreter or environment folder\n",
+        2,
+        f"error: --python-env {project / 'nowhere'}: not a Python interpreter or environment folder\n",
     )
     joined = invoke(["search", "clamp_add_cuda", "--root", str(project)], env={"EXPLORER_TREES": SAMPLE})
     assert "sample_repo:mini_ops/csrc/kernels.cu:54" in joined.stdout
@@ -308,7 +423,9 @@ def test_the_environment_is_found_as_language_servers_find_it(tmp_path, monkeypa
     (project / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     found = find_environment(str(project), None)
     assert found is not None and (found.where, found.found_by, found.site_folders) == (
-        str(project / ".venv"), "the project's .venv", (os.path.realpath(site),),
+        str(project / ".venv"),
+        "the project's .venv",
+        (os.path.realpath(site),),
     )
     active = tmp_path / "active"
     (active / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
@@ -327,19 +444,23 @@ def test_the_environment_is_found_as_language_servers_find_it(tmp_path, monkeypa
         find_environment(str(project), None)
 
 
-def test_an_interpreters_answer_is_kept_while_its_file_is_unchanged_and_a_launcher_is_asked_each_time(tmp_path, monkeypatch):
+def test_an_interpreters_answer_is_kept_while_its_file_is_unchanged_and_a_launcher_is_asked_each_time(
+    tmp_path, monkeypatch
+):
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("EXPLORER_PYTHON_ENV")
     binary = os.path.realpath(sys.base_exec_prefix + "/bin/python3")  # outside any venv: asked, not read as a folder
     asked: list[str] = []
     real_run = environment_module.subprocess.run
-    monkeypatch.setattr(environment_module.subprocess, "run", lambda command, **kw: asked.append(command[0]) or real_run(command, **kw))
+    monkeypatch.setattr(
+        environment_module.subprocess, "run", lambda command, **kw: asked.append(command[0]) or real_run(command, **kw)
+    )
     first = find_environment(str(tmp_path), binary)
     again = find_environment(str(tmp_path), binary)
     assert first is not None and again == first and asked == [binary]
     # a launcher script (pyenv's shims) may start another interpreter each time
     launcher = tmp_path / "python3"
-    launcher.write_text(f"#!/bin/sh\nexec {binary} \"$@\"\n")
+    launcher.write_text(f'#!/bin/sh\nexec {binary} "$@"\n')
     launcher.chmod(0o755)
     assert find_environment(str(tmp_path), str(launcher)).site_folders == first.site_folders
     assert find_environment(str(tmp_path), str(launcher)).site_folders == first.site_folders
@@ -400,7 +521,9 @@ def test_a_pyenv_shim_is_read_as_pyenv_chooses_and_the_chosen_interpreter_is_ask
     monkeypatch.setenv("PYENV_VERSION", "3.99.2")
     asked: list[str] = []
     real_run = environment_module.subprocess.run
-    monkeypatch.setattr(environment_module.subprocess, "run", lambda command, **kw: asked.append(command[0]) or real_run(command, **kw))
+    monkeypatch.setattr(
+        environment_module.subprocess, "run", lambda command, **kw: asked.append(command[0]) or real_run(command, **kw)
+    )
     found = find_environment(str(tmp_path), str(shim))
     again = find_environment(str(tmp_path), str(shim))
     assert found is not None and found == again and found.site_folders
@@ -419,7 +542,9 @@ def test_pth_paths_are_read_and_their_code_lines_are_not_run(tmp_path):
     (site / "mylib.pth").write_text(f"{src}\nimport os; open({str(marker)!r}, 'w')\n")
     found = find_environment(str(tmp_path), str(env))
     assert found is not None and found.site_folders == (os.path.realpath(site), str(src))
-    assert find_distributions(found, {"mylib", "os"}) == {"mylib": Distribution("mylib", "", str(src), ("mylib",), None)}
+    assert find_distributions(found, {"mylib", "os"}) == {
+        "mylib": Distribution("mylib", "", str(src), ("mylib",), None)
+    }
     assert not marker.exists()
 
 
@@ -456,7 +581,9 @@ def test_a_distributions_import_names_are_kept_until_its_record_or_top_level_txt
     environment = Environment(str(tmp_path), "test", (str(site),))
     read: list[str] = []
     real_read = environment_module._top_level_from_record
-    monkeypatch.setattr(environment_module, "_top_level_from_record", lambda record: read.append(record) or real_read(record))
+    monkeypatch.setattr(
+        environment_module, "_top_level_from_record", lambda record: read.append(record) or real_read(record)
+    )
 
     def providers() -> dict[str, tuple[str, ...]]:
         return {name: d.top_level for name, d in find_distributions(environment, {"yaml", "_yaml"}).items()}
@@ -481,10 +608,15 @@ def test_index_indexes_the_joined_trees_too_and_lists_them(project, environment)
     alone = invoke(["index", "--root", str(project), "--python-env", str(environment), "--json"])
     import json
 
-    assert json.loads(alone.stdout)["trees"] == [{
-        "name": "torch 9.9.0", "kind": "installed", "root": str(environment / "lib" / "python3.11" / "site-packages"),
-        "version": "9.9.0", "packages": ["torch", "torchgen"],
-    }]
+    assert json.loads(alone.stdout)["trees"] == [
+        {
+            "name": "torch 9.9.0",
+            "kind": "installed",
+            "root": str(environment / "lib" / "python3.11" / "site-packages"),
+            "version": "9.9.0",
+            "packages": ["torch", "torchgen"],
+        }
+    ]
 
 
 def test_the_call_graph_is_the_projects_with_callees_resolved_in_the_joined_trees(project):
@@ -496,8 +628,11 @@ def test_the_call_graph_is_the_projects_with_callees_resolved_in_the_joined_tree
             "mini_app.model": [],
             # model.py:12-14: super().__init__(), self.conv = torch.nn.Conv2d(...), self.block = ScaledClamp(factor)
             "mini_app.model.App.__init__": [
-                "<builtin>.super", "mini_ops.layers.ScaledClamp.__init__", "torch.nn.modules.conv.Conv2d.__init__",
-                "torch.nn.modules.module.Module.__init__", "torch.nn.modules.module.Module.__setattr__",
+                "<builtin>.super",
+                "mini_ops.layers.ScaledClamp.__init__",
+                "torch.nn.modules.conv.Conv2d.__init__",
+                "torch.nn.modules.module.Module.__init__",
+                "torch.nn.modules.module.Module.__setattr__",
             ],
             # model.py:17-18: self.conv(x), self.block(x): Module.__call__ is _wrapped_call_impl (module.py:233)
             "mini_app.model.App.forward": ["torch.nn.modules.module.Module._wrapped_call_impl"],
@@ -532,7 +667,16 @@ def test_index_leaves_a_tree_inside_the_project_to_that_tree(tmp_path):
     root = tmp_path / "work"
     shutil.copytree(SAMPLE_ROOT / "mini_app", root / "mini_app")
     shutil.copytree(SAMPLE_ROOT, root / "deps" / "sample_repo")
-    args = ["index", "--root", str(root), "--tree", str(root / "deps" / "sample_repo"), "--python-env", "none", "--json"]
+    args = [
+        "index",
+        "--root",
+        str(root),
+        "--tree",
+        str(root / "deps" / "sample_repo"),
+        "--python-env",
+        "none",
+        "--json",
+    ]
     first = json.loads(invoke(args).stdout)
     second = json.loads(invoke(args).stdout)
     # the project's files are mini_app/__init__.py and mini_app/model.py; the tree's 201 are its own
@@ -545,16 +689,32 @@ def test_an_unknown_name_offers_the_projects_own_definitions_first(project):
     # longer than sample_repo's mynet.net.Net.forward, and comes first all the same
     result = invoke(["show", "App.forwrd", "--root", str(project), "--tree", SAMPLE, "--python-env", "none"])
     assert result.exit_code == 1
-    assert result.stderr.splitlines()[-1] == "error: unknown symbol: App.forwrd; closest: mini_app.model.App.forward, mynet.net.Net.forward"
+    assert (
+        result.stderr.splitlines()[-1]
+        == "error: unknown symbol: App.forwrd; closest: mini_app.model.App.forward, mynet.net.Net.forward"
+    )
     alone = invoke(["show", "App.forwrd", "--python-env", "none"])  # the bundled tree alone: the shortest first
-    assert alone.stderr.splitlines()[-1].startswith("error: unknown symbol: App.forwrd; closest: mynet.net.Net.forward, ")
+    assert alone.stderr.splitlines()[-1].startswith(
+        "error: unknown symbol: App.forwrd; closest: mynet.net.Net.forward, "
+    )
 
 
 def test_trace_json_lists_the_trees_its_files_are_in(project):
     import json
 
-    result = invoke(["trace", "mini_app.model.run", "--to", "soft_square_kernel", "--root", str(project),
-                                 "--tree", SAMPLE, "--json"])
+    result = invoke(
+        [
+            "trace",
+            "mini_app.model.run",
+            "--to",
+            "soft_square_kernel",
+            "--root",
+            str(project),
+            "--tree",
+            SAMPLE,
+            "--json",
+        ]
+    )
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["trees"] == [
@@ -570,7 +730,9 @@ def test_trace_json_lists_the_trees_its_files_are_in(project):
     alone = json.loads(invoke(["trace", "mini_app.model.run", "--root", str(project), "--json"]).stdout)
     assert "trees" not in alone
     # text writes another tree's locations short: the tree's name and the path within it
-    text = invoke(["trace", "mini_app.model.run", "--to", "soft_square_kernel", "--root", str(project), "--tree", SAMPLE])
+    text = invoke(
+        ["trace", "mini_app.model.run", "--to", "soft_square_kernel", "--root", str(project), "--tree", SAMPLE]
+    )
     hops = [line for line in text.stdout.splitlines() if line.startswith(("  0 ", "  1 ", "  2 "))][:3]
     assert hops == [
         "  0  python  mini_app.model.run  mini_app/model.py:21",
@@ -595,6 +757,5 @@ def test_a_tree_not_ready_is_left_out_of_a_partial_workspace_only(tmp_path, proj
         assert [t.name for t in opened.trees] == ["project"]
         assert opened.waiting == ["torch 9.9.0: not indexed yet"]
         assert [s.qname for s in opened.reader.symbols_with_qname("mini_app.model.App")] == ["mini_app.model.App"]
-    with pytest.raises(TreeNotReady, match="^torch 9.9.0: not indexed yet$"):
-        with open_workspace(request, project_only):
-            pass
+    with pytest.raises(TreeNotReady, match=r"^torch 9\.9\.0: not indexed yet$"), open_workspace(request, project_only):
+        pass

@@ -25,9 +25,9 @@ import shutil
 
 import pytest
 
-from tests.command_line import invoke
 from explorer.query.graph import CallGraph
 from explorer.query.trace import trace_symbol
+from tests.command_line import invoke
 
 MODULE = "torch/nn/modules/module.py"
 CALL = ("torch.nn.modules.module.Module.__call__", MODULE, 233)
@@ -36,18 +36,28 @@ CALL_IMPL = ("torch.nn.modules.module.Module._call_impl", MODULE, 189)
 NET = ("mynet.net.Net", "mynet/net.py", 8)
 NET_FORWARD = ("mynet.net.Net.forward", "mynet/net.py", 18)
 INTO_NET = [NET, CALL, WRAPPED, CALL_IMPL, NET_FORWARD]
-INTO_STEM = [WRAPPED, CALL_IMPL, ("torch.nn.modules.container.Sequential.forward", "torch/nn/modules/container.py", 79),
-             WRAPPED, CALL_IMPL]
+INTO_STEM = [
+    WRAPPED,
+    CALL_IMPL,
+    ("torch.nn.modules.container.Sequential.forward", "torch/nn/modules/container.py", 79),
+    WRAPPED,
+    CALL_IMPL,
+]
 NATIVE = "aten/src/ATen/native"
 YAML = f"{NATIVE}/native_functions.yaml"
 
-needs_compiler = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler: the bundled runtime cannot be built")
+needs_compiler = pytest.mark.skipif(
+    shutil.which("c++") is None, reason="no C++ compiler: the bundled runtime cannot be built"
+)
 
 
 def paths(store, root, query, to):
     report = trace_symbol(store, root, query, to=to, backend="cuda")
     assert report.trace.paths, f"no path from {query} to {to}"
-    return [[(hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line) for hop in path] for path in report.trace.paths]
+    return [
+        [(hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line) for hop in path]
+        for path in report.trace.paths
+    ]
 
 
 def sites(store, root, query, to):
@@ -79,7 +89,10 @@ def test_the_net_reaches_the_cudnn_convolution_through_its_stem(sample_store, sa
     ]
     # the model's own hops: self.stem(x), then the Sequential's module(input)
     assert sites(sample_store, sample_root, "mynet.Net", "cudnnConvolutionForward")[5:9] == [
-        ("mynet/net.py", 19), (MODULE, 187), (MODULE, 198), ("torch/nn/modules/container.py", 81),
+        ("mynet/net.py", 19),
+        (MODULE, 187),
+        (MODULE, 198),
+        ("torch/nn/modules/container.py", 81),
     ]
 
 
@@ -112,8 +125,10 @@ def test_the_net_reaches_the_cudnn_batch_norm_and_the_relu_kernel(sample_store, 
 
 def test_the_net_reaches_cublas_through_the_head_it_keeps_in_a_dict(sample_store, sample_root):
     first = paths(sample_store, sample_root, "mynet.Net", "cublasSgemm")[0]
-    assert first == INTO_NET + [
-        WRAPPED, CALL_IMPL,
+    assert first == [
+        *INTO_NET,
+        WRAPPED,
+        CALL_IMPL,
         ("torch.nn.modules.linear.Linear.forward", "torch/nn/modules/linear.py", 66),
         ("torch.nn.functional.linear", "torch/nn/functional.py", 58),
         ("torch._C._nn.linear", "torch/_C/_nn.pyi", 9),
@@ -127,21 +142,33 @@ def test_the_net_reaches_cublas_through_the_head_it_keeps_in_a_dict(sample_store
         ("at::cuda::blas::gemm_internal", "aten/src/ATen/cuda/CUDABlas.cpp", 52),
         ("cublasSgemm", None, None),
     ]
-    assert sites(sample_store, sample_root, "mynet.Net", "cublasSgemm")[5] == ("mynet/net.py", 24)  # self.heads["logits"](x)
+    assert sites(sample_store, sample_root, "mynet.Net", "cublasSgemm")[5] == (
+        "mynet/net.py",
+        24,
+    )  # self.heads["logits"](x)
 
 
-def test_a_block_taken_from_the_module_list_reaches_the_convolution_through_its_own_attribute(sample_store, sample_root):
+def test_a_block_taken_from_the_module_list_reaches_the_convolution_through_its_own_attribute(
+    sample_store, sample_root
+):
     first = paths(sample_store, sample_root, "mynet.layers.BasicBlock", "cudnnConvolutionForward")[0]
     assert first[:6] == [
-        ("mynet.layers.BasicBlock", "mynet/layers.py", 28), CALL, WRAPPED, CALL_IMPL,
-        ("mynet.layers.BasicBlock.forward", "mynet/layers.py", 39), WRAPPED,
+        ("mynet.layers.BasicBlock", "mynet/layers.py", 28),
+        CALL,
+        WRAPPED,
+        CALL_IMPL,
+        ("mynet.layers.BasicBlock.forward", "mynet/layers.py", 39),
+        WRAPPED,
     ]
-    assert sites(sample_store, sample_root, "mynet.layers.BasicBlock", "cudnnConvolutionForward")[5] == ("mynet/layers.py", 40)
+    assert sites(sample_store, sample_root, "mynet.layers.BasicBlock", "cudnnConvolutionForward")[5] == (
+        "mynet/layers.py",
+        40,
+    )
 
 
 def test_each_call_of_the_net_forward_reaches_exactly_what_its_attribute_holds(sample_store, sample_root):
     graph = CallGraph(sample_store, sample_root, "cuda")
-    (forward,) = [s for s in sample_store.symbols_with_qname("mynet.net.Net.forward")]
+    (forward,) = list(sample_store.symbols_with_qname("mynet.net.Net.forward"))
     node = dataclasses.replace(graph.node(forward), self_class="mynet.net.Net")
     edges = sorted((e.site[1], e.kind, e.target.symbol.qname, e.target.self_class) for e in graph.edges(node))
     assert edges == [
@@ -156,7 +183,8 @@ def test_each_call_of_the_net_forward_reaches_exactly_what_its_attribute_holds(s
 
 def test_the_custom_autograd_function_runs_its_forward(sample_store, sample_root):
     first = paths(sample_store, sample_root, "mynet.Net", "aten::exp")[0]
-    assert first == INTO_NET + [
+    assert first == [
+        *INTO_NET,
         ("torch.autograd.function.Function.apply", "torch/autograd/function.py", 44),
         ("mynet.layers.SoftExp.forward", "mynet/layers.py", 17),
         ("torch._C._VariableFunctions.exp", "torch/_C/_VariableFunctions.pyi", 70),
@@ -165,10 +193,7 @@ def test_the_custom_autograd_function_runs_its_forward(sample_store, sample_root
 
 
 NET_RUN = (
-    "import torch\n"
-    "from mynet import Net\n"
-    "net = Net().to('cuda')\n"
-    "out = net(torch.randn(2, 3, 8, 8, device='cuda'))\n"
+    "import torch\nfrom mynet import Net\nnet = Net().to('cuda')\nout = net(torch.randn(2, 3, 8, 8, device='cuda'))\n"
 )
 
 

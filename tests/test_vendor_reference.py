@@ -69,8 +69,21 @@ def vendor_objects(tmp_path_factory) -> list[Path]:
 
     def build(source: Path) -> Path:
         obj = out / (source.stem + ".o")
-        _run([*CXX, "-O1", "-Wall", "-Wextra", "-Werror", "-finstrument-functions", *INCLUDES,
-              "-c", str(source), "-o", str(obj)])
+        _run(
+            [
+                *CXX,
+                "-O1",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-finstrument-functions",
+                *INCLUDES,
+                "-c",
+                str(source),
+                "-o",
+                str(obj),
+            ]
+        )
         return obj
 
     with ThreadPoolExecutor(max_workers=len(VENDOR_SOURCES)) as pool:
@@ -454,8 +467,10 @@ def conv2d_reference(x, w, n, c, h, wd, k, groups, r, s, pad, stride, dil, flip=
                                 ix = z * stride[1] - pad[1] + fs * dil[1]
                                 if 0 <= iy < h and 0 <= ix < wd:
                                     wr, ws = (r - 1 - fr, s - 1 - fs) if flip else (fr, fs)
-                                    total += (x[((b * c + first + ci) * h + iy) * wd + ix]
-                                              * w[((o * cg + ci) * r + wr) * s + ws])
+                                    total += (
+                                        x[((b * c + first + ci) * h + iy) * wd + ix]
+                                        * w[((o * cg + ci) * r + wr) * s + ws]
+                                    )
                     out.append(total)
     return out, oh, ow
 
@@ -473,7 +488,7 @@ def rnn_reference(mode, layers, dirs, input_size, hidden, batch, lengths, xs, hx
 
     def take(count):
         nonlocal cursor
-        block = weights[cursor:cursor + count]
+        block = weights[cursor : cursor + count]
         cursor += count
         return block
 
@@ -511,7 +526,7 @@ def rnn_reference(mode, layers, dirs, input_size, hidden, batch, lengths, xs, hx
                     else:
                         pre = [gi[j] + gh[j] for j in range(hidden)]
                         h = [max(v, 0.0) for v in pre] if mode == 0 else [math.tanh(v) for v in pre]
-                    out[t][b][d * hidden:(d + 1) * hidden] = h
+                    out[t][b][d * hidden : (d + 1) * hidden] = h
                 hy[state][b] = h
                 cy[state][b] = c
         layer_in = out
@@ -524,14 +539,18 @@ def rnn_reference(mode, layers, dirs, input_size, hidden, batch, lengths, xs, hx
 
 def rnn_weight_count(mode, layers, dirs, input_size, hidden):
     rows = {0: 1, 1: 1, 2: 4, 3: 3}[mode] * hidden
-    return sum(dirs * (rows * (input_size if layer == 0 else hidden * dirs) + rows * hidden + 2 * rows)
-               for layer in range(layers))
+    return sum(
+        dirs * (rows * (input_size if layer == 0 else hidden * dirs) + rows * hidden + 2 * rows)
+        for layer in range(layers)
+    )
 
 
 # --- cuDNN ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("dilation", "mode"), [(1, 1), (2, 1), (1, 0)], ids=["dilation1", "dilation2", "true-convolution"])
+@pytest.mark.parametrize(
+    ("dilation", "mode"), [(1, 1), (2, 1), (1, 0)], ids=["dilation1", "dilation2", "true-convolution"]
+)
 def test_cudnn_grouped_convolution_matches_the_reference(vendor_driver, dilation, mode):
     rng = random.Random(7 + dilation + 10 * mode)
     n, c, h, w, k, groups, r, s = 2, 4, 7, 6, 6, 2, 3, 3
@@ -627,11 +646,29 @@ def test_cudnn_rnn_forward_matches_the_reference(vendor_driver, mode, layers, di
         for b in range(batch):
             if t < lengths[b] or layout != 1:
                 at = offsets(b, t) * input_size
-                flat_x[at:at + input_size] = xs[t][b]
+                flat_x[at : at + input_size] = xs[t][b]
     flat_h = [v for state in hx for row in state for v in row]
     flat_c = [v for state in cx for row in state for v in row]
-    out = call(vendor_driver, "rnn", mode, layers, dirs, input_size, hidden, batch, max_len, layout, lengths, fill, 0.0,
-               count, flat_x, flat_h, flat_c, weights)
+    out = call(
+        vendor_driver,
+        "rnn",
+        mode,
+        layers,
+        dirs,
+        input_size,
+        hidden,
+        batch,
+        max_len,
+        layout,
+        lengths,
+        fill,
+        0.0,
+        count,
+        flat_x,
+        flat_h,
+        flat_c,
+        weights,
+    )
     assert out["dropout"] == [0] and out["set"] == [0]
     assert out["weight_bytes"] == [4 * count]
     assert out["forward"] == [0] and out["train_forward"] == [0]
@@ -644,7 +681,7 @@ def test_cudnn_rnn_forward_matches_the_reference(vendor_driver, mode, layers, di
         for b in range(batch):
             if t < lengths[b] or layout != 1:
                 at = offsets(b, t) * width
-                expected_y[at:at + width] = ys[t][b]
+                expected_y[at : at + width] = ys[t][b]
     for prefix in ("", "train_"):
         assert_close(out[prefix + "y"], expected_y)
         assert_close(out[prefix + "hy"], [v for state in hy for row in state for v in row])
@@ -659,10 +696,29 @@ def test_cudnn_rnn_dropout_acts_between_layers_in_training_only(vendor_driver):
     rng = random.Random(11)
     mode, layers, dirs, input_size, hidden, batch, max_len = 2, 2, 1, 3, 4, 2, 3
     count = rnn_weight_count(mode, layers, dirs, input_size, hidden)
-    inputs = (exact_floats(rng, max_len * batch * input_size), exact_floats(rng, layers * batch * hidden),
-              exact_floats(rng, layers * batch * hidden), [v / 4 for v in exact_floats(rng, count)])
-    out = call(vendor_driver, "rnn", mode, layers, dirs, input_size, hidden, batch, max_len, 0, [3, 3], 0.0, 0.5,
-               count, *inputs)
+    inputs = (
+        exact_floats(rng, max_len * batch * input_size),
+        exact_floats(rng, layers * batch * hidden),
+        exact_floats(rng, layers * batch * hidden),
+        [v / 4 for v in exact_floats(rng, count)],
+    )
+    out = call(
+        vendor_driver,
+        "rnn",
+        mode,
+        layers,
+        dirs,
+        input_size,
+        hidden,
+        batch,
+        max_len,
+        0,
+        [3, 3],
+        0.0,
+        0.5,
+        count,
+        *inputs,
+    )
     assert out["dropout"] == [0] and out["forward"] == [0] and out["train_forward"] == [0]
     first_layer = batch * hidden
     # Layer 0 reads undropped input, so its final state is the same; what layer 1 sees is not.
@@ -685,16 +741,18 @@ def test_cublas_gemm_is_column_major_blas(vendor_driver, ta, tb):
     c = exact_floats(rng, ldc * n)
     alpha, beta = 1.25, -0.5
 
-    def op_a(i, l):
-        return a[l + i * lda] if ta else a[i + l * lda]
+    def op_a(i, inner):
+        return a[inner + i * lda] if ta else a[i + inner * lda]
 
-    def op_b(l, j):
-        return b[j + l * ldb] if tb else b[l + j * ldb]
+    def op_b(inner, j):
+        return b[j + inner * ldb] if tb else b[inner + j * ldb]
 
     expected = list(c)
     for j in range(n):
         for i in range(m):
-            expected[i + j * ldc] = alpha * sum(op_a(i, l) * op_b(l, j) for l in range(k)) + beta * c[i + j * ldc]
+            expected[i + j * ldc] = (
+                alpha * sum(op_a(i, inner) * op_b(inner, j) for inner in range(k)) + beta * c[i + j * ldc]
+            )
     out = call(vendor_driver, "gemm", ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, a, b, c)
     assert out["sgemm"] == [0] and out["dgemm"] == [0]
     assert_close(out["c"], expected)  # rows past m (padding) are untouched
@@ -712,8 +770,9 @@ def test_onednn_grouped_convolution_with_bias(vendor_driver, dilation):
     rng = random.Random(5 + dilation)
     n, c, h, w, k, groups, r, s, pad, stride = 2, 4, 6, 7, 6, 2, 3, 3, 1, 2
     x, wt, bias = exact_floats(rng, n * c * h * w), exact_floats(rng, k * (c // groups) * r * s), exact_floats(rng, k)
-    expected, _, _ = conv2d_reference(x, wt, n, c, h, w, k, groups, r, s, (pad, pad), (stride, stride),
-                                      (dilation, dilation), bias=bias)
+    expected, _, _ = conv2d_reference(
+        x, wt, n, c, h, w, k, groups, r, s, (pad, pad), (stride, stride), (dilation, dilation), bias=bias
+    )
     out = call(vendor_driver, "onednn", n, c, h, w, k, groups, r, s, pad, stride, dilation, 1, x, wt, bias)
     assert out["src_bytes"] == [4 * n * c * h * w]
     assert out["pd"] == [0] and out["bad_pd"] == [2]  # dnnl_invalid_arguments
@@ -924,8 +983,23 @@ def kernel_run(tmp_path_factory, vendor_objects) -> dict[str, list[float]]:
     driver.write_text(KERNEL_DRIVER)
     exe = out / "kernels"
     kernel_obj = out / "kernels.o"
-    _run([*CXX, "-O1", "-Wall", "-Wextra", "-Werror", "-finstrument-functions", "-include", cuda_emulation.EMULATION_HEADER,
-          *INCLUDES, "-c", str(translated), "-o", str(kernel_obj)])
+    _run(
+        [
+            *CXX,
+            "-O1",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-finstrument-functions",
+            "-include",
+            cuda_emulation.EMULATION_HEADER,
+            *INCLUDES,
+            "-c",
+            str(translated),
+            "-o",
+            str(kernel_obj),
+        ]
+    )
     _run([*CXX, "-O1", *INCLUDES, str(driver), str(kernel_obj), *map(str, vendor_objects), "-o", str(exe), "-lpthread"])
     result = _run([str(exe)], timeout=60)
     values: dict[str, list] = {}
@@ -990,7 +1064,10 @@ def test_only_public_entry_points_are_instrumented(vendor_objects):
 
 def test_translation_rewrites_a_template_kernel_launch():
     source = "  max_pool_forward_nchw<float, float><<<grid, threads, 0, stream>>>(count, in);\n"
-    assert translate(source) == "  ::cuda_emulation::launch(max_pool_forward_nchw<float, float>, grid, threads, 0, stream)(count, in);\n"
+    assert (
+        translate(source)
+        == "  ::cuda_emulation::launch(max_pool_forward_nchw<float, float>, grid, threads, 0, stream)(count, in);\n"
+    )
 
 
 def test_translation_keeps_multi_line_arguments_and_line_numbers():
@@ -1017,16 +1094,21 @@ def test_translation_handles_zero_arguments_and_qualified_names():
 
 
 def test_translation_rewrites_dynamic_shared_memory_and_dispatch_registration():
-    source = ("  extern __shared__ __align__(16) unsigned char smem_raw[];\n"
-              "REGISTER_DISPATCH(relu_stub, &relu_kernel_cuda);\n")
+    source = (
+        "  extern __shared__ __align__(16) unsigned char smem_raw[];\n"
+        "REGISTER_DISPATCH(relu_stub, &relu_kernel_cuda);\n"
+    )
     assert translate(source) == (
         "  unsigned char* const smem_raw = reinterpret_cast<unsigned char*>(::cuda_emulation::dynamic_shared_memory());\n"
-        "REGISTER_CUDA_DISPATCH(relu_stub, &relu_kernel_cuda);\n")
+        "REGISTER_CUDA_DISPATCH(relu_stub, &relu_kernel_cuda);\n"
+    )
 
 
 def test_translation_leaves_comments_strings_and_plain_shifts_alone():
-    source = ('// k<<<1, 1>>>();\n/* extern __shared__ float s[]; */\nconst char* s = "k<<<1,1>>>()";\n'
-              "int v = a << 2; bool w = b >> 3 > c;\n")
+    source = (
+        '// k<<<1, 1>>>();\n/* extern __shared__ float s[]; */\nconst char* s = "k<<<1,1>>>()";\n'
+        "int v = a << 2; bool w = b >> 3 > c;\n"
+    )
     assert translate(source) == source
 
 
@@ -1051,8 +1133,17 @@ def test_every_sample_cu_file_translates_and_compiles(tmp_path):
     def compile_unit(name: str, text: str) -> str:
         target = tmp_path / f"{name}.cpp"
         target.write_text(text)
-        command = [*CXX, "-c", "-finstrument-functions", "-include", cuda_emulation.EMULATION_HEADER, *INCLUDES,
-                   str(target), "-o", str(target.with_suffix(".o"))]
+        command = [
+            *CXX,
+            "-c",
+            "-finstrument-functions",
+            "-include",
+            cuda_emulation.EMULATION_HEADER,
+            *INCLUDES,
+            str(target),
+            "-o",
+            str(target.with_suffix(".o")),
+        ]
         result = subprocess.run(command, capture_output=True, text=True)
         return "" if result.returncode == 0 else result.stderr
 

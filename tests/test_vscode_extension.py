@@ -19,8 +19,13 @@ NODE = shutil.which("node")
 
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
 def test_the_extension_starts_the_server_as_configured_and_shows_a_traces_chain():
-    done = subprocess.run([NODE, str(REPO / "tests" / "vscode" / "activate_check.js"), str(EXTENSION / "extension.js")],
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [NODE, str(REPO / "tests" / "vscode" / "activate_check.js"), str(EXTENSION / "extension.js")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     seen = json.loads(done.stdout)
     assert seen["server"] == {"command": "/opt/venv/bin/explorer", "args": ["lsp"]}  # explorer.command
     assert [entry["language"] for entry in seen["selector"]] == ["python", "cpp", "cuda-cpp", "yaml"]
@@ -34,11 +39,23 @@ def test_the_extension_starts_the_server_as_configured_and_shows_a_traces_chain(
 def test_the_manifest_activates_on_the_languages_the_server_reads():
     manifest = json.loads((EXTENSION / "package.json").read_text())
     assert manifest["main"] == "./extension.js"
-    assert manifest["activationEvents"] == ["onLanguage:python", "onLanguage:cpp", "onLanguage:cuda-cpp", "onLanguage:yaml"]
-    assert set(manifest["contributes"]["configuration"]["properties"]) == {"explorer.command", "explorer.trees", "explorer.pythonEnv"}
+    assert manifest["activationEvents"] == [
+        "onLanguage:python",
+        "onLanguage:cpp",
+        "onLanguage:cuda-cpp",
+        "onLanguage:yaml",
+    ]
+    assert set(manifest["contributes"]["configuration"]["properties"]) == {
+        "explorer.command",
+        "explorer.trees",
+        "explorer.pythonEnv",
+    }
 
 
-@pytest.mark.skipif(not (EXTENSION / "explorer-lsp.vsix").is_file(), reason="the package is built by .ci/run (npm ci && npm run package)")
+@pytest.mark.skipif(
+    not (EXTENSION / "explorer-lsp.vsix").is_file(),
+    reason="the package is built by .ci/run (npm ci && npm run package)",
+)
 def test_the_built_package_holds_the_extension_and_its_client_library():
     names = zipfile.ZipFile(EXTENSION / "explorer-lsp.vsix").namelist()
     assert {"extension/package.json", "extension/extension.js", "extension/readme.md"} <= set(names)

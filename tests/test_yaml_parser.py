@@ -94,7 +94,9 @@ def test_bad_entries_are_reported_and_the_others_kept():
 
 
 def test_yaml_tags_are_not_constructed():
-    facts = parse_native_functions(PATH, b"- func: a(Tensor x) -> Tensor\n  tags: !!python/object/apply:os.system ['echo hi']\n")
+    facts = parse_native_functions(
+        PATH, b"- func: a(Tensor x) -> Tensor\n  tags: !!python/object/apply:os.system ['echo hi']\n"
+    )
     assert [s.qname for s in facts.symbols] == ["aten::a"]
 
 
@@ -115,13 +117,26 @@ def test_derivatives_give_each_operator_its_formulas():
 """
     facts = parse_derivatives("tools/autograd/derivatives.yaml", source)
     assert facts.derivatives == [
-        DerivativeEntry("aten::convolution", 1, 3, (
-            ("input, weight, bias", "grad.defined() ? convolution_backward(grad, input) : std::tuple<Tensor, Tensor, Tensor>()"),
-            ("result", "convolution_jvp(input_p, input_t)"),
-        )),
-        DerivativeEntry("aten::max_pool2d_with_indices", 5, 7, (
-            ("self", "max_pool2d_with_indices_backward(grad, self, result1)"),
-            ("output_differentiability", "[True, False]"),
-        )),
+        DerivativeEntry(
+            "aten::convolution",
+            1,
+            3,
+            (
+                (
+                    "input, weight, bias",
+                    "grad.defined() ? convolution_backward(grad, input) : std::tuple<Tensor, Tensor, Tensor>()",
+                ),
+                ("result", "convolution_jvp(input_p, input_t)"),
+            ),
+        ),
+        DerivativeEntry(
+            "aten::max_pool2d_with_indices",
+            5,
+            7,
+            (
+                ("self", "max_pool2d_with_indices_backward(grad, self, result1)"),
+                ("output_differentiability", "[True, False]"),
+            ),
+        ),
     ]
     assert [d.reason for d in facts.diagnostics] == ["line 9: entry has no 'name'"]

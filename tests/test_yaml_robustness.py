@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import write_tree
+
 from explorer.index.build import refresh
 from explorer.model import DerivativeEntry, Diagnostic, DispatchEntry, OperatorInfo, SymbolKind
 from explorer.parsers import yaml_ops
@@ -21,7 +21,10 @@ DERIVATIVES = "tools/autograd/derivatives.yaml"
 def laughs(levels: int) -> bytes:
     """A "billion laughs": each level is a list of nine aliases of the level before, so the
     last alias stands for 9**levels strings, written in a few hundred bytes."""
-    lines = ["- name: x(Tensor self) -> Tensor", '  a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines = [
+        "- name: x(Tensor self) -> Tensor",
+        '  a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]',
+    ]
     lines += [f"  a{level}: &a{level} [{', '.join([f'*a{level - 1}'] * 9)}]" for level in range(1, levels)]
     lines.append(f"  self: *a{levels - 1}")
     return ("\n".join(lines) + "\n").encode()
@@ -60,7 +63,9 @@ def test_billion_laughs_in_native_functions_dispatch_is_refused():
     facts = parse_native_functions(OPERATORS, source.encode())
     assert len(source) == 770
     assert facts.diagnostics == [  # k3 (line 6) stands for 27,064 nodes and characters
-        Diagnostic(OPERATORS, "aliases expand past 16,160 nodes and characters at line 6 (the limit for a file of 770 bytes)")
+        Diagnostic(
+            OPERATORS, "aliases expand past 16,160 nodes and characters at line 6 (the limit for a file of 770 bytes)"
+        )
     ]
     assert facts.symbols == [] and facts.dispatch == []
 
@@ -108,7 +113,9 @@ def test_derivative_formulas_through_an_alias_are_spelt_out():
 def test_an_alias_must_refer_to_a_node_that_ends_before_it(source: bytes, line: int, alias: str):
     facts = parse_derivatives(DERIVATIVES, source)
     assert facts.diagnostics == [
-        Diagnostic(DERIVATIVES, f"invalid YAML at line {line}: alias *{alias} does not refer to a node that ends before it")
+        Diagnostic(
+            DERIVATIVES, f"invalid YAML at line {line}: alias *{alias} does not refer to a node that ends before it"
+        )
     ]
     assert facts.derivatives == []
 
@@ -119,7 +126,13 @@ def test_an_alias_must_refer_to_a_node_that_ends_before_it(source: bytes, line: 
 @pytest.mark.parametrize("parse", [parse_native_functions, parse_derivatives])
 @pytest.mark.parametrize(("opening", "closing"), [(b"[", b"]"), (b"{a: ", b"}")])
 def test_ten_thousand_nested_levels_are_one_diagnostic(parse, opening: bytes, closing: bytes):
-    source = b"- func: x(Tensor self) -> Tensor\n  name: x(Tensor self)\n  self: " + opening * 10_000 + b"1" + closing * 10_000 + b"\n"
+    source = (
+        b"- func: x(Tensor self) -> Tensor\n  name: x(Tensor self)\n  self: "
+        + opening * 10_000
+        + b"1"
+        + closing * 10_000
+        + b"\n"
+    )
     facts = parse("x.yaml", source)
     assert facts.diagnostics == [Diagnostic("x.yaml", "nested more than 100 levels deep at line 3")]
     assert facts.symbols == [] and facts.derivatives == [] and facts.dispatch == []
@@ -175,9 +188,15 @@ def test_lines_end_at_line_feeds_only_as_everywhere_in_explorer():
     )
     facts = parse_native_functions(OPERATORS, source)
     assert facts.diagnostics == []
-    assert [(s.qname, s.line, s.end_line) for s in facts.symbols] == [("aten::a", 1, 1), ("aten::b", 2, 3), ("aten::c", 4, 4)]
+    assert [(s.qname, s.line, s.end_line) for s in facts.symbols] == [
+        ("aten::a", 1, 1),
+        ("aten::b", 2, 3),
+        ("aten::c", 4, 4),
+    ]
     assert [(e.operator, e.key, e.line) for e in facts.dispatch] == [
-        ("aten::a", "CPU", 1), ("aten::b", "CUDA", 3), ("aten::c", "CompositeImplicitAutograd", 4),
+        ("aten::a", "CPU", 1),
+        ("aten::b", "CUDA", 3),
+        ("aten::c", "CompositeImplicitAutograd", 4),
     ]
     [diagnostic] = parse_derivatives(DERIVATIVES, b"-\rn").diagnostics  # found by the fuzz test: was line 3 of 1
     assert diagnostic.reason.startswith("invalid YAML at line 1: ")
@@ -185,13 +204,19 @@ def test_lines_end_at_line_feeds_only_as_everywhere_in_explorer():
 
 def test_a_second_document_is_refused():
     facts = parse_derivatives(DERIVATIVES, b"- name: a(Tensor x)\n---\n- name: b(Tensor x)\n")
-    assert facts.diagnostics == [Diagnostic(DERIVATIVES, "invalid YAML at line 2: a second document; expected a single one")]
+    assert facts.diagnostics == [
+        Diagnostic(DERIVATIVES, "invalid YAML at line 2: a second document; expected a single one")
+    ]
 
 
 def test_a_key_that_is_a_list_is_an_entry_problem():
-    facts = parse_native_functions(OPERATORS, b"- ? [a, b]\n  : c\n  func: a(Tensor x) -> Tensor\n- func: b(Tensor x) -> Tensor\n")
+    facts = parse_native_functions(
+        OPERATORS, b"- ? [a, b]\n  : c\n  func: a(Tensor x) -> Tensor\n- func: b(Tensor x) -> Tensor\n"
+    )
     assert [s.qname for s in facts.symbols] == ["aten::b"]
-    assert facts.diagnostics == [Diagnostic(OPERATORS, "line 1: the key at line 1 is not a single value", skipped=False)]
+    assert facts.diagnostics == [
+        Diagnostic(OPERATORS, "line 1: the key at line 1 is not a single value", skipped=False)
+    ]
 
 
 # -- duplicates ------------------------------------------------------------------------------
@@ -212,10 +237,15 @@ def test_an_operator_defined_twice_keeps_the_first():
 """
     facts = parse_native_functions(OPERATORS, source)
     assert facts.diagnostics == [
-        Diagnostic(OPERATORS, "line 7: operator aten::relu defined again (first at line 1); kept the first", skipped=False)
+        Diagnostic(
+            OPERATORS, "line 7: operator aten::relu defined again (first at line 1); kept the first", skipped=False
+        )
     ]
     assert [(s.qname, s.line) for s in facts.symbols] == [("aten::relu", 1), ("aten::relu.out", 5)]
-    assert [(o.operator, o.variants) for o in facts.operators] == [("aten::relu", ("function",)), ("aten::relu.out", ("function",))]
+    assert [(o.operator, o.variants) for o in facts.operators] == [
+        ("aten::relu", ("function",)),
+        ("aten::relu.out", ("function",)),
+    ]
     assert facts.dispatch == [
         DispatchEntry("aten::relu", "CPU", "at::native::relu_cpu", 3),
         DispatchEntry("aten::relu.out", "CompositeImplicitAutograd", "at::native::relu_out", 5),
@@ -242,7 +272,11 @@ def test_a_dispatch_key_given_twice_in_one_entry_keeps_the_first():
 """
     facts = parse_native_functions(OPERATORS, source)
     assert facts.diagnostics == [
-        Diagnostic(OPERATORS, "line 5: aten::relu dispatch key CPU given again (first at line 3); kept the first", skipped=False)
+        Diagnostic(
+            OPERATORS,
+            "line 5: aten::relu dispatch key CPU given again (first at line 3); kept the first",
+            skipped=False,
+        )
     ]
     assert facts.dispatch == [
         DispatchEntry("aten::relu", "CPU", "at::native::relu_cpu", 3),
@@ -254,13 +288,18 @@ def test_a_dispatch_key_given_twice_in_one_entry_keeps_the_first():
 
 def test_a_repeated_yaml_key_in_dispatch_keeps_the_first():
     # PyYAML's own loader would keep the last CPU silently
-    source = b"- func: relu(Tensor self) -> Tensor\n  dispatch:\n    CPU: first\n    CPU: second\n    CUDA, CUDA: cuda\n"
+    source = (
+        b"- func: relu(Tensor self) -> Tensor\n  dispatch:\n    CPU: first\n    CPU: second\n    CUDA, CUDA: cuda\n"
+    )
     facts = parse_native_functions(OPERATORS, source)
     assert [d.reason for d in facts.diagnostics] == [
         "line 4: aten::relu dispatch key CPU given again (first at line 3); kept the first",
         "line 5: aten::relu dispatch key CUDA given again (first at line 5); kept the first",
     ]
-    assert [(e.key, e.kernel, e.line) for e in facts.dispatch] == [("CPU", "at::native::first", 3), ("CUDA", "at::native::cuda", 5)]
+    assert [(e.key, e.kernel, e.line) for e in facts.dispatch] == [
+        ("CPU", "at::native::first", 3),
+        ("CUDA", "at::native::cuda", 5),
+    ]
 
 
 def test_the_same_dispatch_key_in_two_operators_is_no_repeat():
@@ -269,21 +308,31 @@ def test_the_same_dispatch_key_in_two_operators_is_no_repeat():
 
 
 def test_derivatives_of_one_operator_given_twice_keep_the_first():
-    source = b"- name: relu(Tensor self) -> Tensor\n  self: first\n- name: relu(Tensor self) -> Tensor\n  self: second\n"
+    source = (
+        b"- name: relu(Tensor self) -> Tensor\n  self: first\n- name: relu(Tensor self) -> Tensor\n  self: second\n"
+    )
     facts = parse_derivatives(DERIVATIVES, source)
     assert facts.derivatives == [DerivativeEntry("aten::relu", 1, 2, (("self", "first"),))]
     assert facts.diagnostics == [
-        Diagnostic(DERIVATIVES, "line 3: derivatives of aten::relu defined again (first at line 1); kept the first", skipped=False)
+        Diagnostic(
+            DERIVATIVES,
+            "line 3: derivatives of aten::relu defined again (first at line 1); kept the first",
+            skipped=False,
+        )
     ]
 
 
 def test_an_operator_repeated_on_one_line_or_through_an_alias_is_a_repeat():
     flow = parse_native_functions(OPERATORS, b"[{func: 'a(Tensor x) -> Tensor'}, {func: 'a(Tensor x) -> Tensor'}]\n")
-    assert [d.reason for d in flow.diagnostics] == ["line 1: operator aten::a defined again (first at line 1); kept the first"]
+    assert [d.reason for d in flow.diagnostics] == [
+        "line 1: operator aten::a defined again (first at line 1); kept the first"
+    ]
     assert len(flow.symbols) == 1
     aliased = parse_native_functions(OPERATORS, b"- &entry\n  func: a(Tensor x) -> Tensor\n- *entry\n")
     # the repeat is where the alias is written, the first where the anchored entry starts
-    assert [d.reason for d in aliased.diagnostics] == ["line 3: operator aten::a defined again (first at line 1); kept the first"]
+    assert [d.reason for d in aliased.diagnostics] == [
+        "line 3: operator aten::a defined again (first at line 1); kept the first"
+    ]
     assert [(s.qname, s.line) for s in aliased.symbols] == [("aten::a", 1)]
 
 
@@ -331,11 +380,14 @@ def test_the_pure_python_loader_gives_the_same_facts(monkeypatch: pytest.MonkeyP
 
 
 def test_a_refused_yaml_file_leaves_the_rest_of_the_index_alone(tmp_path: Path):
-    root = write_tree(tmp_path / "tree", {
-        DERIVATIVES: laughs(9),
-        OPERATORS: b"- func: relu(Tensor self) -> Tensor\n- func: relu(Tensor self) -> Tensor\n",
-        "m.py": "def f():\n    pass\n",
-    })
+    root = write_tree(
+        tmp_path / "tree",
+        {
+            DERIVATIVES: laughs(9),
+            OPERATORS: b"- func: relu(Tensor self) -> Tensor\n- func: relu(Tensor self) -> Tensor\n",
+            "m.py": "def f():\n    pass\n",
+        },
+    )
     report = refresh(str(root), tmp_path / "index.sqlite", jobs=1)
     assert [(d.path, d.reason) for d in report.skipped] == [
         (DERIVATIVES, "aliases expand past 14,536 nodes and characters at line 5 (the limit for a file of 567 bytes)"),

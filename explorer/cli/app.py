@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import importlib
 import os
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -30,34 +30,94 @@ app = typer.Typer(**_SETTINGS)
 
 _TREES = "Trees"
 _DIAGRAM = "Diagram"
-Root = Annotated[Optional[str], typer.Option(
-    "--root", help="Tree to explore (default: $EXPLORER_ROOT, the configuration's root, else the bundled sample_repo).",
-    rich_help_panel=_TREES)]
-Index = Annotated[Optional[str], typer.Option("--index", help="Index file (default: one per tree in the user cache folder).",
-                                              rich_help_panel=_TREES)]
-Trees = Annotated[Optional[list[str]], typer.Option(
-    "--tree", metavar="PATH", rich_help_panel=_TREES,
-    help="Another source tree the project uses (a PyTorch checkout, a library): repeatable; also $EXPLORER_TREES.")]
-PythonEnv = Annotated[Optional[str], typer.Option(
-    "--python-env", metavar="PYTHON", rich_help_panel=_TREES,
-    help="The project's Python interpreter or environment folder, whose installed packages the project's imports are read "
-         "from (default: $EXPLORER_PYTHON_ENV, $VIRTUAL_ENV, the project's .venv, python3 on PATH; none: no installed packages).")]
+Root = Annotated[
+    str | None,
+    typer.Option(
+        "--root",
+        help="Tree to explore (default: $EXPLORER_ROOT, the configuration's root, else the bundled sample_repo).",
+        rich_help_panel=_TREES,
+    ),
+]
+Index = Annotated[
+    str | None,
+    typer.Option(
+        "--index", help="Index file (default: one per tree in the user cache folder).", rich_help_panel=_TREES
+    ),
+]
+Trees = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tree",
+        metavar="PATH",
+        rich_help_panel=_TREES,
+        help="Another source tree the project uses (a PyTorch checkout, a library): repeatable; also $EXPLORER_TREES.",
+    ),
+]
+PythonEnv = Annotated[
+    str | None,
+    typer.Option(
+        "--python-env",
+        metavar="PYTHON",
+        rich_help_panel=_TREES,
+        help="The project's Python interpreter or environment folder, whose installed packages the project's imports are read "
+        "from (default: $EXPLORER_PYTHON_ENV, $VIRTUAL_ENV, the project's .venv, python3 on PATH; none: no installed packages).",
+    ),
+]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
-Tests = Annotated[Optional[bool], typer.Option(
-    "--tests/--no-tests", help="Also follow calls and kernels into the tree's tests (test/ and tests/ folders, *_test files).")]
-Format = Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", rich_help_panel=_DIAGRAM,
-                                     help="tree (text, the default), or a diagram: dot, svg, png, html.")]
-Output = Annotated[Optional[str], typer.Option("--output", "-o", rich_help_panel=_DIAGRAM,
-                                               help="Diagram file (default: dot to stdout, others to SYMBOL.FORMAT here).")]
-MaxNodes = Annotated[int, typer.Option("--max-nodes", metavar="N", rich_help_panel=_DIAGRAM,
-                                       help=f"Fold the widest subtrees into '+N more' nodes beyond this many (default {DEFAULT_MAX_NODES}).")]
-Collapse = Annotated[Optional[list[str]], typer.Option(
-    "--collapse", metavar="LAYER", rich_help_panel=_DIAGRAM,
-    help="Fold a layer into one node per file: python, binding, yaml, cpp, cuda, vendor (repeatable).")]
-LinkTemplate = Annotated[Optional[str], typer.Option(
-    "--link-template", metavar="TEMPLATE", rich_help_panel=_DIAGRAM,
-    help="Node links, with {file} {line} {path} {symbol}, e.g. https://github.com/pytorch/pytorch/blob/v2.4.0/{file}#L{line} "
-         "(default: file:// to the source).")]
+Tests = Annotated[
+    bool | None,
+    typer.Option(
+        "--tests/--no-tests",
+        help="Also follow calls and kernels into the tree's tests (test/ and tests/ folders, *_test files).",
+    ),
+]
+Format = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        "-f",
+        metavar="FORMAT",
+        rich_help_panel=_DIAGRAM,
+        help="tree (text, the default), or a diagram: dot, svg, png, html.",
+    ),
+]
+Output = Annotated[
+    str | None,
+    typer.Option(
+        "--output",
+        "-o",
+        rich_help_panel=_DIAGRAM,
+        help="Diagram file (default: dot to stdout, others to SYMBOL.FORMAT here).",
+    ),
+]
+MaxNodes = Annotated[
+    int,
+    typer.Option(
+        "--max-nodes",
+        metavar="N",
+        rich_help_panel=_DIAGRAM,
+        help=f"Fold the widest subtrees into '+N more' nodes beyond this many (default {DEFAULT_MAX_NODES}).",
+    ),
+]
+Collapse = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--collapse",
+        metavar="LAYER",
+        rich_help_panel=_DIAGRAM,
+        help="Fold a layer into one node per file: python, binding, yaml, cpp, cuda, vendor (repeatable).",
+    ),
+]
+LinkTemplate = Annotated[
+    str | None,
+    typer.Option(
+        "--link-template",
+        metavar="TEMPLATE",
+        rich_help_panel=_DIAGRAM,
+        help="Node links, with {file} {line} {path} {symbol}, e.g. https://github.com/pytorch/pytorch/blob/v2.4.0/{file}#L{line} "
+        "(default: file:// to the source).",
+    ),
+]
 _COMPLETED = 60  # qualified names offered at a time
 
 
@@ -81,12 +141,19 @@ def _complete_symbol(context: typer.Context, incomplete: str) -> list[str]:
             return store.qualified_names_with_prefix(incomplete, _COMPLETED)
         finally:
             store.close()
-    except Exception:  # noqa: BLE001 - a completion that cannot answer offers nothing, never a traceback
+    except Exception:
         return []
 
 
-Definition = Annotated[str, typer.Argument(metavar="SYMBOL", show_default=False, autocompletion=_complete_symbol,
-                                           help="torch.nn.Conv2d, F.conv2d, aten::conv2d, at::native::_convolution, cudnnConvolutionForward...")]
+Definition = Annotated[
+    str,
+    typer.Argument(
+        metavar="SYMBOL",
+        show_default=False,
+        autocompletion=_complete_symbol,
+        help="torch.nn.Conv2d, F.conv2d, aten::conv2d, at::native::_convolution, cudnnConvolutionForward...",
+    ),
+]
 
 
 def run_command_line(arguments: list[str]) -> None:
@@ -118,8 +185,14 @@ def _app_for(arguments: list[str]) -> typer.Typer:
     all ten costs a query 25 ms), the whole of it for the help, completion and the rest."""
     named = arguments[0] if arguments else None
     completing = any(variable.startswith("_EXPLORER_COMPLETE") for variable in os.environ)
-    command = next((info for info in app.registered_commands
-                    if info.callback is not None and (info.name or info.callback.__name__) == named), None)
+    command = next(
+        (
+            info
+            for info in app.registered_commands
+            if info.callback is not None and (info.name or info.callback.__name__) == named
+        ),
+        None,
+    )
     if command is None or completing:
         return app
     alone = typer.Typer(**_SETTINGS)
@@ -136,7 +209,9 @@ def _version(shown: bool) -> None:
 
 @app.callback()
 def _explorer(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     """Explore PyTorch-style source trees across Python, C++/CUDA and native_functions.yaml."""
 
@@ -162,7 +237,9 @@ def _run(command: str, module: str, arguments: dict[str, object], configured: bo
 
         python = settings.get("python-env")
         arguments["where"] = TreeRequest(
-            arguments.pop("root"), arguments.pop("index"), tuple(arguments.pop("trees", None) or ()),  # type: ignore[arg-type]
+            arguments.pop("root"),  # type: ignore[arg-type]
+            arguments.pop("index"),  # type: ignore[arg-type]
+            tuple(arguments.pop("trees", None) or ()),  # type: ignore[arg-type]
             arguments.pop("python_env", None),  # type: ignore[arg-type]
             python.source if python is not None and python.source != "$EXPLORER_PYTHON_ENV" else "--python-env",
         )
@@ -186,16 +263,35 @@ def _working_folder() -> str | None:
 
 @app.command()
 def index(
-    root: Root = None, index: Index = None, tree: Trees = None, python_env: PythonEnv = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", metavar="N", help="Parser processes (default: one per core).")] = None,
+    root: Root = None,
+    index: Index = None,
+    tree: Trees = None,
+    python_env: PythonEnv = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", metavar="N", help="Parser processes (default: one per core).")
+    ] = None,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Throw the index away and build it again.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List skipped files and problems.")] = False,
-    include_third_party: Annotated[Optional[bool], typer.Option(
-        "--include-third-party/--no-include-third-party", help="Also index vendored third_party folders (stays as set).")] = None,
-    max_file_size: Annotated[Optional[int], typer.Option("--max-file-size", metavar="BYTES",
-                                                         help="Skip files larger than this many bytes (default 2 MiB).")] = None,
-    follow_links_outside: Annotated[Optional[bool], typer.Option(
-        "--follow-links-outside/--no-follow-links-outside", help="Also read files that symlinks in the tree point to outside it.")] = None,
+    include_third_party: Annotated[
+        bool | None,
+        typer.Option(
+            "--include-third-party/--no-include-third-party",
+            help="Also index vendored third_party folders (stays as set).",
+        ),
+    ] = None,
+    max_file_size: Annotated[
+        int | None,
+        typer.Option(
+            "--max-file-size", metavar="BYTES", help="Skip files larger than this many bytes (default 2 MiB)."
+        ),
+    ] = None,
+    follow_links_outside: Annotated[
+        bool | None,
+        typer.Option(
+            "--follow-links-outside/--no-follow-links-outside",
+            help="Also read files that symlinks in the tree point to outside it.",
+        ),
+    ] = None,
     json: Json = False,
 ) -> None:
     """Build or refresh the on-disk index of a tree (unchanged files are not parsed again)."""
@@ -204,11 +300,26 @@ def index(
 
 @app.command()
 def search(
-    query: Annotated[str, typer.Argument(metavar="QUERY", show_default=False, help=(
-        "Name, prefix, words or letters in order: conv2d, Conv2d, cudnnconvfwd. Plain text: * ? [ ] match themselves."))],
-    root: Root = None, index: Index = None, tree: Trees = None, python_env: PythonEnv = None,
-    kind: Annotated[Optional[str], typer.Option("--kind", "-k", help="Only this kind (class, function, operator, ...).")] = None,
-    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Only this language: python, cpp, cuda, yaml, vendor.")] = None,
+    query: Annotated[
+        str,
+        typer.Argument(
+            metavar="QUERY",
+            show_default=False,
+            help=(
+                "Name, prefix, words or letters in order: conv2d, Conv2d, cudnnconvfwd. Plain text: * ? [ ] match themselves."
+            ),
+        ),
+    ],
+    root: Root = None,
+    index: Index = None,
+    tree: Trees = None,
+    python_env: PythonEnv = None,
+    kind: Annotated[
+        str | None, typer.Option("--kind", "-k", help="Only this kind (class, function, operator, ...).")
+    ] = None,
+    lang: Annotated[
+        str | None, typer.Option("--lang", "-l", help="Only this language: python, cpp, cuda, yaml, vendor.")
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", help="At most this many results.")] = 20,
     json: Json = False,
 ) -> None:
@@ -218,12 +329,26 @@ def search(
 
 @app.command()
 def show(
-    symbol: Annotated[str, typer.Argument(metavar="SYMBOL", show_default=False,
-                                          help="torch.nn.Conv2d, nn.Conv2d, F.conv2d, aten::conv2d.padding, a bare name...")],
-    root: Root = None, index: Index = None, tree: Trees = None, python_env: PythonEnv = None,
+    symbol: Annotated[
+        str,
+        typer.Argument(
+            metavar="SYMBOL",
+            show_default=False,
+            help="torch.nn.Conv2d, nn.Conv2d, F.conv2d, aten::conv2d.padding, a bare name...",
+        ),
+    ],
+    root: Root = None,
+    index: Index = None,
+    tree: Trees = None,
+    python_env: PythonEnv = None,
     json: Json = False,
     tests: Tests = None,
-    lines: Annotated[int, typer.Option("--lines", metavar="N", help="Lines of the definition's source shown; the box says how many more.")] = 15,
+    lines: Annotated[
+        int,
+        typer.Option(
+            "--lines", metavar="N", help="Lines of the definition's source shown; the box says how many more."
+        ),
+    ] = 15,
 ) -> None:
     """Show a symbol's definition: location, signature, source, dispatch table or alias target."""
     _run("show", "show_cmd", locals())
@@ -232,25 +357,68 @@ def show(
 @app.command()
 def trace(
     symbol: Definition,
-    root: Root = None, index: Index = None, tree: Trees = None, python_env: PythonEnv = None,
-    to: Annotated[Optional[str], typer.Option("--to", help=(
-        "Keep only paths reaching this: a name (cudnnConvolutionForward, at::native::add) matches definitions of exactly that "
-        "name, or, if the tree has none, names containing it; anything else is a regular expression (RE2 syntax) searched in "
-        "qualified names."))] = None,
-    backend: Annotated[Optional[str], typer.Option("--backend", help="cuda (with cuDNN/cuBLAS, the default), cpu, or all.")] = None,
-    max_depth: Annotated[Optional[int], typer.Option("--max-depth", metavar="N", help=(
-        f"Hops to follow (default {DEFAULT_DEPTH}, or {DEFAULT_DEPTH_TO} with --to)."))] = None,
-    paths: Annotated[Optional[int], typer.Option("--paths", metavar="N", help=(
-        f"With --to: how many paths to list, best first (default {DEFAULT_PATHS})."))] = None,
+    root: Root = None,
+    index: Index = None,
+    tree: Trees = None,
+    python_env: PythonEnv = None,
+    to: Annotated[
+        str | None,
+        typer.Option(
+            "--to",
+            help=(
+                "Keep only paths reaching this: a name (cudnnConvolutionForward, at::native::add) matches definitions of exactly that "
+                "name, or, if the tree has none, names containing it; anything else is a regular expression (RE2 syntax) searched in "
+                "qualified names."
+            ),
+        ),
+    ] = None,
+    backend: Annotated[
+        str | None, typer.Option("--backend", help="cuda (with cuDNN/cuBLAS, the default), cpu, or all.")
+    ] = None,
+    max_depth: Annotated[
+        int | None,
+        typer.Option(
+            "--max-depth",
+            metavar="N",
+            help=(f"Hops to follow (default {DEFAULT_DEPTH}, or {DEFAULT_DEPTH_TO} with --to)."),
+        ),
+    ] = None,
+    paths: Annotated[
+        int | None,
+        typer.Option(
+            "--paths", metavar="N", help=(f"With --to: how many paths to list, best first (default {DEFAULT_PATHS}).")
+        ),
+    ] = None,
     json: Json = False,
-    output_format: Format = "tree", output: Output = None, max_nodes: MaxNodes = DEFAULT_MAX_NODES,
-    collapse: Collapse = None, link_template: LinkTemplate = None,
-    only_paths: Annotated[bool, typer.Option("--only-paths", rich_help_panel=_DIAGRAM,
-                                             help="Diagram with --to: the paths alone (the default).")] = False,
-    context: Annotated[bool, typer.Option("--context", rich_help_panel=_DIAGRAM,
-                                          help="Diagram with --to: also draw, faint, what each hop on the paths calls besides.")] = False,
-    dynamic: Annotated[Optional[str], typer.Option("--dynamic", metavar="CODE", help=(
-        "Also run this code on the bundled runtime and compare the run with the static graph (as run --compare)."))] = None,
+    output_format: Format = "tree",
+    output: Output = None,
+    max_nodes: MaxNodes = DEFAULT_MAX_NODES,
+    collapse: Collapse = None,
+    link_template: LinkTemplate = None,
+    only_paths: Annotated[
+        bool,
+        typer.Option(
+            "--only-paths", rich_help_panel=_DIAGRAM, help="Diagram with --to: the paths alone (the default)."
+        ),
+    ] = False,
+    context: Annotated[
+        bool,
+        typer.Option(
+            "--context",
+            rich_help_panel=_DIAGRAM,
+            help="Diagram with --to: also draw, faint, what each hop on the paths calls besides.",
+        ),
+    ] = False,
+    dynamic: Annotated[
+        str | None,
+        typer.Option(
+            "--dynamic",
+            metavar="CODE",
+            help=(
+                "Also run this code on the bundled runtime and compare the run with the static graph (as run --compare)."
+            ),
+        ),
+    ] = None,
     tests: Tests = None,
 ) -> None:
     """Trace what calling SYMBOL runs, across Python, the torch._C binding, YAML, C++ and vendor APIs."""
@@ -262,27 +430,40 @@ def _neighbours_command(direction: str, summary: str) -> None:
 
     def neighbours(
         symbol: Definition,
-        root: Root = None, index: Index = None, tree: Trees = None, python_env: PythonEnv = None,
+        root: Root = None,
+        index: Index = None,
+        tree: Trees = None,
+        python_env: PythonEnv = None,
         depth: Annotated[int, typer.Option("--depth", "-d", metavar="N", help="Steps to follow.")] = 1,
         json: Json = False,
-        output_format: Format = "tree", output: Output = None, max_nodes: MaxNodes = DEFAULT_MAX_NODES,
-        collapse: Collapse = None, link_template: LinkTemplate = None,
+        output_format: Format = "tree",
+        output: Output = None,
+        max_nodes: MaxNodes = DEFAULT_MAX_NODES,
+        collapse: Collapse = None,
+        link_template: LinkTemplate = None,
         tests: Tests = None,
     ) -> None:
-        given = {name: value for name, value in locals().items() if name != "direction"}  # (the closure's own name is no argument)
+        given = {
+            name: value for name, value in locals().items() if name != "direction"
+        }  # (the closure's own name is no argument)
         _run(direction, "neighbours_cmd", given)
 
     app.command(name=direction, help=summary)(neighbours)
 
 
-_neighbours_command("callers", "Who calls SYMBOL, across every layer (a kernel's operator, an operator's C++ and Python callers...).")
+_neighbours_command(
+    "callers", "Who calls SYMBOL, across every layer (a kernel's operator, an operator's C++ and Python callers...)."
+)
 _neighbours_command("callees", "What SYMBOL calls, across every layer and every backend.")
 
 
 @app.command()
 def callgraph(
-    root: Root = None, index: Index = None, tree: Trees = None, python_env: PythonEnv = None,
-    format: Annotated[str, typer.Option("--format", help="Output format: json (the only one).")] = "json",  # noqa: A002 - the flag's name
+    root: Root = None,
+    index: Index = None,
+    tree: Trees = None,
+    python_env: PythonEnv = None,
+    format: Annotated[str, typer.Option("--format", help="Output format: json (the only one).")] = "json",
 ) -> None:
     """Print the Python call graph: each module, function, method and lambda, and what it may call."""
     _run("callgraph", "callgraph_cmd", locals())
@@ -294,29 +475,80 @@ def lsp() -> None:
     _run("lsp", "lsp_cmd", {}, configured=False)
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "allow_interspersed_args": False})
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "allow_interspersed_args": False}
+)
 def run(
-    program: Annotated[Optional[list[str]], typer.Argument(metavar="SCRIPT [ARGS...]", show_default=False,
-                                                           help="The program to run (after --), unless -c is given.")] = None,
-    code: Annotated[Optional[str], typer.Option("--code", "-c", help="Program passed in as a string, as python -c.")] = None,
-    root: Root = None, index: Index = None, tree: Trees = None, python_env: PythonEnv = None,
-    python: Annotated[Optional[str], typer.Option("--python", metavar="INTERPRETER", help=(
-        "Interpreter with real PyTorch: record its operators with the PyTorch profiler (its installed packages are also the "
-        "project's, unless --python-env says otherwise)."))] = None,
-    backend_device: Annotated[Optional[str], typer.Option("--backend-device", metavar="DEVICE", help=(
-        "Bundled runtime: run every tensor on cpu or cuda (emulated), whatever the code says."))] = None,
-    chrome_trace: Annotated[Optional[str], typer.Option("--chrome-trace", metavar="FILE", help=(
-        "Run nothing: read a trace the PyTorch profiler wrote (export_chrome_trace or tensorboard_trace_handler, .json or "
-        ".json.gz) and map its operators and kernels to source."))] = None,
-    compare: Annotated[bool, typer.Option("--compare", help="Lay the run over the static call graph: confirmed, not taken, missed.")] = False,
-    include: Annotated[Optional[list[str]], typer.Option("--include", metavar="PREFIX", help=(
-        "Show only frames in this module, class or namespace (repeatable)."))] = None,
-    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", metavar="PREFIX", help=(
-        "Leave out frames in this module, class or namespace, and what they call (repeatable)."))] = None,
-    max_depth: Annotated[Optional[int], typer.Option("--max-depth", metavar="N", help="Show this many levels below the program.")] = None,
-    max_events: Annotated[int, typer.Option("--max-events", metavar="N", help="Most call events to record, Python and native each.")] = DEFAULT_MAX_EVENTS,
+    program: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="SCRIPT [ARGS...]", show_default=False, help="The program to run (after --), unless -c is given."
+        ),
+    ] = None,
+    code: Annotated[
+        str | None, typer.Option("--code", "-c", help="Program passed in as a string, as python -c.")
+    ] = None,
+    root: Root = None,
+    index: Index = None,
+    tree: Trees = None,
+    python_env: PythonEnv = None,
+    python: Annotated[
+        str | None,
+        typer.Option(
+            "--python",
+            metavar="INTERPRETER",
+            help=(
+                "Interpreter with real PyTorch: record its operators with the PyTorch profiler (its installed packages are also the "
+                "project's, unless --python-env says otherwise)."
+            ),
+        ),
+    ] = None,
+    backend_device: Annotated[
+        str | None,
+        typer.Option(
+            "--backend-device",
+            metavar="DEVICE",
+            help=("Bundled runtime: run every tensor on cpu or cuda (emulated), whatever the code says."),
+        ),
+    ] = None,
+    chrome_trace: Annotated[
+        str | None,
+        typer.Option(
+            "--chrome-trace",
+            metavar="FILE",
+            help=(
+                "Run nothing: read a trace the PyTorch profiler wrote (export_chrome_trace or tensorboard_trace_handler, .json or "
+                ".json.gz) and map its operators and kernels to source."
+            ),
+        ),
+    ] = None,
+    compare: Annotated[
+        bool, typer.Option("--compare", help="Lay the run over the static call graph: confirmed, not taken, missed.")
+    ] = False,
+    include: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--include", metavar="PREFIX", help=("Show only frames in this module, class or namespace (repeatable).")
+        ),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--exclude",
+            metavar="PREFIX",
+            help=("Leave out frames in this module, class or namespace, and what they call (repeatable)."),
+        ),
+    ] = None,
+    max_depth: Annotated[
+        int | None, typer.Option("--max-depth", metavar="N", help="Show this many levels below the program.")
+    ] = None,
+    max_events: Annotated[
+        int, typer.Option("--max-events", metavar="N", help="Most call events to record, Python and native each.")
+    ] = DEFAULT_MAX_EVENTS,
     json: Json = False,
-    output_format: Format = "tree", output: Output = None, max_nodes: MaxNodes = DEFAULT_MAX_NODES,
+    output_format: Format = "tree",
+    output: Output = None,
+    max_nodes: MaxNodes = DEFAULT_MAX_NODES,
 ) -> None:
     """Run SCRIPT (or -c CODE) under tracing and print the call tree it ran (or read one the profiler recorded)."""
     _run("run", "run_cmd", locals())
@@ -324,10 +556,19 @@ def run(
 
 @app.command()
 def scip(
-    root: Root = None, index: Index = None, tree: Trees = None, python_env: PythonEnv = None,
-    output: Annotated[str, typer.Option("--output", "-o", metavar="FILE", help="The SCIP file to write.")] = "index.scip",
-    under: Annotated[Optional[str], typer.Option("--under", metavar="FOLDER", help=(
-        "Only the project's files under this folder (relative to the root).")) ] = None,
+    root: Root = None,
+    index: Index = None,
+    tree: Trees = None,
+    python_env: PythonEnv = None,
+    output: Annotated[
+        str, typer.Option("--output", "-o", metavar="FILE", help="The SCIP file to write.")
+    ] = "index.scip",
+    under: Annotated[
+        str | None,
+        typer.Option(
+            "--under", metavar="FOLDER", help=("Only the project's files under this folder (relative to the root).")
+        ),
+    ] = None,
 ) -> None:
     """Write the project's definitions, references and cross-language edges as a SCIP index (Sourcegraph's format)."""
     _run("scip", "scip_cmd", locals())
@@ -335,7 +576,10 @@ def scip(
 
 @app.command()
 def config(
-    root: Root = None, index: Index = None, tree: Trees = None, python_env: PythonEnv = None,
+    root: Root = None,
+    index: Index = None,
+    tree: Trees = None,
+    python_env: PythonEnv = None,
     json: Json = False,
 ) -> None:
     """Show the settings in force and where each comes from: a flag, the environment, \\[tool.explorer] or explorer.toml, the default."""

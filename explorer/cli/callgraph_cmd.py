@@ -18,6 +18,7 @@ def callgraph(
     if format != "json":
         raise UsageError(f"unknown format {format!r}; one of: json")
     from explorer.query.callgraph import python_call_graph_report  # the value-flow solver: this command's alone
+
     with open_index(where) as (tree, store):
         graph = python_call_graph_report(store, tree)
     # plain print: an adjacency list of a large tree is too big for rich's highlighter
@@ -25,5 +26,7 @@ def callgraph(
     if graph.capped:
         stderr.print(
             f"note: {graph.capped} value sets were too large to follow and were capped; their calls have no edge",
-            markup=False, highlight=False, soft_wrap=True,
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
         )

@@ -115,7 +115,9 @@ def reports_errors(command: F) -> F:
         except OSError as error:
             # what the system refused where nothing nearer could say more: too many open files
             # (`ulimit -n`), a cache folder made unwritable mid-run
-            stderr.print(f"[bold red]error:[/] {escape(_system_refused(error))}", markup=True, highlight=False, soft_wrap=True)
+            stderr.print(
+                f"[bold red]error:[/] {escape(_system_refused(error))}", markup=True, highlight=False, soft_wrap=True
+            )
             raise SystemExit(1) from None
 
     return wrapper  # type: ignore[return-value]
@@ -129,8 +131,9 @@ def _system_refused(error: OSError) -> str:
     return said
 
 
-def refresh_index(root: str, index_path: Path, what: str | None = None, once: str = "once per checkout",
-                  **options: object) -> RefreshReport:
+def refresh_index(
+    root: str, index_path: Path, what: str | None = None, once: str = "once per checkout", **options: object
+) -> RefreshReport:
     """Bring the index up to date, saying how it goes where that takes a while (progress.py):
     `what` names the tree (its root by default), `once` when a new index is built."""
     from explorer.render.progress import IndexProgress
@@ -177,12 +180,21 @@ def open_trees(where: TreeRequest) -> Iterator[Workspace]:
 
 def _refresh_tree(tree: Tree, index_path: Path, options: WalkOptions | None, leave_out: frozenset[str]) -> None:
     installed = tree.kind is TreeKind.INSTALLED  # said, since the first query after an install waits for it
-    report = refresh_index(tree.root, index_path, tree.name if installed else tree.root,
-                           f"once per install, from {tree.root}" if installed else "once per checkout",
-                           options=options, leave_out=leave_out)
+    report = refresh_index(
+        tree.root,
+        index_path,
+        tree.name if installed else tree.root,
+        f"once per install, from {tree.root}" if installed else "once per checkout",
+        options=options,
+        leave_out=leave_out,
+    )
     which = "index" if tree.kind is TreeKind.PROJECT else f"index of {tree.root}"
     if report.rebuilt_because:
         stderr.print(f"note: {which} rebuilt ({report.rebuilt_because})", soft_wrap=True)
     if report.stale_because:
-        stderr.print(f"note: {which} not refreshed: {report.stale_because}; answering from it as it was, which may not be the tree as it is now", soft_wrap=True,
-                     markup=False, highlight=False)
+        stderr.print(
+            f"note: {which} not refreshed: {report.stale_because}; answering from it as it was, which may not be the tree as it is now",
+            soft_wrap=True,
+            markup=False,
+            highlight=False,
+        )

@@ -14,8 +14,10 @@ from explorer.trees import TreeRequest
 @reports_errors
 def config(where: TreeRequest, json: bool = False) -> None:
     """Show the settings in force and where each comes from."""
-    given: dict[str, object] = {name: None for name in KEYS}
-    given.update({"root": where.root, "index": where.index, "trees": list(where.trees) or None, "python-env": where.python})
+    given: dict[str, object] = dict.fromkeys(KEYS)
+    given.update(
+        {"root": where.root, "index": where.index, "trees": list(where.trees) or None, "python-env": where.python}
+    )
     try:
         folder: str | None = os.getcwd()
     except OSError:
@@ -23,9 +25,16 @@ def config(where: TreeRequest, json: bool = False) -> None:
     found = find_config(folder)
     settings = resolve_settings(given, found)
     if json:
-        write_json(stdout, dumps({
-            "file": found.path if found else None,
-            "settings": {name: {"value": setting.value, "source": setting.source} for name, setting in settings.items()},
-        }))
+        write_json(
+            stdout,
+            dumps(
+                {
+                    "file": found.path if found else None,
+                    "settings": {
+                        name: {"value": setting.value, "source": setting.source} for name, setting in settings.items()
+                    },
+                }
+            ),
+        )
     else:
         settings_text(stdout, found.label if found else None, folder, list(settings.values()))

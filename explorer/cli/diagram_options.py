@@ -50,7 +50,9 @@ def diagram_request(
     if output is not None and not drawing:
         raise UsageError("-o writes a diagram: add --format dot, svg, png or html")
     if (only_paths or context) and to is None:
-        raise UsageError(f"{'--only-paths' if only_paths else '--context'} is about the paths to a --to match: add --to")
+        raise UsageError(
+            f"{'--only-paths' if only_paths else '--context'} is about the paths to a --to match: add --to"
+        )
     if only_paths and context:
         raise UsageError("--only-paths and --context ask for opposite drawings: give one")
     if max_nodes < 2:
@@ -60,12 +62,18 @@ def diagram_request(
         try:
             layers.append(Layer(name))
         except ValueError:
-            raise UsageError(f"unknown layer {name!r} for --collapse; one of: {', '.join(layer.value for layer in Layer)}") from None
+            raise UsageError(
+                f"unknown layer {name!r} for --collapse; one of: {', '.join(layer.value for layer in Layer)}"
+            ) from None
     # with --to, the paths alone unless --context asks for what is beside them
-    return DiagramRequest(output_format, output, max_nodes, tuple(layers), link_template, to is not None and not context)
+    return DiagramRequest(
+        output_format, output, max_nodes, tuple(layers), link_template, to is not None and not context
+    )
 
 
-def write_diagram(diagram: Diagram, request: DiagramRequest, root: str, query: str, direction: str | None = None) -> None:
+def write_diagram(
+    diagram: Diagram, request: DiagramRequest, root: str, query: str, direction: str | None = None
+) -> None:
     """Shape the diagram as asked, render it, and write it (DOT without -o: to stdout)."""
     # graphviz and the renderers load only when a diagram is drawn
     from explorer.diagram.fold import shape

@@ -8,9 +8,9 @@ from explorer.cli.common import open_trees, refresh_index, reports_errors, stder
 from explorer.errors import UsageError
 from explorer.index.build import saved_walk_options
 from explorer.index.files import WalkOptions
+from explorer.model import Tree, TreeKind
 from explorer.render.json_out import dumps, report_json, trees_json
 from explorer.render.text import report_text, trees_text
-from explorer.model import Tree, TreeKind
 from explorer.trees import TreeRequest, nested_roots, source_trees
 from explorer.workspace import resolve_index_path, resolve_root
 

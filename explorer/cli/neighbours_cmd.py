@@ -8,11 +8,13 @@ from explorer.cli.common import open_index, reports_errors, stderr, stdout
 from explorer.cli.diagram_options import DiagramRequest, diagram_request, write_diagram
 from explorer.query.limits import DEFAULT_MAX_NODES
 from explorer.render.json_out import dumps, neighbours_json, write_json
-from explorer.trees import TreeRequest
 from explorer.render.text import neighbours_text, unreadable_note
+from explorer.trees import TreeRequest
 
 
-def _run(direction: str, symbol: str, where: TreeRequest, depth: int, json: bool, request: DiagramRequest, tests: bool) -> None:
+def _run(
+    direction: str, symbol: str, where: TreeRequest, depth: int, json: bool, request: DiagramRequest, tests: bool
+) -> None:
     from explorer.query.neighbours import neighbours  # the call graph loads for these commands only
 
     with open_index(where) as (tree, store):
@@ -55,5 +57,7 @@ def _command(direction: str, summary: str) -> Callable[..., None]:
     return reports_errors(command)
 
 
-callers = _command("callers", "Who calls SYMBOL, across every layer (a kernel's operator, an operator's C++ and Python callers...).")
+callers = _command(
+    "callers", "Who calls SYMBOL, across every layer (a kernel's operator, an operator's C++ and Python callers...)."
+)
 callees = _command("callees", "What SYMBOL calls, across every layer and every backend.")

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from explorer.index.reader import IndexReader
     from explorer.runtime.model import RunFrame
 
+
 @reports_errors
 def run(
     where: TreeRequest,
@@ -49,8 +50,23 @@ def run(
             raise UsageError("--chrome-trace reads a trace already recorded: give no program to run")
         if backend_device is not None:
             raise UsageError("--backend-device chooses where a program runs; a recorded trace ran where it ran")
-    _run(where, program, code, python, backend_device, chrome_trace, compare, include, exclude, max_depth, max_events,
-         json, output_format, output, max_nodes)
+    _run(
+        where,
+        program,
+        code,
+        python,
+        backend_device,
+        chrome_trace,
+        compare,
+        include,
+        exclude,
+        max_depth,
+        max_events,
+        json,
+        output_format,
+        output,
+        max_nodes,
+    )
 
 
 # A run's tree is as deep as the program's calls went (a recursion 900 deep where the program
@@ -115,16 +131,28 @@ def _in_a_thread(work: Callable[[], None], outcome: list[BaseException]) -> None
 
 
 def _run(
-    where: TreeRequest, program: list[str] | None, code: str | None, python: str | None, backend_device: str | None,
-    chrome_trace: str | None, compare: bool, include: list[str] | None, exclude: list[str] | None, max_depth: int | None, max_events: int,
-    json: bool, output_format: str, output: str | None, max_nodes: int,
+    where: TreeRequest,
+    program: list[str] | None,
+    code: str | None,
+    python: str | None,
+    backend_device: str | None,
+    chrome_trace: str | None,
+    compare: bool,
+    include: list[str] | None,
+    exclude: list[str] | None,
+    max_depth: int | None,
+    max_events: int,
+    json: bool,
+    output_format: str,
+    output: str | None,
+    max_nodes: int,
 ) -> None:
     # the runtime, the call graph and their views load for this command only
     from explorer.diagram.run import run_diagram
     from explorer.render.run_json import comparison_json, run_json
     from explorer.render.run_text import comparison_text, run_text
-    from explorer.runtime.compare import compare_run
     from explorer.runtime.chrome_trace import chrome_trace_run
+    from explorer.runtime.compare import compare_run
     from explorer.runtime.run import run_program
 
     drawing = diagram_request(output_format, output, max_nodes, None, None, json=json)
@@ -143,7 +171,11 @@ def _run(
         else:
             trace = run_program(RunRequest(code, script, argv, tree, python, backend_device, max_events), store)
         shown, cut = shape.apply(trace.root)
-        comparison = compare_run(store, tree, trace.root, every_native_call=python is None and chrome_trace is None) if compare and store is not None else None
+        comparison = (
+            compare_run(store, tree, trace.root, every_native_call=python is None and chrome_trace is None)
+            if compare and store is not None
+            else None
+        )
         if drawing.wanted:
             write_diagram(run_diagram(trace, shown, comparison), drawing, shown_from, "run")
         elif json:

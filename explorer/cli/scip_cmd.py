@@ -31,8 +31,9 @@ def scip(where: TreeRequest, output: str = "index.scip", under: str | None = Non
         paths = scip_files(reader, folder)
         progress.start(len(paths), f"{files(len(paths))} to read", files(len(paths)))
         try:
-            index, counts = scip_index(reader, lambda: CallGraph(reader, root, "all"), root, Path(root).name, paths,
-                                       progress.advance)
+            index, counts = scip_index(
+                reader, lambda: CallGraph(reader, root, "all"), root, Path(root).name, paths, progress.advance
+            )
             progress.phase(f"read {files(len(paths))}; writing the index", "writing the index")
             data = index.SerializeToString()
         finally:
@@ -45,11 +46,18 @@ def scip(where: TreeRequest, output: str = "index.scip", under: str | None = Non
         f"wrote {output}: {counts.documents:,} documents, {counts.definitions:,} definitions, {counts.references:,} references, "
         f"{counts.relationships:,} relationships, {counts.external_symbols:,} external symbols "
         f"({len(data) / 1024 / 1024:.1f} MiB, {time.perf_counter() - started:.1f} s)",
-        markup=False, highlight=False, soft_wrap=True,
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
     )
     note = unreadable_note(counts.read_in_part)
     if note is not None:
         stderr.print(note, markup=False, highlight=False, soft_wrap=True)
     if counts.too_deep:
-        stderr.print(f"note: the calls of {counts.too_deep:,} definitions are nested too deeply to follow: their references "
-                     "and relationships are left out", markup=False, highlight=False, soft_wrap=True)
+        stderr.print(
+            f"note: the calls of {counts.too_deep:,} definitions are nested too deeply to follow: their references "
+            "and relationships are left out",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )

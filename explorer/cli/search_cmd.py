@@ -5,12 +5,19 @@ from __future__ import annotations
 from explorer.cli.common import open_index, reports_errors, stdout
 from explorer.errors import UsageError
 from explorer.model import Language, SymbolKind
-from explorer.query.search import SearchFilter, search as run_search
+from explorer.query.search import SearchFilter
+from explorer.query.search import search as run_search
 from explorer.render.json_out import dumps, search_json, write_json
 from explorer.render.text import search_text
 from explorer.trees import TreeRequest
 
-_LANGS = {"python": Language.PYTHON, "cpp": Language.CPP, "cuda": Language.CUDA, "yaml": Language.YAML, "vendor": Language.VENDOR}
+_LANGS = {
+    "python": Language.PYTHON,
+    "cpp": Language.CPP,
+    "cuda": Language.CUDA,
+    "yaml": Language.YAML,
+    "vendor": Language.VENDOR,
+}
 
 
 @reports_errors

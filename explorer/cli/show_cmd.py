@@ -30,7 +30,9 @@ def show(
         resolution = resolve(store, symbol)
         details = [describe(store, tree, found, lines, tests=tests) for found in resolution.symbols[:_MAX_SHOWN]]
     if json:
-        write_json(stdout, dumps({"query": symbol, "via": resolution.via, "definitions": [details_json(d) for d in details]}))
+        write_json(
+            stdout, dumps({"query": symbol, "via": resolution.via, "definitions": [details_json(d) for d in details]})
+        )
         return
     for hop in resolution.via:  # holds what the user typed: text, never rich markup
         stdout.print(Text(printable(hop), "dim"), soft_wrap=True)

@@ -7,11 +7,10 @@ from typing import TYPE_CHECKING
 from explorer.cli.common import open_trees, reports_errors, stderr, stdout
 from explorer.cli.diagram_options import diagram_request, write_diagram
 from explorer.errors import ExplorerError, UsageError
-from explorer.query.patterns import target_heading
 from explorer.query.limits import DEFAULT_MAX_NODES, DEFAULT_PATHS
+from explorer.query.patterns import target_heading
 from explorer.render.json_out import dumps, trace_json, write_json
 from explorer.render.text import printable, trace_text, unreadable_note
-
 from explorer.trees import TreeRequest
 
 if TYPE_CHECKING:
@@ -39,16 +38,33 @@ def trace(
 ) -> None:
     """Trace what calling SYMBOL runs, across Python, the torch._C binding, YAML, C++ and vendor APIs."""
     request = diagram_request(
-        output_format, output, max_nodes, collapse, link_template, json=json, only_paths=only_paths, to=to, context=context,
+        output_format,
+        output,
+        max_nodes,
+        collapse,
+        link_template,
+        json=json,
+        only_paths=only_paths,
+        to=to,
+        context=context,
     )
     if dynamic is not None and (request.wanted or json):
         raise UsageError("--dynamic prints the comparison as text; it does not combine with --json or --format")
     # the call graph (and the runtime, for --dynamic) load here, not for every command
     from explorer.query.trace import trace_symbol
+
     with open_trees(where) as workspace:
         tree, store, spanned = workspace.root, workspace.reader, workspace.trees
         report = trace_symbol(
-            store, tree, symbol, backend=backend, max_depth=max_depth, to=to, paths=paths, tests=tests, kept=workspace.kept_edges(),
+            store,
+            tree,
+            symbol,
+            backend=backend,
+            max_depth=max_depth,
+            to=to,
+            paths=paths,
+            tests=tests,
+            kept=workspace.kept_edges(),
         )
         if dynamic is not None:
             from explorer.render.run_text import comparison_text
@@ -65,7 +81,9 @@ def trace(
     if request.wanted:
         if report.target_closest is not None:
             closest = f"; closest: {', '.join(report.target_closest)}" if report.target_closest else ""
-            raise ExplorerError(f"no definition in the trees is named like --to {printable(target_heading(to or ''))}{closest}; nothing drawn")
+            raise ExplorerError(
+                f"no definition in the trees is named like --to {printable(target_heading(to or ''))}{closest}; nothing drawn"
+            )
         if to is not None and not report.trace.paths:
             raise ExplorerError(
                 f"no path from {printable(report.start.symbol.qname)} to {printable(target_heading(to))} (backend {backend}); nothing drawn"

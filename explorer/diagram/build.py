@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 from explorer.diagram.model import Diagram, DiagramEdge, DiagramNode, Emphasis
 from explorer.model import CallEdge, CallNode, EdgeKind, Layer, Resolution
@@ -25,7 +26,7 @@ def trace_diagram(report: TraceReport) -> Diagram:
     builder.add(report.start, Emphasis.PATH if trace.paths else Emphasis.NORMAL, start=True, spine=bool(trace.paths))
     if trace.paths:
         for number, path in enumerate(trace.paths):
-            for before, hop in zip(path, path[1:]):
+            for before, hop in itertools.pairwise(path):
                 builder.add(hop.node, Emphasis.PATH, matched=hop.matched, spine=number == 0)
                 builder.link(before.node, hop.node, hop.edge, Emphasis.PATH, spine=number == 0)
         for path in trace.paths:
@@ -90,13 +91,23 @@ class _Builder:
         self.nodes: dict[tuple, DiagramNode] = {}
         self.edges: dict[tuple[str, str, str], DiagramEdge] = {}
 
-    def add(self, node: CallNode, emphasis: Emphasis, *, start: bool = False, matched: bool = False, note: str | None = None,
-            spine: bool = False) -> None:
+    def add(
+        self,
+        node: CallNode,
+        emphasis: Emphasis,
+        *,
+        start: bool = False,
+        matched: bool = False,
+        note: str | None = None,
+        spine: bool = False,
+    ) -> None:
         key = node.key
         known = self.nodes.get(key)
         if known is not None:
             if (matched and not known.matched) or (spine and not known.spine):
-                self.nodes[key] = dataclasses.replace(known, matched=known.matched or matched, spine=known.spine or spine)
+                self.nodes[key] = dataclasses.replace(
+                    known, matched=known.matched or matched, spine=known.spine or spine
+                )
             return
         symbol = node.symbol
         self.nodes[key] = DiagramNode(
@@ -115,7 +126,9 @@ class _Builder:
             spine=spine,
         )
 
-    def link(self, caller: CallNode, callee: CallNode, edge: CallEdge | None, emphasis: Emphasis, *, spine: bool = False) -> None:
+    def link(
+        self, caller: CallNode, callee: CallNode, edge: CallEdge | None, emphasis: Emphasis, *, spine: bool = False
+    ) -> None:
         source, target = self.nodes[caller.key].id, self.nodes[callee.key].id
         kind = edge.label if edge is not None else EdgeKind.CALL
         key = (source, target, kind)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from explorer.diagram.build import short_qname
 from explorer.diagram.model import Diagram, DiagramEdge, DiagramNode, Emphasis
+from explorer.model import Layer
 from explorer.runtime.compare import Comparison
 from explorer.runtime.model import RECORDED_TRACE, Reach, RunFrame, RunTrace
 
@@ -20,12 +21,21 @@ def run_diagram(trace: RunTrace, shown: RunFrame, comparison: Comparison | None 
     confirmed = {(e.caller.name, e.callee.name) for e in comparison.confirmed} if comparison else set()
     missed = {(e.caller.name, e.callee.name) for e in comparison.dynamic_only} if comparison else set()
 
-    def node_id(name: str, layer: object, path: str | None, line: int | None, kind: str, emphasis: Emphasis, start: bool = False) -> str:
+    def node_id(
+        name: str, layer: Layer, path: str | None, line: int | None, kind: str, emphasis: Emphasis, start: bool = False
+    ) -> str:
         identity = (name, path, line)
         if identity not in nodes:
             nodes[identity] = DiagramNode(
-                id=f"n{len(nodes)}", name=short_qname(name, layer) if not start else name,  # type: ignore[arg-type]
-                qname=name, layer=layer, kind=kind, path=path, line=line, emphasis=emphasis, start=start,  # type: ignore[arg-type]
+                id=f"n{len(nodes)}",
+                name=short_qname(name, layer) if not start else name,
+                qname=name,
+                layer=layer,
+                kind=kind,
+                path=path,
+                line=line,
+                emphasis=emphasis,
+                start=start,
             )
         return nodes[identity].id
 
@@ -39,10 +49,20 @@ def run_diagram(trace: RunTrace, shown: RunFrame, comparison: Comparison | None 
                 label = "dynamic only"
             if child.calls > 1:
                 label += f" ×{child.calls}"
-            edges.setdefault((frame_id, child_id), DiagramEdge(frame_id, child_id, label, emphasis, child.site, pair in missed))
+            edges.setdefault(
+                (frame_id, child_id), DiagramEdge(frame_id, child_id, label, emphasis, child.site, pair in missed)
+            )
             walk(child, child_id)
 
-    root_id = node_id(shown.name, shown.layer, shown.path, shown.line, "module", Emphasis.PATH if comparison else Emphasis.NORMAL, start=True)
+    root_id = node_id(
+        shown.name,
+        shown.layer,
+        shown.path,
+        shown.line,
+        "module",
+        Emphasis.PATH if comparison else Emphasis.NORMAL,
+        start=True,
+    )
     walk(shown, root_id)
     if comparison is not None:
         by_name = {diagram_node.qname: diagram_node.id for diagram_node in nodes.values()}
@@ -51,11 +71,23 @@ def run_diagram(trace: RunTrace, shown: RunFrame, comparison: Comparison | None 
             target = item.edge.target
             if source is None:
                 continue
-            target_id = node_id(target.symbol.qname, target.layer, target.symbol.path, target.symbol.line,
-                                target.symbol.kind.value, Emphasis.CONTEXT)
-            edges.setdefault((source, target_id), DiagramEdge(source, target_id, f"not taken ({item.edge.label})", Emphasis.CONTEXT, item.edge.site))
-    title = f"{trace.command} (a recorded profiler trace)" if trace.runtime == RECORDED_TRACE else \
-        f"{trace.command} ({trace.runtime} runtime, device {trace.device})"
+            target_id = node_id(
+                target.symbol.qname,
+                target.layer,
+                target.symbol.path,
+                target.symbol.line,
+                target.symbol.kind.value,
+                Emphasis.CONTEXT,
+            )
+            edges.setdefault(
+                (source, target_id),
+                DiagramEdge(source, target_id, f"not taken ({item.edge.label})", Emphasis.CONTEXT, item.edge.site),
+            )
+    title = (
+        f"{trace.command} (a recorded profiler trace)"
+        if trace.runtime == RECORDED_TRACE
+        else f"{trace.command} ({trace.runtime} runtime, device {trace.device})"
+    )
     return Diagram(title, tuple(nodes.values()), tuple(edges.values()), root_id)
 
 

@@ -27,18 +27,32 @@ import shutil
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from typing import Protocol
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from explorer.errors import ExplorerError
 from explorer.index.files import SourceFile, UnreadableFile, WalkOptions, may_read_later, read_source
 from explorer.index.listing import (
-    confirm_indexed, left_out_by_rule, racy_since, remembered_options, unchanged_since_indexed, walk_remembered,
+    confirm_indexed,
+    left_out_by_rule,
+    racy_since,
+    remembered_options,
+    unchanged_since_indexed,
+    walk_remembered,
 )
 from explorer.index.store import (
-    FileRows, IndexStats, IndexStore, StoredFile, encode_facts, foreign_file, index_file_stamp, is_corruption, move_database,
-    record_verified, writer_lock,
+    FileRows,
+    IndexStats,
+    IndexStore,
+    StoredFile,
+    encode_facts,
+    foreign_file,
+    index_file_stamp,
+    is_corruption,
+    move_database,
+    record_verified,
+    writer_lock,
 )
 from explorer.model import Diagnostic
 from explorer.parsers import parse_file
@@ -47,6 +61,7 @@ from explorer.workspace import cache_folder
 
 _BATCH = 256  # files per transaction
 _PARALLEL_THRESHOLD = 48  # fewer changed files than this are parsed in-process
+
 
 class Progress(Protocol):
     """What a refresh says while it works, for whoever shows it (a terminal's bar, log lines,
@@ -74,7 +89,9 @@ class RefreshReport:
     removed: int
     seconds: float
     rebuilt_because: str | None = None
-    stale_because: str | None = None  # not refreshed, though the tree may have changed: why (answers are from the index as it was)
+    stale_because: str | None = (
+        None  # not refreshed, though the tree may have changed: why (answers are from the index as it was)
+    )
 
     @property
     def stats(self) -> IndexStats:
@@ -154,7 +171,9 @@ def refresh(
             try:
                 store = IndexStore.open(index_path)
                 try:
-                    report, found, vouch = _refresh(store, root, jobs, options, progress, started, listing, leave_out=leave_out)
+                    report, found, vouch = _refresh(
+                        store, root, jobs, options, progress, started, listing, leave_out=leave_out
+                    )
                 finally:
                     store.close()
                 record_verified(index_path)
@@ -164,12 +183,19 @@ def refresh(
                 if not is_corruption(error):
                     raise
                 reason = f"index file corrupt ({error})"
-                options = options or remembered_options(listing) or WalkOptions()  # the saved ones are in the corrupt file
+                options = (
+                    options or remembered_options(listing) or WalkOptions()
+                )  # the saved ones are in the corrupt file
         # A new index is built beside the old one and renamed into place when complete; what
         # stands there is replaced only if it is explorer's (a path the user named may hold
         # anything). Everything in explorer's cache folder is its own, damaged or not.
-        if index_path.parent.resolve() != cache_folder().resolve() and (foreign := foreign_file(index_path)) is not None:
-            raise ExplorerError(f"not replacing {index_path} with an index: {foreign}; remove it or name another --index file")
+        if (
+            index_path.parent.resolve() != cache_folder().resolve()
+            and (foreign := foreign_file(index_path)) is not None
+        ):
+            raise ExplorerError(
+                f"not replacing {index_path} with an index: {foreign}; remove it or name another --index file"
+            )
         building = Path(f"{index_path}.building")
         shards = Path(f"{index_path}.shards")
         shutil.rmtree(shards, ignore_errors=True)
@@ -193,7 +219,12 @@ _READ_ONLY = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
 def _read_only(
-    root: str, index_path: Path, options: WalkOptions | None, leave_out: frozenset[str], listing: Path, started: float,
+    root: str,
+    index_path: Path,
+    options: WalkOptions | None,
+    leave_out: frozenset[str],
+    listing: Path,
+    started: float,
     error: OSError,
 ) -> RefreshReport:
     """The index's folder cannot be written (a read-only cache, a shared one): a good index is
@@ -201,8 +232,10 @@ def _read_only(
     listing: nothing changed since); without one there is nothing to answer from."""
     why = f"{index_path.parent} cannot be written ({error.strerror or error})"
     if IndexStore.unusable_reason(index_path, root) is not None:
-        raise ExplorerError(f"no usable index of {root} in {index_path.parent}, which cannot be written "
-                            f"({error.strerror or error}); set EXPLORER_CACHE_DIR to a folder explorer may write")
+        raise ExplorerError(
+            f"no usable index of {root} in {index_path.parent}, which cannot be written "
+            f"({error.strerror or error}); set EXPLORER_CACHE_DIR to a folder explorer may write"
+        )
     unchanged = unchanged_since_indexed(root, options, leave_out, listing, index_file_stamp(index_path))
     if unchanged is not None:
         return RefreshReport(index_path, 0, unchanged, 0, time.perf_counter() - started)

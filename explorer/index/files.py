@@ -8,8 +8,8 @@ binary, non-UTF-8 and oversized files. Each rejection is a Diagnostic with a rea
 
 from __future__ import annotations
 
-import hashlib
 import errno
+import hashlib
 import os
 import re
 import stat
@@ -21,10 +21,26 @@ from explorer.model import Diagnostic, Language
 from explorer.parsers import language_of
 
 # Folders that hold build output, caches or tool state, never source worth indexing.
-BUILD_FOLDERS = frozenset({
-    ".git", ".hg", ".svn", "__pycache__", "build", "dist", "node_modules", ".venv", "venv",
-    ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs", ".cache",
-})
+BUILD_FOLDERS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        "build",
+        "dist",
+        "node_modules",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".eggs",
+        ".cache",
+    }
+)
 # Folders of vendored third-party code, indexed only with include_third_party.
 THIRD_PARTY_FOLDERS = frozenset({"third_party", "third-party", "thirdparty"})
 
@@ -59,8 +75,11 @@ class WalkOptions:
     @classmethod
     def from_saved(cls, saved: dict) -> WalkOptions:
         """Options as `explorer index` saved them in an index (JSON has lists, not tuples)."""
-        known: dict[str, Any] = {key: tuple(value) if isinstance(value, list) else value
-                 for key, value in saved.items() if key in cls.__dataclass_fields__}
+        known: dict[str, Any] = {
+            key: tuple(value) if isinstance(value, list) else value
+            for key, value in saved.items()
+            if key in cls.__dataclass_fields__
+        }
         return cls(**known)
 
 
@@ -80,7 +99,6 @@ class _GitIgnoreFile:
     Patterns without a slash (`*.pyc`, `build/`) match a single path component. Discovery
     checks every folder before entering it, so for those it is enough to match the last
     component, which is much cheaper than trying every folder boundary of the path."""
-
 
     def __init__(self, lines: list[str]) -> None:
         import pathspec  # only for trees that have ignore files
@@ -102,7 +120,7 @@ class _GitIgnoreFile:
     def verdict(self, path: str) -> bool | None:
         """True: ignored; False: re-included; None: this file says nothing about the path.
         Folder paths end with a slash."""
-        name = path[path.rstrip("/").rfind("/") + 1:]
+        name = path[path.rstrip("/").rfind("/") + 1 :]
         ignored = self.ignoring.matches(path, name)
         included = self.including.matches(path, name)
         if ignored and included:
@@ -134,7 +152,7 @@ class _ComponentRules:
             if source.endswith(ending):
                 core = source[: -len(ending)]
                 star = core.startswith("[^/]*")
-                literal = core[len("[^/]*"):] if star else core
+                literal = core[len("[^/]*") :] if star else core
                 if _LITERAL.match(literal):
                     text = re.sub(r"\\(.)", r"\1", literal)
                     if star and not folder_only:
@@ -173,7 +191,7 @@ class _Matcher:
 
     def add(self, source: str) -> None:
         for prefix, rules in ((_ANY_DEPTH, self.anywhere), (_BELOW_TOP, self.below_top)):
-            rest = source[len(prefix):]
+            rest = source[len(prefix) :]
             if source.startswith(prefix) and "/" not in rest.replace("(?:/)", "").replace("[^/]", ""):
                 rules.add(rest)
                 return
@@ -232,7 +250,7 @@ class _IgnoreRules:
     def ignored(self, rel: str, is_dir: bool) -> bool:
         verdict = False
         for base, rules in self._files:
-            local = rel[len(base) + 1:] if base else rel
+            local = rel[len(base) + 1 :] if base else rel
             if is_dir:
                 local += "/"
             said = rules.verdict(local)
@@ -250,7 +268,10 @@ LEFT_OUT_TREE = "another tree of this query"
 
 
 def walk(
-    root: str, options: WalkOptions, leave_out: frozenset[str] = frozenset(), stamps: dict[str, list[int]] | None = None,
+    root: str,
+    options: WalkOptions,
+    leave_out: frozenset[str] = frozenset(),
+    stamps: dict[str, list[int]] | None = None,
     left_out_by_rule: list[Diagnostic] | None = None,
 ) -> tuple[list[SourceFile], list[Diagnostic]]:
     """Every indexable file under root, and the files passed over with a reason. `leave_out`:
@@ -262,8 +283,7 @@ def walk(
     skipped: list[Diagnostic] = []
     left = left_out_by_rule if left_out_by_rule is not None else []
     rules = _IgnoreRules()
-    for item in _walk_folder(root, root, "", rules, options, _Passed(skipped, left), leave_out, stamps):
-        found.append(item)
+    found.extend(_walk_folder(root, root, "", rules, options, _Passed(skipped, left), leave_out, stamps))
     found.sort(key=lambda source: source.path)
     skipped.sort(key=lambda diagnostic: diagnostic.path)
     left.sort(key=lambda diagnostic: diagnostic.path)
@@ -278,7 +298,9 @@ class _Passed:
     left_out: list[Diagnostic]
 
 
-def _folder_rule(entry: os.DirEntry, rel: str, rules: _IgnoreRules, options: WalkOptions, leave_out: frozenset[str]) -> str | None:
+def _folder_rule(
+    entry: os.DirEntry, rel: str, rules: _IgnoreRules, options: WalkOptions, leave_out: frozenset[str]
+) -> str | None:
     """Why the folder is not walked; None to walk it."""
     if entry.name in BUILD_FOLDERS or entry.name.endswith(".egg-info"):
         return LEFT_OUT_BUILD
@@ -292,8 +314,14 @@ def _folder_rule(entry: os.DirEntry, rel: str, rules: _IgnoreRules, options: Wal
 
 
 def _walk_folder(
-    root: str, folder_abs: str, folder_rel: str, rules: _IgnoreRules, options: WalkOptions, passed: _Passed,
-    leave_out: frozenset[str], stamps: dict[str, list[int]] | None,
+    root: str,
+    folder_abs: str,
+    folder_rel: str,
+    rules: _IgnoreRules,
+    options: WalkOptions,
+    passed: _Passed,
+    leave_out: frozenset[str],
+    stamps: dict[str, list[int]] | None,
 ) -> Iterator[SourceFile]:
     skipped = passed.skipped
     if stamps is not None:  # before reading it: a change made during the walk shows next time
@@ -332,7 +360,11 @@ def _walk_folder(
             yield from _walk_folder(root, entry.path, rel, rules, options, passed, leave_out, stamps)
             continue
         lang = language_of(rel)
-        if lang is None or (options.languages and lang.value not in options.languages) or rules.ignored(rel, is_dir=False):
+        if (
+            lang is None
+            or (options.languages and lang.value not in options.languages)
+            or rules.ignored(rel, is_dir=False)
+        ):
             continue
         try:
             info = os.stat(entry.path)  # follows a symlinked file to what it names
@@ -347,13 +379,17 @@ def _walk_folder(
             skipped.append(Diagnostic(rel, "symlink to a folder, not followed"))
             continue
         if is_link and not options.follow_links_outside and outside_root(root, entry.path):
-            skipped.append(Diagnostic(rel, "symlink to a file outside the tree, not followed (--follow-links-outside reads it)"))
+            skipped.append(
+                Diagnostic(rel, "symlink to a file outside the tree, not followed (--follow-links-outside reads it)")
+            )
             continue
         if not stat.S_ISREG(info.st_mode):
             skipped.append(Diagnostic(rel, "not a regular file"))
             continue
         if info.st_size > options.max_file_size:
-            skipped.append(Diagnostic(rel, f"larger than the {_mib(options.max_file_size)} limit ({_mib(info.st_size)})"))
+            skipped.append(
+                Diagnostic(rel, f"larger than the {_mib(options.max_file_size)} limit ({_mib(info.st_size)})")
+            )
             continue
         yield SourceFile(rel, lang, info.st_size, info.st_mtime_ns)
     if pushed:

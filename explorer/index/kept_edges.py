@@ -54,7 +54,11 @@ def code_fingerprint() -> str:
     """A hash of explorer's code and queries: edges worked out by other code are not used."""
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
-    sources = [*sorted(package.rglob("*.py")), *sorted(GRAMMARS_DIR.rglob("*.scm")), *sorted(GRAMMARS_DIR.glob("*.yaml"))]
+    sources = [
+        *sorted(package.rglob("*.py")),
+        *sorted(GRAMMARS_DIR.rglob("*.scm")),
+        *sorted(GRAMMARS_DIR.glob("*.yaml")),
+    ]
     for source in sources:
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
@@ -124,7 +128,7 @@ class KeptEdges:
         wanted = [node for node in dict.fromkeys(nodes) if node not in self._pending and node not in self._read]
         try:
             for start in range(0, len(wanted), _READ_AT_ONCE):
-                chunk = wanted[start:start + _READ_AT_ONCE]
+                chunk = wanted[start : start + _READ_AT_ONCE]
                 marks = ", ".join("?" * len(chunk))
                 self._read.update(self._db.execute(f"SELECT node, edges FROM edges WHERE node IN ({marks})", chunk))
         except sqlite3.Error:
@@ -239,22 +243,45 @@ def encode_edges(edges: list[CallEdge]) -> str:
         found = places.get(symbol)
         if found is None:
             found = places[symbol] = len(symbols)
-            symbols.append([
-                symbol.qname, symbol.name, symbol.kind.value, symbol.lang.value, symbol.path, symbol.line,
-                symbol.end_line, symbol.signature, symbol.target, symbol.file_local,
-            ])
+            symbols.append(
+                [
+                    symbol.qname,
+                    symbol.name,
+                    symbol.kind.value,
+                    symbol.lang.value,
+                    symbol.path,
+                    symbol.line,
+                    symbol.end_line,
+                    symbol.signature,
+                    symbol.target,
+                    symbol.file_local,
+                ]
+            )
         return found
 
     def node(target: CallNode) -> list[object]:
         shape = target.shape
         return [
-            place(target.symbol), target.layer.value, target.self_class, [place(s) for s in target.passed],
-            target.passed_at, target.passed_as, None if shape is None else [shape.positional, shape.keywords, shape.open],
+            place(target.symbol),
+            target.layer.value,
+            target.self_class,
+            [place(s) for s in target.passed],
+            target.passed_at,
+            target.passed_as,
+            None if shape is None else [shape.positional, shape.keywords, shape.open],
         ]
 
     encoded = [
-        [node(edge.target), edge.kind.value, edge.resolution.value, edge.candidates, edge.site,
-         edge.specialised, edge.off_default, edge.dispatch_key]
+        [
+            node(edge.target),
+            edge.kind.value,
+            edge.resolution.value,
+            edge.candidates,
+            edge.site,
+            edge.specialised,
+            edge.off_default,
+            edge.dispatch_key,
+        ]
         for edge in edges
     ]
     return json.dumps([symbols, encoded], separators=(",", ":"))
@@ -280,14 +307,25 @@ def decode_edges(text: str) -> list[CallEdge]:
     def node(fields: list) -> CallNode:
         symbol, layer, self_class, passed, passed_at, passed_as, shape = fields
         return CallNode(
-            symbols[symbol], _LAYERS[layer], self_class, tuple(symbols[s] for s in passed) if passed else (),
-            None if passed_at is None else (passed_at[0], passed_at[1]), tuple(passed_as) if passed_as else (),
+            symbols[symbol],
+            _LAYERS[layer],
+            self_class,
+            tuple(symbols[s] for s in passed) if passed else (),
+            None if passed_at is None else (passed_at[0], passed_at[1]),
+            tuple(passed_as) if passed_as else (),
             None if shape is None else CallShape(shape[0], tuple(shape[1]), shape[2]),
         )
 
     return [
-        CallEdge(node(target), _EDGE_KINDS[kind], _RESOLUTIONS[resolution], tuple(candidates) if candidates else (),
-                 None if site is None else (site[0], site[1]), specialised, off_default, dispatch_key)
+        CallEdge(
+            node(target),
+            _EDGE_KINDS[kind],
+            _RESOLUTIONS[resolution],
+            tuple(candidates) if candidates else (),
+            None if site is None else (site[0], site[1]),
+            specialised,
+            off_default,
+            dispatch_key,
+        )
         for target, kind, resolution, candidates, site, specialised, off_default, dispatch_key in encoded
     ]
-

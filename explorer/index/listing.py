@@ -53,14 +53,17 @@ def walk_remembered(
     started = time.time_ns()
     left_out: list[Diagnostic] = []
     found, skipped = walk(root, options, leave_out, stamps, left_out)
-    write_kept(listing, {
-        "key": key,
-        "walked_ns": started,
-        "stamps": stamps,
-        "skipped": [[d.path, d.reason, stat_stamp(os.path.join(root, d.path))] for d in skipped],
-        "left_out": [[d.path, d.reason] for d in left_out],
-        "found": _found_rows(found),
-    })
+    write_kept(
+        listing,
+        {
+            "key": key,
+            "walked_ns": started,
+            "stamps": stamps,
+            "skipped": [[d.path, d.reason, stat_stamp(os.path.join(root, d.path))] for d in skipped],
+            "left_out": [[d.path, d.reason] for d in left_out],
+            "found": _found_rows(found),
+        },
+    )
     return found, skipped
 
 
@@ -74,7 +77,9 @@ def left_out_by_rule(listing: Path) -> list[Diagnostic]:
         return []
 
 
-def confirm_indexed(listing: Path, found: list[SourceFile], index_stamp: list[int], started_ns: int, vouch: bool = True) -> None:
+def confirm_indexed(
+    listing: Path, found: list[SourceFile], index_stamp: list[int], started_ns: int, vouch: bool = True
+) -> None:
     """Note that the index, whose file now has `index_stamp`, holds exactly `found` as read by
     a refresh that started at `started_ns`. A file changed within RACY_NS of that start may
     change again in the same clock tick without its stat moving: while there is one, the

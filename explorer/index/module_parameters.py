@@ -56,7 +56,9 @@ class ModuleParameters:
         self._resolved: dict[str, list[dict[int, str]]] = {}
         # the functions whose parameters hold modules or names: a call that C++ lookup takes to
         # none of them may reach one through a using-directive
-        self._functions = {m.group(2) for text in [*named, *(a[1] for a in arguments)] for m in _PLACEHOLDER.finditer(text)}
+        self._functions = {
+            m.group(2) for text in [*named, *(a[1] for a in arguments)] for m in _PLACEHOLDER.finditer(text)
+        }
 
     def names(self, qname: str) -> list[str]:
         """Every name a placeholder-named binding has, sorted: `qname` itself where no call in
@@ -76,7 +78,9 @@ class ModuleParameters:
             results = []
             for values in calls:
                 replaced = _PLACEHOLDER.sub(
-                    lambda m: values.get(int(m.group(1)), m.group(0)) if m.group(2) == function else m.group(0), text)
+                    lambda m: values.get(int(m.group(1)), m.group(0)) if m.group(2) == function else m.group(0),  # noqa: B023
+                    text,
+                )
                 if any(m.group(2) == function for m in _PLACEHOLDER.finditer(replaced)):
                     continue  # a call that does not pass every parameter the name uses
                 results.extend(self._substituted(replaced, visiting))
@@ -100,6 +104,11 @@ class ModuleParameters:
                 continue
             joined = _SEPARATOR.join(f"{position}={value}" for position, value in call.passed)
             for text in self._substituted(joined, visiting):
-                resolved.append({int(position): value for position, _, value in (part.partition("=") for part in text.split(_SEPARATOR))})
+                resolved.append(
+                    {
+                        int(position): value
+                        for position, _, value in (part.partition("=") for part in text.split(_SEPARATOR))
+                    }
+                )
         self._resolved[function] = resolved
         return resolved

@@ -19,7 +19,16 @@ from dataclasses import dataclass
 
 from explorer.index.store import IndexStore, SmallTree
 from explorer.model import (
-    CallSite, DerivativeEntry, DispatchEntry, ImportBinding, Language, OperatorInfo, Symbol, SymbolKind, Tree, TreeKind,
+    CallSite,
+    DerivativeEntry,
+    DispatchEntry,
+    ImportBinding,
+    Language,
+    OperatorInfo,
+    Symbol,
+    SymbolKind,
+    Tree,
+    TreeKind,
 )
 
 
@@ -52,7 +61,6 @@ class MultiTreeIndex:
             self._small[index] = self.parts[index].store.small_tree()
         return self._small[index]
 
-
     # -- locations ----------------------------------------------------------------------------
 
     def _route(self, path: str) -> tuple[int, str] | None:
@@ -61,8 +69,12 @@ class MultiTreeIndex:
             return 0, path
         best: tuple[int, str] | None = None
         for index, prefix in enumerate(self._prefixes):
-            if prefix is not None and path.startswith(prefix) and (best is None or len(prefix) > len(self._prefixes[best[0]] or "")):
-                best = index, path[len(prefix):]
+            if (
+                prefix is not None
+                and path.startswith(prefix)
+                and (best is None or len(prefix) > len(self._prefixes[best[0]] or ""))
+            ):
+                best = index, path[len(prefix) :]
         return best
 
     def _symbols(self, index: int, symbols: list[Symbol], before: Iterable[Symbol] = ()) -> list[Symbol]:
@@ -72,7 +84,11 @@ class MultiTreeIndex:
         part = self.parts[index]
         if part.stubs_only:
             defined = {symbol.qname for symbol in before}
-            return [s for s in symbols if s.lang == Language.PYTHON and (s.path or "").endswith(".pyi") and s.qname not in defined]
+            return [
+                s
+                for s in symbols
+                if s.lang == Language.PYTHON and (s.path or "").endswith(".pyi") and s.qname not in defined
+            ]
         hidden = part.hidden
         if not hidden:
             return symbols
@@ -97,7 +113,7 @@ class MultiTreeIndex:
         hidden = self.parts[index].hidden
         if not hidden or not path.endswith((".py", ".pyi")):
             return False
-        local = path[len(self._prefixes[index] or ""):]
+        local = path[len(self._prefixes[index] or "") :]
         return local.split("/", 1)[0].removesuffix(".py") in hidden
 
     # -- what the trees say -------------------------------------------------------------------
@@ -108,7 +124,9 @@ class MultiTreeIndex:
     def symbols_with_qname(self, qname: str) -> list[Symbol]:
         found = self._by_qname.get(qname)
         if found is None:
-            found = self._by_qname[qname] = self._each_symbols("symbols_with_qname", qname, has=lambda tree: tree.may_define(qname))
+            found = self._by_qname[qname] = self._each_symbols(
+                "symbols_with_qname", qname, has=lambda tree: tree.may_define(qname)
+            )
         return list(found)
 
     def symbols_with_qnames(self, qnames: list[str]) -> dict[str, list[Symbol]]:
@@ -140,9 +158,14 @@ class MultiTreeIndex:
 
     def import_bindings(self, module: str) -> list[ImportBinding]:
         top = module.split(".", 1)[0]
-        return [binding for index, part in enumerate(self.parts)
-                if top not in part.hidden and not part.stubs_only and ((small := self._small_tree(index)) is None or small.may_define(module))
-                for binding in part.store.import_bindings(module)]
+        return [
+            binding
+            for index, part in enumerate(self.parts)
+            if top not in part.hidden
+            and not part.stubs_only
+            and ((small := self._small_tree(index)) is None or small.may_define(module))
+            for binding in part.store.import_bindings(module)
+        ]
 
     def import_alias_targets(self, name: str) -> list[tuple[str, int]]:
         found = self._alias_targets.get(name)  # a trace asks of the same names again and again
@@ -186,7 +209,11 @@ class MultiTreeIndex:
     def operator_info(self, operator: str) -> OperatorInfo | None:
         for index, part in enumerate(self.parts):
             small = self._small_tree(index)
-            if not part.stubs_only and (small is None or small.may_define(operator)) and (info := part.store.operator_info(operator)) is not None:
+            if (
+                not part.stubs_only
+                and (small is None or small.may_define(operator))
+                and (info := part.store.operator_info(operator)) is not None
+            ):
                 return info
         return None
 
@@ -197,15 +224,22 @@ class MultiTreeIndex:
         key = f"operators {base}"  # (no qname has a space)
         found = self._by_qname.get(key)
         if found is None:
-            found = self._by_qname[key] = self._each_symbols("operators_named", base, has=lambda tree: base.lower() in tree.operator_lnames)
+            found = self._by_qname[key] = self._each_symbols(
+                "operators_named", base, has=lambda tree: base.lower() in tree.operator_lnames
+            )
         return list(found)
 
     def operator_names(self) -> list[str]:
         return sorted({name for part in self._answering() for name in part.store.operator_names()})
 
     def call_sites_of(self, name: str) -> list[tuple[str, CallSite]]:
-        return [(path, site) for index, part in enumerate(self.parts) if not part.stubs_only
-                for path, site in part.store.call_sites_of(name) if not self._hides_file(index, path)]
+        return [
+            (path, site)
+            for index, part in enumerate(self.parts)
+            if not part.stubs_only
+            for path, site in part.store.call_sites_of(name)
+            if not self._hides_file(index, path)
+        ]
 
     def calls_in(self, caller: str, path: str, lines: tuple[int, int] | None = None) -> list[CallSite]:
         routed = self._route(path)
@@ -241,7 +275,9 @@ class MultiTreeIndex:
 
     def symbols_in_file(self, path: str) -> list[Symbol]:
         routed = self._route(path)
-        return [] if routed is None else self._symbols(routed[0], self.parts[routed[0]].store.symbols_in_file(routed[1]))
+        return (
+            [] if routed is None else self._symbols(routed[0], self.parts[routed[0]].store.symbols_in_file(routed[1]))
+        )
 
     def tree_relative(self, path: str) -> str:
         routed = self._route(path)
@@ -255,8 +291,10 @@ class MultiTreeIndex:
         if dispatch_key is not None and "CUDA" in dispatch_key and not _has_cuda_library(tree):
             # a CPU build (torch 2.13.0+cpu) registers CUDA kernels in its YAML and ships none
             return f"not in {tree.name}: a build without CUDA (no lib/libtorch_cuda) has no CUDA kernels"
-        return (f"compiled into {tree.name}, installed without its C++ sources: "
-                "add a source checkout with --tree PATH to follow it")
+        return (
+            f"compiled into {tree.name}, installed without its C++ sources: "
+            "add a source checkout with --tree PATH to follow it"
+        )
 
 
 def _has_cuda_library(tree: Tree) -> bool:

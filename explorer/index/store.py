@@ -78,7 +78,10 @@ def fingerprint_of(parsers: Path, grammars: Path, derivations: tuple[Path, ...] 
     sources = [
         *sorted((path.relative_to(parsers).as_posix(), path) for path in parsers.glob("*.py")),
         *sorted((path.name, path) for path in derivations),
-        *sorted((path.relative_to(grammars).as_posix(), path) for path in [*grammars.rglob("*.scm"), *grammars.glob("*.yaml")]),
+        *sorted(
+            (path.relative_to(grammars).as_posix(), path)
+            for path in [*grammars.rglob("*.scm"), *grammars.glob("*.yaml")]
+        ),
     ]
     for name, source in sources:
         digest.update(name.encode())
@@ -192,8 +195,16 @@ CREATE INDEX IF NOT EXISTS module_bindings_file ON module_bindings(file_id);
 """
 
 _PER_FILE_TABLES = (
-    "symbols", "imports", "dispatch", "operators", "derivatives", "diagnostics", "namespace_prefixes", "python_flow",
-    "module_arguments", "module_bindings",
+    "symbols",
+    "imports",
+    "dispatch",
+    "operators",
+    "derivatives",
+    "diagnostics",
+    "namespace_prefixes",
+    "python_flow",
+    "module_arguments",
+    "module_bindings",
 )
 _CALL_COLUMNS = "c.caller, c.callee, COALESCE(c.qualified, c.callee), c.line, c.col, c.kind, c.name_args, c.vendor"
 _SYMBOL_COLUMNS = "s.qname, s.name, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.target, s.file_local"
@@ -237,7 +248,9 @@ def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
     passed = {name for call in facts.calls for name in call.name_args}
     if facts.lang in (Language.CPP, Language.CUDA):
         # `::dnnl::stream` from the global namespace is the library's `dnnl::stream`
-        vendors = {callee: library for callee in callees if (library := vendor_library(callee.removeprefix("::"))) is not None}
+        vendors = {
+            callee: library for callee in callees if (library := vendor_library(callee.removeprefix("::"))) is not None
+        }
     else:
         vendors = {}
     return FileRows(
@@ -245,19 +258,48 @@ def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
         path=facts.path,
         lang=facts.lang.value,
         symbols=[
-            (file_id, s.qname, s.name, s.name.lower(), s.kind, s.lang, s.line, s.end_line, s.signature, s.target, int(s.file_local))
+            (
+                file_id,
+                s.qname,
+                s.name,
+                s.name.lower(),
+                s.kind,
+                s.lang,
+                s.line,
+                s.end_line,
+                s.signature,
+                s.target,
+                int(s.file_local),
+            )
             for s in facts.symbols
         ],
         calls=[
-            (file_id, c.caller, c.callee, None if c.qualified == c.callee else c.qualified,
-             c.line, c.column, c.kind, " ".join(c.name_args) or None, vendors.get(c.callee))
+            (
+                file_id,
+                c.caller,
+                c.callee,
+                None if c.qualified == c.callee else c.qualified,
+                c.line,
+                c.column,
+                c.kind,
+                " ".join(c.name_args) or None,
+                vendors.get(c.callee),
+            )
             for c in facts.calls
         ],
         call_names=sorted({(last_name(callee), file_id) for callee in callees | passed}),
         imports=[(file_id, i.module, i.name, i.target, i.line) for i in facts.imports],
         dispatch=[(file_id, d.operator, d.key, d.kernel, d.line) for d in facts.dispatch],
         operators=[
-            (file_id, o.operator, ",".join(o.variants), o.python_module, int(o.structured), o.structured_delegate, ",".join(o.autogen))
+            (
+                file_id,
+                o.operator,
+                ",".join(o.variants),
+                o.python_module,
+                int(o.structured),
+                o.structured_delegate,
+                ",".join(o.autogen),
+            )
             for o in facts.operators
         ],
         derivatives=[
@@ -381,11 +423,23 @@ class IndexStore:
                         " FROM shard.files",
                         (offset,),
                     )
-                    self.db.execute("INSERT INTO calls (rowid, file_id, caller, callee, qualified, line, col, kind, name_args, vendor)"
-                                    " SELECT rowid + ?, file_id, caller, callee, qualified, line, col, kind, name_args, vendor"
-                                    " FROM shard.calls ORDER BY rowid", (offset,))
+                    self.db.execute(
+                        "INSERT INTO calls (rowid, file_id, caller, callee, qualified, line, col, kind, name_args, vendor)"
+                        " SELECT rowid + ?, file_id, caller, callee, qualified, line, col, kind, name_args, vendor"
+                        " FROM shard.calls ORDER BY rowid",
+                        (offset,),
+                    )
                     self.db.execute(f"INSERT INTO symbols ({columns}) SELECT {columns} FROM shard.symbols")
-                    for table in ("call_names", "imports", "dispatch", "operators", "derivatives", "diagnostics", "python_flow", "module_arguments"):
+                    for table in (
+                        "call_names",
+                        "imports",
+                        "dispatch",
+                        "operators",
+                        "derivatives",
+                        "diagnostics",
+                        "python_flow",
+                        "module_arguments",
+                    ):
                         self.db.execute(f"INSERT INTO {table} SELECT * FROM shard.{table}")
             finally:
                 self.db.execute("DETACH DATABASE shard")
@@ -407,7 +461,9 @@ class IndexStore:
     def holds_unreadable_files(self) -> bool:
         """Whether a file is skipped because it could not be read (files.may_read_later)."""
         matching = " OR ".join("skipped LIKE ?" for _ in READ_FAILURES)
-        found = self.db.execute(f"SELECT 1 FROM files WHERE {matching} LIMIT 1", [f"{reason}%" for reason in READ_FAILURES]).fetchone()
+        found = self.db.execute(
+            f"SELECT 1 FROM files WHERE {matching} LIMIT 1", [f"{reason}%" for reason in READ_FAILURES]
+        ).fetchone()
         return found is not None
 
     def project_files(self) -> list[str]:
@@ -448,7 +504,9 @@ class IndexStore:
         if row is not None and row[0] is not None:
             first, count = row
             last = first + count - 1
-            rows = self.db.execute("SELECT DISTINCT callee, name_args FROM calls WHERE rowid BETWEEN ? AND ?", (first, last))
+            rows = self.db.execute(
+                "SELECT DISTINCT callee, name_args FROM calls WHERE rowid BETWEEN ? AND ?", (first, last)
+            )
             names = {(last_name(name), file_id) for callee, args in rows for name in [callee, *(args or "").split()]}
             self.db.executemany("DELETE FROM call_names WHERE name = ? AND file_id = ?", names)
             self.db.execute("DELETE FROM calls WHERE rowid BETWEEN ? AND ?", (first, last))
@@ -522,12 +580,16 @@ class IndexStore:
             self.db.executemany(
                 "INSERT INTO symbols (file_id, qname, name, lname, kind, lang, line, end_line, signature, target)"
                 " VALUES (NULL, ?, ?, ?, ?, ?, NULL, NULL, ?, NULL)",
-                [(qname, name, name.lower(), SymbolKind.EXTERNAL, Language.VENDOR, f"{vendor} API")
-                 for qname, (name, vendor) in sorted(externals.items())],
+                [
+                    (qname, name, name.lower(), SymbolKind.EXTERNAL, Language.VENDOR, f"{vendor} API")
+                    for qname, (name, vendor) in sorted(externals.items())
+                ],
             )
             names_from = int(self.meta("names_from") or 0)
             for where in ("file_id >= ?", "file_id IS NULL AND ? IS NOT NULL"):
-                self.db.execute(f"INSERT OR IGNORE INTO names SELECT DISTINCT lname, name FROM symbols WHERE {where}", (names_from,))
+                self.db.execute(
+                    f"INSERT OR IGNORE INTO names SELECT DISTINCT lname, name FROM symbols WHERE {where}", (names_from,)
+                )
             self.db.execute("DELETE FROM meta WHERE key IN ('stale', 'names_from')")
             # read by every query that spans trees: kept here rather than scanned each time
             self.set_meta("imported_top_level", json.dumps(sorted(self._scan_imported_top_level())))
@@ -541,23 +603,35 @@ class IndexStore:
         refresh; one whose module no caller in the tree passes keeps its placeholder name."""
         moved = self.db.execute(
             "SELECT id, file_id, qname, name, kind, lang, line, end_line, signature, target FROM symbols"
-            " WHERE qname >= '<arg ' AND qname < '<arg!' AND written_qname IS NULL").fetchall()
+            " WHERE qname >= '<arg ' AND qname < '<arg!' AND written_qname IS NULL"
+        ).fetchall()
         if moved:
-            self.db.executemany("INSERT INTO module_bindings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [row[1:] for row in moved])
+            self.db.executemany(
+                "INSERT INTO module_bindings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [row[1:] for row in moved]
+            )
             self.db.executemany("DELETE FROM symbols WHERE id = ?", [(row[0],) for row in moved])
         self.db.execute("DELETE FROM symbols WHERE written_qname IS NOT NULL")
-        arguments = self.db.execute("SELECT file_id, module, callee, scope, position, line FROM module_arguments").fetchall()
+        arguments = self.db.execute(
+            "SELECT file_id, module, callee, scope, position, line FROM module_arguments"
+        ).fetchall()
         pending = [qname for (qname,) in self.db.execute("SELECT qname FROM module_bindings")]
         modules = ModuleParameters(arguments, pending)
         rows = []
         for file_id, qname, name, kind, lang, line, end_line, signature, target in self.db.execute(
-                "SELECT * FROM module_bindings ORDER BY file_id, line, qname"):
+            "SELECT * FROM module_bindings ORDER BY file_id, line, qname"
+        ):
             for named in modules.names(qname):
-                rows.append((file_id, named, name, name.lower(), kind, lang, line, end_line, signature, target, 0, qname))
+                rows.append(
+                    (file_id, named, name, name.lower(), kind, lang, line, end_line, signature, target, 0, qname)
+                )
         self.db.executemany(
             "INSERT INTO symbols (file_id, qname, name, lname, kind, lang, line, end_line, signature, target, file_local, written_qname)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        self.db.execute("INSERT OR IGNORE INTO names SELECT DISTINCT lname, name FROM symbols WHERE written_qname IS NOT NULL")
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        self.db.execute(
+            "INSERT OR IGNORE INTO names SELECT DISTINCT lname, name FROM symbols WHERE written_qname IS NOT NULL"
+        )
 
     def _requalify_included_headers(self) -> None:
         """A header included inside `namespace N { ... }` defines its functions in N, though it
@@ -594,23 +668,34 @@ class IndexStore:
         if row is not None:
             return [row[0]]
         suffix = "/" + written.lstrip("./")
-        return [file_id for (file_id,) in self.db.execute(
-            "SELECT id FROM files WHERE substr(path, -length(?1)) = ?1 ORDER BY path", (suffix,))]
+        return [
+            file_id
+            for (file_id,) in self.db.execute(
+                "SELECT id FROM files WHERE substr(path, -length(?1)) = ?1 ORDER BY path", (suffix,)
+            )
+        ]
 
     def _prefix_names(self, file_id: int, namespace: str, *, remove: bool) -> None:
         prefix = namespace + "::"
         if remove:
-            self.db.execute("UPDATE symbols SET qname = substr(qname, ?) WHERE file_id = ? AND qname LIKE ? ESCAPE '\\'",
-                            (len(prefix) + 1, file_id, _like_prefix(prefix)))
-            self.db.execute("UPDATE calls SET caller = substr(caller, ?) WHERE file_id = ? AND caller LIKE ? ESCAPE '\\'",
-                            (len(prefix) + 1, file_id, _like_prefix(prefix)))
+            self.db.execute(
+                "UPDATE symbols SET qname = substr(qname, ?) WHERE file_id = ? AND qname LIKE ? ESCAPE '\\'",
+                (len(prefix) + 1, file_id, _like_prefix(prefix)),
+            )
+            self.db.execute(
+                "UPDATE calls SET caller = substr(caller, ?) WHERE file_id = ? AND caller LIKE ? ESCAPE '\\'",
+                (len(prefix) + 1, file_id, _like_prefix(prefix)),
+            )
             return
         self.db.execute(
             "UPDATE symbols SET qname = ? || qname WHERE file_id = ? AND kind NOT IN ('namespace', 'macro') AND qname NOT LIKE ? ESCAPE '\\'",
-            (prefix, file_id, _like_prefix(prefix)))
+            (prefix, file_id, _like_prefix(prefix)),
+        )
         self.db.execute(
             "UPDATE calls SET caller = ? || caller WHERE file_id = ? AND caller != (SELECT path FROM files WHERE id = ?)"
-            " AND caller NOT LIKE ? ESCAPE '\\'", (prefix, file_id, file_id, _like_prefix(prefix)))
+            " AND caller NOT LIKE ? ESCAPE '\\'",
+            (prefix, file_id, file_id, _like_prefix(prefix)),
+        )
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -630,7 +715,9 @@ class IndexStore:
         return found
 
     def _entries(self, rows: Iterable[tuple]) -> list[DispatchEntry]:
-        return [DispatchEntry(operator, key, kernel, line, self._out(path)) for operator, key, kernel, line, path in rows]
+        return [
+            DispatchEntry(operator, key, kernel, line, self._out(path)) for operator, key, kernel, line, path in rows
+        ]
 
     def stats(self) -> IndexStats:
         files, parsed = self.db.execute("SELECT COUNT(*), COUNT(*) - COUNT(skipped) FROM files").fetchone()
@@ -656,7 +743,9 @@ class IndexStore:
     def symbols_with_qname(self, qname: str) -> list[Symbol]:
         found = self._by_qname.get(qname)
         if found is None:
-            found = self._by_qname[qname] = self._symbols("s.qname = ? ORDER BY f.path, s.line, s.kind, s.signature", (qname,))
+            found = self._by_qname[qname] = self._symbols(
+                "s.qname = ? ORDER BY f.path, s.line, s.kind, s.signature", (qname,)
+            )
         return list(found)
 
     def symbols_with_qnames(self, qnames: list[str]) -> dict[str, list[Symbol]]:
@@ -666,7 +755,9 @@ class IndexStore:
         if missing:
             found: dict[str, list[Symbol]] = {qname: [] for qname in missing}
             marks = ", ".join("?" * len(missing))
-            for symbol in self._symbols(f"s.qname IN ({marks}) ORDER BY f.path, s.line, s.kind, s.signature", tuple(missing)):
+            for symbol in self._symbols(
+                f"s.qname IN ({marks}) ORDER BY f.path, s.line, s.kind, s.signature", tuple(missing)
+            ):
                 found[symbol.qname].append(symbol)
             self._by_qname.update(found)
         return {qname: list(self._by_qname[qname]) for qname in qnames}
@@ -710,7 +801,9 @@ class IndexStore:
     def import_bindings(self, module: str) -> list[ImportBinding]:
         found = self._imports.get(module)
         if found is None:  # a trace asks of a C++ file's using-declarations at every name it resolves there
-            rows = self.db.execute("SELECT module, name, target, line FROM imports WHERE module = ? ORDER BY line", (module,))
+            rows = self.db.execute(
+                "SELECT module, name, target, line FROM imports WHERE module = ? ORDER BY line", (module,)
+            )
             found = self._imports[module] = [ImportBinding(*row) for row in rows]
         return list(found)
 
@@ -725,7 +818,8 @@ class IndexStore:
     def dispatch_of(self, operator: str) -> list[DispatchEntry]:
         rows = self.db.execute(
             "SELECT d.operator, d.key, d.kernel, d.line, f.path FROM dispatch d JOIN files f ON f.id = d.file_id "
-            "WHERE d.operator = ? ORDER BY f.path LIKE '%.yaml' DESC, f.path, d.line, d.rowid", (operator,)
+            "WHERE d.operator = ? ORDER BY f.path LIKE '%.yaml' DESC, f.path, d.line, d.rowid",
+            (operator,),
         )
         return self._entries(rows)
 
@@ -733,16 +827,20 @@ class IndexStore:
         """Those of `qnames` that some operator's dispatch table names as its kernel."""
         found: set[str] = set()
         for start in range(0, len(qnames), 500):
-            chunk = qnames[start:start + 500]
+            chunk = qnames[start : start + 500]
             marks = ", ".join("?" * len(chunk))
-            found.update(row[0] for row in self.db.execute(f"SELECT DISTINCT kernel FROM dispatch WHERE kernel IN ({marks})", chunk))
+            found.update(
+                row[0]
+                for row in self.db.execute(f"SELECT DISTINCT kernel FROM dispatch WHERE kernel IN ({marks})", chunk)
+            )
         return found
 
     def operators_with_kernel(self, kernel: str) -> list[DispatchEntry]:
         """The dispatch rows, of any operator, that name `kernel`."""
         rows = self.db.execute(
             "SELECT d.operator, d.key, d.kernel, d.line, f.path FROM dispatch d JOIN files f ON f.id = d.file_id "
-            "WHERE d.kernel = ? ORDER BY d.operator, d.line", (kernel,)
+            "WHERE d.kernel = ? ORDER BY d.operator, d.line",
+            (kernel,),
         )
         return self._entries(rows)
 
@@ -759,15 +857,20 @@ class IndexStore:
 
     def operators_delegating_to(self, operator: str) -> list[str]:
         """Operators whose structured_delegate is `operator` (a scan of a few thousand rows)."""
-        rows = self.db.execute("SELECT operator FROM operators WHERE structured_delegate = ? ORDER BY operator", (operator,))
+        rows = self.db.execute(
+            "SELECT operator FROM operators WHERE structured_delegate = ? ORDER BY operator", (operator,)
+        )
         return [row[0] for row in rows]
 
     def aliases_ending_in(self, name: str) -> list[Symbol]:
         """Python aliases whose target's last part is `name` (`conv2d = _add_docstr(torch.conv2d, ...)`
         for `conv2d`); a scan of the symbols, as rare as it is cheap."""
         # substr, not LIKE: `_` in a name is no wildcard, and no name is a pattern too long
-        return [s for s in self._symbols("s.kind = ? AND substr(s.target, -?) = ?", (SymbolKind.ALIAS.value, len(name), name))
-                if s.target is not None and s.target.rsplit(".", 1)[-1] == name]
+        return [
+            s
+            for s in self._symbols("s.kind = ? AND substr(s.target, -?) = ?", (SymbolKind.ALIAS.value, len(name), name))
+            if s.target is not None and s.target.rsplit(".", 1)[-1] == name
+        ]
 
     def python_scopes(self) -> list[Symbol]:
         """Every Python module, class, function and method of the tree (not stubs), in file
@@ -782,14 +885,24 @@ class IndexStore:
 
     def symbols_in_module(self, module: str, kind: SymbolKind) -> list[Symbol]:
         """The module-level definitions of one kind in a Python module."""
-        return [s for s in self._symbols("s.qname > ? AND s.qname < ? AND s.kind = ?", (f"{module}.", f"{module}/", kind.value))
-                if "." not in s.qname[len(module) + 1:]]
+        return [
+            s
+            for s in self._symbols(
+                "s.qname > ? AND s.qname < ? AND s.kind = ?", (f"{module}.", f"{module}/", kind.value)
+            )
+            if "." not in s.qname[len(module) + 1 :]
+        ]
 
     def symbols_in_class(self, class_qname: str) -> list[Symbol]:
         """The methods and class-level aliases defined in a Python class's body."""
-        return [s for s in self._symbols("s.qname > ? AND s.qname < ? AND s.kind IN (?, ?)",
-                                         (f"{class_qname}.", f"{class_qname}/", SymbolKind.METHOD.value, SymbolKind.ALIAS.value))
-                if "." not in s.qname[len(class_qname) + 1:]]
+        return [
+            s
+            for s in self._symbols(
+                "s.qname > ? AND s.qname < ? AND s.kind IN (?, ?)",
+                (f"{class_qname}.", f"{class_qname}/", SymbolKind.METHOD.value, SymbolKind.ALIAS.value),
+            )
+            if "." not in s.qname[len(class_qname) + 1 :]
+        ]
 
     def operator_info(self, operator: str) -> OperatorInfo | None:
         if operator not in self._operator_info:  # a trace asks of each operator at every method call it meets
@@ -804,7 +917,14 @@ class IndexStore:
         if row is None:
             return None
         name, variants, module, structured, delegate, autogen = row
-        return OperatorInfo(name, tuple(variants.split(",")), module, bool(structured), delegate, tuple(filter(None, autogen.split(","))))
+        return OperatorInfo(
+            name,
+            tuple(variants.split(",")),
+            module,
+            bool(structured),
+            delegate,
+            tuple(filter(None, autogen.split(","))),
+        )
 
     def derivatives_of(self, operator: str) -> list[tuple[str, DerivativeEntry]]:
         """Where an operator's autograd formulas are written, and what they say."""
@@ -814,7 +934,12 @@ class IndexStore:
             (operator,),
         )
         return [
-            (self._out(path) or path, DerivativeEntry(name, line, end_line, tuple((grads, formula) for grads, formula in json.loads(formulas))))
+            (
+                self._out(path) or path,
+                DerivativeEntry(
+                    name, line, end_line, tuple((grads, formula) for grads, formula in json.loads(formulas))
+                ),
+            )
             for path, name, line, end_line, formulas in rows
         ]
 
@@ -823,12 +948,16 @@ class IndexStore:
         key = f"operators {base}"  # (no qname has a space)
         found = self._by_qname.get(key)
         if found is None:
-            found = self._by_qname[key] = self._symbols("s.kind = ? AND s.lname = ?", (SymbolKind.OPERATOR.value, base.lower()))
+            found = self._by_qname[key] = self._symbols(
+                "s.kind = ? AND s.lname = ?", (SymbolKind.OPERATOR.value, base.lower())
+            )
         return list(found)
 
     def operator_names(self) -> list[str]:
         """Every operator's qualified name (`aten::conv2d.padding`), sorted."""
-        rows = self.db.execute("SELECT DISTINCT qname FROM symbols WHERE kind = ? ORDER BY qname", (SymbolKind.OPERATOR.value,))
+        rows = self.db.execute(
+            "SELECT DISTINCT qname FROM symbols WHERE kind = ? ORDER BY qname", (SymbolKind.OPERATOR.value,)
+        )
         return [qname for (qname,) in rows]
 
     def call_sites_of(self, name: str) -> list[tuple[str, CallSite]]:
@@ -941,9 +1070,15 @@ class IndexStore:
     def save_small_tree(self) -> None:
         """Keep the summary `small_tree` reads; inside the refresh's transaction."""
         summary = self._summarise()
-        kept = None if summary is None else {
-            "first_parts": sorted(summary.first_parts), "operator_lnames": sorted(summary.operator_lnames), "kinds": sorted(summary.kinds),
-        }
+        kept = (
+            None
+            if summary is None
+            else {
+                "first_parts": sorted(summary.first_parts),
+                "operator_lnames": sorted(summary.operator_lnames),
+                "kinds": sorted(summary.kinds),
+            }
+        )
         self.set_meta("small_tree", json.dumps(kept))
 
     def _summarise(self) -> SmallTree | None:
@@ -952,7 +1087,12 @@ class IndexStore:
             return None
         return SmallTree(
             frozenset(first_part(qname) for (qname,) in self.db.execute("SELECT DISTINCT qname FROM symbols")),
-            frozenset(lname for (lname,) in self.db.execute("SELECT lname FROM symbols WHERE kind = ?", (SymbolKind.OPERATOR.value,))),
+            frozenset(
+                lname
+                for (lname,) in self.db.execute(
+                    "SELECT lname FROM symbols WHERE kind = ?", (SymbolKind.OPERATOR.value,)
+                )
+            ),
             self.symbol_kinds(),
         )
 
@@ -983,12 +1123,25 @@ _LANGUAGES = {language.value: language for language in Language}
 
 def _call_site(row: tuple) -> CallSite:
     caller, callee, qualified, line, col, kind, args, vendor = row
-    return CallSite(caller, callee, qualified, line, col, _CALL_KINDS[kind], tuple(args.split()) if args else (), vendor)
+    return CallSite(
+        caller, callee, qualified, line, col, _CALL_KINDS[kind], tuple(args.split()) if args else (), vendor
+    )
 
 
 def _symbol(row: tuple, located: str | None = None) -> Symbol:
     qname, name, kind, lang, path, line, end_line, signature, target, file_local = row
-    return Symbol(qname, name, _SYMBOL_KINDS[kind], _LANGUAGES[lang], located or path, line, end_line, signature, target, bool(file_local))
+    return Symbol(
+        qname,
+        name,
+        _SYMBOL_KINDS[kind],
+        _LANGUAGES[lang],
+        located or path,
+        line,
+        end_line,
+        signature,
+        target,
+        bool(file_local),
+    )
 
 
 def _like_prefix(prefix: str) -> str:
@@ -1065,8 +1218,14 @@ def foreign_file(path: Path) -> str | None:
     try:
         connection = _connect_read_only(path)
         try:
-            has_meta = connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
-            keys = {key for (key,) in connection.execute("SELECT key FROM meta WHERE key IN ('root', 'extraction')")} if has_meta else set()
+            has_meta = connection.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+            ).fetchone()
+            keys = (
+                {key for (key,) in connection.execute("SELECT key FROM meta WHERE key IN ('root', 'extraction')")}
+                if has_meta
+                else set()
+            )
         finally:
             connection.close()
     except sqlite3.DatabaseError:
@@ -1177,7 +1336,9 @@ def is_corruption(error: sqlite3.Error) -> bool:
     if code is not None and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
         return True
     message = str(error)
-    return message.startswith(("no such table", "no such column", "database disk image is malformed", "file is not a database"))
+    return message.startswith(
+        ("no such table", "no such column", "database disk image is malformed", "file is not a database")
+    )
 
 
 def remove_database(path: Path) -> None:

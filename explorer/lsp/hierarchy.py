@@ -49,12 +49,17 @@ def node_of(reader: IndexReader, data: object, name: str) -> CallNode | None:
     passed_at = fields.get("passed_at")
     shape = fields.get("shape")
     return CallNode(
-        symbol, layer_of(symbol),
+        symbol,
+        layer_of(symbol),
         self_class=fields.get("self_class") if isinstance(fields.get("self_class"), str) else None,
         passed=tuple(passed),
-        passed_at=(str(passed_at[0]), int(passed_at[1])) if isinstance(passed_at, list) and len(passed_at) == 2 else None,
+        passed_at=(str(passed_at[0]), int(passed_at[1]))
+        if isinstance(passed_at, list) and len(passed_at) == 2
+        else None,
         passed_as=tuple(str(name) for name in fields.get("passed_as") or ()) if passed else (),
-        shape=CallShape(int(shape[0]), tuple(shape[1]), bool(shape[2])) if isinstance(shape, list) and len(shape) == 3 else None,
+        shape=CallShape(int(shape[0]), tuple(shape[1]), bool(shape[2]))
+        if isinstance(shape, list) and len(shape) == 3
+        else None,
     )
 
 
@@ -64,8 +69,17 @@ def _sourceless(fields: dict[str, Any]) -> Symbol | None:
         return None
     name, kind, lang, signature, target = kept
     try:
-        return Symbol(fields["qname"], str(name), SymbolKind(kind), Language(lang), None, None, None, str(signature),
-                      target if isinstance(target, str) else None)
+        return Symbol(
+            fields["qname"],
+            str(name),
+            SymbolKind(kind),
+            Language(lang),
+            None,
+            None,
+            None,
+            str(signature),
+            target if isinstance(target, str) else None,
+        )
     except ValueError:  # a kind or language this version does not know
         return None
 

@@ -47,7 +47,9 @@ def character_of(text: str, column: int) -> int:
 def line_range(line: int, text: str, start: int = 0, end: int | None = None) -> lsp.Range:
     """Columns start..end of a 1-based line (the whole line by default)."""
     stop = len(text) if end is None else end
-    return lsp.Range(lsp.Position(line - 1, character_of(text, start)), lsp.Position(line - 1, character_of(text, stop)))
+    return lsp.Range(
+        lsp.Position(line - 1, character_of(text, start)), lsp.Position(line - 1, character_of(text, stop))
+    )
 
 
 def span_range(first: int, last: int, last_text: str) -> lsp.Range:

@@ -17,32 +17,31 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcServerNotInitialized
 from pygls.io_ import StdoutWriter, run_async
-from pygls.protocol import LanguageServerProtocol
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from explorer import __version__
-from explorer.render.progress import reported
 from explorer.config import find_config, resolve_settings
 from explorer.diagram.build import trace_diagram
 from explorer.diagram.fold import shape
-from explorer.index.files import WalkOptions
 from explorer.errors import ExplorerError, UsageError
+from explorer.index.files import WalkOptions
 from explorer.index.reader import IndexReader
 from explorer.index.store import IndexStore
 from explorer.lsp.buffers import Buffer, buffer_of
 from explorer.lsp.hierarchy import node_data, node_of
-from explorer.lsp.stream import FramedReader
 from explorer.lsp.positions import column_of, line_range, path_of, span_range, uri_of
+from explorer.lsp.stream import FramedReader
 from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind, Tree, TreeKind
 from explorer.query.at_position import implementations, symbols_at, symbols_called_at
 from explorer.query.details import describe
@@ -52,33 +51,47 @@ from explorer.query.limits import DEFAULT_MAX_NODES
 from explorer.query.neighbours import callers_of
 from explorer.query.nodes import layer_of
 from explorer.query.search import search
+from explorer.query.sources import SourceLines
 from explorer.query.trace import hop_cost, trace_symbol
 from explorer.render.diagram import default_file_name, render_diagram
 from explorer.render.links import LinkTemplate
-from explorer.workspace import cache_folder
-from explorer.query.sources import SourceLines
+from explorer.render.progress import reported
 from explorer.trees import TreeNotReady, TreeRequest, open_workspace
+from explorer.workspace import cache_folder
 
 # The initializationOptions the server reads (the CLI's --tree and --python-env); others are
 # said to be ignored, so that a misspelt one is not silently without effect
 INITIALIZATION_OPTIONS = frozenset({"trees", "pythonEnv"})
 
 _KINDS = {
-    SymbolKind.MODULE: lsp.SymbolKind.Module, SymbolKind.CLASS: lsp.SymbolKind.Class,
-    SymbolKind.FUNCTION: lsp.SymbolKind.Function, SymbolKind.METHOD: lsp.SymbolKind.Method,
-    SymbolKind.VARIABLE: lsp.SymbolKind.Variable, SymbolKind.ALIAS: lsp.SymbolKind.Variable,
-    SymbolKind.NAMESPACE: lsp.SymbolKind.Namespace, SymbolKind.STRUCT: lsp.SymbolKind.Struct,
-    SymbolKind.ENUM: lsp.SymbolKind.Enum, SymbolKind.FIELD: lsp.SymbolKind.Field, SymbolKind.KERNEL: lsp.SymbolKind.Function,
-    SymbolKind.STRUCTURED_KERNEL: lsp.SymbolKind.Function, SymbolKind.META_FUNCTION: lsp.SymbolKind.Function,
-    SymbolKind.DISPATCH_STUB: lsp.SymbolKind.Variable, SymbolKind.DISPATCH_REGISTRATION: lsp.SymbolKind.Event,
-    SymbolKind.MACRO: lsp.SymbolKind.Constant, SymbolKind.PYBIND: lsp.SymbolKind.Function,
-    SymbolKind.METHOD_TABLE: lsp.SymbolKind.Function, SymbolKind.EXTENSION: lsp.SymbolKind.Package,
-    SymbolKind.OPERATOR: lsp.SymbolKind.Operator, SymbolKind.EXTERNAL: lsp.SymbolKind.Function,
+    SymbolKind.MODULE: lsp.SymbolKind.Module,
+    SymbolKind.CLASS: lsp.SymbolKind.Class,
+    SymbolKind.FUNCTION: lsp.SymbolKind.Function,
+    SymbolKind.METHOD: lsp.SymbolKind.Method,
+    SymbolKind.VARIABLE: lsp.SymbolKind.Variable,
+    SymbolKind.ALIAS: lsp.SymbolKind.Variable,
+    SymbolKind.NAMESPACE: lsp.SymbolKind.Namespace,
+    SymbolKind.STRUCT: lsp.SymbolKind.Struct,
+    SymbolKind.ENUM: lsp.SymbolKind.Enum,
+    SymbolKind.FIELD: lsp.SymbolKind.Field,
+    SymbolKind.KERNEL: lsp.SymbolKind.Function,
+    SymbolKind.STRUCTURED_KERNEL: lsp.SymbolKind.Function,
+    SymbolKind.META_FUNCTION: lsp.SymbolKind.Function,
+    SymbolKind.DISPATCH_STUB: lsp.SymbolKind.Variable,
+    SymbolKind.DISPATCH_REGISTRATION: lsp.SymbolKind.Event,
+    SymbolKind.MACRO: lsp.SymbolKind.Constant,
+    SymbolKind.PYBIND: lsp.SymbolKind.Function,
+    SymbolKind.METHOD_TABLE: lsp.SymbolKind.Function,
+    SymbolKind.EXTENSION: lsp.SymbolKind.Package,
+    SymbolKind.OPERATOR: lsp.SymbolKind.Operator,
+    SymbolKind.EXTERNAL: lsp.SymbolKind.Function,
 }
 _SEARCH_LIMIT = 100
 TRACE_COMMAND = "explorer.traceToVendor"
 DIAGRAM_COMMAND = "explorer.openDiagram"
-_TRACEABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.KERNEL, SymbolKind.STRUCTURED_KERNEL, SymbolKind.OPERATOR})
+_TRACEABLE = frozenset(
+    {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.KERNEL, SymbolKind.STRUCTURED_KERNEL, SymbolKind.OPERATOR}
+)
 _HOVER_HOPS = 8
 
 
@@ -185,7 +198,9 @@ class ExplorerServer(LanguageServer):
 
         def created(*_: object) -> None:  # the client has the token: begin (and end, if done already)
             self._progress_begun.add(token)
-            self.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(title="explorer: indexing", message=self.tree_request().root))
+            self.work_done_progress.begin(
+                token, lsp.WorkDoneProgressBegin(title="explorer: indexing", message=self.tree_request().root)
+            )
             if self._progress != token:
                 self.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=self.problem or "indexed"))
 
@@ -206,11 +221,20 @@ class ExplorerServer(LanguageServer):
             command += ["--python-env", request.python] if request.python else []
             try:
                 # run in the project, so that it finds the configuration this server read
-                with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                      errors="replace", cwd=request.root if request.root and os.path.isdir(request.root) else None) as done:
+                with subprocess.Popen(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    errors="replace",
+                    cwd=request.root if request.root and os.path.isdir(request.root) else None,
+                ) as done:
                     said = [line.rstrip("\n") for line in self._passed_on(done.stderr)]
                 said = [line for line in said if line.strip()]
-                self.problem = (said[-1] if said else f"explorer index exited with {done.returncode}") if done.returncode else None
+                self.problem = (
+                    (said[-1] if said else f"explorer index exited with {done.returncode}") if done.returncode else None
+                )
             except OSError as error:
                 self.problem = f"cannot run explorer index: {error}"
             self._refreshed.set()
@@ -253,12 +277,23 @@ class ExplorerServer(LanguageServer):
             self.session.closing.close()
         sources = SourceLines(opened.root)
         self._buffers.clear()  # the files as saved may have changed with the index
-        self.session = Session(opened.root, opened.reader, CallGraph(opened.reader, opened.root, "all"), sources, closing,
-                               lambda path: self._buffer(opened.root, sources, path))
+        self.session = Session(
+            opened.root,
+            opened.reader,
+            CallGraph(opened.reader, opened.root, "all"),
+            sources,
+            closing,
+            lambda path: self._buffer(opened.root, sources, path),
+        )
         if opened.waiting:
             self._said_waiting = True  # answers come now: no "indexing, answers come when done"
-            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, "explorer: answering without "
-                                    f"{len(opened.waiting)} trees until they are indexed: {'; '.join(opened.waiting[:3])}"))
+            self.window_log_message(
+                lsp.LogMessageParams(
+                    lsp.MessageType.Info,
+                    "explorer: answering without "
+                    f"{len(opened.waiting)} trees until they are indexed: {'; '.join(opened.waiting[:3])}",
+                )
+            )
         return self.session
 
     def _buffer(self, root: str, sources: SourceLines, path: str) -> Buffer | None:
@@ -274,7 +309,9 @@ class ExplorerServer(LanguageServer):
     def _say_waiting(self, why: str) -> None:
         if not self._said_waiting:
             self._said_waiting = True
-            message = self.problem or f"explorer is indexing {self.tree_request().root}; answers come when it is done ({why})"
+            message = (
+                self.problem or f"explorer is indexing {self.tree_request().root}; answers come when it is done ({why})"
+            )
             self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Info, message))
 
 
@@ -297,8 +334,14 @@ def initialize(ls: ExplorerServer, params: lsp.InitializeParams) -> None:
     ls.options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
     unknown = sorted(str(name) for name in ls.options if name not in INITIALIZATION_OPTIONS)
     if unknown:
-        ls.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, (
-            f"explorer: initializationOptions {', '.join(unknown)} ignored (it reads {', '.join(sorted(INITIALIZATION_OPTIONS))})")))
+        ls.window_log_message(
+            lsp.LogMessageParams(
+                lsp.MessageType.Warning,
+                (
+                    f"explorer: initializationOptions {', '.join(unknown)} ignored (it reads {', '.join(sorted(INITIALIZATION_OPTIONS))})"
+                ),
+            )
+        )
 
 
 @server.feature(lsp.INITIALIZED)
@@ -347,8 +390,14 @@ def code_lens(ls: ExplorerServer, params: lsp.CodeLensParams) -> list[lsp.CodeLe
     for symbol in session.reader.symbols_in_file(path):
         if symbol.kind in _TRACEABLE:
             place = _in_buffer(session, path, _name_range(session, symbol))
-            lenses.append(lsp.CodeLens(place, lsp.Command(title="trace to vendor call", command=TRACE_COMMAND, arguments=[symbol.qname])))
-            lenses.append(lsp.CodeLens(place, lsp.Command(title="diagram", command=DIAGRAM_COMMAND, arguments=[symbol.qname])))
+            lenses.append(
+                lsp.CodeLens(
+                    place, lsp.Command(title="trace to vendor call", command=TRACE_COMMAND, arguments=[symbol.qname])
+                )
+            )
+            lenses.append(
+                lsp.CodeLens(place, lsp.Command(title="diagram", command=DIAGRAM_COMMAND, arguments=[symbol.qname]))
+            )
     return lenses
 
 
@@ -406,8 +455,11 @@ def document_symbol(ls: ExplorerServer, params: lsp.DocumentSymbolParams) -> lis
     path = path_of(params.text_document.uri, session.root)
     if path is None:
         return []
-    return [info for symbol in session.reader.symbols_in_file(path)
-            if symbol.kind is not SymbolKind.MODULE and (info := _information(session, symbol)) is not None]
+    return [
+        info
+        for symbol in session.reader.symbols_in_file(path)
+        if symbol.kind is not SymbolKind.MODULE and (info := _information(session, symbol)) is not None
+    ]
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
@@ -451,17 +503,30 @@ def prepare_call_hierarchy(ls: ExplorerServer, params: lsp.CallHierarchyPrepareP
     session = ls.current()
     if session is None:
         return []
-    return [_item(session, session.graph.node(symbol), None, None) for symbol in _at(session, params.text_document.uri, params.position)]
+    return [
+        _item(session, session.graph.node(symbol), None, None)
+        for symbol in _at(session, params.text_document.uri, params.position)
+    ]
 
 
 @server.feature(lsp.CALL_HIERARCHY_OUTGOING_CALLS)
-def outgoing_calls(ls: ExplorerServer, params: lsp.CallHierarchyOutgoingCallsParams) -> list[lsp.CallHierarchyOutgoingCall]:
-    return [lsp.CallHierarchyOutgoingCall(to=item, from_ranges=ranges) for item, ranges in _steps(ls.current(), params.item, False)]
+def outgoing_calls(
+    ls: ExplorerServer, params: lsp.CallHierarchyOutgoingCallsParams
+) -> list[lsp.CallHierarchyOutgoingCall]:
+    return [
+        lsp.CallHierarchyOutgoingCall(to=item, from_ranges=ranges)
+        for item, ranges in _steps(ls.current(), params.item, False)
+    ]
 
 
 @server.feature(lsp.CALL_HIERARCHY_INCOMING_CALLS)
-def incoming_calls(ls: ExplorerServer, params: lsp.CallHierarchyIncomingCallsParams) -> list[lsp.CallHierarchyIncomingCall]:
-    return [lsp.CallHierarchyIncomingCall(from_=item, from_ranges=ranges) for item, ranges in _steps(ls.current(), params.item, True)]
+def incoming_calls(
+    ls: ExplorerServer, params: lsp.CallHierarchyIncomingCallsParams
+) -> list[lsp.CallHierarchyIncomingCall]:
+    return [
+        lsp.CallHierarchyIncomingCall(from_=item, from_ranges=ranges)
+        for item, ranges in _steps(ls.current(), params.item, True)
+    ]
 
 
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)
@@ -518,14 +583,18 @@ def _definitions(session: Session | None, uri: str, position: lsp.Position) -> l
 def _location(session: Session, symbol: Symbol) -> lsp.Location | None:
     if symbol.path is None or symbol.line is None:
         return None
-    return lsp.Location(uri_of(symbol.path, session.root), _in_buffer(session, symbol.path, _name_range(session, symbol)))
+    return lsp.Location(
+        uri_of(symbol.path, session.root), _in_buffer(session, symbol.path, _name_range(session, symbol))
+    )
 
 
 def _name_range(session: Session, symbol: Symbol) -> lsp.Range:
     """The definition's name on its first line (the whole line if it is not written there)."""
     text = session.sources.line(symbol.path or "", symbol.line or 1)
     at = _name_column(text, symbol.name)
-    return line_range(symbol.line or 1, text, at, at + len(symbol.name)) if at >= 0 else line_range(symbol.line or 1, text)
+    return (
+        line_range(symbol.line or 1, text, at, at + len(symbol.name)) if at >= 0 else line_range(symbol.line or 1, text)
+    )
 
 
 def _name_column(text: str, name: str) -> int:
@@ -536,19 +605,27 @@ def _name_column(text: str, name: str) -> int:
 
 def _site_location(session: Session, site: tuple[str, int]) -> lsp.Location:
     path, line = site
-    return lsp.Location(uri_of(path, session.root), _in_buffer(session, path, line_range(line, session.sources.line(path, line))))
+    return lsp.Location(
+        uri_of(path, session.root), _in_buffer(session, path, line_range(line, session.sources.line(path, line)))
+    )
 
 
 def _information(session: Session, symbol: Symbol) -> lsp.SymbolInformation | None:
     location = _location(session, symbol)
     if location is None:
         return None
-    return lsp.SymbolInformation(name=symbol.qname, kind=_KINDS[symbol.kind], location=location,
-                                 container_name=layer_of(symbol).value)
+    return lsp.SymbolInformation(
+        name=symbol.qname, kind=_KINDS[symbol.kind], location=location, container_name=layer_of(symbol).value
+    )
 
 
-def _item(session: Session, node: CallNode, edge: CallEdge | None, site: tuple[str, int] | None,
-          near: lsp.CallHierarchyItem | None = None) -> lsp.CallHierarchyItem:
+def _item(
+    session: Session,
+    node: CallNode,
+    edge: CallEdge | None,
+    site: tuple[str, int] | None,
+    near: lsp.CallHierarchyItem | None = None,
+) -> lsp.CallHierarchyItem:
     """A node of the call graph as a call hierarchy item. One without source (a vendor API, a
     kernel the tree lacks, a binding generated at build time) is placed at the call that
     reaches it, or where there is none at the item it was reached from (`near`), and its
@@ -558,8 +635,13 @@ def _item(session: Session, node: CallNode, edge: CallEdge | None, site: tuple[s
     if symbol.path is not None and symbol.line is not None:
         text = session.sources.of_file(symbol.path)
         last = min(symbol.end_line or symbol.line, max(len(text), symbol.line))
-        whole = _in_buffer(session, symbol.path, span_range(symbol.line, last, text[last - 1] if 0 < last <= len(text) else ""))
-        uri, selection = uri_of(symbol.path, session.root), _in_buffer(session, symbol.path, _name_range(session, symbol))
+        whole = _in_buffer(
+            session, symbol.path, span_range(symbol.line, last, text[last - 1] if 0 < last <= len(text) else "")
+        )
+        uri, selection = (
+            uri_of(symbol.path, session.root),
+            _in_buffer(session, symbol.path, _name_range(session, symbol)),
+        )
     elif site is not None:
         place = _site_location(session, site)
         uri, whole, selection = place.uri, place.range, place.range
@@ -567,8 +649,15 @@ def _item(session: Session, node: CallNode, edge: CallEdge | None, site: tuple[s
         uri, whole, selection = near.uri, near.selection_range, near.selection_range
     else:
         uri, whole, selection = uri_of(".", session.root), line_range(1, ""), line_range(1, "")
-    return lsp.CallHierarchyItem(name=symbol.qname, kind=_KINDS[symbol.kind], uri=uri, range=whole,
-                                 selection_range=selection, detail=detail, data=node_data(node))
+    return lsp.CallHierarchyItem(
+        name=symbol.qname,
+        kind=_KINDS[symbol.kind],
+        uri=uri,
+        range=whole,
+        selection_range=selection,
+        detail=detail,
+        data=node_data(node),
+    )
 
 
 def _detail(symbol: Symbol, edge: CallEdge | None) -> str:
@@ -586,7 +675,9 @@ def _detail(symbol: Symbol, edge: CallEdge | None) -> str:
     return " · ".join(parts)
 
 
-def _steps(session: Session | None, item: lsp.CallHierarchyItem, incoming: bool) -> list[tuple[lsp.CallHierarchyItem, list[lsp.Range]]]:
+def _steps(
+    session: Session | None, item: lsp.CallHierarchyItem, incoming: bool
+) -> list[tuple[lsp.CallHierarchyItem, list[lsp.Range]]]:
     """One step of the call hierarchy from `item`: what it calls, or what calls it, each with
     the lines of the calls (in the caller's file, as LSP has it both ways). Outgoing calls
     come in the order trace ranks its hops: the more certain first, the source's order among
@@ -619,11 +710,17 @@ def _hover_text(session: Session, symbol: Symbol) -> str:
         defined = ", ".join(f"{k.path}:{k.line}" for k in row.definitions[:2]) or "not defined in the tree"
         lines.append(f"- `{row.key}`: {row.kernel} ({defined})")
     for path, entry in details.derivatives[:1]:
-        lines += [f"- autograd ({path}:{entry.line}): " + "; ".join(f"{grads}: {formula}" for grads, formula in entry.formulas[:3])]
+        lines += [
+            f"- autograd ({path}:{entry.line}): "
+            + "; ".join(f"{grads}: {formula}" for grads, formula in entry.formulas[:3])
+        ]
     hops = session.graph.edges(session.graph.node(symbol))[:_HOVER_HOPS]
     if hops:
         lines.append("")
-        lines.append("next: " + ", ".join(f"{edge.target.symbol.qname} ({edge.label}{_at_line(edge.target.symbol)})" for edge in hops))
+        lines.append(
+            "next: "
+            + ", ".join(f"{edge.target.symbol.qname} ({edge.label}{_at_line(edge.target.symbol)})" for edge in hops)
+        )
     return "\n".join(lines)
 
 
@@ -635,7 +732,7 @@ class _OneLine(logging.Formatter):
     """The server's log, on stderr (which clients show in a log panel): one line per problem,
     no traceback."""
 
-    def formatException(self, exc_info) -> str:  # noqa: N802 (logging's name)
+    def formatException(self, exc_info) -> str:
         return ""
 
     def format(self, record: logging.LogRecord) -> str:
@@ -655,8 +752,15 @@ def serve() -> None:
     reader = FramedReader(sys.stdin.buffer, server.thread_pool)
     server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
     try:
-        asyncio.run(run_async(stop_event=server._stop_event, reader=reader, protocol=server.protocol,
-                              logger=logging.getLogger("pygls"), error_handler=server.report_server_error))
+        asyncio.run(
+            run_async(
+                stop_event=server._stop_event,
+                reader=reader,
+                protocol=server.protocol,
+                logger=logging.getLogger("pygls"),
+                error_handler=server.report_server_error,
+            )
+        )
     except BrokenPipeError:
         logging.getLogger("explorer").error("the client went away (its end of the output closed)")
     except (KeyboardInterrupt, SystemExit):

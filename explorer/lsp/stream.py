@@ -57,8 +57,11 @@ class FramedReader:
                 return self._break("the stream ended inside a message's headers")
             return b""  # the client closed the stream between messages: a clean end
         if not line.endswith(b"\n"):
-            return self._break(f"a header line longer than {_MAX_HEADER_LINE} bytes" if len(line) >= _MAX_HEADER_LINE
-                               else "the stream ended inside a header line")
+            return self._break(
+                f"a header line longer than {_MAX_HEADER_LINE} bytes"
+                if len(line) >= _MAX_HEADER_LINE
+                else "the stream ended inside a header line"
+            )
         if line == b"\r\n":
             if self._length is None:
                 return self._break("a message without a Content-Length header")
@@ -152,8 +155,10 @@ class FramedReader:
             json.loads(candidate)
         except ValueError:
             return None
-        sys.stderr.write(f"explorer lsp: a message's Content-Length said {self._length:,} bytes but it held "
-                         f"{len(candidate):,}: answered it, and read on from the next message\n")
+        sys.stderr.write(
+            f"explorer lsp: a message's Content-Length said {self._length:,} bytes but it held "
+            f"{len(candidate):,}: answered it, and read on from the next message\n"
+        )
         del self._buffer[:size]
         return candidate
 

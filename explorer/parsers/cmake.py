@@ -17,9 +17,14 @@ import re
 
 from explorer.model import Diagnostic, FileFacts, Language, Symbol, SymbolKind
 
-_MODULE_COMMANDS = frozenset({
-    "pybind11_add_module", "nanobind_add_module", "python_add_library", "python3_add_library",
-})
+_MODULE_COMMANDS = frozenset(
+    {
+        "pybind11_add_module",
+        "nanobind_add_module",
+        "python_add_library",
+        "python3_add_library",
+    }
+)
 # The options of those commands (MODULE, THIN_LTO, NB_STATIC, ...) are upper case words, which
 # no source file is named; a value follows these.
 _OPTIONS_WITH_VALUE = frozenset({"NB_DOMAIN", "USE_SABI"})
@@ -46,9 +51,20 @@ def parse_cmake(path: str, source: bytes) -> FileFacts:
         if not arguments or "$" in arguments[0]:
             continue  # no name, or one CMake computes
         name, sources = arguments[0], _sources(arguments[1:], folder)
-        statement = " ".join(text[match.start():end].split())[:300]
-        facts.symbols.append(Symbol(name, name.rpartition(".")[2], SymbolKind.EXTENSION, Language.CMAKE, path, line,
-                                    text.count("\n", 0, end) + 1, statement, ";".join(sources) or None))
+        statement = " ".join(text[match.start() : end].split())[:300]
+        facts.symbols.append(
+            Symbol(
+                name,
+                name.rpartition(".")[2],
+                SymbolKind.EXTENSION,
+                Language.CMAKE,
+                path,
+                line,
+                text.count("\n", 0, end) + 1,
+                statement,
+                ";".join(sources) or None,
+            )
+        )
     return facts
 
 

@@ -130,9 +130,9 @@ def parenthesised_items(text: str, templates: bool = False) -> list[str] | None:
             depth += 1
         elif char in ")]}":
             if depth == 0:
-                return _items(text[start + 1:offset], templates)
+                return _items(text[start + 1 : offset], templates)
             depth -= 1
-    return _items(text[start + 1:], templates)
+    return _items(text[start + 1 :], templates)
 
 
 def _items(text: str, templates: bool) -> list[str]:

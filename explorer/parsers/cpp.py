@@ -18,12 +18,29 @@ import itertools
 import re
 
 from explorer import treesitter as tsx
-from explorer.model import FUNCTOR_MARK, LAMBDA_MARK, CallKind, CallSite, Diagnostic, FileFacts, ImportBinding, Language, Symbol, SymbolKind
+from explorer.model import (
+    FUNCTOR_MARK,
+    LAMBDA_MARK,
+    CallKind,
+    CallSite,
+    Diagnostic,
+    FileFacts,
+    ImportBinding,
+    Language,
+    Symbol,
+    SymbolKind,
+)
 from explorer.parsers import cpp_bindings
 from explorer.parsers.common import ScopeMap, collapse, source_order, strip_template_args
 from explorer.parsers.cpp_conditionals import without_split_conditionals
 from explorer.parsers.cpp_macros import Macro, call_end
-from explorer.parsers.cpp_namespaces import NamespaceExtent, anonymous_map, matching_brace, namespace_extents, namespace_map
+from explorer.parsers.cpp_namespaces import (
+    NamespaceExtent,
+    anonymous_map,
+    matching_brace,
+    namespace_extents,
+    namespace_map,
+)
 from explorer.parsers.cpp_preprocessor import Invocation, Preprocessed, preprocess
 from explorer.stage_clock import stage
 
@@ -58,15 +75,21 @@ _UNUSED_ATTRIBUTE = re.compile(rb"(?<![\w:.])[A-Z][A-Z0-9]*_UNUSED\b(?![ \t]*\()
 # `namespace torch {` in tensorpipe_agent.cpp, C10_CLANG_DIAGNOSTIC_IGNORE("-W...")): the grammar
 # joins it to the next declaration, and the namespace is lost. It says nothing to a reader of
 # calls, so the whole invocation is blanked.
-_PRAGMA_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]*(?:DIAGNOSTIC|PRAGMA)[A-Z0-9_]*[ \t]*\([^()\n]*\)[ \t]*$", re.MULTILINE)
+_PRAGMA_MACRO = re.compile(
+    rb"^[ \t]*[A-Z][A-Z0-9_]*(?:DIAGNOSTIC|PRAGMA)[A-Z0-9_]*[ \t]*\([^()\n]*\)[ \t]*$", re.MULTILINE
+)
 # A deprecation written as a macro on the line before a declaration, its message a string that
 # may hold parentheses (`C10_DEPRECATED_MESSAGE("... use tensor.scalar_type() instead")` in
 # TensorBody.h): the grammar lost class Tensor to it. Blanked as a pragma is.
-_DEPRECATION_MACRO = re.compile(rb'^[ \t]*[A-Z][A-Z0-9_]*DEPRECATED[A-Z0-9_]*[ \t]*(?:\([ \t]*"(?:[^"\\\n]|\\.)*"[ \t]*\))?[ \t]*$', re.MULTILINE)
+_DEPRECATION_MACRO = re.compile(
+    rb'^[ \t]*[A-Z][A-Z0-9_]*DEPRECATED[A-Z0-9_]*[ \t]*(?:\([ \t]*"(?:[^"\\\n]|\\.)*"[ \t]*\))?[ \t]*$', re.MULTILINE
+)
 
 
 def _without_attribute_macros(source: bytes, lang: Language) -> bytes:
-    patterns = [_ATTRIBUTE_MACRO] if lang == Language.CUDA or b"__" not in source else [_ATTRIBUTE_MACRO, _CUDA_QUALIFIER]
+    patterns = (
+        [_ATTRIBUTE_MACRO] if lang == Language.CUDA or b"__" not in source else [_ATTRIBUTE_MACRO, _CUDA_QUALIFIER]
+    )
     if b"_HEAD" in source:
         patterns.append(_PYTHON_OBJECT_HEAD)
     if b"_UNUSED" in source:
@@ -104,7 +127,11 @@ def _with_init_captures_as_assignments(source: bytes) -> bytes:
         opening = match.end() - 1
         start = source.rfind(b"[", 0, match.start() + 1)
         list_end = _matching(source, start)
-        if list_end is None or opening > list_end or not re.match(rb"\s*(?:\(|\{|mutable\b|->)", source[list_end + 1:list_end + 40]):
+        if (
+            list_end is None
+            or opening > list_end
+            or not re.match(rb"\s*(?:\(|\{|mutable\b|->)", source[list_end + 1 : list_end + 40])
+        ):
             continue  # not a lambda's capture list
         if _matching(source, start + 1, until=opening) is not None:
             continue  # the brace is inside another item of the list, not an item's own
@@ -158,7 +185,7 @@ def _without_launch_bounds(source: bytes) -> bytes:
     blanked = bytearray(source)
     for match in _LAUNCH_BOUNDS.finditer(source):
         line_start = source.rfind(b"\n", 0, match.start()) + 1
-        if source[line_start:match.start()].lstrip().startswith(b"#"):
+        if source[line_start : match.start()].lstrip().startswith(b"#"):
             continue  # the macro's own #define stays readable
         end = _hint_end(source, match)
         if end is None:
@@ -213,8 +240,13 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
     if preprocessed is not None and preprocessed.invocations:
         too_deep = _nested_too_deep(preprocessed.text)
     if too_deep is not None or preprocessed is None:
-        return FileFacts(path=path, lang=lang, diagnostics=[Diagnostic(
-            path, f"brackets nested more than {MAX_NESTING:,} deep at line {too_deep}; not indexed")])
+        return FileFacts(
+            path=path,
+            lang=lang,
+            diagnostics=[
+                Diagnostic(path, f"brackets nested more than {MAX_NESTING:,} deep at line {too_deep}; not indexed")
+            ],
+        )
     source = preprocessed.text
     grammar = _grammar(lang, source)
     source = without_split_conditionals(_without_launch_bounds(_without_attribute_macros(source, grammar)))
@@ -235,7 +267,9 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
     facts.symbols += modules.classes
     facts.module_arguments = modules.arguments
     if found.get("registration.call"):
-        registered, kernels, lambdas = cpp_bindings.registrations(found["registration.call"], lang, path, scope_of, modules)
+        registered, kernels, lambdas = cpp_bindings.registrations(
+            found["registration.call"], lang, path, scope_of, modules
+        )
         facts.symbols += registered
         facts.dispatch += kernels
         for kernel in lambdas:  # its calls are its own, not the registration block's
@@ -243,7 +277,9 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
             scopes.add(kernel.start_byte, kernel.end_byte, kernel.symbol.qname)
             registered_lambdas.add(kernel.start_byte)
     if found.get("method_table") or b"PyTypeObject" in source:
-        tabled, handed_tables = cpp_bindings.method_tables(found.get("method_table", []), source, lang, path, scope_of, modules.placed)
+        tabled, handed_tables = cpp_bindings.method_tables(
+            found.get("method_table", []), source, lang, path, scope_of, modules.placed
+        )
         facts.symbols += tabled
         facts.module_arguments = [*facts.module_arguments, *handed_tables]
     _definitions(found, lang, facts, scopes, structured, namespaces, enclosures)
@@ -261,9 +297,14 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
     if preprocessed.invocations:
         _macro_invocations(facts, scopes, source, preprocessed)
     if enclosures.too_deep_at is not None:
-        facts.diagnostics.append(Diagnostic(
-            path, f"namespaces and classes nested more than {MAX_SCOPE_DEPTH} deep at line {enclosures.too_deep_at}; "
-            "deeper ones add no name to what they define", skipped=False))
+        facts.diagnostics.append(
+            Diagnostic(
+                path,
+                f"namespaces and classes nested more than {MAX_SCOPE_DEPTH} deep at line {enclosures.too_deep_at}; "
+                "deeper ones add no name to what they define",
+                skipped=False,
+            )
+        )
     facts.symbols.sort(key=source_order)
     return facts
 
@@ -362,13 +403,23 @@ class _Enclosure:
             name = node.child_by_field_name("name")
             if name is None:  # anonymous: members are reached by their plain name
                 return dataclasses.replace(self, in_class=False, in_anonymous=True)
-            return _Enclosure((*self.names, tsx.text(name).replace(" ", "")), (*self.from_namespace, True), self.in_error, False,
-                              self.in_anonymous)
+            return _Enclosure(
+                (*self.names, tsx.text(name).replace(" ", "")),
+                (*self.from_namespace, True),
+                self.in_error,
+                False,
+                self.in_anonymous,
+            )
         if kind in _CLASS_TYPES:
             name = node.child_by_field_name("name")
             if name is not None:
-                return _Enclosure((*self.names, strip_template_args(tsx.text(name))), (*self.from_namespace, False), self.in_error, True,
-                                  self.in_anonymous)
+                return _Enclosure(
+                    (*self.names, strip_template_args(tsx.text(name))),
+                    (*self.from_namespace, False),
+                    self.in_error,
+                    True,
+                    self.in_anonymous,
+                )
         return self
 
 
@@ -514,7 +565,11 @@ def _macro_arguments(arguments: tsx.Node) -> list[str]:
 
 
 def _registrations(
-    found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap, namespaces: _RecoveredNamespaces | None,
+    found: dict[str, list[tsx.Node]],
+    lang: Language,
+    facts: FileFacts,
+    scopes: ScopeMap,
+    namespaces: _RecoveredNamespaces | None,
     enclosures: _Enclosures,
 ) -> set[int]:
     """Record macro registrations; return the ids of function nodes they account for."""
@@ -547,15 +602,32 @@ def _registrations(
         if macro.startswith(("DECLARE", "DEFINE")):
             stub = args[-1]
             facts.symbols.append(
-                Symbol(_qualify(scope, stub), stub, SymbolKind.DISPATCH_STUB, lang, facts.path,
-                       tsx.line(node), tsx.end_line(node), statement)
+                Symbol(
+                    _qualify(scope, stub),
+                    stub,
+                    SymbolKind.DISPATCH_STUB,
+                    lang,
+                    facts.path,
+                    tsx.line(node),
+                    tsx.end_line(node),
+                    statement,
+                )
             )
         elif len(args) >= 2:
             stub, kernel = args[0], args[1]
             target = kernel if "::" in kernel or not scope else _qualify(scope, kernel)
             facts.symbols.append(
-                Symbol(_qualify(scope, stub), stub, SymbolKind.DISPATCH_REGISTRATION, lang, facts.path,
-                       tsx.line(node), tsx.end_line(node), statement, target)
+                Symbol(
+                    _qualify(scope, stub),
+                    stub,
+                    SymbolKind.DISPATCH_REGISTRATION,
+                    lang,
+                    facts.path,
+                    tsx.line(node),
+                    tsx.end_line(node),
+                    statement,
+                    target,
+                )
             )
     return accounted
 
@@ -581,8 +653,16 @@ def _definitions(
             scope, _ = _enclosing_names(node, namespaces, enclosures)
             header = collapse(tsx.head(node, tsx.field(node, "body").start_byte))
             facts.symbols.append(
-                Symbol(_qualify(scope, name), name.rsplit("::", 1)[-1], kind, lang, facts.path,
-                       tsx.line(node), tsx.end_line(node), header[:300])
+                Symbol(
+                    _qualify(scope, name),
+                    name.rsplit("::", 1)[-1],
+                    kind,
+                    lang,
+                    facts.path,
+                    tsx.line(node),
+                    tsx.end_line(node),
+                    header[:300],
+                )
             )
 
     for node in found.get("definition.field", []):
@@ -593,8 +673,18 @@ def _definitions(
         for declarator in node.children_by_field_name("declarator"):
             member = _field_name(declarator)
             if member:
-                facts.symbols.append(Symbol(_qualify(scope, member), member, SymbolKind.FIELD, lang, facts.path,
-                                            tsx.line(declarator), tsx.line(declarator), header))
+                facts.symbols.append(
+                    Symbol(
+                        _qualify(scope, member),
+                        member,
+                        SymbolKind.FIELD,
+                        lang,
+                        facts.path,
+                        tsx.line(declarator),
+                        tsx.line(declarator),
+                        header,
+                    )
+                )
 
     kernels = {node.id for node in found.get("definition.kernel", [])}
     for node in found.get("definition.function", []):
@@ -624,8 +714,17 @@ def _definitions(
         else:
             kind = SymbolKind.FUNCTION
         facts.symbols.append(
-            Symbol(qname, qname.rsplit("::", 1)[-1], kind, lang, facts.path, tsx.line(node),
-                   tsx.end_line(node), _signature(node), file_local=file_local)
+            Symbol(
+                qname,
+                qname.rsplit("::", 1)[-1],
+                kind,
+                lang,
+                facts.path,
+                tsx.line(node),
+                tsx.end_line(node),
+                _signature(node),
+                file_local=file_local,
+            )
         )
         scopes.add(node.start_byte, node.end_byte, qname)
 
@@ -649,9 +748,18 @@ def _registered_by_macro(declared: str) -> tuple[str, SymbolKind] | None:
     name = "_".join(arguments[:2]) if macro.endswith("FUNC2") else arguments[0]
     return name, SymbolKind.STRUCTURED_KERNEL if "_IMPL_" in macro else SymbolKind.META_FUNCTION
 
+
 _RETURN_TYPE_PARTS = {
-    "primitive_type", "type_identifier", "qualified_identifier", "template_type", "sized_type_specifier",
-    "storage_class_specifier", "type_qualifier", "placeholder_type_specifier", "virtual", "inline",
+    "primitive_type",
+    "type_identifier",
+    "qualified_identifier",
+    "template_type",
+    "sized_type_specifier",
+    "storage_class_specifier",
+    "type_qualifier",
+    "placeholder_type_specifier",
+    "virtual",
+    "inline",
 }
 
 
@@ -687,28 +795,47 @@ def _recovered_definitions(
             kind = SymbolKind.METHOD if _looks_like_member(declared) else SymbolKind.FUNCTION
         qname = _qualify(scope, declared)
         end_line = tsx.line(first) + source.count(b"\n", first.start_byte, max(first.start_byte, end - 1))
-        signature = collapse(source[first.start_byte:opening.start_byte].decode("utf-8", "replace"))
+        signature = collapse(source[first.start_byte : opening.start_byte].decode("utf-8", "replace"))
         # `static` is not read here: error recovery may have lost the class around a static
         # member function, which is not file-local.
         file_local = _in_anonymous_namespace(declarator, namespaces, enclosures)
-        facts.symbols.append(Symbol(qname, declared.rsplit("::", 1)[-1], kind, lang, facts.path, tsx.line(first), end_line, signature,
-                                    file_local=file_local))
+        facts.symbols.append(
+            Symbol(
+                qname,
+                declared.rsplit("::", 1)[-1],
+                kind,
+                lang,
+                facts.path,
+                tsx.line(first),
+                end_line,
+                signature,
+                file_local=file_local,
+            )
+        )
         scopes.add(first.start_byte, end, qname)
 
 
 _BODY_OPENS = re.compile(rb"\s*\{")
-_STRUCTURED_HEADER = re.compile(rb"^[ \t]*(TORCH_(?:IMPL|META|PRECOMPUTE_META)_FUNC2?[ \t]*\([\w ,]+\))\s*\(", re.MULTILINE)
+_STRUCTURED_HEADER = re.compile(
+    rb"^[ \t]*(TORCH_(?:IMPL|META|PRECOMPUTE_META)_FUNC2?[ \t]*\([\w ,]+\))\s*\(", re.MULTILINE
+)
 
 
-def _recovered_structured(source: bytes, lang: Language, facts: FileFacts, scopes: ScopeMap, namespaces: _RecoveredNamespaces) -> None:
+def _recovered_structured(
+    source: bytes, lang: Language, facts: FileFacts, scopes: ScopeMap, namespaces: _RecoveredNamespaces
+) -> None:
     """`TORCH_IMPL_FUNC(sum_out_mps)(...) {...}` where error recovery flattened the code into
     loose tokens (an Objective-C++ file read with the C++ grammar leaves no function nodes):
     read from the text, outside any function, not in a #define, body found by braces."""
-    known = {symbol.line for symbol in facts.symbols if symbol.kind in (SymbolKind.STRUCTURED_KERNEL, SymbolKind.META_FUNCTION)}
+    known = {
+        symbol.line
+        for symbol in facts.symbols
+        if symbol.kind in (SymbolKind.STRUCTURED_KERNEL, SymbolKind.META_FUNCTION)
+    }
     for match in _STRUCTURED_HEADER.finditer(source):
         start = match.start(1)
         line = source.count(b"\n", 0, start) + 1
-        continued = source[max(0, match.start() - 3):max(0, match.start() - 1)].rstrip(b"\r").endswith(b"\\")
+        continued = source[max(0, match.start() - 3) : max(0, match.start() - 1)].rstrip(b"\r").endswith(b"\\")
         if line in known or continued or scopes.innermost(start) != facts.path:
             continue  # already read from the tree, a line of a #define, or inside a function
         parameters_end = call_end(source, match.end() - 1)
@@ -753,11 +880,21 @@ def _namespace_symbols(
             if extent.anonymous:
                 continue
             first = source.count(b"\n", 0, extent.start) + 1
-            opened.setdefault(extent.qname, (first, first + source.count(b"\n", extent.start, max(extent.start, extent.end - 1))))
+            opened.setdefault(
+                extent.qname, (first, first + source.count(b"\n", extent.start, max(extent.start, extent.end - 1)))
+            )
     for qname, (line, end_line) in opened.items():
         facts.symbols.append(
-            Symbol(qname, qname.rsplit("::", 1)[-1], SymbolKind.NAMESPACE, lang, facts.path, line, end_line,
-                   f"namespace {qname}")
+            Symbol(
+                qname,
+                qname.rsplit("::", 1)[-1],
+                SymbolKind.NAMESPACE,
+                lang,
+                facts.path,
+                line,
+                end_line,
+                f"namespace {qname}",
+            )
         )
 
 
@@ -766,8 +903,16 @@ def _macro_symbols(lang: Language, facts: FileFacts, defines: list[Macro]) -> No
     for macro in defines:
         if macro.parameters is not None:
             facts.symbols.append(
-                Symbol(macro.name, macro.name, SymbolKind.MACRO, lang, facts.path, macro.line, macro.end_line,
-                       f"#define {macro.name}({', '.join(macro.written_parameters)})")
+                Symbol(
+                    macro.name,
+                    macro.name,
+                    SymbolKind.MACRO,
+                    lang,
+                    facts.path,
+                    macro.line,
+                    macro.end_line,
+                    f"#define {macro.name}({', '.join(macro.written_parameters)})",
+                )
             )
 
 
@@ -791,13 +936,21 @@ def _macro_invocations(facts: FileFacts, scopes: ScopeMap, text: bytes, preproce
     for invocation in preprocessed.invocations:
         by_line.setdefault(invocation.line, []).append(invocation)
         if invocation.function_like:
-            facts.calls.append(CallSite(scopes.innermost(invocation.start), invocation.name, invocation.name, invocation.line,
-                                        invocation.column))
+            facts.calls.append(
+                CallSite(
+                    scopes.innermost(invocation.start),
+                    invocation.name,
+                    invocation.name,
+                    invocation.line,
+                    invocation.column,
+                )
+            )
     line_starts: list[int] | None = None
     for number, symbol in enumerate(facts.symbols):
         line = symbol.line or 0
         if symbol.kind not in _FROM_MACRO_KINDS or not any(
-                row in by_line for row in range(line, min(symbol.end_line or line, line + _SIGNATURE_LINES) + 1)):
+            row in by_line for row in range(line, min(symbol.end_line or line, line + _SIGNATURE_LINES) + 1)
+        ):
             continue
         if line_starts is None:
             line_starts = [0, *(match.end() for match in re.finditer(rb"\n", text))]
@@ -810,7 +963,7 @@ def _macro_invocations(facts: FileFacts, scopes: ScopeMap, text: bytes, preproce
         signature = symbol.signature
         for row in range(line, min(symbol.end_line or line, line + _SIGNATURE_LINES) + 1):
             for invocation in by_line.get(row, []):
-                expansion = collapse(text[invocation.start:invocation.end].decode("latin-1"))
+                expansion = collapse(text[invocation.start : invocation.end].decode("latin-1"))
                 if expansion and f" {expansion}" in signature:
                     written = collapse(invocation.written)
                     signature = signature.replace(f" {expansion}", f" {written}" if invocation.spaced else written, 1)
@@ -821,7 +974,9 @@ def _macro_invocations(facts: FileFacts, scopes: ScopeMap, text: bytes, preproce
 _SIGNATURE_LINES = 20  # a definition's header spans no more lines than this
 
 
-def _written_by(symbol: Symbol, invocations: list[Invocation], text: bytes, line_starts: list[int]) -> Invocation | None:
+def _written_by(
+    symbol: Symbol, invocations: list[Invocation], text: bytes, line_starts: list[int]
+) -> Invocation | None:
     """The invocation on a definition's first line whose expansion writes its name, if one does
     (where the name is first written on the line)."""
     line = symbol.line or 0
@@ -829,7 +984,9 @@ def _written_by(symbol: Symbol, invocations: list[Invocation], text: bytes, line
         return None
     line_start = line_starts[line - 1]
     line_end = line_starts[line] if line < len(line_starts) else len(text)
-    named = re.search(rb"(?<![\w$])" + re.escape(symbol.name.encode("utf-8", "replace")) + rb"(?![\w$])", text[line_start:line_end])
+    named = re.search(
+        rb"(?<![\w$])" + re.escape(symbol.name.encode("utf-8", "replace")) + rb"(?![\w$])", text[line_start:line_end]
+    )
     if named is None:
         return None
     offset = line_start + named.start()
@@ -968,7 +1125,11 @@ def _last_identifier(written: str) -> str:
 
 
 def _calls(
-    found: dict[str, list[tsx.Node]], facts: FileFacts, scopes: ScopeMap, source: bytes, values: dict[str, set[str]],
+    found: dict[str, list[tsx.Node]],
+    facts: FileFacts,
+    scopes: ScopeMap,
+    source: bytes,
+    values: dict[str, set[str]],
     handed: _HandedLambdas,
 ) -> None:
     # The hot loop of indexing a large tree (a million call sites): kept to plain operations,
@@ -999,7 +1160,11 @@ def _calls(
             passed = ()  # `m.impl("op", &fn)`: a registration (parsers/cpp_bindings.py), not a call of fn
         if passed:
             passed = _not_values(passed, caller, values, handed.enclosing)
-        append(CallSite(caller, callee, callee, row + 1, column, CallKind.LAUNCH if start in launches else CallKind.CALL, passed))
+        append(
+            CallSite(
+                caller, callee, callee, row + 1, column, CallKind.LAUNCH if start in launches else CallKind.CALL, passed
+            )
+        )
         if callee.endswith(_FACTORY_SUFFIXES) and b"<" in written:
             made = _made_by_factory(written)  # `std::make_unique<PyTorchStreamReader>(...)` runs its constructor
             if made:
@@ -1052,7 +1217,9 @@ def _alias_name(declarator: tsx.Node) -> str:
     """The local a kernel alias declares: `kernel` of `kernel` or of `(*kernel)(float*)` (the
     only shapes grammars/cuda/calls.scm lets through)."""
     if declarator.type == "function_declarator":
-        pointer = next(child for child in tsx.field(declarator, "declarator").named_children if child.type == "pointer_declarator")
+        pointer = next(
+            child for child in tsx.field(declarator, "declarator").named_children if child.type == "pointer_declarator"
+        )
         declarator = tsx.field(pointer, "declarator")
     return tsx.text(declarator)
 
@@ -1074,7 +1241,9 @@ def _not_values(
 
 # Factories that construct their template argument: the call runs T's constructor
 _FACTORY_SUFFIXES = ("make_unique", "make_shared", "make_intrusive")
-_FACTORY = re.compile(r"^(?:(?:::)?(?:std|c10)::)?make_(?:unique|shared|intrusive)\s*<\s*((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*[,<>]")
+_FACTORY = re.compile(
+    r"^(?:(?:::)?(?:std|c10)::)?make_(?:unique|shared|intrusive)\s*<\s*((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*[,<>]"
+)
 
 
 def _made_by_factory(written: bytes) -> str | None:

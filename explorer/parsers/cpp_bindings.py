@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 from explorer import treesitter as tsx
 from explorer.model import DispatchEntry, ModuleArgument, Symbol, SymbolKind
-from explorer.parsers.common import collapse, strip_template_args
 from explorer.parsers import cpp_types
+from explorer.parsers.common import collapse, strip_template_args
 from explorer.parsers.cpp_modules import ModuleValues, PyClass, PyModule, PyName, Value, string_literal
 from explorer.parsers.cpp_modules import call_arguments as _arguments
 
@@ -142,10 +142,26 @@ def python_modules(root: tsx.Node, source: bytes, lang, path: str, scope_of) -> 
                 found.placed.setdefault(placed[0], []).append(placed[1])
         for made in values.classes.values():
             cpp = _qualified(made.cpp, scope)
-            bases = f"({', '.join(strip_template_args(_qualified(base, scope)) for base in made.bases)})" if made.bases else ""
+            bases = (
+                f"({', '.join(strip_template_args(_qualified(base, scope)) for base in made.bases)})"
+                if made.bases
+                else ""
+            )
             statement = f"class {made.name.rpartition('.')[2]}{bases}: binds {made.cpp}"
             name = made.name.rpartition(".")[2]
-            found.classes.append(Symbol(made.name, name, SymbolKind.BOUND_CLASS, lang, path, made.line, made.line, statement, strip_template_args(cpp)))
+            found.classes.append(
+                Symbol(
+                    made.name,
+                    name,
+                    SymbolKind.BOUND_CLASS,
+                    lang,
+                    path,
+                    made.line,
+                    made.line,
+                    statement,
+                    strip_template_args(cpp),
+                )
+            )
     found.classes.sort(key=lambda s: (s.line or 0, s.qname))
     found.arguments.sort(key=lambda a: (a.line, a.index, a.callee))
     return found
@@ -181,7 +197,11 @@ def _calls_in(body: tsx.Node) -> list[tsx.Node]:
 
 
 def registrations(
-    calls: list[tsx.Node], lang, path: str, scope_of, modules: PythonModules | None = None,
+    calls: list[tsx.Node],
+    lang,
+    path: str,
+    scope_of,
+    modules: PythonModules | None = None,
 ) -> tuple[list[Symbol], list[DispatchEntry], list[LambdaKernel]]:
     """The operators, kernels and Python bindings the registration calls (`@registration.call`
     captures: calls of a member named def, impl, op, ...) make, and the lambdas among their
@@ -211,7 +231,9 @@ def registrations(
                 name, kernels = _options_chain(arguments[0], scope_of(call))
                 if name is not None:
                     symbols.append(_operator(name, statement, lang, path, line))
-                    dispatch.extend(DispatchEntry(name, key, kernel, kernel_line) for key, kernel, kernel_line in kernels)
+                    dispatch.extend(
+                        DispatchEntry(name, key, kernel, kernel_line) for key, kernel, kernel_line in kernels
+                    )
                 chained_lambdas.extend(_lambdas_in(arguments[0]))
                 continue
             name = _operator_name(_string(arguments[0]), None)
@@ -220,14 +242,16 @@ def registrations(
                 symbols.append(_operator(name, schema if "(" in schema else statement, lang, path, line))
                 if len(arguments) > 1 and "options()" in tsx.text(arguments[1]):  # .op("ns::op(...)", options()...)
                     _, kernels = _options_chain(arguments[1], scope_of(call))
-                    dispatch.extend(DispatchEntry(name, key, kernel, kernel_line) for key, kernel, kernel_line in kernels)
+                    dispatch.extend(
+                        DispatchEntry(name, key, kernel, kernel_line) for key, kernel, kernel_line in kernels
+                    )
                     chained_lambdas.extend(_lambdas_in(arguments[1]))
                     continue
                 kernel = _kernel(arguments[1], scope_of(call)) if len(arguments) > 1 else None
                 if kernel is not None:
                     dispatch.append(DispatchEntry(name, CATCH_ALL_KEY, kernel, line))
             continue
-        block_node, block = _block_around(call)
+        _block_node, block = _block_around(call)
         if block is not None and block.macro in _OPERATOR_BLOCKS and tsx.text(receiver) == block.module_variable:
             registering.append(call)
             namespace = block.arguments[0] if block.arguments else None
@@ -243,7 +267,11 @@ def registrations(
                 if kernel is not None:
                     dispatch.append(DispatchEntry(name, _key(arguments[1], CATCH_ALL_KEY), kernel, line))
             elif member == "impl" and len(arguments) > 1:
-                key = block.arguments[1] if block.macro == "TORCH_LIBRARY_IMPL" and len(block.arguments) > 2 else CATCH_ALL_KEY
+                key = (
+                    block.arguments[1]
+                    if block.macro == "TORCH_LIBRARY_IMPL" and len(block.arguments) > 2
+                    else CATCH_ALL_KEY
+                )
                 kernel = _kernel(arguments[1], scope_of(call))
                 if kernel is not None:
                     dispatch.append(DispatchEntry(name, _key(arguments[1], key), kernel, line))
@@ -252,7 +280,9 @@ def registrations(
             bound = values.of(receiver) if values is not None else None
             if bound is not None:
                 registering.append(call)
-                if isinstance(bound, PyClass) and tsx.text(arguments[0]).replace(" ", "").startswith(("py::init(", "pybind11::init(")):
+                if isinstance(bound, PyClass) and tsx.text(arguments[0]).replace(" ", "").startswith(
+                    ("py::init(", "pybind11::init(")
+                ):
                     chained_lambdas.extend(_lambdas_in(arguments[0]))  # py::init([](...) {...})
                 name = _string(arguments[0]) or (values.name_of(arguments[0]) if values is not None else None)
                 symbols.extend(_pybind(call, member, bound, name, arguments, lang, path, line, statement, scope_of))
@@ -270,8 +300,17 @@ def lambda_definition(node: tsx.Node, lang, path: str, scope: list[str]) -> Lamb
     name = _lambda_name(node)
     first_line = collapse(tsx.text(node).split("{", 1)[0])[:300]
     # named by its line, which another file of the namespace may share: only its own file names it
-    symbol = Symbol("::".join([*scope, name]), name, SymbolKind.FUNCTION, lang, path, tsx.line(node), tsx.end_line(node), first_line,
-                    file_local=True)
+    symbol = Symbol(
+        "::".join([*scope, name]),
+        name,
+        SymbolKind.FUNCTION,
+        lang,
+        path,
+        tsx.line(node),
+        tsx.end_line(node),
+        first_line,
+        file_local=True,
+    )
     return LambdaKernel(symbol, node.start_byte, node.end_byte)
 
 
@@ -308,7 +347,11 @@ def method_tables(
         for entry in value.named_children:
             if entry.type == "compound_literal_expression":  # `#ifdef USE_NCCL {"_nccl_version", ...}`
                 entry = entry.child_by_field_name("value") or entry
-            fields = [child for child in entry.named_children if child.type != "comment"] if entry.type == "initializer_list" else []
+            fields = (
+                [child for child in entry.named_children if child.type != "comment"]
+                if entry.type == "initializer_list"
+                else []
+            )
             python_name = _string(fields[0]) if fields else None
             if python_name is None or len(fields) < 2:
                 continue
@@ -316,7 +359,17 @@ def method_tables(
             statement = collapse(tsx.text(entry))[:300] + note
             line = tsx.line(entry)
             entries.extend(
-                Symbol(f"{owner}.{python_name}", python_name, SymbolKind.METHOD_TABLE, lang, path, line, line, statement, target)
+                Symbol(
+                    f"{owner}.{python_name}",
+                    python_name,
+                    SymbolKind.METHOD_TABLE,
+                    lang,
+                    path,
+                    line,
+                    line,
+                    statement,
+                    target,
+                )
                 for owner in owners
             )
     scope = scope_of(tables[0]) if tables else []
@@ -327,21 +380,51 @@ def method_tables(
         slot_line = type_object.slots["tp_methods"][1] if "tp_methods" in type_object.slots else type_object.line
         for added in cpp_types.tables_added(type_object, text):
             if added.rpartition("::")[2] not in defined:
-                handed += (ModuleArgument(type_name, added.removeprefix("::"), "::".join(scope), 0, slot_line) for type_name in names)
+                handed += (
+                    ModuleArgument(type_name, added.removeprefix("::"), "::".join(scope), 0, slot_line)
+                    for type_name in names
+                )
     return entries, handed
 
 
-def _type_methods(type_object: cpp_types.TypeObject, type_name: str, text: str, lang, path: str, scope: list[str]) -> list[Symbol]:
+def _type_methods(
+    type_object: cpp_types.TypeObject, type_name: str, text: str, lang, path: str, scope: list[str]
+) -> list[Symbol]:
     """A type object as the class `type_name`, and the special methods its slots give it."""
     size = type_object.slots.get("tp_basicsize")
     instances = re.fullmatch(r"sizeof\s*\(\s*([\w:]+)\s*\)", size[0]) if size is not None else None
     cpp = instances.group(1) if instances is not None else type_object.variable  # what an instance is in C++
-    entries = [Symbol(type_name, type_name.rpartition(".")[2], SymbolKind.BOUND_CLASS, lang, path, type_object.line, type_object.line,
-                      f"PyTypeObject {type_object.variable}: instances are {cpp}", cpp)]
+    entries = [
+        Symbol(
+            type_name,
+            type_name.rpartition(".")[2],
+            SymbolKind.BOUND_CLASS,
+            lang,
+            path,
+            type_object.line,
+            type_object.line,
+            f"PyTypeObject {type_object.variable}: instances are {cpp}",
+            cpp,
+        )
+    ]
     for python_name, function, line in cpp_types.slot_methods(type_object, text):
-        target = function.removeprefix("::") if function.startswith("::") or not scope else "::".join([*scope, function])
+        target = (
+            function.removeprefix("::") if function.startswith("::") or not scope else "::".join([*scope, function])
+        )
         statement = f"{type_object.variable}: {python_name} is {function}"
-        entries.append(Symbol(f"{type_name}.{python_name}", python_name, SymbolKind.METHOD_TABLE, lang, path, line, line, statement, target))
+        entries.append(
+            Symbol(
+                f"{type_name}.{python_name}",
+                python_name,
+                SymbolKind.METHOD_TABLE,
+                lang,
+                path,
+                line,
+                line,
+                statement,
+                target,
+            )
+        )
     return entries
 
 
@@ -374,13 +457,17 @@ def _table_owners(
     return [path.rpartition("/")[2].partition(".")[0]], True
 
 
-def _pybind(call, member, bound: Value, name: str | None, arguments, lang, path, line, statement, scope_of) -> Iterator[Symbol]:
+def _pybind(
+    call, member, bound: Value, name: str | None, arguments, lang, path, line, statement, scope_of
+) -> Iterator[Symbol]:
     """`m.def("f", &fn)` on a module; `.def("f", &T::f)`, `.def(py::init<...>())` on a class."""
     if isinstance(bound, PyName):
         return
     if isinstance(bound, PyModule):
         if member == "def" and name:
-            yield _binding(f"{bound.name}.{name}", name, _target(arguments[1:], scope_of(call)) or "", lang, path, line, statement)
+            yield _binding(
+                f"{bound.name}.{name}", name, _target(arguments[1:], scope_of(call)) or "", lang, path, line, statement
+            )
         return
     init = tsx.text(arguments[0]).replace(" ", "")
     cpp_class = strip_template_args(bound.cpp.removeprefix("::"))
@@ -393,23 +480,44 @@ def _pybind(call, member, bound: Value, name: str | None, arguments, lang, path,
         return
     if member == "def" and init.startswith(("py::init", "pybind11::init")):
         if "[" in init:  # py::init([](...) { ... }): the lambda makes the object
-            lambdas = [a for a in _lambdas_in(arguments[0])]
+            lambdas = list(_lambdas_in(arguments[0]))
             target = "::".join([*scope_of(call), _lambda_name(lambdas[0])]) if lambdas else ""
         else:
             scope = [] if bound.cpp.startswith("::") else scope_of(call)
             target = "::".join([*scope, cpp_class, cpp_class.rpartition("::")[2]])
         yield _binding(f"{bound.name}.__init__", "__init__", target, lang, path, line, statement)
     elif name:
-        yield _binding(f"{bound.name}.{name}", name, _target(arguments[1:], scope_of(call)) or "", lang, path, line, statement)
+        yield _binding(
+            f"{bound.name}.{name}", name, _target(arguments[1:], scope_of(call)) or "", lang, path, line, statement
+        )
 
 
 _BINARY_OPERATORS = {
-    "+": "add", "-": "sub", "*": "mul", "/": "truediv", "%": "mod", "&": "and", "|": "or", "^": "xor",
-    "<<": "lshift", ">>": "rshift", "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "truediv",
+    "%": "mod",
+    "&": "and",
+    "|": "or",
+    "^": "xor",
+    "<<": "lshift",
+    ">>": "rshift",
+    "==": "eq",
+    "!=": "ne",
+    "<": "lt",
+    "<=": "le",
+    ">": "gt",
+    ">=": "ge",
 }
 _UNARY_OPERATORS = {"-": "neg", "+": "pos", "~": "invert"}
-_SELF_FUNCTIONS = {"hash": ("__hash__", "std::hash"), "abs": ("__abs__", "abs"), "float_": ("__float__", "operator float"),
-                   "int_": ("__int__", "operator int"), "str": ("__str__", "operator<<")}
+_SELF_FUNCTIONS = {
+    "hash": ("__hash__", "std::hash"),
+    "abs": ("__abs__", "abs"),
+    "float_": ("__float__", "operator float"),
+    "int_": ("__int__", "operator int"),
+    "str": ("__str__", "operator<<"),
+}
 _SELF = r"(?:py|pybind11)::self"
 _OPERAND = r"(?:(?:py|pybind11)::self|[\w:<>]+\(\)|[\w:.]+)"
 
@@ -444,7 +552,9 @@ def _binding(qname: str, name: str, target: str, lang, path: str, line: int, sta
 
 
 def _operator(qname: str, schema: str, lang, path: str, line: int) -> Symbol:
-    return Symbol(qname, qname.partition("::")[2].partition(".")[0], SymbolKind.OPERATOR, lang, path, line, line, schema or qname)
+    return Symbol(
+        qname, qname.partition("::")[2].partition(".")[0], SymbolKind.OPERATOR, lang, path, line, line, schema or qname
+    )
 
 
 def _operator_name(schema: str | None, namespace: str | None) -> str | None:
@@ -481,8 +591,16 @@ def _options_chain(node: tsx.Node, scope: list[str]) -> tuple[str | None, list[t
         if member == "schema" and arguments:
             schema = _string(arguments[0])
         elif member in ("kernel", "catchAllKernel"):
-            key = CATCH_ALL_KEY if member == "catchAllKernel" else (collapse(tsx.text(arguments[0])).rpartition("::")[2] if arguments else "")
-            given = [a for a in (template.named_children if template is not None else arguments[member == "kernel":]) if a.type != "comment"]
+            key = (
+                CATCH_ALL_KEY
+                if member == "catchAllKernel"
+                else (collapse(tsx.text(arguments[0])).rpartition("::")[2] if arguments else "")
+            )
+            given = [
+                a
+                for a in (template.named_children if template is not None else arguments[member == "kernel" :])
+                if a.type != "comment"
+            ]
             kernel = _options_kernel(given, scope)
             if key and kernel is not None:
                 kernels.append((key, kernel, tsx.line(field)))
@@ -616,10 +734,18 @@ def _block_of(function: tsx.Node) -> _Block | None:
     """A registration macro's body, parsed as the function definition it looks like:
     `TORCH_LIBRARY_IMPL(pyg, CUDA, m) { ... }`; None for a real function."""
     declarator = function.child_by_field_name("declarator")
-    name = declarator.child_by_field_name("declarator") if declarator is not None and declarator.type == "function_declarator" else None
+    name = (
+        declarator.child_by_field_name("declarator")
+        if declarator is not None and declarator.type == "function_declarator"
+        else None
+    )
     macro = tsx.text(name) if name is not None else ""
     if declarator is None or (macro not in _OPERATOR_BLOCKS and macro not in _PYBIND_BLOCKS):
         return None
     parameters = declarator.child_by_field_name("parameters")
-    arguments = tuple(collapse(tsx.text(p)) for p in parameters.named_children if p.type != "comment") if parameters is not None else ()
+    arguments = (
+        tuple(collapse(tsx.text(p)) for p in parameters.named_children if p.type != "comment")
+        if parameters is not None
+        else ()
+    )
     return _Block(macro, arguments)

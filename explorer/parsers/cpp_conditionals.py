@@ -71,8 +71,12 @@ def _continues(code: bytes) -> bool:
 def _an_element(group: _Group) -> bool:
     """A lone `#if` holding whole elements of a list the code before it leaves open
     (`{ReduceOp::PRODUCT, ncclProd},\n#ifdef NCCL_HAS_AVG\n{ReduceOp::AVG, ncclAvg},\n#endif\n};`)."""
-    return (len(group.starts) == 1 and group.code_before.endswith(b",") and group.first_code[0] is not None
-            and group.balance[0] == 0)
+    return (
+        len(group.starts) == 1
+        and group.code_before.endswith(b",")
+        and group.first_code[0] is not None
+        and group.balance[0] == 0
+    )
 
 
 def without_split_conditionals(source: bytes) -> bytes:

@@ -134,11 +134,11 @@ def read_definition(directive: str, line: int, end_line: int, start: int, stop: 
         return None
     name = header.group(1)
     if header.group(2) is None:  # object-like: `#define N (1)` has a space before `(`
-        return Macro(name, None, False, directive[header.end():], line, end_line, start, stop)
+        return Macro(name, None, False, directive[header.end() :], line, end_line, start, stop)
     closing = directive.find(")", header.end())
     if closing < 0:
         return None
-    parameters = [part.strip() for part in directive[header.end():closing].split(",")]
+    parameters = [part.strip() for part in directive[header.end() : closing].split(",")]
     if parameters == [""]:
         parameters = []
     variadic = bool(parameters) and parameters[-1].endswith("...")
@@ -147,7 +147,7 @@ def read_definition(directive: str, line: int, end_line: int, start: int, stop: 
         parameters[-1] = named or "__VA_ARGS__"
     if not all(is_name(parameter) for parameter in parameters):
         return None
-    return Macro(name, tuple(parameters), variadic, directive[closing + 1:], line, end_line, start, stop)
+    return Macro(name, tuple(parameters), variadic, directive[closing + 1 :], line, end_line, start, stop)
 
 
 class Abandoned(Exception):
@@ -271,12 +271,14 @@ class Expander:
         assert macro.parameters is not None
         count = len(macro.parameters)
         if macro.variadic and len(arguments) > count:
-            arguments = [*arguments[:count - 1], _joined(arguments[count - 1:])]  # the rest, commas and all
+            arguments = [*arguments[: count - 1], _joined(arguments[count - 1 :])]  # the rest, commas and all
         if count == 0 and arguments == [[]]:
             arguments = []
         return arguments, token
 
-    def substitute(self, macro: Macro, invoked: Token, arguments: list[list[Token]] | None, hide: frozenset[str]) -> list[Token]:
+    def substitute(
+        self, macro: Macro, invoked: Token, arguments: list[list[Token]] | None, hide: frozenset[str]
+    ) -> list[Token]:
         """The body of `macro` with its parameters replaced and `#`, `##` and `__VA_OPT__`
         applied, every token given `hide`. A token of the body is placed at the invocation;
         a token of an argument keeps its place."""
@@ -303,7 +305,11 @@ class Expander:
                 index += 2
             elif text == "__VA_OPT__" and variadic is not None and following == "(":
                 end = _closing(body, index + 1)
-                operand = self._parameters_replaced(body[index + 2:end], invoked, values, expanded) if values.get(variadic) else []
+                operand = (
+                    self._parameters_replaced(body[index + 2 : end], invoked, values, expanded)
+                    if values.get(variadic)
+                    else []
+                )
                 index = end + 1
             elif text in values:
                 if pasting and not values[text] and text == variadic and result and result[-1].text == ",":
@@ -333,13 +339,20 @@ class Expander:
                 result.extend(operand[1:])
             else:
                 result.extend(operand)
-        result = [Token(text, line, column, space, hidden | hide if hidden else hide, written)
-                  for text, line, column, space, hidden, written in result if text]  # placemarkers (empty) go
+        result = [
+            Token(text, line, column, space, hidden | hide if hidden else hide, written)
+            for text, line, column, space, hidden, written in result
+            if text
+        ]  # placemarkers (empty) go
         self.budget.spend(len(result))
         return result
 
     def _parameters_replaced(
-        self, tokens: tuple[Token, ...], invoked: Token, values: dict[str, list[Token]], expanded: dict[str, list[Token]]
+        self,
+        tokens: tuple[Token, ...],
+        invoked: Token,
+        values: dict[str, list[Token]],
+        expanded: dict[str, list[Token]],
     ) -> list[Token]:
         """The inside of `__VA_OPT__(...)`: parameters replaced by their expanded arguments."""
         result: list[Token] = []
@@ -350,7 +363,9 @@ class Expander:
                 result.append(Token(token.text, invoked.line, invoked.column, token.space))
         return result
 
-    def _expanded(self, values: dict[str, list[Token]], expanded: dict[str, list[Token]], parameter: str) -> list[Token]:
+    def _expanded(
+        self, values: dict[str, list[Token]], expanded: dict[str, list[Token]], parameter: str
+    ) -> list[Token]:
         """An argument fully macro-expanded (once per invocation, however often it is used)."""
         done = expanded.get(parameter)
         if done is None:
@@ -410,8 +425,17 @@ def _pasted(left: Token, right: Token, invoked: Token) -> list[Token]:
     if not made:
         return []
     where = left if left.written else invoked
-    return [Token(token.text, where.line, where.column, left.space if number == 0 else token.space, left.hide & right.hide, False)
-            for number, token in enumerate(made)]
+    return [
+        Token(
+            token.text,
+            where.line,
+            where.column,
+            left.space if number == 0 else token.space,
+            left.hide & right.hide,
+            False,
+        )
+        for number, token in enumerate(made)
+    ]
 
 
 def call_end(source: bytes, open_paren: int) -> int | None:

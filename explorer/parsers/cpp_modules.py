@@ -65,11 +65,24 @@ def placeholder(function: str, index: int) -> str:
 PLACEHOLDER = re.compile(r"^<arg (\d+) of ([^>]+)>")
 
 # pybind11 chains return the object they were called on
-_CHAIN_MEMBERS = frozenset((
-    "def", "def_static", "def_property", "def_property_readonly", "def_property_static", "def_property_readonly_static",
-    "def_readwrite", "def_readonly", "def_readwrite_static", "def_readonly_static", "def_buffer", "value", "export_values",
-    "doc",
-))
+_CHAIN_MEMBERS = frozenset(
+    (
+        "def",
+        "def_static",
+        "def_property",
+        "def_property_readonly",
+        "def_property_static",
+        "def_property_readonly_static",
+        "def_readwrite",
+        "def_readonly",
+        "def_readwrite_static",
+        "def_readonly_static",
+        "def_buffer",
+        "value",
+        "export_values",
+        "doc",
+    )
+)
 _PASS_THROUGH_MEMBERS = frozenset(("cast", "ptr", "get", "release", "inc_ref", "borrow", "steal"))
 _WRAPPERS = re.compile(
     r"^(?:(?:py|pybind11)::(?:handle|module_?|object|reinterpret_borrow|reinterpret_steal|cast)|THPObjectPtr|"
@@ -91,7 +104,9 @@ _MODULE_NAMES = re.compile(r"(?i)^(?:m|mod|_?module|\w*_module|module_\w*|\w*_m|
 class ModuleValues:
     """The module and class values of one function's variables."""
 
-    def __init__(self, function: tsx.Node, function_name: str | None, source_text: str, given: dict[str, Value] | None = None) -> None:
+    def __init__(
+        self, function: tsx.Node, function_name: str | None, source_text: str, given: dict[str, Value] | None = None
+    ) -> None:
         """`function_name` None: a PYBIND11_MODULE block, whose module is `given`."""
         self.text = source_text
         self.values: dict[str, Value] = dict(given or {})
@@ -115,7 +130,9 @@ class ModuleValues:
         for index, parameter in enumerate(p for p in parameters.named_children if p.type != "comment"):
             name = _declared_name(parameter.child_by_field_name("declarator"))
             written_type = tsx.text(parameter.child_by_field_name("type"))
-            if name and (_MODULE_TYPES.search(written_type) or (_HANDLE_TYPES.search(written_type) and _MODULE_NAMES.match(name))):
+            if name and (
+                _MODULE_TYPES.search(written_type) or (_HANDLE_TYPES.search(written_type) and _MODULE_NAMES.match(name))
+            ):
                 self.values[name] = PyModule(placeholder(function_name, index))
             elif name and _STRING_PARAMETER.search(tsx.text(parameter)):
                 self.values[name] = PyName(placeholder(function_name, index))
@@ -175,7 +192,11 @@ class ModuleValues:
         while node is not None and node.type in ("parenthesized_expression", "cast_expression", "pointer_expression"):
             if node.type == "pointer_expression" and tsx.text(node).startswith("&"):
                 return None  # `&fn`
-            node = node.child_by_field_name("value") or node.child_by_field_name("argument") or (node.named_children[-1] if node.named_children else None)
+            node = (
+                node.child_by_field_name("value")
+                or node.child_by_field_name("argument")
+                or (node.named_children[-1] if node.named_children else None)
+            )
         if node is None:
             return None
         if node.type == "identifier":
@@ -188,7 +209,9 @@ class ModuleValues:
             return None
         if function.type == "field_expression":
             field = function.child_by_field_name("field")
-            member = tsx.text(field.child_by_field_name("name") if field is not None and field.type == "template_method" else field)
+            member = tsx.text(
+                field.child_by_field_name("name") if field is not None and field.type == "template_method" else field
+            )
             base = self.of(function.child_by_field_name("argument"))
             if base is None:
                 return None
@@ -213,12 +236,16 @@ class ModuleValues:
             scope, name = self.of(arguments[0]), self.name_of(arguments[1])
             if not isinstance(scope, (PyModule, PyClass)) or not name:
                 return None
-            cpp, *others = _template_arguments(written[len(plain):]) or [""]
+            cpp, *others = _template_arguments(written[len(plain) :]) or [""]
             cpp = self.type_aliases.get(cpp, cpp)
             bases = tuple(self.type_aliases.get(other, other) for other in others if not _HOLDER.search(other))
             # `intrusive_ptr_class_<NCCL::Options>(pg, "Options", processGroupOptions)`: a base
             # handed as a class value, known here by the C++ type it binds
-            bases += tuple(value.cpp for value in map(self.of, arguments[2:]) if isinstance(value, PyClass) and value.cpp not in bases)
+            bases += tuple(
+                value.cpp
+                for value in map(self.of, arguments[2:])
+                if isinstance(value, PyClass) and value.cpp not in bases
+            )
             made = PyClass(f"{scope.name}.{name}", cpp, tsx.line(node), bases)
             self.classes.setdefault(node.id, made)
             return made
@@ -228,7 +255,9 @@ class ModuleValues:
 
     def _created_module(self, definition: str) -> PyModule | None:
         """`PyModule_Create(&torchmodule)`: the name its PyModuleDef gives."""
-        found = re.search(rf"\bPyModuleDef\s+{re.escape(definition)}\s*=\s*\{{\s*PyModuleDef_HEAD_INIT\s*,\s*\"([\w.]+)\"", self.text)
+        found = re.search(
+            rf"\bPyModuleDef\s+{re.escape(definition)}\s*=\s*\{{\s*PyModuleDef_HEAD_INIT\s*,\s*\"([\w.]+)\"", self.text
+        )
         return PyModule(found.group(1)) if found else None
 
     def placement(self, call: tsx.Node) -> tuple[str, str] | None:
@@ -311,7 +340,14 @@ def _declared_name(declarator: tsx.Node | None) -> str:
     while declarator is not None and declarator.type not in ("identifier", "field_identifier"):
         inner = declarator.child_by_field_name("declarator")
         if inner is None:
-            inner = next((child for child in declarator.named_children if child.type in ("identifier", "pointer_declarator", "reference_declarator")), None)
+            inner = next(
+                (
+                    child
+                    for child in declarator.named_children
+                    if child.type in ("identifier", "pointer_declarator", "reference_declarator")
+                ),
+                None,
+            )
         declarator = inner
     return tsx.text(declarator) if declarator is not None else ""
 

@@ -91,9 +91,11 @@ def namespace_extents(source: bytes) -> list[NamespaceExtent]:
             continue
         elif kind == "namespace":
             written = token.group("name")
-            parts = [] if written is None else [
-                part.replace(b"inline", b"").strip().decode("ascii", "replace") for part in written.split(b"::")
-            ]
+            parts = (
+                []
+                if written is None
+                else [part.replace(b"inline", b"").strip().decode("ascii", "replace") for part in written.split(b"::")]
+            )
             path.extend(parts)
             braces.append(("::".join(path), token.start(), len(parts), not parts))
         elif kind == "open":

@@ -40,7 +40,17 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from explorer.parsers.cpp_macros import MAX_ARGUMENT_DEPTH, Abandoned, Budget, Expander, Macro, Pending, Token, read_definition, token_at
+from explorer.parsers.cpp_macros import (
+    MAX_ARGUMENT_DEPTH,
+    Abandoned,
+    Budget,
+    Expander,
+    Macro,
+    Pending,
+    Token,
+    read_definition,
+    token_at,
+)
 
 
 def expansion_budget(source: bytes) -> int:
@@ -77,8 +87,12 @@ class PositionMap:
     def add(self, row: int, column: int, line: int, original: int, exact: bool) -> None:
         entries = self._rows.setdefault(row, ([], [], [], []))
         columns, lines, originals, exacts = entries
-        if columns and exacts[-1] == exact and lines[-1] == line and (
-                originals[-1] - columns[-1] == original - column if exact else originals[-1] == original):
+        if (
+            columns
+            and exacts[-1] == exact
+            and lines[-1] == line
+            and (originals[-1] - columns[-1] == original - column if exact else originals[-1] == original)
+        ):
             return  # the entry before maps this column the same way
         columns.append(column)
         lines.append(line)
@@ -137,7 +151,7 @@ def _not_code(text: str) -> list[tuple[int, int]]:
         start = begin = found.start()
         before = text[start - 1] if start else ""
         if text[start] == "R":  # a raw string, after its prefix (u8R, LR): not the end of a name
-            begin -= 2 if text[max(0, start - 2):start] == "u8" else 1 if before in ("u", "U", "L") else 0
+            begin -= 2 if text[max(0, start - 2) : start] == "u8" else 1 if before in ("u", "U", "L") else 0
             if begin and text[begin - 1] in _WORD_CHARACTERS:
                 position = start + 1
                 continue
@@ -229,7 +243,7 @@ class _Directives:
             elif kind in ("define", "undef") and header is not None:
                 # lines spliced first, as the standard's phase 2 does (a `//` comment then runs
                 # to the end of the directive); comments are white space to the tokenizer
-                body = _CONTINUATION.sub("", text[header.end():end])
+                body = _CONTINUATION.sub("", text[header.end() : end])
                 named = _LEADING_NAME.match(body)
                 name = named.group(1) if named is not None else ""
                 breaks = "\n" * text.count("\n", start, end)
@@ -419,7 +433,9 @@ class _Preprocessor:
 
             more = _FileTokens(text, match.end(), self)
             try:
-                expanded = Expander(lookup, self.budget).expand(Pending([Token(name, line, column, False, written=True)], more))
+                expanded = Expander(lookup, self.budget).expand(
+                    Pending([Token(name, line, column, False, written=True)], more)
+                )
                 if len(expanded) == 1 and expanded[0].written and expanded[0].text == name:
                     position = match.end()
                     continue  # a function-like macro's name with no `(`: not an invocation
@@ -436,8 +452,18 @@ class _Preprocessor:
                 return
             end = position = more.position
             self._copy(start)
-            result.invocations.append(Invocation(name, macro.parameters is not None, self.length, self.length + len(replacement), line,
-                                                 column, text[start:end], start > 0 and text[start - 1] in " \t\r\n"))
+            result.invocations.append(
+                Invocation(
+                    name,
+                    macro.parameters is not None,
+                    self.length,
+                    self.length + len(replacement),
+                    line,
+                    column,
+                    text[start:end],
+                    start > 0 and text[start - 1] in " \t\r\n",
+                )
+            )
             self.pieces.append(replacement)
             self.length += len(replacement)
             self.written = end
@@ -454,10 +480,10 @@ class _Preprocessor:
             if start < self.written:
                 continue  # inside an invocation: the layout erased it
             end, replacement = self._erased[start]
-            self._append(text[self.written:start])
+            self._append(text[self.written : start])
             self._append(replacement)
             self.written = end
-        self._append(text[self.written:upto])
+        self._append(text[self.written : upto])
         self.written = max(self.written, upto)
 
     def _append(self, piece: str) -> None:
@@ -468,12 +494,18 @@ class _Preprocessor:
         if reason == "unterminated":
             return f"the arguments of {name}( at line {line} never close; it and the rest of the file are not expanded"
         if reason == "depth":
-            return (f"the arguments of {name}( at line {line} nest invocations more than {MAX_ARGUMENT_DEPTH} deep; "
-                    "it and the rest of the file are not expanded")
-        return (f"macro invocations expand past {self.limit:,} bytes (16 times the file, and 64 KiB) at line {line}; "
-                "the rest are not expanded")
+            return (
+                f"the arguments of {name}( at line {line} nest invocations more than {MAX_ARGUMENT_DEPTH} deep; "
+                "it and the rest of the file are not expanded"
+            )
+        return (
+            f"macro invocations expand past {self.limit:,} bytes (16 times the file, and 64 KiB) at line {line}; "
+            "the rest are not expanded"
+        )
 
-    def _layout(self, tokens: list[Token], start: int, end: int, shift: int) -> tuple[str, list[tuple[int, int, int, int, bool]], int]:
+    def _layout(
+        self, tokens: list[Token], start: int, end: int, shift: int
+    ) -> tuple[str, list[tuple[int, int, int, int, bool]], int]:
         """The text written over the invocation at [start, end): its tokens on its first line,
         a token that follows the one before it in the file from an earlier line on its own
         line, directive lines kept (a #define or #undef as an empty line), then
@@ -501,7 +533,7 @@ class _Preprocessor:
                 directive_index += 1
                 if directive_row <= row:
                     continue
-                directive = text[directive_start:self._directive_ends[directive_index - 1]]
+                directive = text[directive_start : self._directive_ends[directive_index - 1]]
                 pieces.append("\n" * (directive_row - row))
                 if directive_start in self._erased:
                     replacement = self._erased[directive_start][1]
@@ -522,7 +554,14 @@ class _Preprocessor:
         closed = ""  # the callee of the `)` written last
         for token in tokens:
             written = token.text
-            if written == "}" and before is not None and before.text == ")" and blocks and blocks[-1] and _MACRO_NAME.fullmatch(closed):
+            if (
+                written == "}"
+                and before is not None
+                and before.text == ")"
+                and blocks
+                and blocks[-1]
+                and _MACRO_NAME.fullmatch(closed)
+            ):
                 # `{ TORCH_CHECK(...) }`: a macro of another file used as a statement, its `;`
                 # left to that macro's body; without it the grammar takes the block for an
                 # initializer and loses the function around it
@@ -531,7 +570,13 @@ class _Preprocessor:
                 previous = ";"
             # a token that goes on from the one before it in the file, to a later line (the
             # body of a lambda handed to the macro) is written on that line
-            if token.written and token.line > row and before is not None and before.written and before.line < token.line:
+            if (
+                token.written
+                and token.line > row
+                and before is not None
+                and before.written
+                and before.line < token.line
+            ):
                 advance(token.line)
                 if column < token.column:
                     pieces.append(" " * (token.column - column))
@@ -542,8 +587,16 @@ class _Preprocessor:
             exact = token.written and token.line == row
             if entries:  # the entry before may map this token already (PositionMap.add's test)
                 entry_row, entry_column, entry_line, entry_original, entry_exact = entries[-1]
-                if not (entry_row == row and entry_exact == exact and entry_line == token.line and (
-                        entry_original - entry_column == token.column - column if exact else entry_original == token.column)):
+                if not (
+                    entry_row == row
+                    and entry_exact == exact
+                    and entry_line == token.line
+                    and (
+                        entry_original - entry_column == token.column - column
+                        if exact
+                        else entry_original == token.column
+                    )
+                ):
                     entries.append((row, column, token.line, token.column, exact))
             else:
                 entries.append((row, column, token.line, token.column, exact))
@@ -582,10 +635,69 @@ _MACRO_NAME = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*")
 # Words after which `::` begins a name of the global namespace (`return ::f(x)`), where a space
 # must stay; after any other name, `::` goes on a qualified name.
 _KEYWORDS = frozenset(
-    "alignof and auto bitand bitor bool case char char8_t char16_t char32_t class co_await co_return co_yield compl const "
-    "constexpr decltype delete do double else enum explicit extern float friend goto inline int long mutable new noexcept "
-    "not operator or private protected public register return short signed sizeof static struct template throw "
-    "thread_local typedef typename union unsigned using virtual void volatile wchar_t xor".split()
+    [
+        "alignof",
+        "and",
+        "auto",
+        "bitand",
+        "bitor",
+        "bool",
+        "case",
+        "char",
+        "char8_t",
+        "char16_t",
+        "char32_t",
+        "class",
+        "co_await",
+        "co_return",
+        "co_yield",
+        "compl",
+        "const",
+        "constexpr",
+        "decltype",
+        "delete",
+        "do",
+        "double",
+        "else",
+        "enum",
+        "explicit",
+        "extern",
+        "float",
+        "friend",
+        "goto",
+        "inline",
+        "int",
+        "long",
+        "mutable",
+        "new",
+        "noexcept",
+        "not",
+        "operator",
+        "or",
+        "private",
+        "protected",
+        "public",
+        "register",
+        "return",
+        "short",
+        "signed",
+        "sizeof",
+        "static",
+        "struct",
+        "template",
+        "throw",
+        "thread_local",
+        "typedef",
+        "typename",
+        "union",
+        "unsigned",
+        "using",
+        "virtual",
+        "void",
+        "volatile",
+        "wchar_t",
+        "xor",
+    ]
 )
 
 

@@ -20,31 +20,118 @@ from explorer.parsers.common import split_top_level
 
 # PyTypeObject's fields in declaration order (CPython's Include/cpython/object.h)
 _TYPE_FIELDS = (
-    "tp_name", "tp_basicsize", "tp_itemsize", "tp_dealloc", "tp_vectorcall_offset", "tp_getattr", "tp_setattr",
-    "tp_as_async", "tp_repr", "tp_as_number", "tp_as_sequence", "tp_as_mapping", "tp_hash", "tp_call", "tp_str",
-    "tp_getattro", "tp_setattro", "tp_as_buffer", "tp_flags", "tp_doc", "tp_traverse", "tp_clear", "tp_richcompare",
-    "tp_weaklistoffset", "tp_iter", "tp_iternext", "tp_methods", "tp_members", "tp_getset", "tp_base", "tp_dict",
-    "tp_descr_get", "tp_descr_set", "tp_dictoffset", "tp_init", "tp_alloc", "tp_new",
+    "tp_name",
+    "tp_basicsize",
+    "tp_itemsize",
+    "tp_dealloc",
+    "tp_vectorcall_offset",
+    "tp_getattr",
+    "tp_setattr",
+    "tp_as_async",
+    "tp_repr",
+    "tp_as_number",
+    "tp_as_sequence",
+    "tp_as_mapping",
+    "tp_hash",
+    "tp_call",
+    "tp_str",
+    "tp_getattro",
+    "tp_setattro",
+    "tp_as_buffer",
+    "tp_flags",
+    "tp_doc",
+    "tp_traverse",
+    "tp_clear",
+    "tp_richcompare",
+    "tp_weaklistoffset",
+    "tp_iter",
+    "tp_iternext",
+    "tp_methods",
+    "tp_members",
+    "tp_getset",
+    "tp_base",
+    "tp_dict",
+    "tp_descr_get",
+    "tp_descr_set",
+    "tp_dictoffset",
+    "tp_init",
+    "tp_alloc",
+    "tp_new",
 )
 _TYPE_SLOTS = {
-    "tp_repr": ("__repr__",), "tp_hash": ("__hash__",), "tp_call": ("__call__",), "tp_str": ("__str__",),
-    "tp_getattro": ("__getattribute__",), "tp_setattro": ("__setattr__",),
+    "tp_repr": ("__repr__",),
+    "tp_hash": ("__hash__",),
+    "tp_call": ("__call__",),
+    "tp_str": ("__str__",),
+    "tp_getattro": ("__getattribute__",),
+    "tp_setattro": ("__setattr__",),
     "tp_richcompare": ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"),
-    "tp_iter": ("__iter__",), "tp_iternext": ("__next__",), "tp_descr_get": ("__get__",), "tp_descr_set": ("__set__",),
-    "tp_init": ("__init__",), "tp_new": ("__new__",),
+    "tp_iter": ("__iter__",),
+    "tp_iternext": ("__next__",),
+    "tp_descr_get": ("__get__",),
+    "tp_descr_set": ("__set__",),
+    "tp_init": ("__init__",),
+    "tp_new": ("__new__",),
 }
 # The slot tables a type points at, by their struct's fields in declaration order
 _TABLE_FIELDS = {
-    "PySequenceMethods": ("__len__", "__add__", "__mul__", "__getitem__", None, "__setitem__", None, "__contains__", "__iadd__", "__imul__"),
+    "PySequenceMethods": (
+        "__len__",
+        "__add__",
+        "__mul__",
+        "__getitem__",
+        None,
+        "__setitem__",
+        None,
+        "__contains__",
+        "__iadd__",
+        "__imul__",
+    ),
     "PyMappingMethods": ("__len__", "__getitem__", "__setitem__"),
     "PyNumberMethods": (
-        "__add__", "__sub__", "__mul__", "__mod__", "__divmod__", "__pow__", "__neg__", "__pos__", "__abs__", "__bool__",
-        "__invert__", "__lshift__", "__rshift__", "__and__", "__xor__", "__or__", "__int__", None, "__float__",
-        "__iadd__", "__isub__", "__imul__", "__imod__", "__ipow__", "__ilshift__", "__irshift__", "__iand__", "__ixor__",
-        "__ior__", "__floordiv__", "__truediv__", "__ifloordiv__", "__itruediv__", "__index__", "__matmul__", "__imatmul__",
+        "__add__",
+        "__sub__",
+        "__mul__",
+        "__mod__",
+        "__divmod__",
+        "__pow__",
+        "__neg__",
+        "__pos__",
+        "__abs__",
+        "__bool__",
+        "__invert__",
+        "__lshift__",
+        "__rshift__",
+        "__and__",
+        "__xor__",
+        "__or__",
+        "__int__",
+        None,
+        "__float__",
+        "__iadd__",
+        "__isub__",
+        "__imul__",
+        "__imod__",
+        "__ipow__",
+        "__ilshift__",
+        "__irshift__",
+        "__iand__",
+        "__ixor__",
+        "__ior__",
+        "__floordiv__",
+        "__truediv__",
+        "__ifloordiv__",
+        "__itruediv__",
+        "__index__",
+        "__matmul__",
+        "__imatmul__",
     ),
 }
-_TABLE_OF_SLOT = {"tp_as_sequence": "PySequenceMethods", "tp_as_mapping": "PyMappingMethods", "tp_as_number": "PyNumberMethods"}
+_TABLE_OF_SLOT = {
+    "tp_as_sequence": "PySequenceMethods",
+    "tp_as_mapping": "PyMappingMethods",
+    "tp_as_number": "PyNumberMethods",
+}
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _NO_FUNCTION = frozenset(("nullptr", "NULL", "0", "", "{}"))
 
@@ -68,7 +155,11 @@ def type_objects(text: str) -> list[TypeObject]:
         slots = _initializers(text, body_start, body_end, _TYPE_FIELDS, head_init=True)
         name = slots.get("tp_name")
         tp_name = re.search(r'"([\w.]+)"', name[0]) if name is not None else None
-        found.append(TypeObject(definition.group(1), tp_name.group(1) if tp_name else None, slots, _line(text, definition.start())))
+        found.append(
+            TypeObject(
+                definition.group(1), tp_name.group(1) if tp_name else None, slots, _line(text, definition.start())
+            )
+        )
     for assigned in re.finditer(r"\b(\w+)\s*(?:\.|->)\s*(tp_\w+)\s*=\s*([^;=][^;]*);", text):
         for type_object in found:
             if type_object.variable == assigned.group(1):
@@ -118,7 +209,9 @@ def tables_added(type_object: TypeObject, text: str) -> list[str]:
     if not holder.isidentifier():
         return []
     name = re.escape(holder)
-    return list(dict.fromkeys(re.findall(rf"THPUtils_addPyMethodDefs\s*\(\s*{name}\s*,\s*((?:::)?\w+(?:::\w+)*)\s*\)", text)))
+    return list(
+        dict.fromkeys(re.findall(rf"THPUtils_addPyMethodDefs\s*\(\s*{name}\s*,\s*((?:::)?\w+(?:::\w+)*)\s*\)", text))
+    )
 
 
 def _holders(table: str, text: str) -> set[str]:
@@ -132,7 +225,9 @@ def _holders(table: str, text: str) -> set[str]:
             grown.update(re.findall(rf"THPUtils_addPyMethodDefs\s*\(\s*(\w+)\s*,\s*{name}\s*\)", text))
             grown.update(re.findall(rf"\b(\w+)\s*\.\s*(?:assign|insert)\s*\([^;]*\b{name}\b", text))
             grown.update(re.findall(rf"vector\s*<\s*PyMethodDef\s*>\s+(\w+)\s*[({{]\s*{name}\b", text))
-            for function in re.findall(rf"\b(\w+)\s*\(\s*(?:std::)?vector\s*<\s*PyMethodDef\s*>\s*&\s*{name}\s*\)\s*\{{", text):
+            for function in re.findall(
+                rf"\b(\w+)\s*\(\s*(?:std::)?vector\s*<\s*PyMethodDef\s*>\s*&\s*{name}\s*\)\s*\{{", text
+            ):
                 grown.update(re.findall(rf"(?<![\w:.>]){re.escape(function)}\s*\(\s*(\w+)\s*\)\s*;", text))
         if grown == holders:
             break
@@ -156,7 +251,9 @@ def _table_slots(text: str, struct: str, variable: str) -> list[tuple[str, str, 
     return found
 
 
-def _initializers(text: str, start: int, end: int, fields: tuple[str, ...], head_init: bool) -> dict[str, tuple[str, int]]:
+def _initializers(
+    text: str, start: int, end: int, fields: tuple[str, ...], head_init: bool
+) -> dict[str, tuple[str, int]]:
     """Each field an aggregate initializer sets, by position or `.field = value`."""
     body = _COMMENT.sub(lambda m: " " * len(m.group(0)), text[start:end])
     values: dict[str, tuple[str, int]] = {}
@@ -166,7 +263,7 @@ def _initializers(text: str, start: int, end: int, fields: tuple[str, ...], head
         item = item.strip()
         if head_init and position == 0 and "HEAD_INIT" in item:
             # `PyVarObject_HEAD_INIT(nullptr, 0) "torch.Event"`: the head, then tp_name
-            rest = item[item.index(")", item.index("HEAD_INIT")) + 1:].strip() if ")" in item else ""
+            rest = item[item.index(")", item.index("HEAD_INIT")) + 1 :].strip() if ")" in item else ""
             if rest:
                 values["tp_name"] = (rest, line)
                 position = 1

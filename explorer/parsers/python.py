@@ -70,7 +70,9 @@ def parse_python(path: str, source: bytes) -> FileFacts:
     # (and which of two imports of one name wins) must not.
     found = {
         capture: sorted(nodes, key=_position)
-        for capture, nodes in tsx.captures(tsx.query(Language.PYTHON, "definitions", "imports", "calls", "bindings"), root).items()
+        for capture, nodes in tsx.captures(
+            tsx.query(Language.PYTHON, "definitions", "imports", "calls", "bindings"), root
+        ).items()
     }
     facts.imports.extend(_imports(found, module, is_package_init(path)))
     # Of two imports binding one name, the later in the file wins, as it does when it runs.
@@ -292,7 +294,9 @@ def _assignment(
             continue
         qname = f"{owner}.{name}"
         facts.symbols.append(
-            Symbol(qname, name, kind, Language.PYTHON, facts.path, tsx.line(node), tsx.end_line(node), signature, target)
+            Symbol(
+                qname, name, kind, Language.PYTHON, facts.path, tsx.line(node), tsx.end_line(node), signature, target
+            )
         )
         if not enclosing:
             bindings.setdefault(name, qname)
@@ -380,7 +384,7 @@ def _calls(
         shift = 0 if kind is CallKind.CALL else 1  # a decorator starts at its `@`
         for node in found.get(capture, []):
             start = node.start_byte
-            written = source[start:min(node.end_byte, start + 200)]
+            written = source[start : min(node.end_byte, start + 200)]
             names = spelled.get(written)
             if names is None:
                 callee = collapse(written.decode("utf-8", "replace"))
@@ -416,31 +420,58 @@ def _extensions(found: dict[str, list[tsx.Node]], path: str, source: bytes) -> l
         if arguments is None:
             continue
         positional = [a for a in arguments.named_children if a.type not in ("keyword_argument", "comment")]
-        keywords = {tsx.text(a.child_by_field_name("name")): a.child_by_field_name("value") for a in arguments.named_children
-                    if a.type == "keyword_argument" and a.child_by_field_name("name") is not None}
+        keywords = {
+            tsx.text(a.child_by_field_name("name")): a.child_by_field_name("value")
+            for a in arguments.named_children
+            if a.type == "keyword_argument" and a.child_by_field_name("name") is not None
+        }
         is_load = tsx.text(callee).rpartition(".")[2] in ("load", "load_inline")
         name_node = keywords.get("name") or (positional[0] if positional else None)
         name = _string_value(name_node)
-        if name is None or not _DOTTED.fullmatch(name) or (is_load and "name" not in keywords and len(positional) < 2) \
-                or (not is_load and "sources" not in keywords and len(positional) < 2):
+        if (
+            name is None
+            or not _DOTTED.fullmatch(name)
+            or (is_load and "name" not in keywords and len(positional) < 2)
+            or (not is_load and "sources" not in keywords and len(positional) < 2)
+        ):
             continue
         if tsx.text(callee).rpartition(".")[2] == "load_inline":
             relative = path  # its C++ is written in this file (parsers/inline_cpp.py)
         else:
             listed = keywords.get("sources") or (positional[1] if len(positional) > 1 else None)
-            sources = [_string_value(item) for item in listed.named_children] if listed is not None and listed.type == "list" else []
+            sources = (
+                [_string_value(item) for item in listed.named_children]
+                if listed is not None and listed.type == "list"
+                else []
+            )
             folder = path.rpartition("/")[0]
             relative = ";".join(f"{folder}/{item}" if folder else item for item in sources if item)
         statement = " ".join(tsx.text(call).split())[:300]
-        declared.append(Symbol(name, name.rpartition(".")[2], SymbolKind.EXTENSION, Language.PYTHON, path,
-                               tsx.line(call), tsx.end_line(call), statement, relative or None))
+        declared.append(
+            Symbol(
+                name,
+                name.rpartition(".")[2],
+                SymbolKind.EXTENSION,
+                Language.PYTHON,
+                path,
+                tsx.line(call),
+                tsx.end_line(call),
+                statement,
+                relative or None,
+            )
+        )
     return declared
 
 
 def _add_inline_cpp(found: dict[str, list[tsx.Node]], facts: FileFacts, root: tsx.Node, source: bytes) -> None:
     """The C++ that `load_inline` calls are given as strings, read where it is written."""
-    calls = [callee.parent for callee in found.get("callee", [])
-             if callee.parent is not None and callee.parent.type == "call" and tsx.text(callee).rpartition(".")[2] == "load_inline"]
+    calls = [
+        callee.parent
+        for callee in found.get("callee", [])
+        if callee.parent is not None
+        and callee.parent.type == "call"
+        and tsx.text(callee).rpartition(".")[2] == "load_inline"
+    ]
     if not calls:
         return
     from explorer.parsers.inline_cpp import inline_facts, module_assignments

@@ -87,28 +87,55 @@ Stmt = tuple
 _MAX_DEPTH = 120  # deeper expressions are "unknown": nesting must not exhaust the stack
 _UNKNOWN: Expr = ("unknown",)
 _LITERALS = {
-    "string": "str", "concatenated_string": "str", "integer": "int", "float": "float", "none": "None",
+    "string": "str",
+    "concatenated_string": "str",
+    "integer": "int",
+    "float": "float",
+    "none": "None",
 }
 _BOOLS = {"true": ("const", "bool", "True"), "false": ("const", "bool", "False")}
 _CONDITIONAL = ("if_statement", "for_statement", "while_statement", "try_statement", "match_statement")
 _COMPREHENSIONS = ("list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression")
 _IN_PLACE = {
-    "+=": "__iadd__", "-=": "__isub__", "*=": "__imul__", "/=": "__itruediv__", "//=": "__ifloordiv__",
-    "%=": "__imod__", "@=": "__imatmul__", "&=": "__iand__", "|=": "__ior__", "^=": "__ixor__",
-    "<<=": "__ilshift__", ">>=": "__irshift__", "**=": "__ipow__",
+    "+=": "__iadd__",
+    "-=": "__isub__",
+    "*=": "__imul__",
+    "/=": "__itruediv__",
+    "//=": "__ifloordiv__",
+    "%=": "__imod__",
+    "@=": "__imatmul__",
+    "&=": "__iand__",
+    "|=": "__ior__",
+    "^=": "__ixor__",
+    "<<=": "__ilshift__",
+    ">>=": "__irshift__",
+    "**=": "__ipow__",
 }
 # Python's data model: the method an operator runs on its left operand, and the reflected
 # one it runs on its right operand where the left has none (`1 - x` is `x.__rsub__(1)`)
 _BINARY = {
-    "+": ("__add__", "__radd__"), "-": ("__sub__", "__rsub__"), "*": ("__mul__", "__rmul__"),
-    "@": ("__matmul__", "__rmatmul__"), "/": ("__truediv__", "__rtruediv__"), "//": ("__floordiv__", "__rfloordiv__"),
-    "%": ("__mod__", "__rmod__"), "**": ("__pow__", "__rpow__"), "<<": ("__lshift__", "__rlshift__"),
-    ">>": ("__rshift__", "__rrshift__"), "&": ("__and__", "__rand__"), "|": ("__or__", "__ror__"), "^": ("__xor__", "__rxor__"),
+    "+": ("__add__", "__radd__"),
+    "-": ("__sub__", "__rsub__"),
+    "*": ("__mul__", "__rmul__"),
+    "@": ("__matmul__", "__rmatmul__"),
+    "/": ("__truediv__", "__rtruediv__"),
+    "//": ("__floordiv__", "__rfloordiv__"),
+    "%": ("__mod__", "__rmod__"),
+    "**": ("__pow__", "__rpow__"),
+    "<<": ("__lshift__", "__rlshift__"),
+    ">>": ("__rshift__", "__rrshift__"),
+    "&": ("__and__", "__rand__"),
+    "|": ("__or__", "__ror__"),
+    "^": ("__xor__", "__rxor__"),
 }
 # a comparison's reflection is the mirrored comparison (`a < b` tries `b.__gt__(a)`)
 _COMPARISON = {
-    "<": ("__lt__", "__gt__"), "<=": ("__le__", "__ge__"), ">": ("__gt__", "__lt__"), ">=": ("__ge__", "__le__"),
-    "==": ("__eq__", "__eq__"), "!=": ("__ne__", "__ne__"),
+    "<": ("__lt__", "__gt__"),
+    "<=": ("__le__", "__ge__"),
+    ">": ("__gt__", "__lt__"),
+    ">=": ("__ge__", "__le__"),
+    "==": ("__eq__", "__eq__"),
+    "!=": ("__ne__", "__ne__"),
 }
 _UNARY = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
 
@@ -189,7 +216,9 @@ class _Reader:
 
     # -- scopes ----------------------------------------------------------------------------
 
-    def scope(self, node: tsx.Node, qname: str, kind: str, params: tuple, bases: tuple = (), returns: Expr | None = None) -> None:
+    def scope(
+        self, node: tsx.Node, qname: str, kind: str, params: tuple, bases: tuple = (), returns: Expr | None = None
+    ) -> None:
         if self.depth > _MAX_DEPTH:
             return  # nested past reason: the scope's value stays, its body is not read
         self.depth += 1
@@ -222,7 +251,12 @@ class _ScopeWalker:
     """Walks one scope's statements in order, keeping which definitions of each local reach."""
 
     def __init__(
-        self, reader: _Reader, qname: str, kind: str, local_names: set[str], declared_free: set[str],
+        self,
+        reader: _Reader,
+        qname: str,
+        kind: str,
+        local_names: set[str],
+        declared_free: set[str],
         bound: list[tuple[int, str]],
     ) -> None:
         self.reader = reader
@@ -299,8 +333,16 @@ class _ScopeWalker:
             written = tsx.text(operator) if operator is not None else "+="
             method = _IN_PLACE.get(written, "__iadd__")
             binary, reflected = _BINARY.get(written[:-1], ("__add__", "__radd__"))
-            value = ("augmented", self.expr(left), self.expr(node.child_by_field_name("right")), method,
-                     tsx.line(node), node.start_point[1], binary, reflected)
+            value = (
+                "augmented",
+                self.expr(left),
+                self.expr(node.child_by_field_name("right")),
+                method,
+                tsx.line(node),
+                node.start_point[1],
+                binary,
+                reflected,
+            )
             self.assign(left, value, tsx.line(node))
         elif node.type == "yield":
             self.generator = True
@@ -361,13 +403,17 @@ class _ScopeWalker:
             obj = self.expr(target.child_by_field_name("object"))
             attribute = target.child_by_field_name("attribute")
             if attribute is not None:  # missing in a broken file
-                self.statements.append(("bind", ("attr", obj, tsx.text(attribute), line, attribute.start_point[1]), value, line))
+                self.statements.append(
+                    ("bind", ("attr", obj, tsx.text(attribute), line, attribute.start_point[1]), value, line)
+                )
         elif kind == "subscript":
             self.statements.append(("bind", self.subscript(target, 0), value, line))
         elif kind in ("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list"):
             held = self.held(value, line)
             parts = [child for child in target.named_children if child.type != "comment"]
-            starred = next((i for i, part in enumerate(parts) if part.type in ("list_splat_pattern", "list_splat")), None)
+            starred = next(
+                (i for i, part in enumerate(parts) if part.type in ("list_splat_pattern", "list_splat")), None
+            )
             for index, part in enumerate(parts):
                 if part.type in ("list_splat_pattern", "list_splat"):
                     inner = part.named_children[0] if part.named_children else None
@@ -424,7 +470,9 @@ class _ScopeWalker:
             params = self.parameters(node.child_by_field_name("parameters"))
             value = ("def", qname, tsx.line(node))
             declared = _declared_type(node.child_by_field_name("return_type"))
-            self.reader.scope(node, qname, "function", params, (), self.expr(declared) if declared is not None else None)
+            self.reader.scope(
+                node, qname, "function", params, (), self.expr(declared) if declared is not None else None
+            )
         # decorators apply bottom up; each is a call made where the def runs
         for decorator in reversed(decorators):
             expression = decorator.named_children[0] if decorator.named_children else None
@@ -460,7 +508,15 @@ class _ScopeWalker:
             if kind in ("list_splat_pattern", "dictionary_splat_pattern"):
                 inner = child.named_children[0] if child.named_children else None
                 if inner is not None and inner.type == "identifier":
-                    params.append((tsx.text(inner), "star" if kind == "list_splat_pattern" else "starstar", None, inner.start_byte, None))
+                    params.append(
+                        (
+                            tsx.text(inner),
+                            "star" if kind == "list_splat_pattern" else "starstar",
+                            None,
+                            inner.start_byte,
+                            None,
+                        )
+                    )
                 keyword_only = keyword_only or kind == "list_splat_pattern"
                 continue
             name_node, default, annotation = _parameter_parts(child)
@@ -475,10 +531,15 @@ class _ScopeWalker:
                 continue
             value = self.expr(default) if default is not None else None
             declared = _declared_type(annotation)
-            params.append((
-                tsx.text(name_node), "kwonly" if keyword_only else "pos", value, name_node.start_byte,
-                self.expr(declared) if declared is not None else None,
-            ))
+            params.append(
+                (
+                    tsx.text(name_node),
+                    "kwonly" if keyword_only else "pos",
+                    value,
+                    name_node.start_byte,
+                    self.expr(declared) if declared is not None else None,
+                )
+            )
         return tuple(params)
 
     def branches(self, node: tsx.Node) -> None:
@@ -495,7 +556,9 @@ class _ScopeWalker:
             name, truth = guard
             self.statements.append(("guard", name, truth, tsx.line(consequence), tsx.end_line(consequence)))
             if alternatives:
-                self.statements.append(("guard", name, not truth, tsx.line(alternatives[0]), tsx.end_line(alternatives[-1])))
+                self.statements.append(
+                    ("guard", name, not truth, tsx.line(alternatives[0]), tsx.end_line(alternatives[-1]))
+                )
             elif _leaves(consequence) and node.parent is not None and tsx.end_line(node.parent) > tsx.end_line(node):
                 # `if flag: return a()` then `return b()`: what follows runs where flag is false
                 self.statements.append(("guard", name, not truth, tsx.end_line(node) + 1, tsx.end_line(node.parent)))
@@ -583,7 +646,9 @@ class _ScopeWalker:
                         alias = part.child_by_field_name("alias")
                         if alias is not None and alias.named_children:
                             # `except E as e`: e is an instance of (one of) the classes caught
-                            self.statements.append(("bind", self.store(alias.named_children[0]), ("caught", caught), tsx.line(part)))
+                            self.statements.append(
+                                ("bind", self.store(alias.named_children[0]), ("caught", caught), tsx.line(part))
+                            )
                         else:
                             self.statements.append(("eval", caught))
                     else:
@@ -618,7 +683,9 @@ class _ScopeWalker:
                 held = self.held(self.expr(value), line)
                 self.statements.append(("enter", held, line, item.start_point[1]))
                 if alias is not None:
-                    target = alias.named_children[0] if alias.type == "as_pattern_target" and alias.named_children else alias
+                    target = (
+                        alias.named_children[0] if alias.type == "as_pattern_target" and alias.named_children else alias
+                    )
                     entered = ("call", ("attr", held, "__enter__"), (), (), line, item.start_point[1])
                     self.assign(target, entered, line)
         body = node.child_by_field_name("body")
@@ -705,7 +772,11 @@ class _ScopeWalker:
         if kind == "call":
             return self.call(node, depth)
         if kind == "attribute":
-            return ("attr", self.expr(node.child_by_field_name("object"), depth + 1), tsx.text(node.child_by_field_name("attribute")))
+            return (
+                "attr",
+                self.expr(node.child_by_field_name("object"), depth + 1),
+                tsx.text(node.child_by_field_name("attribute")),
+            )
         if kind == "subscript":
             return self.subscript(node, depth)
         if kind == "parenthesized_expression":
@@ -718,7 +789,12 @@ class _ScopeWalker:
             pairs = []
             for child in node.named_children:
                 if child.type == "pair":
-                    pairs.append((_key(child.child_by_field_name("key")), self.expr(child.child_by_field_name("value"), depth + 1)))
+                    pairs.append(
+                        (
+                            _key(child.child_by_field_name("key")),
+                            self.expr(child.child_by_field_name("value"), depth + 1),
+                        )
+                    )
                 elif child.type == "dictionary_splat" and child.named_children:
                     pairs.append((None, ("elem", self.expr(child.named_children[0], depth + 1), tsx.line(child), 0)))
             return ("dict", tuple(pairs))
@@ -729,7 +805,13 @@ class _ScopeWalker:
                 return ("any", (self.expr(parts[0], depth + 1), self.expr(parts[2], depth + 1)))
             return _UNKNOWN
         if kind == "boolean_operator":
-            return ("any", (self.expr(node.child_by_field_name("left"), depth + 1), self.expr(node.child_by_field_name("right"), depth + 1)))
+            return (
+                "any",
+                (
+                    self.expr(node.child_by_field_name("left"), depth + 1),
+                    self.expr(node.child_by_field_name("right"), depth + 1),
+                ),
+            )
         if kind == "binary_operator":
             return self.binary(node, depth)
         if kind == "unary_operator":
@@ -773,7 +855,9 @@ class _ScopeWalker:
             field = pending.pop(0)
             for part in field.named_children:
                 if part.type == "format_specifier":
-                    pending += [inner for inner in part.named_children if inner.type in ("interpolation", "format_expression")]
+                    pending += [
+                        inner for inner in part.named_children if inner.type in ("interpolation", "format_expression")
+                    ]
                 elif part.type != "type_conversion":
                     self.evaluated(part, depth + 1)
 
@@ -863,12 +947,26 @@ class _ScopeWalker:
         elif arguments is not None:
             for argument in arguments.named_children:
                 if argument.type == "keyword_argument":
-                    keywords.append((tsx.text(argument.child_by_field_name("name")),
-                                     self.expr(argument.child_by_field_name("value"), depth + 1)))
+                    keywords.append(
+                        (
+                            tsx.text(argument.child_by_field_name("name")),
+                            self.expr(argument.child_by_field_name("value"), depth + 1),
+                        )
+                    )
                 elif argument.type == "dictionary_splat":
-                    keywords.append((None, self.expr(argument.named_children[0], depth + 1) if argument.named_children else _UNKNOWN))
+                    keywords.append(
+                        (
+                            None,
+                            self.expr(argument.named_children[0], depth + 1) if argument.named_children else _UNKNOWN,
+                        )
+                    )
                 elif argument.type == "list_splat":
-                    positional.append(("star", self.expr(argument.named_children[0], depth + 1) if argument.named_children else _UNKNOWN))
+                    positional.append(
+                        (
+                            "star",
+                            self.expr(argument.named_children[0], depth + 1) if argument.named_children else _UNKNOWN,
+                        )
+                    )
                 elif argument.type != "comment":
                     positional.append(self.expr(argument, depth + 1))
         return ("call", function, tuple(positional), tuple(keywords), line, column)
@@ -891,7 +989,9 @@ class _ScopeWalker:
                     iterable = self.held(self.expr(clause.child_by_field_name("right"), depth + 1), tsx.line(clause))
                     target = clause.child_by_field_name("left")
                     if target is not None:
-                        self.bind_comprehension(target, ("elem", iterable, tsx.line(clause), clause.start_point[1]), frame)
+                        self.bind_comprehension(
+                            target, ("elem", iterable, tsx.line(clause), clause.start_point[1]), frame
+                        )
                 elif clause.type == "if_clause":
                     for condition in clause.named_children:
                         self.evaluated(condition, depth)
@@ -936,7 +1036,7 @@ def _key(node: tsx.Node | None) -> str | int | None:
         if text[:1] in "\"'" and not any(child.type == "interpolation" for child in node.named_children):
             quote = text[0] * 3 if text[:3] in ('"""', "'''") else text[0]
             if text.endswith(quote) and len(text) >= 2 * len(quote) and "\\" not in text:
-                return text[len(quote):-len(quote)]
+                return text[len(quote) : -len(quote)]
     return None
 
 
@@ -970,10 +1070,17 @@ def _declared_type(annotation: tsx.Node | None) -> tsx.Node | None:
         return None
     if node.type == "generic_type" and len(node.named_children) == 2 and tsx.text(node.named_children[0]) == "Optional":
         return _declared_type(node.named_children[1])  # Optional[Tensor]
-    if node.type == "subscript" and tsx.text(node.child_by_field_name("value") or node).rpartition(".")[2] == "Optional":
+    if (
+        node.type == "subscript"
+        and tsx.text(node.child_by_field_name("value") or node).rpartition(".")[2] == "Optional"
+    ):
         subscripts = node.children_by_field_name("subscript")
         return _declared_type(subscripts[0]) if len(subscripts) == 1 else None  # typing.Optional[torch.Tensor]
-    if node.type == "binary_operator" and (right := node.child_by_field_name("right")) is not None and right.type == "none":
+    if (
+        node.type == "binary_operator"
+        and (right := node.child_by_field_name("right")) is not None
+        and right.type == "none"
+    ):
         return _declared_type(node.child_by_field_name("left"))  # torch.Tensor | None
     return node if node.type in ("identifier", "attribute") else None
 
@@ -987,8 +1094,18 @@ def _identifiers(node: tsx.Node | None) -> Iterable[tsx.Node]:
         current = stack.pop()
         if current.type == "identifier":
             yield current
-        elif current.type in ("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list",
-                              "list_splat_pattern", "list_splat", "parenthesized_expression", "as_pattern_target"):
+        elif current.type in (
+            "pattern_list",
+            "tuple_pattern",
+            "list_pattern",
+            "tuple",
+            "list",
+            "expression_list",
+            "list_splat_pattern",
+            "list_splat",
+            "parenthesized_expression",
+            "as_pattern_target",
+        ):
             stack.extend(reversed(current.named_children))
 
 
@@ -1028,7 +1145,7 @@ def _has_call(value: Expr) -> bool:
     while stack:
         current = stack.pop()
         if isinstance(current, tuple):
-            if current and (current[0] in _RUNS or current[0] == "item" and len(current) > 3):
+            if current and (current[0] in _RUNS or (current[0] == "item" and len(current) > 3)):
                 return True
             stack.extend(item for item in current if isinstance(item, tuple))
     return False

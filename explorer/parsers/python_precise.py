@@ -53,7 +53,11 @@ def function_locals(function_source: str) -> dict[str, tuple[str, ...]]:
                         for target in small.targets:
                             if isinstance(target.target, cst.Name):
                                 values.setdefault(target.target.value, []).extend(_values(small.value))
-                    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                    elif (
+                        isinstance(small, cst.AnnAssign)
+                        and isinstance(small.target, cst.Name)
+                        and small.value is not None
+                    ):
                         values.setdefault(small.target.value, []).extend(_values(small.value))
     except Exception as error:  # a libcst node that does not behave as documented
         raise _unreadable(error) from None
@@ -120,7 +124,8 @@ def boolean_branches(factory_source: str) -> tuple[tuple[str, ...], str, str, st
         parameters = [p.name.value for p in factory.params.params]
         inner_functions = {s.name.value: s for s in factory.body.body if isinstance(s, cst.FunctionDef)}
         returned = [
-            small.value.value for small in _own_small_statements(factory.body)
+            small.value.value
+            for small in _own_small_statements(factory.body)
             if isinstance(small, cst.Return) and isinstance(small.value, cst.Name)
         ]
         inner = inner_functions.get(returned[-1]) if returned else None
@@ -128,11 +133,17 @@ def boolean_branches(factory_source: str) -> tuple[tuple[str, ...], str, str, st
             return None
         starts: dict[str, str] = {}
         for small in _own_small_statements(inner.body):
-            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+            ):
                 name = small.targets[0].target.value
                 if name not in starts and isinstance(small.value, cst.Name):
                     starts[name] = small.value.value
-        body: list[cst.BaseStatement] = [statement for statement in inner.body.body if isinstance(statement, cst.BaseStatement)]
+        body: list[cst.BaseStatement] = [
+            statement for statement in inner.body.body if isinstance(statement, cst.BaseStatement)
+        ]
         for index, statement in enumerate(body):
             if not isinstance(statement, cst.If) or not isinstance(statement.test, cst.Name):
                 continue
@@ -141,7 +152,11 @@ def boolean_branches(factory_source: str) -> tuple[tuple[str, ...], str, str, st
             if isinstance(statement.orelse, cst.Else):
                 false_branch = _returned_call(statement.orelse.body)
             else:  # `if flag: return if_true(...)` and then `return if_false(...)`
-                false_branch = _returned_call(cst.IndentedBlock(body=body[index + 1:index + 2])) if statement.orelse is None else None
+                false_branch = (
+                    _returned_call(cst.IndentedBlock(body=body[index + 1 : index + 2]))
+                    if statement.orelse is None
+                    else None
+                )
             start = starts.get(flag)
             if start in parameters and true_branch in parameters and false_branch in parameters:
                 return tuple(parameters), start, true_branch, false_branch
@@ -211,8 +226,10 @@ def nesting_depth(source: str) -> int:
             operators[-1] = 0
             if kind == "newline":
                 line_start = match.end()
-        elif kind == "operator" or (kind == "word" and match.group() in _OPERATOR_WORDS) or (
-            kind == "string" and previous == "string"
+        elif (
+            kind == "operator"
+            or (kind == "word" and match.group() in _OPERATOR_WORDS)
+            or (kind == "string" and previous == "string")
         ):
             operators[-1] += 1
             running += 1
@@ -267,7 +284,7 @@ def _dedented(source: str) -> str:
     indent = first[: len(first) - len(first.lstrip(" \t"))]
     if not indent:
         return source
-    return "".join(line[len(indent):] if line.startswith(indent) else line for line in lines)
+    return "".join(line[len(indent) :] if line.startswith(indent) else line for line in lines)
 
 
 def _unreadable(error: Exception) -> UnreadableSource:
@@ -301,7 +318,13 @@ def _own_small_statements(body: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
 
 
 _STATEMENT_HOLDERS = (
-    cst.BaseSuite, cst.BaseStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.MatchCase,
+    cst.BaseSuite,
+    cst.BaseStatement,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+    cst.MatchCase,
 )
 
 

@@ -189,7 +189,9 @@ def _events(source: bytes, rows: _Rows) -> Iterator[yaml.Event]:
         except yaml.YAMLError as error:
             if "maximum nesting depth" in str(getattr(error, "problem", "")):
                 # newer libyaml caps nesting itself, at a depth beyond ours: the same refusal
-                raise UnreadableYaml(f"nested more than {MAX_NESTING} levels deep{_where(error, source, rows)}") from None
+                raise UnreadableYaml(
+                    f"nested more than {MAX_NESTING} levels deep{_where(error, source, rows)}"
+                ) from None
             raise UnreadableYaml(f"invalid YAML{_where(error, source, rows)}: {_problem(error)}") from None
         yield event
 
@@ -217,8 +219,7 @@ def _problem(error: yaml.YAMLError) -> str:
 
 def _expansion_refused(line: int, budget: int, size: int) -> UnreadableYaml:
     return UnreadableYaml(
-        f"aliases expand past {budget:,} nodes and characters at line {line}"
-        f" (the limit for a file of {size:,} bytes)"
+        f"aliases expand past {budget:,} nodes and characters at line {line} (the limit for a file of {size:,} bytes)"
     )
 
 
@@ -386,7 +387,8 @@ def _entry(entry: _Node, file: _File) -> None:
                     continue
                 if key in key_lines:
                     file.report(
-                        key_node.line, f"{qname} dispatch key {key} given again (first at line {key_lines[key]}); kept the first"
+                        key_node.line,
+                        f"{qname} dispatch key {key} given again (first at line {key_lines[key]}); kept the first",
                     )
                     continue
                 key_lines[key] = key_node.line

@@ -39,13 +39,13 @@ from explorer.query.arity import closing_parenthesis, split_arguments
 
 
 class Kind(enum.Enum):
-    STRING = "string"          # std::string, a string view
-    C_STRING = "C string"      # a string literal, a char pointer
+    STRING = "string"  # std::string, a string view
+    C_STRING = "C string"  # a string literal, a char pointer
     POINTER = "pointer"
     NULL = "nullptr"
     SMART = "smart pointer"
     NUMBER = "number"
-    BOOL = "bool"              # a parameter's type only: an argument that is one is a NUMBER
+    BOOL = "bool"  # a parameter's type only: an argument that is one is a NUMBER
     UNKNOWN = "unknown"
 
 
@@ -101,10 +101,10 @@ def declared_type(written: str) -> tuple[str, str]:
     declared = written.partition("=")[0].strip()
     array = _ARRAY.search(declared)
     if array is not None:
-        declared = declared[:array.start()].rstrip()
+        declared = declared[: array.start()].rstrip()
     named = _TRAILING_NAME.search(declared)
-    if named is not None and not _only_qualifiers(declared[:named.start()]):
-        declared, name = declared[:named.start()].rstrip(), named.group(1)
+    if named is not None and not _only_qualifiers(declared[: named.start()]):
+        declared, name = declared[: named.start()].rstrip(), named.group(1)
     else:
         name = ""
     return (f"{declared}*" if array is not None else declared), name
@@ -149,9 +149,22 @@ _STRING_TYPES = frozenset(
 )
 _ARITHMETIC_WORDS = frozenset(
     ["char", "short", "int", "long", "unsigned", "signed", "float", "double", "size_t", "ssize_t", "ptrdiff_t"]
-    + [f"{prefix}{name}" for prefix in ("", "std::") for name in (
-        "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-    )]
+    + [
+        f"{prefix}{name}"
+        for prefix in ("", "std::")
+        for name in (
+            "size_t",
+            "ptrdiff_t",
+            "int8_t",
+            "int16_t",
+            "int32_t",
+            "int64_t",
+            "uint8_t",
+            "uint16_t",
+            "uint32_t",
+            "uint64_t",
+        )
+    ]
 )
 
 
@@ -236,7 +249,7 @@ def declarations(signature: str, text: str) -> Declarations:
         if _AUTO.fullmatch(written_type):
             kind = Kind.POINTER if "*" in written_type else Kind.UNKNOWN
             if kind is Kind.UNKNOWN and match.group("init").startswith("="):
-                value = text[match.end():text.find(";", match.end())] if ";" in text[match.end():] else ""
+                value = text[match.end() : text.find(";", match.end())] if ";" in text[match.end() :] else ""
                 kind = argument_kind(value, lambda _name: Kind.UNKNOWN)
         else:
             kind = declared_kind(written_type)
@@ -261,7 +274,9 @@ _LOCAL = re.compile(
     re.M,
 )
 _AUTO = re.compile(r"(?:const\s+)?auto\s*[*&]*")
-_NOT_TYPES = frozenset(("return", "else", "new", "delete", "case", "goto", "throw", "co_return", "using", "namespace", "typedef"))
+_NOT_TYPES = frozenset(
+    ("return", "else", "new", "delete", "case", "goto", "throw", "co_return", "using", "namespace", "typedef")
+)
 
 
 def call_argument_kinds(arguments: list[str], declared: Declarations, line: int) -> tuple[Kind, ...]:

@@ -29,7 +29,7 @@ def argument_count(sources: SourceLines, path: str, line: int, column: int) -> i
 def arguments_at(sources: SourceLines, path: str, line: int, column: int) -> list[str] | None:
     """The arguments, as written, in the first parentheses from where a callee starts at
     (line, column); None if unreadable."""
-    text = "\n".join(sources.of_file(path)[line - 1:line + 40])
+    text = "\n".join(sources.of_file(path)[line - 1 : line + 40])
     start = text.find("(", column)
     return split_arguments(text, start) if start >= 0 else None
 
@@ -46,7 +46,7 @@ def call_arguments(sources: SourceLines, path: str, line: int, column: int, writ
     (`std::make_shared<PyTorchStreamReader>(std::move(adapter))`); None when the source there
     is not that call (a call made in a macro's expansion is placed at the macro's invocation)
     or cannot be read."""
-    text = "\n".join(sources.of_file(path)[line - 1:line + 40])
+    text = "\n".join(sources.of_file(path)[line - 1 : line + 40])
     head = _FIRST_NAME.search(written)
     if head is None or not (text.startswith(head.group(), column) or _constructed_by_factory(text, column, written)):
         return None
@@ -128,7 +128,7 @@ def fits_schema(schema: str, shape: CallShape) -> bool:
             positional_names.append(name)
     if shape.positional > len(positional_names):
         return False
-    given = set(positional_names[:shape.positional]) | set(shape.keywords)
+    given = set(positional_names[: shape.positional]) | set(shape.keywords)
     return set(shape.keywords) <= names and required <= given
 
 
@@ -204,7 +204,7 @@ def _scan(text: str, start: int) -> tuple[list[str], int] | None:
             continue
         if char in "\"'":
             quote = char
-        elif char in "([{" or (char == "<" and current[-1:].isalnum() and text[index + 1:index + 2].isalpha()):
+        elif char in "([{" or (char == "<" and current[-1:].isalnum() and text[index + 1 : index + 2].isalpha()):
             stack.append(_OPENERS[char])
         elif stack and char == stack[-1]:
             stack.pop()

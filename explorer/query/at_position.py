@@ -28,10 +28,19 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # a name written with its qualifiers: torch.nn.Conv2d, at::native::conv2d, torch.ops.ns.op
 _QUALIFIED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
 # kinds that enclose other code, innermost first by their extent
-_SCOPES = frozenset({
-    SymbolKind.MODULE, SymbolKind.CLASS, SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.KERNEL,
-    SymbolKind.STRUCTURED_KERNEL, SymbolKind.META_FUNCTION, SymbolKind.OPERATOR, SymbolKind.STRUCT,
-})
+_SCOPES = frozenset(
+    {
+        SymbolKind.MODULE,
+        SymbolKind.CLASS,
+        SymbolKind.FUNCTION,
+        SymbolKind.METHOD,
+        SymbolKind.KERNEL,
+        SymbolKind.STRUCTURED_KERNEL,
+        SymbolKind.META_FUNCTION,
+        SymbolKind.OPERATOR,
+        SymbolKind.STRUCT,
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +55,17 @@ def word_at(text: str, column: int) -> Word | None:
         if match.start() <= column <= match.end():
             for part in _WORD.finditer(text, match.start(), match.end()):
                 if part.start() <= column <= part.end():
-                    return Word(part.group(), text[match.start():part.end()])
+                    return Word(part.group(), text[match.start() : part.end()])
     return None
 
 
 def enclosing(reader: IndexReader, path: str, line: int) -> Symbol | None:
     """The innermost definition of a file whose lines hold `line`."""
-    holding = [s for s in reader.symbols_in_file(path)
-               if s.kind in _SCOPES and s.line is not None and s.line <= line <= (s.end_line or s.line)]
+    holding = [
+        s
+        for s in reader.symbols_in_file(path)
+        if s.kind in _SCOPES and s.line is not None and s.line <= line <= (s.end_line or s.line)
+    ]
     return min(holding, key=lambda s: ((s.end_line or s.line or 0) - (s.line or 0), -(s.line or 0)), default=None)
 
 
@@ -73,8 +85,11 @@ def symbols_at(graph: CallGraph, reader: IndexReader, path: str, line: int, text
     defined = [s for s in reader.symbols_in_file(path) if s.line == line and s.name == word.name]
     if defined:
         return defined
-    called = _unique(edge.target.symbol for edge in calls_on_line(graph, reader, path, line)
-                     if edge.target.symbol.name == word.name or _named_last(edge.target.symbol.qname, word.name))
+    called = _unique(
+        edge.target.symbol
+        for edge in calls_on_line(graph, reader, path, line)
+        if edge.target.symbol.name == word.name or _named_last(edge.target.symbol.qname, word.name)
+    )
     if called:
         return called
     for name in dict.fromkeys((word.written, word.name)):
@@ -122,10 +137,19 @@ def _unique(symbols) -> list[Symbol]:
 
 
 # Edges that cross from a name to what implements it rather than call something else.
-_TOWARD_IMPLEMENTATION = frozenset({
-    EdgeKind.ALIAS, EdgeKind.BINDING, EdgeKind.PYBIND, EdgeKind.OP_REGISTRATION, EdgeKind.METHOD_TABLE,
-    EdgeKind.DISPATCH, EdgeKind.STRUCTURED, EdgeKind.STUB, EdgeKind.AUTOGRAD,
-})
+_TOWARD_IMPLEMENTATION = frozenset(
+    {
+        EdgeKind.ALIAS,
+        EdgeKind.BINDING,
+        EdgeKind.PYBIND,
+        EdgeKind.OP_REGISTRATION,
+        EdgeKind.METHOD_TABLE,
+        EdgeKind.DISPATCH,
+        EdgeKind.STRUCTURED,
+        EdgeKind.STUB,
+        EdgeKind.AUTOGRAD,
+    }
+)
 _IMPLEMENTATION_STEPS = 8
 
 

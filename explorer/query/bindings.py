@@ -61,7 +61,7 @@ def is_out_overload(operator: Symbol) -> bool:
     schema = operator.signature
     star = schema.find("*")
     arrow = schema.find("->")
-    return star >= 0 and "!)" in schema[star:arrow if arrow > star else len(schema)]
+    return star >= 0 and "!)" in schema[star : arrow if arrow > star else len(schema)]
 
 
 def operators_for(store: IndexReader, name: str, variant: str, python_module: str | None = None) -> list[Symbol]:
@@ -90,7 +90,9 @@ def binding_symbol(store: IndexReader, dotted: str, operators: list[Symbol]) -> 
         if stubs:
             return stubs[0]
     bound = ", ".join(s.qname for s in operators)
-    return Symbol(qnames[0], name, SymbolKind.FUNCTION, Language.PYTHON, None, None, None, f"generated binding of {bound}")
+    return Symbol(
+        qnames[0], name, SymbolKind.FUNCTION, Language.PYTHON, None, None, None, f"generated binding of {bound}"
+    )
 
 
 def stub_method(store: IndexReader, name: str) -> Symbol | None:
@@ -162,13 +164,19 @@ def bound_in_another_module(store: IndexReader, stub_name: str, is_method: bool)
     package = ".".join(parts[:2]) + "."
     kinds = (*_BINDING_KINDS, SymbolKind.BOUND_CLASS)
     found = {
-        s.qname: s for s in store.symbols_named(parts[-1].lower())
-        if s.kind in kinds and s.name == parts[-1] and s.qname != stub_name and s.qname.startswith(package)
-        and s.qname.endswith("." + tail) and not is_test_code(s.path)
+        s.qname: s
+        for s in store.symbols_named(parts[-1].lower())
+        if s.kind in kinds
+        and s.name == parts[-1]
+        and s.qname != stub_name
+        and s.qname.startswith(package)
+        and s.qname.endswith("." + tail)
+        and not is_test_code(s.path)
     }
     if not is_method:  # a function or a class is a module's member, not a class's
         found = {
-            qname: s for qname, s in found.items()
+            qname: s
+            for qname, s in found.items()
             if not any(o.kind is SymbolKind.BOUND_CLASS for o in store.symbols_with_qname(qname.rpartition(".")[0]))
         }
     return next(iter(found.values())) if len(found) == 1 else None
@@ -184,9 +192,11 @@ def _class_bases(store: IndexReader, class_qname: str, bound_class_bases) -> lis
             bases += [_stub_base(store, class_qname, written) for written in _stub_bases(symbol.signature or "")]
         elif symbol.kind is SymbolKind.BOUND_CLASS:
             match = bound_class_bases.match(symbol.signature or "")
-            for base in (match.group(1).split(", ") if match else []):
+            for base in match.group(1).split(", ") if match else []:
                 bound = [s for s in store.symbols_targeting(base) if s.kind is SymbolKind.BOUND_CLASS]
-                bases += [s.qname for s in sorted(bound, key=lambda s: (s.path != symbol.path, s.path or "", s.line or 0))]
+                bases += [
+                    s.qname for s in sorted(bound, key=lambda s: (s.path != symbol.path, s.path or "", s.line or 0))
+                ]
     return bases
 
 

@@ -51,8 +51,13 @@ def python_call_graph_report(store: IndexReader, root: str) -> PythonCallGraph:
     functions: list[Scope] = []
     # The project's modules: joined trees' definitions are followed where the project's code
     # reaches them, and named as callees, but are no nodes of their own (their paths are absolute).
-    modules = sorted({s.qname for s in store.python_scopes()
-                      if s.kind is SymbolKind.MODULE and (s.path or "").endswith(".py") and not os.path.isabs(s.path or "")})
+    modules = sorted(
+        {
+            s.qname
+            for s in store.python_scopes()
+            if s.kind is SymbolKind.MODULE and (s.path or "").endswith(".py") and not os.path.isabs(s.path or "")
+        }
+    )
     in_project = set(modules)
     for module in modules:
         for scope in (facts.module(module) or {}).values():
@@ -75,7 +80,7 @@ def python_call_graph_report(store: IndexReader, root: str) -> PythonCallGraph:
     solver.solve()
     for key, made in solver.calls.items():
         caller = _caller_name(flow, key)
-        if caller is None or (home := _module_of(flow, key)) is not None and home not in in_project:
+        if caller is None or ((home := _module_of(flow, key)) is not None and home not in in_project):
             continue
         callees = graph.setdefault(caller, set())
         for call in made:

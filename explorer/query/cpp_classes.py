@@ -31,7 +31,7 @@ def class_bases(signature: str) -> list[str]:
     if colon is None:
         return []
     names = []
-    for _, written in split_top_level(signature[colon.end():].split("{", 1)[0], "<(", ">)"):
+    for _, written in split_top_level(signature[colon.end() :].split("{", 1)[0], "<(", ">)"):
         name = strip_template_args(_ACCESS.sub("", written.strip())).strip()
         if name:
             names.append(name.rpartition("::")[2])
@@ -42,7 +42,11 @@ def overrides(store: IndexReader, declaring: Symbol, member: str) -> list[Symbol
     """The definitions of `member` in classes derived from `declaring`, nearest first."""
     found: list[tuple[int, Symbol]] = []
     ancestors = {declaring.name}
-    candidates = [s for s in store.symbols_named(member.lower()) if s.name == member and s.kind in _METHOD_KINDS and "::" in s.qname]
+    candidates = [
+        s
+        for s in store.symbols_named(member.lower())
+        if s.name == member and s.kind in _METHOD_KINDS and "::" in s.qname
+    ]
     owners = {s.qname.rpartition("::")[0] for s in candidates}
     classes = store.symbols_with_qnames(sorted(owners)) if owners else {}
     depth_of: dict[str, int | None] = {}
@@ -55,7 +59,9 @@ def overrides(store: IndexReader, declaring: Symbol, member: str) -> list[Symbol
     return [symbol for _, symbol in sorted(found, key=lambda pair: (pair[0], pair[1].path or "", pair[1].line or 0))]
 
 
-def _depth(store: IndexReader, owner: str, ancestors: set[str], classes: dict[str, list[Symbol]], depth: int) -> int | None:
+def _depth(
+    store: IndexReader, owner: str, ancestors: set[str], classes: dict[str, list[Symbol]], depth: int
+) -> int | None:
     """How many derivations separate class `owner` from a class named in `ancestors`, or None."""
     if depth >= _MAX_DEPTH:
         return None
@@ -116,5 +122,7 @@ def _base_classes(store: IndexReader, cls: Symbol) -> list[Symbol]:
             if not scope:
                 break
             scope = scope.rpartition("::")[0]
-        found += candidates or [s for s in store.symbols_named(base.lower()) if s.name == base and s.kind in CLASS_KINDS]
+        found += candidates or [
+            s for s in store.symbols_named(base.lower()) if s.name == base and s.kind in CLASS_KINDS
+        ]
     return found

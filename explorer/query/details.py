@@ -52,7 +52,9 @@ class SymbolDetails:
 DEFAULT_SNIPPET_LINES = 15
 
 
-def describe(store: IndexReader, root: str, symbol: Symbol, snippet_lines: int = DEFAULT_SNIPPET_LINES, tests: bool = False) -> SymbolDetails:
+def describe(
+    store: IndexReader, root: str, symbol: Symbol, snippet_lines: int = DEFAULT_SNIPPET_LINES, tests: bool = False
+) -> SymbolDetails:
     """`tests`: also the kernels the tree's tests register for a production operator."""
     snippet = read_snippet(root, symbol, snippet_lines)
     if symbol.kind is SymbolKind.OPERATOR:
@@ -61,10 +63,20 @@ def describe(store: IndexReader, root: str, symbol: Symbol, snippet_lines: int =
         if not kernels and info is not None and info.structured_delegate:
             kernels = _kernel_rows(store, info.structured_delegate, via=info.structured_delegate)
         shown = kernels if tests else [row for row in kernels if not hidden_as_test(symbol.path, row.registered_in)]
-        return SymbolDetails(symbol, snippet, operator=info, kernels=shown, derivatives=store.derivatives_of(symbol.qname),
-                             test_kernels=len(kernels) - len(shown))
+        return SymbolDetails(
+            symbol,
+            snippet,
+            operator=info,
+            kernels=shown,
+            derivatives=store.derivatives_of(symbol.qname),
+            test_kernels=len(kernels) - len(shown),
+        )
     if symbol.kind is SymbolKind.EXTERNAL:
-        calls = sorted((path, site.line) for path, site in store.call_sites_of(symbol.name) if last_name(site.callee) == symbol.name)
+        calls = sorted(
+            (path, site.line)
+            for path, site in store.call_sites_of(symbol.name)
+            if last_name(site.callee) == symbol.name
+        )
         return SymbolDetails(symbol, None, call_sites=len(calls), first_call_site=calls[0] if calls else None)
     if symbol.target is not None:
         return SymbolDetails(symbol, snippet, resolves_to=_targets(store, symbol.target, symbol))
@@ -79,7 +91,6 @@ def _kernel_rows(store: IndexReader, operator: str, via: str | None = None) -> l
         named = kernels[0].qname if kernels and len({k.qname for k in kernels}) == 1 else entry.kernel
         rows.append(KernelRow(entry.key, named, entry.line, kernels, via, entry.path))
     return rows
-
 
 
 _REGISTERED_KINDS = REGISTRABLE_KINDS | {SymbolKind.FIELD}
@@ -111,4 +122,4 @@ def read_snippet(root: str, symbol: Symbol, max_lines: int) -> Snippet | None:
         return None
     end = min(symbol.end_line or symbol.line, len(lines))
     last = min(end, symbol.line + max_lines - 1)
-    return Snippet(symbol.path, symbol.line, "\n".join(lines[symbol.line - 1:last]), end - last)
+    return Snippet(symbol.path, symbol.line, "\n".join(lines[symbol.line - 1 : last]), end - last)

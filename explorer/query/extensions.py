@@ -34,7 +34,9 @@ def registered_operators(store: IndexReader, dotted: str) -> list[Symbol] | None
         return None
     namespace, name, overload = match.groups()
     base = f"{namespace}::{name}"
-    operators = [s for s in store.operators_named(name) if s.kind is SymbolKind.OPERATOR and s.qname.partition(".")[0] == base]
+    operators = [
+        s for s in store.operators_named(name) if s.kind is SymbolKind.OPERATOR and s.qname.partition(".")[0] == base
+    ]
     if overload is not None:
         wanted = base if overload == "default" else f"{base}.{overload}"
         operators = [s for s in operators if s.qname == wanted]
@@ -65,7 +67,9 @@ class ExtensionModules:
         if found is None:
             name = dotted.rpartition(".")[2]
             bindings = self.store.symbols_of_kind_named(SymbolKind.PYBIND, name) if "." in dotted else []
-            found = self._bindings[dotted] = [named for binding in bindings for named in self.python_names(binding) if named.qname == dotted]
+            found = self._bindings[dotted] = [
+                named for binding in bindings for named in self.python_names(binding) if named.qname == dotted
+            ]
         return found
 
     def python_names(self, binding: Symbol) -> list[Symbol]:
@@ -74,7 +78,11 @@ class ExtensionModules:
         named = []
         for candidate in self.module_names(binding.path or "", written_module):
             note = f"  [module name {DERIVED}]" if candidate.derived else ""
-            named.append(dataclasses.replace(binding, qname=f"{candidate.dotted}.{binding.name}", signature=binding.signature + note))
+            named.append(
+                dataclasses.replace(
+                    binding, qname=f"{candidate.dotted}.{binding.name}", signature=binding.signature + note
+                )
+            )
         return named
 
     def module_names(self, path: str, written: str) -> list[ModuleName]:
@@ -105,8 +113,11 @@ class ExtensionModules:
             self._declared = self.store.extension_modules()
         local = self.store.tree_relative(path)
         tree = path[: len(path) - len(local)]
-        declared = [(e, self.store.tree_relative(e.path or "")) for e in self._declared
-                    if (e.path or "")[: len(e.path or "") - len(self.store.tree_relative(e.path or ""))] == tree]
+        declared = [
+            (e, self.store.tree_relative(e.path or ""))
+            for e in self._declared
+            if (e.path or "")[: len(e.path or "") - len(self.store.tree_relative(e.path or ""))] == tree
+        ]
         listing = [e for e, _ in declared if local in (e.target or "").split(";")]
         if listing:
             return listing

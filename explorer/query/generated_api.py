@@ -21,11 +21,22 @@ import re
 from dataclasses import dataclass
 
 # the dispatch keys torchgen writes a fast-path namespace for (lower-cased key names)
-FAST_PATHS = frozenset((
-    "cpu", "cuda", "meta", "mps", "xpu", "quantizedcpu", "sparsecpu", "sparsecuda",
-    "compositeexplicitautograd", "compositeexplicitautogradnonfunctional", "compositeimplicitautograd",
-    "compositeimplicitautogradnestedtensor",
-))
+FAST_PATHS = frozenset(
+    (
+        "cpu",
+        "cuda",
+        "meta",
+        "mps",
+        "xpu",
+        "quantizedcpu",
+        "sparsecpu",
+        "sparsecuda",
+        "compositeexplicitautograd",
+        "compositeexplicitautogradnonfunctional",
+        "compositeimplicitautograd",
+        "compositeimplicitautogradnestedtensor",
+    )
+)
 _OPS = re.compile(r"^(?:at|torch)::_ops::(\w+)::(?:call|redispatch)$")
 _FUNCTION = re.compile(r"^(?:at|torch)::(?:(\w+)::)?(\w+)$")
 _OUT_SUFFIXES = ("_symint_outf", "_symint_out", "_outf", "_out")
@@ -50,8 +61,11 @@ def generated(qname: str) -> list[GeneratedName]:
         # `add_Tensor`: the base and the overload are split at the last underscore that leaves an
         # operator; which one is for the index to say, so each split is a reading
         written = ops.group(1)
-        readings = [GeneratedName(written[:at], written[at + 1:], False, None, False)
-                    for at in range(len(written) - 1, 0, -1) if written[at] == "_"]
+        readings = [
+            GeneratedName(written[:at], written[at + 1 :], False, None, False)
+            for at in range(len(written) - 1, 0, -1)
+            if written[at] == "_"
+        ]
         return [*readings, GeneratedName(written, "", False, None, False)]
     function = _FUNCTION.match(qname)
     if function is None:
@@ -67,4 +81,3 @@ def generated(qname: str) -> list[GeneratedName]:
         readings.append(GeneratedName(name.removesuffix("_symint"), None, False, namespace, True))
     readings.append(GeneratedName(name, None, False, namespace, False))
     return readings
-

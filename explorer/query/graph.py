@@ -35,7 +35,12 @@ _TOO_MUCH = "its values flow through more code than one query follows ({}); its 
 
 class CallGraph:
     def __init__(
-        self, store: IndexReader, root: str, backend: str = "cuda", tests: bool = False, kept: KeptEdges | None = None,
+        self,
+        store: IndexReader,
+        root: str,
+        backend: str = "cuda",
+        tests: bool = False,
+        kept: KeptEdges | None = None,
     ) -> None:
         self.store = store
         self.backend = backend
@@ -67,10 +72,13 @@ class CallGraph:
     def read_ahead(self, nodes: list[CallNode]) -> None:
         """Say which nodes' edges are asked for next, so that those kept are read together."""
         if self.kept is not None:
-            self.kept.read_ahead([
-                node_key_text(node, self.backend, self.tests) for node in nodes
-                if node.layer not in (Layer.PYTHON, Layer.BINDING) and node.key not in self._edges
-            ])
+            self.kept.read_ahead(
+                [
+                    node_key_text(node, self.backend, self.tests)
+                    for node in nodes
+                    if node.layer not in (Layer.PYTHON, Layer.BINDING) and node.key not in self._edges
+                ]
+            )
 
     def edges_by_site(self, node: CallNode) -> list[CallEdge]:
         """Every call the node makes: an edge per definition and call site, where `edges`
@@ -116,7 +124,9 @@ class CallGraph:
         if cached is not None:
             return cached
         source = self.python if node.layer in (Layer.PYTHON, Layer.BINDING) else self.native
-        kept_as = node_key_text(node, self.backend, self.tests) if self.kept is not None and source is self.native else None
+        kept_as = (
+            node_key_text(node, self.backend, self.tests) if self.kept is not None and source is self.native else None
+        )
         if kept_as is not None and self.kept is not None and (kept := self.kept.get(kept_as)) is not None:
             self._edges[node.key] = kept
             return kept

@@ -62,10 +62,18 @@ def find(store: IndexReader, query: str) -> Resolution | None:
         owner, _, name = query.rpartition(".")
         inherited = inherited_bindings(store, owner, name)  # the stub declares it, C++ binds it on a base
         if inherited:
-            return Resolution(query, [*_ordered(inherited), *_ordered(found)], [f"{query} -> {inherited[0].qname} (bound on a base class)"])
-        elsewhere = bound_in_another_module(store, query, any(s.kind is SymbolKind.METHOD for s in found)) if found else None
+            return Resolution(
+                query,
+                [*_ordered(inherited), *_ordered(found)],
+                [f"{query} -> {inherited[0].qname} (bound on a base class)"],
+            )
+        elsewhere = (
+            bound_in_another_module(store, query, any(s.kind is SymbolKind.METHOD for s in found)) if found else None
+        )
         if elsewhere is not None:  # the stub names another module than the one C++ binds it in
-            return Resolution(query, [elsewhere, *_ordered(found)], [f"{query} -> {elsewhere.qname} (bound in another module)"])
+            return Resolution(
+                query, [elsewhere, *_ordered(found)], [f"{query} -> {elsewhere.qname} (bound in another module)"]
+            )
     if found:
         return Resolution(query, _ordered(found))
     if "." in query and "::" not in query:  # an overload: conv2d.padding
@@ -109,10 +117,16 @@ def suggestions(store: IndexReader, query: str, count: int = 5) -> list[str]:
     qualifier = query[: len(query) - len(name)]  # `app.model.` of app.model.nrom: its own module first
     offered: list[Symbol] = []
     for spelling in close:
-        named = {symbol.qname: symbol for symbol in sorted(named_exactly(store, spelling), key=_owned_first, reverse=True)}
-        offered += sorted(named.values(), key=lambda s: (not s.qname.startswith(qualifier), *_owned_first(s), len(s.qname), s.qname))[:2]
+        named = {
+            symbol.qname: symbol for symbol in sorted(named_exactly(store, spelling), key=_owned_first, reverse=True)
+        }
+        offered += sorted(
+            named.values(), key=lambda s: (not s.qname.startswith(qualifier), *_owned_first(s), len(s.qname), s.qname)
+        )[:2]
     offered += [hit.symbol for hit in search(store, query, limit=count)]
-    ranked = sorted(offered, key=lambda symbol: (not symbol.qname.startswith(qualifier), *_owned_first(symbol)))  # stable
+    ranked = sorted(
+        offered, key=lambda symbol: (not symbol.qname.startswith(qualifier), *_owned_first(symbol))
+    )  # stable
     return list(dict.fromkeys(symbol.qname for symbol in ranked))[:count]
 
 
@@ -146,8 +160,14 @@ def plain_call_order(operators: list[Symbol]) -> list[tuple[Symbol, str]]:
     puts it after the one before it in the order."""
 
     def placing(operator: Symbol) -> tuple[bool, bool, bool, str, int, str]:
-        return (is_out_overload(operator), _writes_self(operator), _needs_other_than_tensors(operator) is not None,
-                operator.path or "", operator.line or 0, operator.qname)
+        return (
+            is_out_overload(operator),
+            _writes_self(operator),
+            _needs_other_than_tensors(operator) is not None,
+            operator.path or "",
+            operator.line or 0,
+            operator.qname,
+        )
 
     ordered = sorted(operators, key=placing)
     placed: list[tuple[Symbol, str]] = []

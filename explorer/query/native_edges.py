@@ -40,27 +40,53 @@ from collections.abc import Iterator
 
 from explorer.index.reader import IndexReader
 from explorer.index.store import last_name
-from explorer.model import FUNCTOR_MARK, LAMBDA_MARK, CallEdge, CallKind, CallNode, CallSite, EdgeKind, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import (
+    FUNCTOR_MARK,
+    LAMBDA_MARK,
+    CallEdge,
+    CallKind,
+    CallNode,
+    CallSite,
+    EdgeKind,
+    Layer,
+    Resolution,
+    Symbol,
+    SymbolKind,
+)
+from explorer.parsers.common import collapse, enclosing_candidates, parenthesised_items, strip_template_args
 from explorer.query.argument_kinds import Declarations, Kind, call_argument_kinds, declarations, fitting_kinds
 from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.query.backends import dispatch_key_allowed
-from explorer.parsers.common import collapse, enclosing_candidates, parenthesised_items, strip_template_args
 from explorer.query.bindings import is_out_overload, operators_for
-from explorer.query.generated_api import FAST_PATHS, generated
 from explorer.query.cpp_classes import CLASS_KINDS, derives_from, inherited_members, overrides
+from explorer.query.generated_api import FAST_PATHS, generated
 from explorer.query.nodes import (
-    definition_lines, defining_stub, dispatch_kernels, fan_out, layer_of, registered_functions, undefined_function,
+    defining_stub,
+    definition_lines,
+    dispatch_kernels,
+    fan_out,
+    layer_of,
+    registered_functions,
+    undefined_function,
 )
 from explorer.query.sources import SourceLines
 from explorer.query.stored_callables import StoredCallables
 from explorer.query.templates import (
-    call_template_arguments, chosen_specialisations, generic_parameters, specialisation_arguments, template_parameters,
+    call_template_arguments,
+    chosen_specialisations,
+    generic_parameters,
+    specialisation_arguments,
+    template_parameters,
 )
 from explorer.query.visibility import visible_from
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _FUNCTION_KINDS = {
-    SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.STRUCTURED_KERNEL, SymbolKind.KERNEL, SymbolKind.DISPATCH_STUB,
+    SymbolKind.FUNCTION,
+    SymbolKind.METHOD,
+    SymbolKind.STRUCTURED_KERNEL,
+    SymbolKind.KERNEL,
+    SymbolKind.DISPATCH_STUB,
 }
 _FUNCTOR_KINDS = {SymbolKind.STRUCT, SymbolKind.CLASS}
 _FUNCTION_KIND_SET = frozenset(_FUNCTION_KINDS)
@@ -76,11 +102,15 @@ class NativeEdges:
         self._template_parameters: dict[tuple, set[str]] = {}
         self._named_in_scope: dict[tuple[str | None, str, str], list[Symbol]] = {}
         self._generic: dict[tuple[str | None, int | None], set[str]] = {}
-        self._locals: dict[tuple[str | None, int | None, str], tuple[str | None, str | None]] = {}  # a local's class or initialising call
+        self._locals: dict[
+            tuple[str | None, int | None, str], tuple[str | None, str | None]
+        ] = {}  # a local's class or initialising call
         self._class_members: dict[tuple, tuple[list[Symbol], bool]] = {}  # (scope, path, class, member) -> methods
         self._overrides_of: dict[tuple, list[Symbol]] = {}  # a method -> the overrides in derived classes
         self._derived: dict[tuple[str, str], bool] = {}  # (class, base) -> whether the class derives from it
-        self._declarations: dict[tuple[str | None, int | None], Declarations] = {}  # a definition's parameters' and locals' kinds
+        self._declarations: dict[
+            tuple[str | None, int | None], Declarations
+        ] = {}  # a definition's parameters' and locals' kinds
         self._stored_callables = StoredCallables(store, sources, self._named)
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
@@ -90,7 +120,9 @@ class NativeEdges:
         elif symbol.kind is SymbolKind.DISPATCH_STUB:
             yield from self._registered_kernels(symbol)
         elif symbol.kind in _FUNCTION_KINDS and symbol.path is not None:
-            sites = self.store.calls_in(self._stored_callables.calls_owner(symbol), symbol.path, definition_lines(symbol))
+            sites = self.store.calls_in(
+                self._stored_callables.calls_owner(symbol), symbol.path, definition_lines(symbol)
+            )
             for site in sites:
                 yield from self.call_targets(symbol, site, node.passed, node.passed_as, node.self_class)
             if node.passed and not self._uses_callable_parameters(symbol, sites):
@@ -127,15 +159,39 @@ class NativeEdges:
             if kernels and per_key[entry.key] > 1:
                 # registered twice for one key: which wins depends on load order, not the source
                 rivals = tuple(e.kernel for e in entries if e.key == entry.key)
-                yield from (CallEdge(CallNode(k, layer_of(k)), EdgeKind.DISPATCH, Resolution.AMBIGUOUS, rivals, site, dispatch_key=entry.key) for k in kernels)
+                yield from (
+                    CallEdge(
+                        CallNode(k, layer_of(k)),
+                        EdgeKind.DISPATCH,
+                        Resolution.AMBIGUOUS,
+                        rivals,
+                        site,
+                        dispatch_key=entry.key,
+                    )
+                    for k in kernels
+                )
             elif kernels:
                 yield from fan_out(kernels, EdgeKind.DISPATCH, None, site, dispatch_key=entry.key)
             elif entry.path is not None and not entry.path.endswith(".yaml"):
                 # a registration of a function the tree does not define: shown, not dropped
-                yield CallEdge(CallNode(undefined_function(entry.kernel), Layer.CPP), EdgeKind.DISPATCH, Resolution.NAME, (), site, dispatch_key=entry.key)
+                yield CallEdge(
+                    CallNode(undefined_function(entry.kernel), Layer.CPP),
+                    EdgeKind.DISPATCH,
+                    Resolution.NAME,
+                    (),
+                    site,
+                    dispatch_key=entry.key,
+                )
             elif (compiled := self.store.compiled_only(site[0], entry.key)) is not None:
                 # an installed wheel's YAML: the kernel is in its compiled library, not here
-                yield CallEdge(CallNode(undefined_function(entry.kernel, compiled), Layer.CPP), EdgeKind.DISPATCH, Resolution.NAME, (), site, dispatch_key=entry.key)
+                yield CallEdge(
+                    CallNode(undefined_function(entry.kernel, compiled), Layer.CPP),
+                    EdgeKind.DISPATCH,
+                    Resolution.NAME,
+                    (),
+                    site,
+                    dispatch_key=entry.key,
+                )
         info = self.store.operator_info(operator.qname)
         if info is None or not info.structured_delegate:
             return
@@ -151,7 +207,11 @@ class NativeEdges:
             # the name as written where it is registered (`binary_internal::div_true_kernel_cuda`
             # in at::native), looked up as C++ does from there
             scope = registration.qname.rpartition("::")[0]
-            written = registration.target.removeprefix("::") if registration.target.startswith("::") or not scope else f"{scope}::{registration.target}"
+            written = (
+                registration.target.removeprefix("::")
+                if registration.target.startswith("::") or not scope
+                else f"{scope}::{registration.target}"
+            )
             kernels = [s for s in self.store.symbols_with_qname(registration.target) if s.kind in _FUNCTION_KINDS] or [
                 s for s in registered_functions(self.store, written, None) if s.kind in _FUNCTION_KINDS
             ]
@@ -163,7 +223,11 @@ class NativeEdges:
     # -- calls -----------------------------------------------------------------------------
 
     def call_targets(
-        self, caller: Symbol, site: CallSite, held: tuple[Symbol, ...] = (), held_as: tuple[str, ...] = (),
+        self,
+        caller: Symbol,
+        site: CallSite,
+        held: tuple[Symbol, ...] = (),
+        held_as: tuple[str, ...] = (),
         this_class: str | None = None,
     ) -> Iterator[CallEdge]:
         """The edges of one call site of `caller`, which holds the callables `held` (handed to
@@ -178,7 +242,9 @@ class NativeEdges:
         # A name that is one of the caller's parameters is a value, whatever else it names.
         parameters = self._parameters(caller)
         passed = [
-            (argument, function) for argument in site.name_args if argument not in parameters
+            (argument, function)
+            for argument in site.name_args
+            if argument not in parameters
             for function in self._passed(caller, argument)
         ]
         if held and (held_calls := self._held_calls(caller, callee, held, held_as, where)):
@@ -195,19 +261,28 @@ class NativeEdges:
             if caller.kind is SymbolKind.METHOD and "." not in callee and "->" not in callee:
                 targets = [self._on_this(caller, edge, this_class) for edge in targets]
         native_targets = {id(edge) for edge in targets if edge.target.layer in (Layer.CPP, Layer.CUDA)}
-        arguments = call_arguments(self.sources, caller.path, site.line, site.column, site.callee) if (passed or held) and caller.path else None
+        arguments = (
+            call_arguments(self.sources, caller.path, site.line, site.column, site.callee)
+            if (passed or held) and caller.path
+            else None
+        )
         handing = self._handing_on(caller, held, held_as, arguments) if held else []
         if (passed or handing) and not native_targets:
             # The callee is not in the tree (a template from a library, a macro): the
             # functions passed to it are still reached, from the caller.
             yield from targets
-            yield from self._handed(tuple(function for _, function in passed) + tuple(symbol for symbol, _ in handing), where)
+            yield from self._handed(
+                tuple(function for _, function in passed) + tuple(symbol for symbol, _ in handing), where
+            )
             return
         for edge in targets:
             if id(edge) in native_targets and (passed or handing):
                 onward, onward_as = self._bound(edge.target.symbol, site, passed, handing, arguments)
                 if onward:
-                    edge = dataclasses.replace(edge, target=dataclasses.replace(edge.target, passed=onward, passed_as=onward_as, passed_at=where))
+                    edge = dataclasses.replace(
+                        edge,
+                        target=dataclasses.replace(edge.target, passed=onward, passed_as=onward_as, passed_at=where),
+                    )
             yield edge
 
     def _on_this(self, caller: Symbol, edge: CallEdge, this_class: str | None) -> CallEdge:
@@ -236,12 +311,24 @@ class NativeEdges:
         callable_parameters = self._callable_parameters(caller)
         if receiver and receiver in callable_parameters:
             chosen = _bound_to(receiver, held, held_as)
-            return list(fan_out([m for functor in _functors(chosen) for m in self._members(functor, member)], EdgeKind.FUNCTOR, None, where))
+            return list(
+                fan_out(
+                    [m for functor in _functors(chosen) for m in self._members(functor, member)],
+                    EdgeKind.FUNCTOR,
+                    None,
+                    where,
+                )
+            )
         if receiver or callee not in callable_parameters:
             return []
         chosen = _bound_to(callee, held, held_as)
         edges = list(fan_out([s for s in chosen if s.kind in _FUNCTION_KINDS], EdgeKind.FNPTR, None, where))
-        edges += fan_out([m for functor in _functors(chosen) for m in self._members(functor, "operator()")], EdgeKind.FUNCTOR, None, where)
+        edges += fan_out(
+            [m for functor in _functors(chosen) for m in self._members(functor, "operator()")],
+            EdgeKind.FUNCTOR,
+            None,
+            where,
+        )
         return edges
 
     def _stored(self, caller: Symbol, callee: str, where: tuple[str, int]) -> list[CallEdge] | None:
@@ -254,7 +341,10 @@ class NativeEdges:
         if found is None:
             return None
         edges = fan_out(found, EdgeKind.STORED, None, where)
-        return [dataclasses.replace(edge, resolution=Resolution.VALUE) if edge.resolution is Resolution.EXACT else edge for edge in edges]
+        return [
+            dataclasses.replace(edge, resolution=Resolution.VALUE) if edge.resolution is Resolution.EXACT else edge
+            for edge in edges
+        ]
 
     def _handing_on(
         self, caller: Symbol, held: tuple[Symbol, ...], held_as: tuple[str, ...], arguments: list[str] | None
@@ -268,13 +358,19 @@ class NativeEdges:
         handing: list[tuple[Symbol, int | None]] = []
         for symbol, parameter in zip(held, held_as or ("",) * len(held)):
             names = {parameter} if parameter else callable_parameters
-            index = next((i for i, argument in enumerate(arguments) if names.intersection(_IDENTIFIER.findall(argument))), None)
+            index = next(
+                (i for i, argument in enumerate(arguments) if names.intersection(_IDENTIFIER.findall(argument))), None
+            )
             if index is not None:
                 handing.append((symbol, index))
         return handing
 
     def _bound(
-        self, target: Symbol, site: CallSite, passed: list[tuple[str, Symbol]], handing: list[tuple[Symbol, int | None]],
+        self,
+        target: Symbol,
+        site: CallSite,
+        passed: list[tuple[str, Symbol]],
+        handing: list[tuple[Symbol, int | None]],
         arguments: list[str] | None,
     ) -> tuple[tuple[Symbol, ...], tuple[str, ...]]:
         """What the target of a call is handed, each with the parameter it is bound to: the
@@ -314,7 +410,9 @@ class NativeEdges:
     def _callable_parameters(self, symbol: Symbol) -> set[str]:
         """Parameters that may hold a callable: of a template parameter's type (`Fn fn`,
         `const F& f`) or a function wrapper's (`const std::function<void(int64_t, int64_t)>& f`)."""
-        wrapped = {name for name, written in _parameter_types(symbol.signature).items() if _FUNCTION_WRAPPER.search(written)}
+        wrapped = {
+            name for name, written in _parameter_types(symbol.signature).items() if _FUNCTION_WRAPPER.search(written)
+        }
         return self._generic_parameters(symbol) | wrapped if wrapped else self._generic_parameters(symbol)
 
     def _generic_parameters(self, symbol: Symbol) -> set[str]:
@@ -332,16 +430,25 @@ class NativeEdges:
         if argument.startswith(LAMBDA_MARK):
             scope = caller.qname.rpartition("::")[0]
             name = f"<lambda at line {argument.removeprefix(LAMBDA_MARK)}>"
-            return [s for s in self.store.symbols_with_qname(f"{scope}::{name}" if scope else name) if s.path == caller.path]
+            return [
+                s for s in self.store.symbols_with_qname(f"{scope}::{name}" if scope else name) if s.path == caller.path
+            ]
         if argument.endswith(FUNCTOR_MARK):
             classes = [s for s in self._named(caller, argument.removesuffix(FUNCTOR_MARK)) if s.kind in _FUNCTOR_KINDS]
-            return list({s.qname: s for s in sorted(classes, key=lambda s: (s.path or "", s.line or 0), reverse=True)}.values())
+            return list(
+                {s.qname: s for s in sorted(classes, key=lambda s: (s.path or "", s.line or 0), reverse=True)}.values()
+            )
         found = [s for s in self._named(caller, argument) if s.kind in _FUNCTION_KINDS]
         stubs = [s for s in found if s.kind is SymbolKind.DISPATCH_STUB]
         return [defining_stub(stubs)] if stubs else found
 
     def _callee(
-        self, caller: Symbol, callee: str, where: tuple[str, int], site: CallSite, this_class: str | None = None,
+        self,
+        caller: Symbol,
+        callee: str,
+        where: tuple[str, int],
+        site: CallSite,
+        this_class: str | None = None,
     ) -> Iterator[CallEdge]:
         # `at::add` and `at::_ops::add_Tensor::call` are generated: the operator, whatever the
         # tree defines; a fast path (`at::cuda::add`) only where the tree defines no such name
@@ -373,7 +480,9 @@ class NativeEdges:
             return
         if callee.isidentifier() and (declared := self._declared_class(caller, callee)) is not None:
             # `fn(std::move(inputs))` with `Node& fn`: the object's call operator
-            called, by_name = self._class_methods(caller, declared, "operator()") if declared not in _VALUE_CLASSES else ([], False)
+            called, by_name = (
+                self._class_methods(caller, declared, "operator()") if declared not in _VALUE_CLASSES else ([], False)
+            )
             if called:
                 for edge in fan_out(called, EdgeKind.METHOD, None, where):
                     yield dataclasses.replace(edge, resolution=Resolution.NAME) if by_name else edge
@@ -384,7 +493,9 @@ class NativeEdges:
             for qualified in enclosing_candidates(callee, caller.qname.rpartition("::")[0]):
                 operators = self._operator_api(qualified)
                 if operators:
-                    yield from fan_out(self._fitting_schemas(operators, caller, site, 0), EdgeKind.CALL, Layer.YAML, where)
+                    yield from fan_out(
+                        self._fitting_schemas(operators, caller, site, 0), EdgeKind.CALL, Layer.YAML, where
+                    )
                     return
         if not found and callee.endswith("::apply"):
             forwards = self._autograd_forward(caller, callee.removesuffix("::apply"))
@@ -396,7 +507,9 @@ class NativeEdges:
             # using-declaration in a header: the function of that name in a namespace of
             # the same last name, by name only.
             for edge in fan_out(self._same_namespace_tail(callee), EdgeKind.CALL, None, where):
-                yield dataclasses.replace(edge, resolution=Resolution.NAME if edge.resolution is Resolution.EXACT else edge.resolution)
+                yield dataclasses.replace(
+                    edge, resolution=Resolution.NAME if edge.resolution is Resolution.EXACT else edge.resolution
+                )
             return
         stubs = [s for s in found if s.kind is SymbolKind.DISPATCH_STUB]
         if stubs:
@@ -412,7 +525,11 @@ class NativeEdges:
             # overloads: the number of arguments may decide, then what they are, where the
             # source at the call is the call (not a macro's invocation)
             passed_values = call_arguments(self.sources, caller.path, site.line, site.column, site.callee)
-            count = len(passed_values) if passed_values is not None else argument_count(self.sources, caller.path, site.line, site.column)
+            count = (
+                len(passed_values)
+                if passed_values is not None
+                else argument_count(self.sources, caller.path, site.line, site.column)
+            )
             functions = fitting(functions, count)
             if len(functions) > 1 and passed_values:
                 functions = fitting_kinds(functions, self._argument_kinds(caller, site, passed_values))
@@ -442,7 +559,9 @@ class NativeEdges:
         """`to_ir(def, resolver, self, method)`, a class's name called: the object made runs the
         class's constructors (a tensor's are not followed, as its accessors are not)."""
         return [
-            constructor for cls in found if cls.kind in _FUNCTOR_KINDS and cls.name not in _VALUE_CLASSES
+            constructor
+            for cls in found
+            if cls.kind in _FUNCTOR_KINDS and cls.name not in _VALUE_CLASSES
             for constructor in self._members(cls, cls.name)
         ]
 
@@ -453,7 +572,11 @@ class NativeEdges:
         found: list[Symbol] = []
         for method in methods:
             cls = method.qname.rpartition("::")[0]
-            if method.kind is not SymbolKind.METHOD or not (owner == cls or owner.startswith(cls + "::")) or not _may_be_virtual(method):
+            if (
+                method.kind is not SymbolKind.METHOD
+                or not (owner == cls or owner.startswith(cls + "::"))
+                or not _may_be_virtual(method)
+            ):
                 continue
             key = (method.qname, method.path, method.line)
             if key not in self._overrides_of:
@@ -497,13 +620,19 @@ class NativeEdges:
             return self._method_along(caller, parts, name)
         own = _OWN_FIELD.match(receiver)
         if own is not None and caller.kind is SymbolKind.METHOD and len(parts) == 2:
-            found = self._method_of_field(caller, caller.qname.rpartition("::")[0], own.group(1), name, subscripted=bool(own.group(2)))
+            found = self._method_of_field(
+                caller, caller.qname.rpartition("::")[0], own.group(1), name, subscripted=bool(own.group(2))
+            )
             if found[0]:
                 return found
             # `for (auto& da : device_allocator) da->emptyCache();`: an element of a member container
-            container = _range_elements(self.sources.of_definition(caller)).get(receiver) if caller.path is not None else None
+            container = (
+                _range_elements(self.sources.of_definition(caller)).get(receiver) if caller.path is not None else None
+            )
             if container is not None:
-                return self._method_of_field(caller, caller.qname.rpartition("::")[0], container, name, subscripted=True)
+                return self._method_of_field(
+                    caller, caller.qname.rpartition("::")[0], container, name, subscripted=True
+                )
         return [], False
 
     def _method_along(self, caller: Symbol, parts: list[str], name: str) -> tuple[list[Symbol], bool]:
@@ -559,13 +688,20 @@ class NativeEdges:
     def _class_fields(self, owner: Symbol, written: str, field: str) -> list[Symbol]:
         scope = owner.qname.rpartition("::")[0]
         classes = registered_functions(self.store, f"{scope}::{written}" if scope else written, owner.path, CLASS_KINDS)
-        return [s for cls in classes[:1] for s in self.store.symbols_with_qname(f"{cls.qname}::{field}") if s.kind is SymbolKind.FIELD]
+        return [
+            s
+            for cls in classes[:1]
+            for s in self.store.symbols_with_qname(f"{cls.qname}::{field}")
+            if s.kind is SymbolKind.FIELD
+        ]
 
     def _operator_handle(self, caller: Symbol, name: str) -> list[Symbol]:
         """The operator a local handle of the dispatcher's is for: the schema name and overload
         its initialiser looks up (`findSchemaOrThrow("c10d::allreduce_", "")`)."""
         text = self.sources.of_definition(caller)
-        found = re.search(rf"\b{re.escape(name)}\s*=[^;]*?\bfindSchema(?:OrThrow)?\s*\(\s*\"([\w:]+)\"\s*,\s*\"(\w*)\"", text)
+        found = re.search(
+            rf"\b{re.escape(name)}\s*=[^;]*?\bfindSchema(?:OrThrow)?\s*\(\s*\"([\w:]+)\"\s*,\s*\"(\w*)\"", text
+        )
         if found is None:
             return []
         qname = f"{found.group(1)}.{found.group(2)}" if found.group(2) else found.group(1)
@@ -608,7 +744,9 @@ class NativeEdges:
                 return found, by_name or guessed
         return [], False
 
-    def _method_of_field(self, caller: Symbol, declared: str, field: str, name: str, subscripted: bool = False) -> tuple[list[Symbol], bool]:
+    def _method_of_field(
+        self, caller: Symbol, declared: str, field: str, name: str, subscripted: bool = False
+    ) -> tuple[list[Symbol], bool]:
         """A method called on a data member of a class (`self->cuda_event.record()` with
         `THCPEvent* self`): the member's declared class (an element's, subscripted), its method."""
         for member in (s for s in self._named(caller, f"{declared}::{field}") if s.kind is SymbolKind.FIELD):
@@ -632,7 +770,9 @@ class NativeEdges:
         scope = owner.qname.rpartition("::")[0]
         classes = registered_functions(self.store, f"{scope}::{written}" if scope else written, owner.path, CLASS_KINDS)
         by_name = not classes
-        if by_name:  # `at::cuda::CUDAStream`, which a header's using-declaration makes c10::cuda's: the one class of that name
+        if (
+            by_name
+        ):  # `at::cuda::CUDAStream`, which a header's using-declaration makes c10::cuda's: the one class of that name
             last = written.rpartition("::")[2]
             named = [s for s in self.store.symbols_named(last.lower()) if s.name == last and s.kind in CLASS_KINDS]
             if len({s.qname for s in named}) > 1 and "::" in written:  # the one in a namespace of the same last name
@@ -710,8 +850,10 @@ class NativeEdges:
         if symbol.kind is not SymbolKind.METHOD or not owner or symbol.line is None:
             return False
         return any(
-            s.kind in (SymbolKind.STRUCT, SymbolKind.CLASS) and s.path == symbol.path
-            and (s.line or 0) <= symbol.line <= (s.end_line or 0) and specialisation_arguments(s) is not None
+            s.kind in (SymbolKind.STRUCT, SymbolKind.CLASS)
+            and s.path == symbol.path
+            and (s.line or 0) <= symbol.line <= (s.end_line or 0)
+            and specialisation_arguments(s) is not None
             for s in self.store.symbols_with_qname(owner)
         )
 
@@ -732,7 +874,8 @@ class NativeEdges:
             tail = "::" + "::".join(written.split("::")[-2:])
             name = written.rpartition("::")[2]
             found = self._tails[written] = [
-                s for s in self.store.symbols_named(name.lower())
+                s
+                for s in self.store.symbols_named(name.lower())
                 if s.name == name and s.kind in _FUNCTION_KINDS and s.qname.endswith(tail) and s.qname != written
             ]
         return found
@@ -740,7 +883,9 @@ class NativeEdges:
     def _parameters(self, caller: Symbol) -> set[str]:
         found = self._parameter_names.get(caller.signature)
         if found is None:
-            found = self._parameter_names[caller.signature] = set(_IDENTIFIER.findall(caller.signature.partition("(")[2]))
+            found = self._parameter_names[caller.signature] = set(
+                _IDENTIFIER.findall(caller.signature.partition("(")[2])
+            )
         return found
 
     def _operator_api(self, callee: str) -> list[Symbol]:
@@ -752,8 +897,11 @@ class NativeEdges:
                 qname = f"aten::{reading.base}.{reading.overload}" if reading.overload else f"aten::{reading.base}"
                 found = [s for s in self.store.symbols_with_qname(qname) if s.kind is SymbolKind.OPERATOR]
             else:
-                found = [s for s in self.store.operators_named(reading.base)
-                         if s.qname.startswith("aten::") and is_out_overload(s) == reading.out]
+                found = [
+                    s
+                    for s in self.store.operators_named(reading.base)
+                    if s.qname.startswith("aten::") and is_out_overload(s) == reading.out
+                ]
             if found:
                 return found
         return []
@@ -795,7 +943,7 @@ class NativeEdges:
         if found is None:
             above = ""
             if caller.path is not None and caller.line is not None:
-                lines = self.sources.of_file(caller.path)[max(0, caller.line - 4):caller.line - 1]
+                lines = self.sources.of_file(caller.path)[max(0, caller.line - 4) : caller.line - 1]
                 above = " ".join(lines)
                 at = above.rfind("template")
                 above = above[at:] + " " if at >= 0 else ""
@@ -810,7 +958,7 @@ class NativeEdges:
             if binding.name == "*":
                 found = self.store.symbols_with_qname(f"{binding.target}::{written}")
             elif binding.name == head:
-                found = self.store.symbols_with_qname(binding.target + written[len(head):])
+                found = self.store.symbols_with_qname(binding.target + written[len(head) :])
             else:
                 continue
             if found:
@@ -882,7 +1030,9 @@ def _fast_path(callee: str) -> bool:
 # chain a reader follows under boilerplate.
 _VALUE_CLASSES = frozenset({"Tensor", "TensorBase"})
 # `const c10::intrusive_ptr<::c10d::ProcessGroup>& self`: a type, then the parameter's name
-_SMART_POINTERS = re.compile(r"^(?:(?:c10|std)::)?(?:intrusive_ptr|shared_ptr|unique_ptr|weak_intrusive_ptr)\s*<\s*(.+?)\s*>$")
+_SMART_POINTERS = re.compile(
+    r"^(?:(?:c10|std)::)?(?:intrusive_ptr|shared_ptr|unique_ptr|weak_intrusive_ptr)\s*<\s*(.+?)\s*>$"
+)
 
 
 # What a typed operator handle is called with to run its operator through the dispatcher
@@ -895,10 +1045,14 @@ def _may_be_virtual(method: Symbol) -> bool:
     which the index does not keep, would say."""
     signature = method.signature or ""
     return _VIRTUAL.search(signature) is not None or f"::{method.name}(" in signature.replace(" ", "")
+
+
 _OPERATOR_HANDLE_CALLS = frozenset(("call", "redispatch", "callBoxed", "redispatchBoxed"))
 # A receiver that is a call: `get()`, `c10::cuda::CUDACachingAllocator::get()`, `registry(key)`
 _CALL_RECEIVER = re.compile(r"^((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*\(.*\)$")
-_SPECIFIERS = re.compile(r"\b(?:static|inline|virtual|constexpr|explicit|extern|friend|const|volatile|typename|C10_\w+|TORCH_\w+)\b")
+_SPECIFIERS = re.compile(
+    r"\b(?:static|inline|virtual|constexpr|explicit|extern|friend|const|volatile|typename|C10_\w+|TORCH_\w+)\b"
+)
 
 
 def local_declaration(text: str, name: str) -> tuple[str | None, str | None]:
@@ -946,10 +1100,14 @@ _TYPE = r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*"
 _RETURNED_NAME = re.compile(r"\breturn\s+([A-Za-z_]\w*)\s*;")
 _CAST_LOCAL = re.compile(
     rf"\bauto\s*[*&]*\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?:\(\s*(?P<c>{_TYPE})\s*\*\s*\)"
-    rf"|(?:static|reinterpret|dynamic)_cast\s*<\s*(?:const\s+)?(?P<s>{_TYPE})\s*[*&]?\s*>)")
-_CALLED_LOCAL = re.compile(rf"\bauto\s*[*&]*\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<call>(?:::)?[A-Za-z_][\w:]*\s*\([^;]*\))\s*;")
+    rf"|(?:static|reinterpret|dynamic)_cast\s*<\s*(?:const\s+)?(?P<s>{_TYPE})\s*[*&]?\s*>)"
+)
+_CALLED_LOCAL = re.compile(
+    r"\bauto\s*[*&]*\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<call>(?:::)?[A-Za-z_][\w:]*\s*\([^;]*\))\s*;"
+)
 _TYPED_LOCAL = re.compile(
-    rf"(?:^|[;{{}}(]|\n)\s*(?:const\s+)?(?P<type>{_TYPE}(?:\s*<[^;(){{}}]*>)?)\s*[*&]*\s*\b(?P<name>[A-Za-z_]\w*)\s*(?:[=({{;]|:(?!:))")
+    rf"(?:^|[;{{}}(]|\n)\s*(?:const\s+)?(?P<type>{_TYPE}(?:\s*<[^;(){{}}]*>)?)\s*[*&]*\s*\b(?P<name>[A-Za-z_]\w*)\s*(?:[=({{;]|:(?!:))"
+)
 _RANGE_FOR = re.compile(r"\bfor\s*\(\s*(?:const\s+)?auto\s*[&*]*\s*([A-Za-z_]\w*)\s*:\s*([A-Za-z_]\w*)\s*\)")
 _DEREFERENCED_LOCAL = re.compile(r"\bauto\s*&\s*([A-Za-z_]\w*)\s*=\s*\*\s*([A-Za-z_]\w*)\s*;")
 _NOT_TYPES = frozenset(("return", "auto", "else", "new", "delete", "case", "goto", "throw"))
@@ -958,7 +1116,9 @@ _NOT_TYPES = frozenset(("return", "auto", "else", "new", "delete", "case", "goto
 # A data member of the caller's own class as a receiver: `device_allocator[device]`, `impl_`
 _OWN_FIELD = re.compile(r"^([A-Za-z_]\w*)\s*(\[.*\])?$")
 # Containers whose element a subscript gives
-_CONTAINERS = re.compile(r"^(?:(?:std|c10|at)::)?(?:vector|array|deque|SmallVector|ArrayRef)\s*<\s*(.+?)\s*(?:,[^<>]*)?>$")
+_CONTAINERS = re.compile(
+    r"^(?:(?:std|c10|at)::)?(?:vector|array|deque|SmallVector|ArrayRef)\s*<\s*(.+?)\s*(?:,[^<>]*)?>$"
+)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -969,7 +1129,9 @@ def returned_class(signature: str, name: str, opening: str = "(", element: bool 
     empty, the class of a data member (`at::cuda::CUDAEvent cuda_event;`)."""
     marker = re.compile(rf"\b{re.escape(name)}\b\s*{re.escape(opening)}")
     head = marker.split(signature, maxsplit=1)[0] if marker.search(signature) else ""
-    head = _OWNER_QUALIFIER.sub("", head)  # `Engine& PythonEngine::get_python_engine()`: the class written before the name
+    head = _OWNER_QUALIFIER.sub(
+        "", head
+    )  # `Engine& PythonEngine::get_python_engine()`: the class written before the name
     written = _SPECIFIERS.sub(" ", head)
     written = collapse(written.replace("&", " ").replace("*", " ")).strip()
     contained = _CONTAINERS.match(written) if element else None
@@ -984,7 +1146,9 @@ def returned_class(signature: str, name: str, opening: str = "(", element: bool 
 
 
 _OWNER_QUALIFIER = re.compile(r"(?:[A-Za-z_]\w*(?:<[^<>]*>)?::)+\s*$")
-_NOT_CLASSES = frozenset(("auto", "void", "int", "bool", "float", "double", "char", "size_t", "int64_t", "int32_t", "uint64_t"))
+_NOT_CLASSES = frozenset(
+    ("auto", "void", "int", "bool", "float", "double", "char", "size_t", "int64_t", "int32_t", "uint64_t")
+)
 
 
 def parameter_type(signature: str, name: str) -> str | None:
@@ -1004,7 +1168,9 @@ def parameter_type(signature: str, name: str) -> str | None:
     return written
 
 
-_PARAMETER = re.compile(r"^\s*(?:const\s+)?((?:::)?[A-Za-z_][\w:]*(?:\s*<.*>)?)\s*(?:const\s*)?[&*]*\s*([A-Za-z_]\w*)\s*(?:=.*)?$", re.S)
+_PARAMETER = re.compile(
+    r"^\s*(?:const\s+)?((?:::)?[A-Za-z_][\w:]*(?:\s*<.*>)?)\s*(?:const\s*)?[&*]*\s*([A-Za-z_]\w*)\s*(?:=.*)?$", re.S
+)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -20,7 +20,7 @@ from explorer.model import LAMBDA_MARK, CallEdge, CallNode, CallSite, EdgeKind, 
 from explorer.query.bindings import binding_symbol
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import resolve
-from explorer.query.nodes import definition_lines, defining_stub, layer_of
+from explorer.query.nodes import defining_stub, definition_lines, layer_of
 from explorer.query.notes import UnreadableDefinition
 from explorer.query.patterns import MAX_QUERY_LENGTH
 from explorer.query.search import PERIPHERAL_PATH
@@ -49,7 +49,9 @@ class NeighbourReport:
     unreadable: tuple[UnreadableDefinition, ...] = ()  # definitions whose locals libcst could not read
 
 
-def neighbours(store: IndexReader, root: str, query: str, direction: str, depth: int = 1, tests: bool = False) -> NeighbourReport:
+def neighbours(
+    store: IndexReader, root: str, query: str, direction: str, depth: int = 1, tests: bool = False
+) -> NeighbourReport:
     if depth < 1:
         raise UsageError("--depth must be at least 1")
     symbols = resolve(store, query).symbols
@@ -71,10 +73,14 @@ def neighbours(store: IndexReader, root: str, query: str, direction: str, depth:
                 break
             # callees: each call the node makes (a sub-module called twice is listed twice);
             # callers: each definition that calls it. Either way a definition is followed once.
-            steps = reverse.of(node) if reverse is not None else ((edge.target, edge) for edge in graph.edges_by_site(node))
+            steps = (
+                reverse.of(node) if reverse is not None else ((edge.target, edge) for edge in graph.edges_by_site(node))
+            )
             listed: set[tuple[object, ...]] = set()
             for other, edge in steps:
-                if _identity(other) in seen and (reverse is not None or (_identity(other), edge.site) in listed or level > 1):
+                if _identity(other) in seen and (
+                    reverse is not None or (_identity(other), edge.site) in listed or level > 1
+                ):
                     continue
                 listed.add((_identity(other), edge.site))
                 found.append(Neighbour(level, other, edge, node))
@@ -160,11 +166,15 @@ class _Callers:
             yield from (CallNode(s, Layer.YAML) for s in self.store.symbols_with_qname(entry.operator))
         for registration in self.store.symbols_targeting(symbol.qname):
             if registration.kind is SymbolKind.PYBIND:
-                yield from (CallNode(named, Layer.BINDING) for named in self.graph.python.extensions.python_names(registration))
+                yield from (
+                    CallNode(named, Layer.BINDING) for named in self.graph.python.extensions.python_names(registration)
+                )
             if registration.kind is SymbolKind.METHOD_TABLE:
                 yield CallNode(registration, Layer.BINDING)
             if registration.kind is SymbolKind.DISPATCH_REGISTRATION:
-                stubs = [s for s in self.store.symbols_with_qname(registration.qname) if s.kind is SymbolKind.DISPATCH_STUB]
+                stubs = [
+                    s for s in self.store.symbols_with_qname(registration.qname) if s.kind is SymbolKind.DISPATCH_STUB
+                ]
                 if stubs:
                     stub = defining_stub(stubs)
                     yield CallNode(stub, layer_of(stub))
@@ -204,8 +214,16 @@ class _Callers:
         ordered = sorted(callers.items(), key=lambda item: (bool(PERIPHERAL_PATH.search(item[0][0])), item[0]))
         for (path, caller), sites in ordered[:_MAX_CANDIDATE_CALLERS]:
             for definition in self._definitions_at(path, caller, sites):
-                inside = [s for s in sites if (definition.line or 0) <= s.line <= (definition.end_line or definition.line or 0)]
-                node_of = self.graph.node(definition) if definition.kind is not SymbolKind.CLASS else CallNode(definition, layer_of(definition))
+                inside = [
+                    s
+                    for s in sites
+                    if (definition.line or 0) <= s.line <= (definition.end_line or definition.line or 0)
+                ]
+                node_of = (
+                    self.graph.node(definition)
+                    if definition.kind is not SymbolKind.CLASS
+                    else CallNode(definition, layer_of(definition))
+                )
                 yield node_of, inside
 
     def _handing_the_lambda(self, path: str, line: int) -> Iterator[tuple[CallNode, list[CallSite]]]:
@@ -217,7 +235,11 @@ class _Callers:
             if not handing:
                 continue
             for definition in self._definitions_at(path, caller, handing):
-                inside = [s for s in handing if (definition.line or 0) <= s.line <= (definition.end_line or definition.line or 0)]
+                inside = [
+                    s
+                    for s in handing
+                    if (definition.line or 0) <= s.line <= (definition.end_line or definition.line or 0)
+                ]
                 yield self.graph.node(definition), inside
 
     def _passing_variables(self, function: Symbol) -> Iterator[CallNode]:
@@ -231,8 +253,10 @@ class _Callers:
     def _definitions_at(self, path: str, qname: str, sites: list[CallSite]) -> list[Symbol]:
         """The definitions named `qname` in `path` that hold some of the sites."""
         return [
-            symbol for symbol in self.store.symbols_with_qname(qname)
-            if symbol.path == path and symbol.kind is not SymbolKind.MODULE
+            symbol
+            for symbol in self.store.symbols_with_qname(qname)
+            if symbol.path == path
+            and symbol.kind is not SymbolKind.MODULE
             and any((symbol.line or 0) <= s.line <= (symbol.end_line or symbol.line or 0) for s in sites)
         ]
 
@@ -250,7 +274,8 @@ class _Callers:
                     yield candidate, None
                     continue
                 sites = [
-                    site for site in self.store.calls_in(member.qname, member.path or "", definition_lines(member))
+                    site
+                    for site in self.store.calls_in(member.qname, member.path or "", definition_lines(member))
                     if site.callee in (f"self.{name}", f"cls.{name}", f"super().{name}")
                     or ("." not in site.callee and site.qualified == site.callee and site.callee not in _BUILTINS)
                 ]

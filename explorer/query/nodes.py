@@ -35,7 +35,11 @@ _MAX_SPECIALISATIONS = 64
 
 
 def fan_out(
-    symbols: list[Symbol], kind: EdgeKind, layer: Layer | None, site: tuple[str, int] | None, dispatch_key: str | None = None,
+    symbols: list[Symbol],
+    kind: EdgeKind,
+    layer: Layer | None,
+    site: tuple[str, int] | None,
+    dispatch_key: str | None = None,
 ) -> Iterator[CallEdge]:
     """One edge per definition; several definitions make each edge ambiguous, naming them all
     (past a dozen, or past 64 explicit specialisations of one template, the first are followed
@@ -50,9 +54,9 @@ def fan_out(
         candidates = ()
     resolution = Resolution.AMBIGUOUS if candidates else Resolution.EXACT
     for symbol in ordered:
-        yield CallEdge(CallNode(symbol, layer or layer_of(symbol)), kind, resolution, candidates, site, dispatch_key=dispatch_key)
-
-
+        yield CallEdge(
+            CallNode(symbol, layer or layer_of(symbol)), kind, resolution, candidates, site, dispatch_key=dispatch_key
+        )
 
 
 def _specialisations_of_one_template(symbols: list[Symbol]) -> bool:
@@ -90,7 +94,11 @@ def vendor_function(store, written: str) -> Symbol | None:
     if library is None:
         return None
     known = [s for s in store.symbols_with_qname(name) if s.kind is SymbolKind.EXTERNAL]
-    return known[0] if known else Symbol(name, name, SymbolKind.EXTERNAL, Language.VENDOR, None, None, None, f"{library} API")
+    return (
+        known[0]
+        if known
+        else Symbol(name, name, SymbolKind.EXTERNAL, Language.VENDOR, None, None, None, f"{library} API")
+    )
 
 
 def dispatch_kernels(store, entry: DispatchEntry) -> list[Symbol]:
@@ -101,7 +109,9 @@ def dispatch_kernels(store, entry: DispatchEntry) -> list[Symbol]:
     return registered_functions(store, entry.kernel, entry.path)
 
 
-def registered_functions(store, written: str, path: str | None, kinds: frozenset[SymbolKind] | None = None) -> list[Symbol]:
+def registered_functions(
+    store, written: str, path: str | None, kinds: frozenset[SymbolKind] | None = None
+) -> list[Symbol]:
     """The C++ function a registration names, stored with the namespaces around it in front
     of what was written (`at::functorch::native::conv2d_symint` for `native::conv2d_symint`
     written in at::functorch), looked up as C++ looks up a name: in the innermost namespace,
@@ -113,15 +123,17 @@ def registered_functions(store, written: str, path: str | None, kinds: frozenset
     parts = written.split("::")
     name_at = len(parts) - 1
     tried: set[str] = set()
-    for dropped in range(0, name_at + 1):
+    for dropped in range(name_at + 1):
         for end in range(name_at - dropped, -1, -1):
-            candidate = "::".join(parts[:end] + parts[end + dropped:])
+            candidate = "::".join(parts[:end] + parts[end + dropped :])
             if candidate in tried:
                 continue
             tried.add(candidate)
             # production code never registers a test's function (`add` of a test extension,
             # for ::c10d::Store::add with every qualifier dropped)
-            found = [s for s in store.symbols_with_qname(candidate) if s.kind in kinds and not hidden_as_test(path, s.path)]
+            found = [
+                s for s in store.symbols_with_qname(candidate) if s.kind in kinds and not hidden_as_test(path, s.path)
+            ]
             if found:
                 return (visible_from(path, found) or found) if path else found
     return _through_usings(store, parts, path, kinds) if path else []
@@ -134,7 +146,7 @@ def _through_usings(store, parts: list[str], path: str, kinds: frozenset[SymbolK
     usings = [b for b in store.import_bindings(path) if b.name != "#include"]
     candidates = []
     for index, part in enumerate(parts[:-1] if len(parts) > 1 else parts):
-        candidates += ["::".join([b.target, *parts[index + 1:]]) for b in usings if b.name == part]
+        candidates += ["::".join([b.target, *parts[index + 1 :]]) for b in usings if b.name == part]
     for directive in (b.target for b in usings if b.name == "*"):
         candidates += ["::".join([directive, *parts[start:]]) for start in range(len(parts))]
     for candidate in candidates:

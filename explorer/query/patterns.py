@@ -96,7 +96,9 @@ def target_pattern(store: IndexReader, written: str) -> TargetPattern:
     try:
         return TargetPattern(written, TargetKind.REGEX, _compile(written))
     except re2.error as error:
-        reason = error.args[0].decode("utf-8", "replace") if error.args and isinstance(error.args[0], bytes) else str(error)
+        reason = (
+            error.args[0].decode("utf-8", "replace") if error.args and isinstance(error.args[0], bytes) else str(error)
+        )
         if _LOOKAROUND_OR_BACKREFERENCE.search(written):
             reason += " (--to runs RE2, which has no lookaround or backreferences: it matches in linear time)"
         raise UsageError(f"--to {written!r} is not a regular expression: {reason}") from None
@@ -108,4 +110,3 @@ def _compile(pattern: str) -> re2._Regexp:
     options = re2.Options()
     options.log_errors = False  # RE2 would print its own message on stderr
     return re2.compile(pattern, options)
-

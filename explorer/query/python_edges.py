@@ -29,18 +29,41 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.index.reader import IndexReader
-from explorer.model import CallEdge, CallKind, CallNode, CallShape, CallSite, EdgeKind, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import (
+    CallEdge,
+    CallKind,
+    CallNode,
+    CallShape,
+    CallSite,
+    EdgeKind,
+    Layer,
+    Resolution,
+    Symbol,
+    SymbolKind,
+)
 from explorer.parsers.common import expand, module_name
 from explorer.query.arity import fits_schema, python_call_shape
 from explorer.query.bindings import (
-    TORCH_MODULE_CLASSES, binding_operators, binding_symbol, bound_stub, inherited_bindings, is_method_binding, operators_for,
+    TORCH_MODULE_CLASSES,
+    binding_operators,
+    binding_symbol,
+    bound_stub,
+    inherited_bindings,
+    is_method_binding,
+    operators_for,
     stub_method,
 )
 from explorer.query.cpp_classes import CLASS_KINDS, inherited_members, overrides
-from explorer.query.lookup import PythonPaths
 from explorer.query.extensions import ExtensionModules, registered_operators
+from explorer.query.lookup import PythonPaths
 from explorer.query.nodes import (
-    REGISTRABLE_KINDS, definition_lines, fan_out, layer_of, registered_functions, undefined_function, vendor_function,
+    REGISTRABLE_KINDS,
+    definition_lines,
+    fan_out,
+    layer_of,
+    registered_functions,
+    undefined_function,
+    vendor_function,
 )
 from explorer.query.notes import UnreadableDefinition, UnreadableDefinitions
 from explorer.query.sources import SourceLines
@@ -57,11 +80,31 @@ _MAX_MRO = 32
 # operators of their own, and torch/_tensor.py defines the rest in Python (`__rsub__`,
 # `__pow__`, `__neg__ = _C.TensorBase.neg`): the value-flow solver reads those there.
 _TENSOR_BASE_OPERATORS = {
-    "__add__": "add", "__radd__": "add", "__iadd__": "add_", "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul_",
-    "__sub__": "sub", "__isub__": "sub_", "__div__": "div", "__truediv__": "div", "__floordiv__": "floor_divide",
-    "__idiv__": "div_", "__ifloordiv__": "floor_divide_", "__mod__": "remainder", "__imod__": "remainder_",
-    "__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
-    "__rand__": "bitwise_and", "__ror__": "bitwise_or", "__rxor__": "bitwise_xor", "__matmul__": "matmul",
+    "__add__": "add",
+    "__radd__": "add",
+    "__iadd__": "add_",
+    "__mul__": "mul",
+    "__rmul__": "mul",
+    "__imul__": "mul_",
+    "__sub__": "sub",
+    "__isub__": "sub_",
+    "__div__": "div",
+    "__truediv__": "div",
+    "__floordiv__": "floor_divide",
+    "__idiv__": "div_",
+    "__ifloordiv__": "floor_divide_",
+    "__mod__": "remainder",
+    "__imod__": "remainder_",
+    "__eq__": "eq",
+    "__ne__": "ne",
+    "__lt__": "lt",
+    "__le__": "le",
+    "__gt__": "gt",
+    "__ge__": "ge",
+    "__rand__": "bitwise_and",
+    "__ror__": "bitwise_or",
+    "__rxor__": "bitwise_xor",
+    "__matmul__": "matmul",
     "__invert__": "bitwise_not",
 }
 _TENSOR_BASES = ("torch._C.TensorBase", "torch._C._TensorBase")
@@ -123,9 +166,13 @@ class PythonEdges:
                 target = edge.target
                 if target.symbol.kind is SymbolKind.METHOD:  # `__call__ = _wrapped_call_impl`: same instance
                     target = CallNode(target.symbol, target.layer, node.self_class)
-                elif target.layer is Layer.BINDING and node.shape is not None:  # `gelu = _add_docstr(torch._C._nn.gelu)`
+                elif (
+                    target.layer is Layer.BINDING and node.shape is not None
+                ):  # `gelu = _add_docstr(torch._C._nn.gelu)`
                     target = dataclasses.replace(target, shape=node.shape)
-                yield CallEdge(target, EdgeKind.ALIAS, edge.resolution, edge.candidates, (symbol.path or "", symbol.line or 0))
+                yield CallEdge(
+                    target, EdgeKind.ALIAS, edge.resolution, edge.candidates, (symbol.path or "", symbol.line or 0)
+                )
         elif symbol.kind is SymbolKind.VARIABLE:
             yield from self._passed_functions(symbol)
         elif symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and symbol.path is not None:
@@ -149,7 +196,9 @@ class PythonEdges:
                     if found.target.layer is Layer.BINDING or found.target.symbol.kind is SymbolKind.ALIAS:
                         if not shape:
                             path = node.symbol.path
-                            shape.append(python_call_shape(self.sources, path, site.line, site.column) if path else None)
+                            shape.append(
+                                python_call_shape(self.sources, path, site.line, site.column) if path else None
+                            )
                         found = dataclasses.replace(found, target=dataclasses.replace(found.target, shape=shape[0]))
                     yield found
                 elif found.name not in followed:
@@ -157,10 +206,13 @@ class PythonEdges:
                     values = [value for value in found.values if not value.endswith("()") and value not in followed]
                     # a stack: the first value's targets come first, as written
                     pending += [
-                        current._replace(callee=value, qualified=self._expand(node.symbol, value)) for value in reversed(values)
+                        current._replace(callee=value, qualified=self._expand(node.symbol, value))
+                        for value in reversed(values)
                     ]
 
-    def _site_targets(self, node: CallNode, site: CallSite, through_locals: bool = True) -> Iterator[CallEdge | _ThroughLocal]:
+    def _site_targets(
+        self, node: CallNode, site: CallSite, through_locals: bool = True
+    ) -> Iterator[CallEdge | _ThroughLocal]:
         """The edges of one call site by the rules that do not look through locals; a call of
         a local name is handed back to call_targets as the values the local may hold. Without
         `through_locals` (the value-flow solver has followed them already), locals are not
@@ -178,7 +230,13 @@ class PythonEdges:
             if own_class is not None and "." not in name:
                 context = node.self_class or own_class
                 yield from self._member_edges(context, name, where, context, after=own_class)
-        elif through_locals and rest and "." not in rest and site.qualified == written and (made_from := self._instances(symbol, head)):
+        elif (
+            through_locals
+            and rest
+            and "." not in rest
+            and site.qualified == written
+            and (made_from := self._instances(symbol, head))
+        ):
             # `a = A(); a.m()`: a method of the class the local was made from
             for class_qname in made_from:
                 yield from self._member_edges(class_qname, rest, where, class_qname)
@@ -193,7 +251,9 @@ class PythonEdges:
             if not found and rest and site.qualified == written and self.tensor_methods:
                 found = list(self._tensor_method(written.rsplit(".", 1)[-1], receiver_known=False))
             for edge in found:
-                yield CallEdge(edge.target, edge.kind, edge.resolution, edge.candidates, where, dispatch_key=edge.dispatch_key)
+                yield CallEdge(
+                    edge.target, edge.kind, edge.resolution, edge.candidates, where, dispatch_key=edge.dispatch_key
+                )
 
     # -- rules -----------------------------------------------------------------------------
 
@@ -208,7 +268,9 @@ class PythonEdges:
             # `torch._C.TensorBase.__add__` as a stub declares it: the method table's binding of add
             operators = operators_for(self.store, _TENSOR_BASE_OPERATORS[name], variant="method")
         operators = self._fitted(operators, node.shape, is_method_binding(symbol.qname))
-        yield from fan_out(operators, EdgeKind.BINDING, Layer.YAML, (symbol.path or "", symbol.line or 0) if symbol.path else None)
+        yield from fan_out(
+            operators, EdgeKind.BINDING, Layer.YAML, (symbol.path or "", symbol.line or 0) if symbol.path else None
+        )
 
     @staticmethod
     def _fitted(operators: list[Symbol], shape: CallShape | None, method: bool) -> list[Symbol]:
@@ -243,7 +305,9 @@ class PythonEdges:
         modules = [d for d in definitions if d.lang == "python" and not (d.path or "").endswith((".pyi", ".pyi.in"))]
         if modules and len(modules) < len(definitions):
             definitions = [d for d in definitions if d.lang != "python" or d in modules]
-        bodies = [d for d in definitions if not any(_OVERLOAD_DECORATOR.match(text) for _, text in self.sources.decorators(d))]
+        bodies = [
+            d for d in definitions if not any(_OVERLOAD_DECORATOR.match(text) for _, text in self.sources.decorators(d))
+        ]
         return bodies or definitions
 
     def _instance_call(self, class_qname: str) -> Iterator[CallEdge]:
@@ -254,7 +318,9 @@ class PythonEdges:
         for name in names:
             found = list(self._member_edges(class_qname, name, None, class_qname))
             if found:
-                yield from (CallEdge(edge.target, EdgeKind.METHOD, edge.resolution, edge.candidates, None) for edge in found)
+                yield from (
+                    CallEdge(edge.target, EdgeKind.METHOD, edge.resolution, edge.candidates, None) for edge in found
+                )
                 return
         for name in ("__new__", "__init__"):
             for edge in self._member_edges(class_qname, name, None, class_qname):
@@ -287,7 +353,7 @@ class PythonEdges:
     ) -> Iterator[CallEdge]:
         mro = self.mro(class_qname)
         if after is not None and after in mro:
-            mro = mro[mro.index(after) + 1:]
+            mro = mro[mro.index(after) + 1 :]
         for owner in mro:
             found = [s for s in self.store.symbols_with_qname(f"{owner}.{name}") if s.kind in _MEMBER_KINDS]
             bound = [s for s in found if s.kind in _BINDING_KINDS]
@@ -300,7 +366,10 @@ class PythonEdges:
                 for edge in fan_out(self.implementations(found), EdgeKind.METHOD, Layer.PYTHON, site):
                     yield CallEdge(
                         CallNode(edge.target.symbol, layer_of(edge.target.symbol), context),
-                        edge.kind, edge.resolution, edge.candidates, site,
+                        edge.kind,
+                        edge.resolution,
+                        edge.candidates,
+                        site,
                     )
                 return
 
@@ -356,13 +425,19 @@ class PythonEdges:
             if init:
                 yield from (CallEdge(edge.target, EdgeKind.CALL, edge.resolution, edge.candidates) for edge in init)
                 return
-        yield from fan_out(self.implementations([s for s in symbols if s.kind is not SymbolKind.MODULE]), EdgeKind.CALL, None, None)
+        yield from fan_out(
+            self.implementations([s for s in symbols if s.kind is not SymbolKind.MODULE]), EdgeKind.CALL, None, None
+        )
 
     def _bound_constructor(self, cls: Symbol) -> Iterator[CallEdge]:
         """Calling a class bound from C++ runs what its `py::init` (`__init__`) or `tp_new`
         (`__new__`) binds."""
         for name in ("__new__", "__init__"):
-            made = [s for s in self.store.symbols_with_qname(f"{cls.qname}.{name}") if s.kind in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE)]
+            made = [
+                s
+                for s in self.store.symbols_with_qname(f"{cls.qname}.{name}")
+                if s.kind in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE)
+            ]
             yield from fan_out(made, EdgeKind.CALL, Layer.BINDING, None)
 
     def _bound_function(self, node: CallNode) -> Iterator[CallEdge]:
@@ -409,7 +484,11 @@ class PythonEdges:
         if by_name:  # a member of a class of that name, defined in the class or out of it
             last = owner.rpartition("::")[2]
             tail = f"::{last}::{member}"
-            found = [s for s in self.store.symbols_named(member.lower()) if s.kind in _BOUND_KINDS and f"::{s.qname}".endswith(tail)]
+            found = [
+                s
+                for s in self.store.symbols_named(member.lower())
+                if s.kind in _BOUND_KINDS and f"::{s.qname}".endswith(tail)
+            ]
             if found:
                 return found, True
             classes = [s for s in self.store.symbols_named(last.lower()) if s.name == last and s.kind in CLASS_KINDS]
@@ -432,7 +511,8 @@ class PythonEdges:
             method = match.group(1)
             written = match.group(0)
             if registered_functions(self.store, written, binding.path) or (
-                    namespace and registered_functions(self.store, f"{namespace}::{written}", binding.path)):
+                namespace and registered_functions(self.store, f"{namespace}::{written}", binding.path)
+            ):
                 continue  # written by hand (THPVariable_getitem, THPVariable_size): the entry's own function
             operators = operators_for(self.store, method, variant="method")
             if operators:
@@ -447,13 +527,21 @@ class PythonEdges:
         THPVariable_size, not the one method overload of native_functions.yaml (size.Dimname)."""
         for owner in _TENSOR_BASES:
             for entry in self.store.symbols_with_qname(f"{owner}.{name}"):
-                if (entry.kind is SymbolKind.METHOD_TABLE and entry.target and not self._generated_operators(entry)
-                        and registered_functions(self.store, entry.target, entry.path, _BOUND_KINDS)):
+                if (
+                    entry.kind is SymbolKind.METHOD_TABLE
+                    and entry.target
+                    and not self._generated_operators(entry)
+                    and registered_functions(self.store, entry.target, entry.path, _BOUND_KINDS)
+                ):
                     return entry
         return None
 
     def _nested(self, symbol: Symbol, name: str) -> list[Symbol]:
-        return [s for s in self.store.symbols_with_qname(f"{symbol.qname}.{name}") if s.kind is SymbolKind.FUNCTION and s.path == symbol.path]
+        return [
+            s
+            for s in self.store.symbols_with_qname(f"{symbol.qname}.{name}")
+            if s.kind is SymbolKind.FUNCTION and s.path == symbol.path
+        ]
 
     def _tensor_method(self, name: str, receiver_known: bool, shape: CallShape | None = None) -> Iterator[CallEdge]:
         """What a tensor's method `name` runs: the entry of TensorBase's method table that
@@ -475,17 +563,23 @@ class PythonEdges:
         operators = operators_for(self.store, name, variant="method")
         if not operators:
             bound = [
-                s for owner in _TENSOR_BASES for s in self.store.symbols_with_qname(f"{owner}.{name}")
+                s
+                for owner in _TENSOR_BASES
+                for s in self.store.symbols_with_qname(f"{owner}.{name}")
                 if s.kind in (SymbolKind.METHOD_TABLE, SymbolKind.PYBIND)
             ]
             binding = min(bound, key=lambda s: (s.path or "", s.line or 0)) if bound else stub_method(self.store, name)
             if binding is not None:
-                yield CallEdge(CallNode(binding, layer_of(binding) if bound else Layer.BINDING), EdgeKind.METHOD, resolution)
+                yield CallEdge(
+                    CallNode(binding, layer_of(binding) if bound else Layer.BINDING), EdgeKind.METHOD, resolution
+                )
                 return
             if name in _TENSOR_BASE_OPERATORS:
                 operators = operators_for(self.store, _TENSOR_BASE_OPERATORS[name], variant="method")
         for edge in fan_out(self._fitted(operators, shape, True), EdgeKind.METHOD, Layer.YAML, None):
-            yield CallEdge(edge.target, EdgeKind.METHOD, edge.resolution if receiver_known else Resolution.NAME, edge.candidates)
+            yield CallEdge(
+                edge.target, EdgeKind.METHOD, edge.resolution if receiver_known else Resolution.NAME, edge.candidates
+            )
 
     def off_default_branches(self, variable: Symbol) -> set[str]:
         """The functions a factory-made function (`max_pool2d = boolean_dispatch(...,
@@ -508,7 +602,8 @@ class PythonEdges:
             return found
         module = module_name(self.store.tree_relative(variable.path or ""))
         factories = [
-            e.target.symbol for e in self._dotted_targets(self._expand(variable, call[0]), module)
+            e.target.symbol
+            for e in self._dotted_targets(self._expand(variable, call[0]), module)
             if e.target.symbol.kind is SymbolKind.FUNCTION and e.target.symbol.path
         ]
         for factory in factories[:1]:
@@ -519,7 +614,11 @@ class PythonEdges:
             if shape is None:
                 continue
             parameters, start, if_true, if_false = shape
-            bound = {parameters[index]: value for index, (keyword, value) in enumerate(call[1]) if keyword is None and index < len(parameters)}
+            bound = {
+                parameters[index]: value
+                for index, (keyword, value) in enumerate(call[1])
+                if keyword is None and index < len(parameters)
+            }
             bound.update({keyword: value for keyword, value in call[1] if keyword is not None})
             if bound.get(start) not in _FALSE_LITERALS + _TRUE_LITERALS:
                 continue
@@ -548,8 +647,14 @@ class PythonEdges:
             off_default = self.off_default_branches(symbol)
             for edge in self._dotted_targets(self._expand(symbol, name), module):
                 if edge.target.symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) or edge.kind is EdgeKind.BINDING:
-                    yield CallEdge(edge.target, EdgeKind.CALL, edge.resolution, edge.candidates, (symbol.path or "", symbol.line or 0),
-                                   off_default=edge.target.symbol.qname in off_default)
+                    yield CallEdge(
+                        edge.target,
+                        EdgeKind.CALL,
+                        edge.resolution,
+                        edge.candidates,
+                        (symbol.path or "", symbol.line or 0),
+                        off_default=edge.target.symbol.qname in off_default,
+                    )
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -614,7 +719,9 @@ class PythonEdges:
         for value in self._local_values(symbol, name):
             if value.endswith("()"):
                 target = PythonPaths(self.store).resolve(self._expand(symbol, value[:-2]))
-                if target is not None and any(s.kind is SymbolKind.CLASS for s in self.store.symbols_with_qname(target)):
+                if target is not None and any(
+                    s.kind is SymbolKind.CLASS for s in self.store.symbols_with_qname(target)
+                ):
                     classes.append(target)
         return classes
 
@@ -656,7 +763,7 @@ def _base_names(signature: str) -> list[str]:
     if start < 0:
         return []
     depth, current, names = 0, "", []
-    for char in signature[start + 1:]:
+    for char in signature[start + 1 :]:
         if char in "([{":
             depth += 1
         elif char in ")]}":
@@ -698,14 +805,17 @@ def _names_a_value(statement_source: str) -> bool:
     third of a second to import; a statement that cannot be tokenised is left to libcst, which
     says why it cannot read it."""
     try:
-        tokens = [token for token in tokenize.generate_tokens(io.StringIO(statement_source).readline)
-                  if token.type in (tokenize.NAME, tokenize.OP)]
+        tokens = [
+            token
+            for token in tokenize.generate_tokens(io.StringIO(statement_source).readline)
+            if token.type in (tokenize.NAME, tokenize.OP)
+        ]
     except (tokenize.TokenError, SyntaxError):
         return True
     opened = next((place for place, token in enumerate(tokens) if token.string == "("), None)
     if opened is None:
         return False
-    following = tokens[opened + 1:]
+    following = tokens[opened + 1 :]
     for place, token in enumerate(following):
         if token.type != tokenize.NAME or keyword.iskeyword(token.string):
             continue

@@ -43,11 +43,23 @@ PERIPHERAL_PATH = re.compile(
 )
 
 _KIND_ORDER = {
-    SymbolKind.CLASS: 0, SymbolKind.STRUCT: 0, SymbolKind.OPERATOR: 0, SymbolKind.FUNCTION: 1,
-    SymbolKind.ALIAS: 1, SymbolKind.KERNEL: 1, SymbolKind.STRUCTURED_KERNEL: 1, SymbolKind.EXTERNAL: 1,
-    SymbolKind.METHOD: 2, SymbolKind.META_FUNCTION: 3,
-    SymbolKind.DISPATCH_STUB: 3, SymbolKind.DISPATCH_REGISTRATION: 3, SymbolKind.ENUM: 3,
-    SymbolKind.MODULE: 4, SymbolKind.VARIABLE: 5, SymbolKind.FIELD: 5, SymbolKind.NAMESPACE: 6,
+    SymbolKind.CLASS: 0,
+    SymbolKind.STRUCT: 0,
+    SymbolKind.OPERATOR: 0,
+    SymbolKind.FUNCTION: 1,
+    SymbolKind.ALIAS: 1,
+    SymbolKind.KERNEL: 1,
+    SymbolKind.STRUCTURED_KERNEL: 1,
+    SymbolKind.EXTERNAL: 1,
+    SymbolKind.METHOD: 2,
+    SymbolKind.META_FUNCTION: 3,
+    SymbolKind.DISPATCH_STUB: 3,
+    SymbolKind.DISPATCH_REGISTRATION: 3,
+    SymbolKind.ENUM: 3,
+    SymbolKind.MODULE: 4,
+    SymbolKind.VARIABLE: 5,
+    SymbolKind.FIELD: 5,
+    SymbolKind.NAMESPACE: 6,
 }
 
 
@@ -210,7 +222,7 @@ def _rank(hit: SearchHit, registered_kernel: bool) -> tuple:
         # native_functions.yaml's operators, and the kernels their dispatch tables name,
         # first: what runs for an op (an operator C++ registers, quantized::conv2d, is not
         # what a reader of conv2d looks for first)
-        not (registered_kernel or symbol.kind is SymbolKind.OPERATOR and (symbol.path or "").endswith(".yaml")),
+        not (registered_kernel or (symbol.kind is SymbolKind.OPERATOR and (symbol.path or "").endswith(".yaml"))),
         symbol.kind is SymbolKind.OPERATOR and not (symbol.path or "").endswith(".yaml"),
         -hit.score,
         is_stub,
@@ -264,7 +276,7 @@ def _matches_word_prefixes(query: str, name: str, starts: list[int]) -> bool:
     `forward`; `convforw` fits). A search over (query position, next word) states, each
     visited once: trying every split of a long query would take exponential time."""
     bounds = [*starts, len(name)]
-    words = [name[bounds[i]:bounds[i + 1]].strip("_.:") for i in range(len(starts))]
+    words = [name[bounds[i] : bounds[i + 1]].strip("_.:") for i in range(len(starts))]
     pending = [(0, first) for first in range(len(words))]
     seen = set(pending)
     while pending:
@@ -299,7 +311,7 @@ def _subsequence_score(query: str, name: str, starts: set[int]) -> float | None:
             nearest = name.find(char, position)
             if nearest < 0:
                 return None
-            rest = query[index + 1:]
+            rest = query[index + 1 :]
             for start in sorted(starts):
                 if start >= position and name[start] == char and _is_subsequence(rest, name, start + 1):
                     found = start

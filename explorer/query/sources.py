@@ -31,7 +31,7 @@ class SourceLines:
         if symbol.path is None or symbol.line is None:
             return ""
         lines = self.of_file(symbol.path)
-        return "\n".join(lines[symbol.line - 1:symbol.end_line or symbol.line]) + "\n"
+        return "\n".join(lines[symbol.line - 1 : symbol.end_line or symbol.line]) + "\n"
 
     def decorators(self, symbol: Symbol) -> list[tuple[int, str]]:
         """The `@...` lines right above a definition, nearest first, with their numbers."""

@@ -36,8 +36,8 @@ from explorer.model import Symbol, SymbolKind
 from explorer.parsers.common import collapse
 from explorer.query.arity import call_arguments
 from explorer.query.sources import SourceLines
-from explorer.query.test_code import hidden_as_test
 from explorer.query.templates import template_parameters
+from explorer.query.test_code import hidden_as_test
 
 Named = Callable[[Symbol, str], list[Symbol]]  # the definitions a name written in a definition may mean
 
@@ -55,15 +55,23 @@ class StoredCallables:
         self.store = store
         self.sources = sources
         self.named = named
-        self._members: dict[tuple[str, str, str], Symbol | None] = {}  # (class, name, calling file) -> the callable member
-        self._stored: dict[tuple[str, str, str], list[Symbol]] = {}  # (class, member, calling file) -> the callables stored in it
-        self._copies: dict[tuple[str | None, int | None], dict[str, str]] = {}  # a definition -> its locals copied from members
+        self._members: dict[
+            tuple[str, str, str], Symbol | None
+        ] = {}  # (class, name, calling file) -> the callable member
+        self._stored: dict[
+            tuple[str, str, str], list[Symbol]
+        ] = {}  # (class, member, calling file) -> the callables stored in it
+        self._copies: dict[
+            tuple[str | None, int | None], dict[str, str]
+        ] = {}  # a definition -> its locals copied from members
 
     @staticmethod
     def calls_owner(symbol: Symbol) -> str:
         """The definition whose calls the index keeps for `symbol`: for a lambda bound to a
         local, made here, the function it is written in (its target)."""
-        return symbol.target if symbol.target is not None and symbol.name.startswith("<lambda at line ") else symbol.qname
+        return (
+            symbol.target if symbol.target is not None and symbol.name.startswith("<lambda at line ") else symbol.qname
+        )
 
     def called(self, caller: Symbol, name: str, named: list[Symbol]) -> list[Symbol] | None:
         """The callables a call of `name` in `caller` runs through a member of the caller's
@@ -112,7 +120,7 @@ class StoredCallables:
         """The names of a class template's `template <...>` header, above its class line."""
         for symbol in self.store.symbols_with_qname(cls):
             if symbol.kind in _CLASS_KINDS and symbol.path is not None and symbol.line is not None:
-                above = " ".join(self.sources.of_file(symbol.path)[max(0, symbol.line - 4):symbol.line - 1])
+                above = " ".join(self.sources.of_file(symbol.path)[max(0, symbol.line - 4) : symbol.line - 1])
                 at = above.rfind("template")
                 if at >= 0:
                     return template_parameters(above[at:] + " ")
@@ -150,7 +158,11 @@ class StoredCallables:
         files |= {s.path for s in self.store.symbols_with_qname(f"{cls}::{cls.rpartition('::')[2]}")}
         methods = []
         for path in sorted(p for p in files if p is not None):
-            methods += [s for s in self.store.symbols_in_file(path) if s.kind in _FUNCTION_KINDS and s.qname.rpartition("::")[0] == cls]
+            methods += [
+                s
+                for s in self.store.symbols_in_file(path)
+                if s.kind in _FUNCTION_KINDS and s.qname.rpartition("::")[0] == cls
+            ]
         return methods
 
     def _constructions(self, cls: str, member: Symbol) -> list[tuple[str, Symbol, int, int]]:
@@ -179,7 +191,11 @@ class StoredCallables:
     def _setter_calls(self, cls: str, setter: Symbol, member: Symbol) -> list[tuple[str, Symbol, int, int]]:
         """The calls of a method that stores a parameter in the member, where no other class
         has a method of its name (the receiver's class is not read)."""
-        same = [s for s in self.store.symbols_named(setter.name.lower()) if s.name == setter.name and s.kind in _FUNCTION_KINDS]
+        same = [
+            s
+            for s in self.store.symbols_named(setter.name.lower())
+            if s.name == setter.name and s.kind in _FUNCTION_KINDS
+        ]
         if any(s.qname.rpartition("::")[0] != cls for s in same):
             return []
         within = self._defining_sources(member)
@@ -253,7 +269,9 @@ class StoredCallables:
         if spanned is None:
             return []
         end, head = spanned
-        return [Symbol(qname, name, SymbolKind.FUNCTION, holder.lang, holder.path, line, end, head, owner, file_local=True)]
+        return [
+            Symbol(qname, name, SymbolKind.FUNCTION, holder.lang, holder.path, line, end, head, owner, file_local=True)
+        ]
 
 
 def _names_class(head: str, cls: str, caller: str, namespace: str) -> bool:
@@ -271,7 +289,7 @@ def _member_offset(callee: str) -> int:
 
 def _line_of(lines: list[str], line: int, column: int, written: str) -> int | None:
     """The line an argument as written begins on, searched from the call's place."""
-    text = "\n".join(lines[line - 1:line + 40])
+    text = "\n".join(lines[line - 1 : line + 40])
     at = text.find(written[:40], column)
     return line + text.count("\n", 0, at) if at >= 0 else None
 
@@ -305,7 +323,7 @@ def _parameter_names(text: str, name: str) -> tuple[str, ...]:
     if start < 0:
         return ()
     depth, names, current = 0, [], ""
-    for char in text[start + 1:]:
+    for char in text[start + 1 :]:
         if char in "(<[{":
             depth += 1
         elif char in ")>]}" and depth:
@@ -343,7 +361,7 @@ _LAMBDA_LOCAL = re.compile(r"\b(?:(?:const\s+)?auto|std::function\s*<[^;{}]*>)\s
 def _lambda_span(lines: list[str], line: int) -> tuple[int, str] | None:
     """The last line of the lambda whose capture list opens on `line`, and its head (capture
     list and parameters, on one line); None where its body does not close within 400 lines."""
-    text = "\n".join(lines[line - 1:line + 400])
+    text = "\n".join(lines[line - 1 : line + 400])
     start = text.find("[")
     if start < 0:
         return None

@@ -19,10 +19,30 @@ from explorer.query.sources import SourceLines
 
 _SPACE = re.compile(r"\s+")
 _NAME = re.compile(r"[A-Za-z_]\w*")
-_BUILTIN_TYPES = frozenset({
-    "bool", "char", "short", "int", "long", "unsigned", "signed", "float", "double", "void", "const",
-    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t",
-})
+_BUILTIN_TYPES = frozenset(
+    {
+        "bool",
+        "char",
+        "short",
+        "int",
+        "long",
+        "unsigned",
+        "signed",
+        "float",
+        "double",
+        "void",
+        "const",
+        "int8_t",
+        "int16_t",
+        "int32_t",
+        "int64_t",
+        "uint8_t",
+        "uint16_t",
+        "uint32_t",
+        "uint64_t",
+        "size_t",
+    }
+)
 
 
 def written_template_arguments(text: str, start: int) -> str | None:
@@ -41,7 +61,7 @@ def written_template_arguments(text: str, start: int) -> str | None:
         elif character == ">":
             depth -= 1
             if depth == 0:
-                return _SPACE.sub("", text[at + 1:index])
+                return _SPACE.sub("", text[at + 1 : index])
         elif character in ";{}":
             return None
     return None
@@ -72,7 +92,9 @@ def _specialisation_arguments(name: str, signature: str) -> str | None:
     return written_template_arguments(signature, match.end() - 1)
 
 
-def chosen_specialisations(candidates: list[Symbol], arguments: str | None, caller_parameters: set[str]) -> list[Symbol]:
+def chosen_specialisations(
+    candidates: list[Symbol], arguments: str | None, caller_parameters: set[str]
+) -> list[Symbol]:
     """Of the definitions a call of a template may reach, those its template arguments pick:
     the explicit specialisations for exactly those arguments, else every definition that is
     not an explicit specialisation (the primary templates and plain overloads). Arguments that
@@ -104,7 +126,9 @@ def template_parameters(signature: str) -> set[str]:
     match = re.match(r"\s*template\s*<(.*?)>\s", signature)
     if match is None:
         return set()
-    return {words[-1] for part in match.group(1).split(",") if (words := re.findall(r"[A-Za-z_]\w*", part.split("=")[0]))}
+    return {
+        words[-1] for part in match.group(1).split(",") if (words := re.findall(r"[A-Za-z_]\w*", part.split("=")[0]))
+    }
 
 
 def generic_parameters(signature: str, template_names: set[str]) -> set[str]:
@@ -117,7 +141,7 @@ def generic_parameters(signature: str, template_names: set[str]) -> set[str]:
     if start < 0:
         return set()
     found: set[str] = set()
-    for parameter in signature[start + 1:signature.rfind(")")].split(","):
+    for parameter in signature[start + 1 : signature.rfind(")")].split(","):
         words = _NAME.findall(parameter.split("=")[0])
         if len(words) >= 2 and template_names.intersection(words[:-1]):
             found.add(words[-1])

@@ -28,10 +28,11 @@ from explorer.model import CallEdge, CallNode, EdgeKind, Layer, Resolution, Symb
 from explorer.query.backends import BACKENDS
 from explorer.query.bindings import binding_operators, binding_symbol, is_out_overload
 from explorer.query.graph import CallGraph
-from explorer.query.lookup import Resolution as Named, plain_call_order, resolve, suggestions
+from explorer.query.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS
+from explorer.query.lookup import Resolution as Named
+from explorer.query.lookup import plain_call_order, resolve, suggestions
 from explorer.query.nodes import layer_of
 from explorer.query.notes import UnreadableDefinition
-from explorer.query.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS
 from explorer.query.patterns import VENDOR_TARGET, TargetPattern, matches_nothing, target_pattern
 
 if TYPE_CHECKING:
@@ -168,7 +169,12 @@ class _EntryGraph:
 
 
 def trace(
-    graph: _Edges, start: CallNode, *, max_depth: int, target: TargetPattern | None = None, paths: int = DEFAULT_PATHS,
+    graph: _Edges,
+    start: CallNode,
+    *,
+    max_depth: int,
+    target: TargetPattern | None = None,
+    paths: int = DEFAULT_PATHS,
     entry: Entry | None = None,
 ) -> Trace:
     """The tree or the paths from `start`; with an entry, `start` is its root and the walk
@@ -186,8 +192,18 @@ def trace(
     shown = [group[0] for group in folded[:paths]]
     # The search asked for these edges already: the graph answers from its memo.
     branches = {hop.node.key: tuple(graph.edges(hop.node)) for path in shown for hop in path if not hop.matched}
-    return Trace(_merged(shown), shown, [], len(folded), capped, branches, [len(group) for group in folded[:paths]],
-                 [group[1:] for group in folded[:paths]])
+    return Trace(
+        _merged(shown),
+        shown,
+        [],
+        len(folded),
+        capped,
+        branches,
+        [len(group) for group in folded[:paths]],
+        [group[1:] for group in folded[:paths]],
+    )
+
+
 # Every walk below keeps its own stack: `--max-depth 5000` on a chain of 5,000 functions must
 # not need 5,000 Python frames.
 
@@ -237,7 +253,9 @@ class _Explorer:
                 return done
             stack[-1].children.append(done)
 
-    def _leaf(self, node: CallNode, edge: CallEdge | None, depth: int, above: set[tuple]) -> tuple[TraceNode | None, list[CallEdge]]:
+    def _leaf(
+        self, node: CallNode, edge: CallEdge | None, depth: int, above: set[tuple]
+    ) -> tuple[TraceNode | None, list[CallEdge]]:
         """The node as a leaf, if the branch ends there, else None and the edges to follow."""
         key = node.key
         if key in above:
@@ -250,7 +268,6 @@ class _Explorer:
         if depth >= self.max_depth:
             return TraceNode(node, edge, stop="depth limit"), []
         return None, edges
-
 
 
 class _Reachable:
@@ -293,7 +310,7 @@ class _Reachable:
         for key, edges in self.edges.items():
             for edge in edges:
                 callers.setdefault(edge.target.key, []).append((key, hop_cost(edge)))
-        cost = {key: 0.0 for key in self.matches}
+        cost = dict.fromkeys(self.matches, 0.0)
         queue: _Queue[tuple[float, tuple]] = _Queue()
         for key in sorted(self.matches, key=repr):
             queue.push((0.0,), (0.0, key))
@@ -307,7 +324,7 @@ class _Reachable:
                 if reached + step < cost.get(caller, math.inf):
                     cost[caller] = reached + step
                     queue.push((reached + step,), (reached + step, caller))
-        hops = {key: 0 for key in self.matches}
+        hops = dict.fromkeys(self.matches, 0)
         level = list(self.matches)
         while level:
             following = []
@@ -329,8 +346,10 @@ class _Reachable:
     def deepest(self) -> list[TraceNode]:
         """Up to five of the nodes farthest from the start, in name order."""
         farthest = max(self.depth.values())
-        nodes = sorted((node for key, node in self.nodes.items() if self.depth[key] == farthest),
-                       key=lambda node: (node.symbol.qname, node.symbol.path or "", node.symbol.line or 0))
+        nodes = sorted(
+            (node for key, node in self.nodes.items() if self.depth[key] == farthest),
+            key=lambda node: (node.symbol.qname, node.symbol.path or "", node.symbol.line or 0),
+        )
         return [TraceNode(node, None) for node in nodes[:5]]
 
 
@@ -349,7 +368,11 @@ def hop_cost(edge: CallEdge) -> float:
         return _OFF_DEFAULT
     if edge.resolution is Resolution.NAME:
         return _UNLIKELY + (math.log2(max(2, candidate_count(edge))) if edge.candidates else 0.0)
-    if edge.kind in (EdgeKind.BINDING, EdgeKind.METHOD) and edge.target.symbol.kind is SymbolKind.OPERATOR and is_out_overload(edge.target.symbol):
+    if (
+        edge.kind in (EdgeKind.BINDING, EdgeKind.METHOD)
+        and edge.target.symbol.kind is SymbolKind.OPERATOR
+        and is_out_overload(edge.target.symbol)
+    ):
         return _UNLIKELY
     if edge.resolution is Resolution.AMBIGUOUS:
         # a specialisation the call's types did not choose: after the general definition
@@ -426,7 +449,12 @@ def _ranked_paths(
 
 
 def _search(
-    reachable: _Reachable, start: CallNode, max_depth: int, first: set[tuple] | None, paths: int, extensions_allowed: int,
+    reachable: _Reachable,
+    start: CallNode,
+    max_depth: int,
+    first: set[tuple] | None,
+    paths: int,
+    extensions_allowed: int,
 ) -> tuple[list[list[TraceNode]], bool, int]:
     """The A* of _ranked_paths, its first hop kept to `first` (None: any): the paths, whether
     it stopped before running out of them, and the extensions it tried."""
@@ -447,7 +475,11 @@ def _search(
                 continue
             extensions += 1
             cost = partial.cost + step
-            order = (round(cost + cost_to_match[key], 6), partial.hops + 1 + hops_to_match[key], edge.target.symbol.qname)
+            order = (
+                round(cost + cost_to_match[key], 6),
+                partial.hops + 1 + hops_to_match[key],
+                edge.target.symbol.qname,
+            )
             queue.push(order, _Partial(edge.target, key, edge, partial, partial.hops + 1, cost))
     return found, bool(queue), extensions
 
@@ -484,7 +516,9 @@ def _merged(paths: list[list[TraceNode]]) -> TraceNode:
     built: dict[int, TraceNode] = {}
     for index in range(len(hops) - 1, -1, -1):  # children always come after their parent
         hop = hops[index]
-        built[index] = TraceNode(hop.node, hop.edge, tuple(built[child] for child in below[index]), hop.stop, hop.matched)
+        built[index] = TraceNode(
+            hop.node, hop.edge, tuple(built[child] for child in below[index]), hop.stop, hop.matched
+        )
     return built[0]
 
 
@@ -503,8 +537,17 @@ class TraceReport:
 
 
 def trace_symbol(
-    store: IndexReader, root: str, query: str, *, backend: str = "cuda", max_depth: int | None = None, to: str | None = None,
-    paths: int = DEFAULT_PATHS, to_vendor: bool = False, tests: bool = False, kept: KeptEdges | None = None,
+    store: IndexReader,
+    root: str,
+    query: str,
+    *,
+    backend: str = "cuda",
+    max_depth: int | None = None,
+    to: str | None = None,
+    paths: int = DEFAULT_PATHS,
+    to_vendor: bool = False,
+    tests: bool = False,
+    kept: KeptEdges | None = None,
 ) -> TraceReport:
     """`explorer trace`: resolve the query, then trace from the definition it names (an
     operator or a Python definition before a C++ one of the same name), or from all the
@@ -536,13 +579,21 @@ def trace_symbol(
 
 # What has overloads: a definition a call runs. A dispatch stub's DECLARE_DISPATCH and
 # DEFINE_DISPATCH lines share its name and are one stub; a struct's specialisations are no call.
-_OVERLOADABLE = frozenset({
-    SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.ALIAS,
-    SymbolKind.KERNEL, SymbolKind.STRUCTURED_KERNEL,
-})
+_OVERLOADABLE = frozenset(
+    {
+        SymbolKind.FUNCTION,
+        SymbolKind.METHOD,
+        SymbolKind.CLASS,
+        SymbolKind.ALIAS,
+        SymbolKind.KERNEL,
+        SymbolKind.STRUCTURED_KERNEL,
+    }
+)
 
 
-def _entry(store: IndexReader, graph: CallGraph, named: Named, symbols: list[Symbol]) -> tuple[Entry | None, list[Symbol]]:
+def _entry(
+    store: IndexReader, graph: CallGraph, named: Named, symbols: list[Symbol]
+) -> tuple[Entry | None, list[Symbol]]:
     """The entry the query names, if it names several overloads of one name (Entry), and the
     definitions it names besides, not traced."""
     first = symbols[0]
@@ -550,7 +601,11 @@ def _entry(store: IndexReader, graph: CallGraph, named: Named, symbols: list[Sym
         # the generated binding of the operators: `torch.add` on a tree without torch/_C stubs
         root = CallNode(binding_symbol(store, named.binding, symbols), Layer.BINDING)
         return _binding_entry(root, symbols), []
-    if layer_of(first) is Layer.BINDING and first.lang == "python" and first.kind not in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE):
+    if (
+        layer_of(first) is Layer.BINDING
+        and first.lang == "python"
+        and first.kind not in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE)
+    ):
         # a torch._C stub (its `@overload` declarations are one binding): the operators it runs
         operators = binding_operators(store, first.qname)
         others = [s for s in symbols if s.qname != first.qname]
@@ -567,8 +622,16 @@ def _entry(store: IndexReader, graph: CallGraph, named: Named, symbols: list[Sym
         return None, symbols[1:]
     others = [s for s in symbols if s not in group]
     noun = "definition" if first.lang == "python" else "overload"
-    made = Symbol(name, name.rpartition("::")[2].rpartition(".")[2], first.kind, first.lang, None, None, None,
-                  f"{len(group)} {noun}s")
+    made = Symbol(
+        name,
+        name.rpartition("::")[2].rpartition(".")[2],
+        first.kind,
+        first.lang,
+        None,
+        None,
+        None,
+        f"{len(group)} {noun}s",
+    )
     root = CallNode(made, layer_of(first))
     if first.kind is SymbolKind.OPERATOR:
         ordered = plain_call_order(group)
@@ -579,7 +642,12 @@ def _entry(store: IndexReader, graph: CallGraph, named: Named, symbols: list[Sym
     followed = ordered[:_OVERLOADS_FOLLOWED]
     candidates = _candidates([symbol for symbol, _ in followed], len(group))
     overloads = tuple(
-        Overload(CallEdge(graph.node(symbol), EdgeKind.CALL, Resolution.AMBIGUOUS, candidates), number, why, number if ranked else 0)
+        Overload(
+            CallEdge(graph.node(symbol), EdgeKind.CALL, Resolution.AMBIGUOUS, candidates),
+            number,
+            why,
+            number if ranked else 0,
+        )
         for number, (symbol, why) in enumerate(followed, start=1)
     )
     return Entry(root, overloads, len(group), ranked, True, noun), others
@@ -593,7 +661,12 @@ def _binding_entry(root: CallNode, operators: list[Symbol]) -> Entry | None:
     followed = plain_call_order(operators)[:_OVERLOADS_FOLLOWED]
     candidates = _candidates([operator for operator, _ in followed], len(operators))
     overloads = tuple(
-        Overload(CallEdge(CallNode(operator, Layer.YAML), EdgeKind.BINDING, Resolution.AMBIGUOUS, candidates, site), number, why, number)
+        Overload(
+            CallEdge(CallNode(operator, Layer.YAML), EdgeKind.BINDING, Resolution.AMBIGUOUS, candidates, site),
+            number,
+            why,
+            number,
+        )
         for number, (operator, why) in enumerate(followed, start=1)
     )
     return Entry(root, overloads, len(operators), True, False)
@@ -603,8 +676,6 @@ def _candidates(symbols: list[Symbol], count: int) -> tuple[str, ...]:
     """An ambiguous edge's candidates, written as nodes.fan_out writes them."""
     named = tuple(f"{s.qname} ({s.path}:{s.line})" if s.path else s.qname for s in symbols)
     return named + ((f"... and {count - len(symbols)} more",) if count > len(symbols) else ())
-
-
 
 
 def _start_preference(symbol: Symbol) -> int:
@@ -617,4 +688,3 @@ def _start_preference(symbol: Symbol) -> int:
     if symbol.kind in (SymbolKind.DISPATCH_REGISTRATION, SymbolKind.MACRO, SymbolKind.NAMESPACE):
         return 3
     return 2 if symbol.kind is not SymbolKind.EXTERNAL else 4
-

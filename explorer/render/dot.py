@@ -83,8 +83,16 @@ def location_text(node: DiagramNode) -> str:
 def to_dot(diagram: Diagram, links: LinkTemplate) -> str:
     graph = graphviz.Digraph(name="explorer", comment=diagram.title)
     graph.attr(
-        rankdir="TB", newrank="true", label=diagram.title, labelloc="t", fontname=_FONT, fontsize="16",
-        nodesep="0.3", ranksep="0.45", outputorder="edgesfirst", tooltip=diagram.title,
+        rankdir="TB",
+        newrank="true",
+        label=diagram.title,
+        labelloc="t",
+        fontname=_FONT,
+        fontsize="16",
+        nodesep="0.3",
+        ranksep="0.45",
+        outputorder="edgesfirst",
+        tooltip=diagram.title,
     )
     graph.attr("node", fontname=_FONT, fontsize="11", margin="0.14,0.06")
     graph.attr("edge", fontname=_FONT, fontsize="9", arrowsize="0.7")
@@ -94,7 +102,11 @@ def to_dot(diagram: Diagram, links: LinkTemplate) -> str:
         # column and pulls its heavy edges straight), the others beside it. Layers are the
         # nodes' colours here: boxes per layer would bend a path that crosses them many times.
         for node in diagram.nodes:
-            graph.node(node.id, **_node_attributes(node, LAYER_STYLES[node.layer], links), **({"group": "spine"} if node.spine else {}))
+            graph.node(
+                node.id,
+                **_node_attributes(node, LAYER_STYLES[node.layer], links),
+                **({"group": "spine"} if node.spine else {}),
+            )
     else:
         for layer, style in LAYER_STYLES.items():
             members = [node for node in diagram.nodes if node.layer is layer]
@@ -102,14 +114,22 @@ def to_dot(diagram: Diagram, links: LinkTemplate) -> str:
                 continue
             with graph.subgraph(name=f"cluster_{layer.value}") as cluster:
                 cluster.attr(
-                    label=style.title, style="filled,rounded", fillcolor=style.background, color=style.border,
-                    fontcolor=style.border, fontsize="13", labeljust="l", penwidth="1",
+                    label=style.title,
+                    style="filled,rounded",
+                    fillcolor=style.background,
+                    color=style.border,
+                    fontcolor=style.border,
+                    fontsize="13",
+                    labeljust="l",
+                    penwidth="1",
                 )
                 for node in members:
                     cluster.node(node.id, **_node_attributes(node, style, links))
     qnames = {node.id: node.qname for node in diagram.nodes}
     for edge in diagram.edges:
-        graph.edge(edge.source, edge.target, **_edge_attributes(edge, qnames), **({"weight": "20"} if edge.spine else {}))
+        graph.edge(
+            edge.source, edge.target, **_edge_attributes(edge, qnames), **({"weight": "20"} if edge.spine else {})
+        )
     _legend(graph, diagram)
     return graph.source
 
@@ -212,6 +232,15 @@ def _legend(graph: graphviz.Digraph, diagram: Diagram) -> None:
             row.attr(rank="same")
             for number, ((shape, extra), meanings) in enumerate(shapes.items()):
                 name = f"legend_shape{number}"
-                row.node(name, label=" / ".join(meanings), shape=shape, style=",".join(["filled", *([extra] if extra else [])]),
-                         fillcolor="white", fontsize="9", height="0.3", margin="0.08,0.02", id=name)
+                row.node(
+                    name,
+                    label=" / ".join(meanings),
+                    shape=shape,
+                    style=",".join(["filled", *([extra] if extra else [])]),
+                    fillcolor="white",
+                    fontsize="9",
+                    height="0.3",
+                    margin="0.08,0.02",
+                    id=name,
+                )
                 legend.edge("legend", name, style="invis")

@@ -39,7 +39,7 @@ def _details(node: DiagramNode, links: LinkTemplate, sources: SourceLines) -> di
     more_lines = 0
     if node.path is not None and node.line is not None and not node.members:
         last = node.end_line or node.line
-        snippet = sources.of_file(node.path)[node.line - 1:min(last, node.line - 1 + SNIPPET_LINES)]
+        snippet = sources.of_file(node.path)[node.line - 1 : min(last, node.line - 1 + SNIPPET_LINES)]
         more_lines = max(0, last - node.line + 1 - SNIPPET_LINES)
     return {
         "name": node.name,
@@ -64,7 +64,7 @@ def _asset(name: str) -> str:
 def _inline(svg: bytes) -> str:
     """The <svg> element alone: the XML prolog and DOCTYPE are not allowed inside HTML."""
     text = svg.decode("utf-8")
-    return text[text.index("<svg"):]
+    return text[text.index("<svg") :]
 
 
 _PAGE = """<!DOCTYPE html>

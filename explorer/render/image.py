@@ -44,7 +44,7 @@ def _signed(png: bytes) -> bytes:
     the header chunk (as the format asks of text chunks a reader should see first): that is how
     a later `-o` knows the file is explorer's to replace (output_files.py)."""
     header_end = len(PNG_SIGNATURE) + 8 + 13 + 4  # length, type, 13 bytes of IHDR, CRC
-    if not png.startswith(PNG_SIGNATURE) or png[len(PNG_SIGNATURE) + 4:len(PNG_SIGNATURE) + 8] != b"IHDR":
+    if not png.startswith(PNG_SIGNATURE) or png[len(PNG_SIGNATURE) + 4 : len(PNG_SIGNATURE) + 8] != b"IHDR":
         return png
     chunk = b"tEXt" + PNG_SOFTWARE
     text = struct.pack(">I", len(PNG_SOFTWARE)) + chunk + struct.pack(">I", zlib.crc32(chunk))

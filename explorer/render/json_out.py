@@ -212,8 +212,13 @@ def entry_json(report: TraceReport) -> dict[str, object] | None:
         "ranked": entry.ranked,
         "plain_call": entry.overloads[0].node.symbol.qname if entry.ranked else None,
         "overloads": [
-            {"rank": overload.rank, "symbol": overload.node.symbol.qname, "file": overload.node.symbol.path,
-             "line": overload.node.symbol.line, "why": overload.why}
+            {
+                "rank": overload.rank,
+                "symbol": overload.node.symbol.qname,
+                "file": overload.node.symbol.path,
+                "line": overload.node.symbol.line,
+                "why": overload.why,
+            }
             for overload in entry.overloads
         ],
     }
@@ -252,10 +257,13 @@ def trace_json(report: TraceReport, root: str, to: str | None, trees: list[Tree]
         out["paths_capped"] = trace.paths_capped
         out["path_variants"] = list(trace.variants)
         # the paths each listed one stands for besides itself (another specialisation at a hop)
-        out["variant_paths"] = [[_path_json(variant, report.entry) for variant in variants] for variants in trace.variant_paths]
+        out["variant_paths"] = [
+            [_path_json(variant, report.entry) for variant in variants] for variants in trace.variant_paths
+        ]
         if report.entry is not None:  # the rank of the overload each listed path starts from
-            out["path_overloads"] = [overload.rank if (overload := report.entry.overload_of(path)) else None
-                                     for path in trace.paths or []]
+            out["path_overloads"] = [
+                overload.rank if (overload := report.entry.overload_of(path)) else None for path in trace.paths or []
+            ]
         if not trace.paths:
             out["deepest"] = [node_json(hop.node, None) for hop in trace.deepest]
         if report.target_closest is not None:  # --to names nothing in the trees
@@ -283,8 +291,16 @@ def _graph_json(tree: TraceNode) -> dict[str, list[dict[str, object]]]:
         if node.key not in ids:
             ids[node.key] = len(nodes)
             symbol = node.symbol
-            nodes.append({"id": len(nodes), "symbol": symbol.qname, "layer": node.layer.value, "kind": symbol.kind.value,
-                          "file": symbol.path, "line": symbol.line})
+            nodes.append(
+                {
+                    "id": len(nodes),
+                    "symbol": symbol.qname,
+                    "layer": node.layer.value,
+                    "kind": symbol.kind.value,
+                    "file": symbol.path,
+                    "line": symbol.line,
+                }
+            )
         return ids[node.key]
 
     node_id(tree.node)
@@ -297,7 +313,10 @@ def _graph_json(tree: TraceNode) -> dict[str, list[dict[str, object]]]:
         if edge is not None and identity not in seen_edges:
             seen_edges.add(identity)
             out: dict[str, object] = {
-                "from": source, "to": target, "kind": edge.label, "resolution": edge.resolution.value,
+                "from": source,
+                "to": target,
+                "kind": edge.label,
+                "resolution": edge.resolution.value,
                 "site": f"{edge.site[0]}:{edge.site[1]}" if edge.site is not None else None,
             }
             if edge.candidates:
@@ -317,8 +336,13 @@ def neighbours_json(report: NeighbourReport) -> list[dict[str, object]]:
 
 
 def trees_json(tree: Tree) -> dict[str, object]:
-    found: dict[str, object] = {"name": tree.name, "kind": tree.kind.value, "root": tree.root, "version": tree.version,
-                                "packages": list(tree.only)}
+    found: dict[str, object] = {
+        "name": tree.name,
+        "kind": tree.kind.value,
+        "root": tree.root,
+        "version": tree.version,
+        "packages": list(tree.only),
+    }
     if tree.stubs_only:
         found["stubs_only"] = True
     return found

@@ -27,7 +27,11 @@ class LinkTemplate:
     def parse(cls, template: str | None, root: str) -> LinkTemplate:
         template = template or DEFAULT_TEMPLATE
         try:
-            fields = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(template) if name is not None]
+            fields = [
+                (name, spec, conversion)
+                for _, name, spec, conversion in string.Formatter().parse(template)
+                if name is not None
+            ]
         except ValueError as error:
             raise UsageError(f"--link-template {template!r}: {error}") from None
         if any(spec or conversion for _, spec, conversion in fields):

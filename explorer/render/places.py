@@ -28,5 +28,5 @@ def shown_path(path: str) -> str:
     if os.path.isabs(path):
         for root, name in _NAMED.get():
             if path.startswith(root):
-                return f"{name}:{path[len(root):]}"
+                return f"{name}:{path[len(root) :]}"
     return path

@@ -51,7 +51,9 @@ class FileProgress:
     """Files done of all, for one long piece of work on a tree (`indexing`, `exporting`): a
     bar on a terminal, plain lines elsewhere; nothing for fewer than ANNOUNCED_FILES files."""
 
-    def __init__(self, console: Console, verb: str, past: str, what: str, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, console: Console, verb: str, past: str, what: str, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.console = console
         self.verb, self.past = verb, past  # "indexing", "indexed"
         self.what = what
@@ -85,8 +87,10 @@ class FileProgress:
         elif done >= self._next_line and done < self.files and (now := self.clock()) - self._last_line >= _LOG_SECONDS:
             elapsed = now - self._started
             left = elapsed / done * (self.files - done)
-            self._say(f"{self.verb} {self.what}: {done:,}/{self.files:,} files ({done / max(elapsed, 1e-9):,.0f} a second, "
-                      f"about {duration(left)} left)")
+            self._say(
+                f"{self.verb} {self.what}: {done:,}/{self.files:,} files ({done / max(elapsed, 1e-9):,.0f} a second, "
+                f"about {duration(left)} left)"
+            )
             self._next_line, self._last_line = done + self._step(), now
 
     def phase(self, line: str, bar: str) -> None:
@@ -116,7 +120,14 @@ class FileProgress:
 
     def _start_bar(self, description: str) -> None:
         from rich.progress import (
-            BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn, TimeRemainingColumn,
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            ProgressColumn,
+            Task,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
         )
         from rich.text import Text
 
@@ -125,8 +136,14 @@ class FileProgress:
                 return Text(f"{task.speed:,.0f} files/s" if task.speed else "")
 
         self._bar = bar = Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Rate(), TimeRemainingColumn(), TimeElapsedColumn(),
-            console=self.console, transient=True,
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            Rate(),
+            TimeRemainingColumn(),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=True,
         )
         self._task = bar.add_task(description, total=self.files)
         bar.start()

@@ -18,10 +18,20 @@ def frame_text(frame: RunFrame) -> Text:
     if frame.path and frame.line:
         where = f"{shown_path(frame.path)}:{frame.line}"
     else:
-        where = shown_path(frame.path) if frame.path else "(vendor library)" if frame.layer is Layer.VENDOR else "(no source)"
+        where = (
+            shown_path(frame.path)
+            if frame.path
+            else "(vendor library)"
+            if frame.layer is Layer.VENDOR
+            else "(no source)"
+        )
     name = f"import {frame.name}" if frame.reach is Reach.IMPORT else frame.name
     text = Text.assemble(
-        (f"{frame.layer.value:<7}", LAYER_STYLES[frame.layer]), " ", (name, "bold"), "  ", (where, "cyan"),
+        (f"{frame.layer.value:<7}", LAYER_STYLES[frame.layer]),
+        " ",
+        (name, "bold"),
+        "  ",
+        (where, "cyan"),
     )
     how = reach_label(frame)
     if frame.site is not None:
@@ -81,17 +91,25 @@ def comparison_text(console: Console, comparison: Comparison, within: set[str] |
             tuple(e for e in comparison.unattributed if e.caller.name in within),
         )
     console.print()
-    console.print(Text(
-        f"compared with the static call graph (backend {comparison.backend}): {len(comparison.confirmed)} edges confirmed, "
-        f"{len(comparison.dynamic_only)} dynamic only, {len(comparison.not_taken)} static edges not taken", "bold"))
+    console.print(
+        Text(
+            f"compared with the static call graph (backend {comparison.backend}): {len(comparison.confirmed)} edges confirmed, "
+            f"{len(comparison.dynamic_only)} dynamic only, {len(comparison.not_taken)} static edges not taken",
+            "bold",
+        )
+    )
     if comparison.dynamic_only:
         console.print(Text("dynamic only (the static analysis missed these calls):", "bold red"))
         for edge in comparison.dynamic_only:
             console.print(Text(f"  {edge.caller.name} -> {edge.callee.name}{_at(edge.callee.site)}"))
     if comparison.unattributed:
-        console.print(Text(
-            f"{len(comparison.unattributed)} CUDA API calls beneath operators have no static edge: made by the operator's "
-            "code or inside a vendor library it calls (the profiler does not say which); not counted above:", "bold"))
+        console.print(
+            Text(
+                f"{len(comparison.unattributed)} CUDA API calls beneath operators have no static edge: made by the operator's "
+                "code or inside a vendor library it calls (the profiler does not say which); not counted above:",
+                "bold",
+            )
+        )
         by_caller_calls: dict[str, list[str]] = {}
         for edge in comparison.unattributed:
             by_caller_calls.setdefault(edge.caller.name, []).append(edge.callee.name)
@@ -105,7 +123,12 @@ def comparison_text(console: Console, comparison: Comparison, within: set[str] |
         for caller, items in by_caller.items():
             console.print(Text(f"  {caller}"))
             for item in items:
-                console.print(Text(f"    not taken: {item.edge.target.symbol.qname} ({item.edge.label}){_at(item.edge.site)}", "dim"))
+                console.print(
+                    Text(
+                        f"    not taken: {item.edge.target.symbol.qname} ({item.edge.label}){_at(item.edge.site)}",
+                        "dim",
+                    )
+                )
             console.print(Text(f"    taken:     {', '.join(items[0].taken)}", "green"))
 
 

@@ -59,7 +59,8 @@ def unreadable_note(unreadable: tuple[UnreadableDefinition, ...]) -> str | None:
     if not unreadable:
         return None
     named = "; ".join(
-        f"{printable(shown_path(d.path))}:{d.line} {printable(d.qname)}: {printable(d.reason)}" for d in unreadable[:_NOTES_NAMED]
+        f"{printable(shown_path(d.path))}:{d.line} {printable(d.qname)}: {printable(d.reason)}"
+        for d in unreadable[:_NOTES_NAMED]
     )
     if len(unreadable) > _NOTES_NAMED:
         named += f"; and {len(unreadable) - _NOTES_NAMED:,} more"
@@ -91,10 +92,15 @@ def report_text(console: Console, report: RefreshReport, verbose: bool) -> None:
     left_out = report.left_out
     if left_out:
         rules = Counter(diagnostic.reason for diagnostic in left_out)
-        said = "; ".join(f"{count:,} {rule}" for rule, count in sorted(rules.items(), key=lambda item: (-item[1], item[0])))
+        said = "; ".join(
+            f"{count:,} {rule}" for rule, count in sorted(rules.items(), key=lambda item: (-item[1], item[0]))
+        )
         folders = f"{len(left_out):,} folder{'s' if len(left_out) != 1 else ''}"
-        console.print(f"Left out by rule: {folders} ({said}){'' if verbose else ' (--verbose lists them)'}",
-                      highlight=False, markup=False)
+        console.print(
+            f"Left out by rule: {folders} ({said}){'' if verbose else ' (--verbose lists them)'}",
+            highlight=False,
+            markup=False,
+        )
         if verbose:
             for diagnostic in left_out:
                 console.print(f"  left out {diagnostic.path}/: {diagnostic.reason}", highlight=False, markup=False)
@@ -117,7 +123,9 @@ def search_text(console: Console, hits: list[SearchHit]) -> None:
     symbol_width = max([len("symbol"), *(len(qname) for _, qname, _ in rows)])
     console.print(Text(f"{'kind':<{kind_width}}  {'symbol':<{symbol_width}}  location", "bold"), soft_wrap=True)
     for kind, qname, where in rows:
-        console.print(Text.assemble(f"{kind:<{kind_width}}  {qname:<{symbol_width}}  ", (where, "cyan")), soft_wrap=True)
+        console.print(
+            Text.assemble(f"{kind:<{kind_width}}  {qname:<{symbol_width}}  ", (where, "cyan")), soft_wrap=True
+        )
 
 
 def details_text(console: Console, details: SymbolDetails) -> None:
@@ -126,7 +134,12 @@ def details_text(console: Console, details: SymbolDetails) -> None:
     console.print(title)
     if symbol.path is not None:
         end = f"-{symbol.end_line}" if symbol.end_line and symbol.end_line != symbol.line else ""
-        console.print(Text(f"  defined at {printable(shown_path(symbol.path))}:{symbol.line}{end} ({symbol.lang.value})", style="cyan"))
+        console.print(
+            Text(
+                f"  defined at {printable(shown_path(symbol.path))}:{symbol.line}{end} ({symbol.lang.value})",
+                style="cyan",
+            )
+        )
     if symbol.signature and symbol.kind.value != "external":
         console.print(Text(f"  {printable(symbol.signature)}"))
     if details.operator is not None or details.kernels:
@@ -146,14 +159,32 @@ def details_text(console: Console, details: SymbolDetails) -> None:
         # Highlighted only where colours show: compiling a lexer's patterns costs 60 ms.
         lexer = _LEXERS.get(symbol.lang, "text") if console.color_system is not None else "text"
         syntax = Syntax(
-            details.snippet.text, lexer, line_numbers=True,
-            start_line=details.snippet.first_line, word_wrap=False, theme="ansi_dark",
+            details.snippet.text,
+            lexer,
+            line_numbers=True,
+            start_line=details.snippet.first_line,
+            word_wrap=False,
+            theme="ansi_dark",
         )
         left_out = details.snippet.lines_left_out
-        more = Text(f"{left_out} more line{'s' if left_out != 1 else ''} to line {details.snippet.first_line + len(details.snippet.text.splitlines()) + left_out - 1}; "
-                    "--lines N shows more") if left_out else None
-        console.print(Panel(syntax, title=Text(printable(shown_path(details.snippet.path))), title_align="left", expand=False,
-                            subtitle=more, subtitle_align="left"))
+        more = (
+            Text(
+                f"{left_out} more line{'s' if left_out != 1 else ''} to line {details.snippet.first_line + len(details.snippet.text.splitlines()) + left_out - 1}; "
+                "--lines N shows more"
+            )
+            if left_out
+            else None
+        )
+        console.print(
+            Panel(
+                syntax,
+                title=Text(printable(shown_path(details.snippet.path))),
+                title_align="left",
+                expand=False,
+                subtitle=more,
+                subtitle_align="left",
+            )
+        )
 
 
 def _operator_text(console: Console, details: SymbolDetails) -> None:
@@ -170,7 +201,12 @@ def _operator_text(console: Console, details: SymbolDetails) -> None:
             facts.append(f"autogen: {', '.join(info.autogen)}")
         console.print(Text("  " + "; ".join(facts)))
     if details.test_kernels:
-        console.print(Text(f"  ({details.test_kernels} kernel(s) registered by the tree's tests left out; --tests shows them)", style="dim"))
+        console.print(
+            Text(
+                f"  ({details.test_kernels} kernel(s) registered by the tree's tests left out; --tests shows them)",
+                style="dim",
+            )
+        )
     if not details.kernels:
         return
     from rich.table import Table  # for `show` alone
@@ -194,8 +230,12 @@ def _derivatives_text(console: Console, details: SymbolDetails) -> None:
 
 
 LAYER_STYLES = {
-    Layer.PYTHON: "green", Layer.BINDING: "magenta", Layer.YAML: "yellow",
-    Layer.CPP: "blue", Layer.CUDA: "bright_blue", Layer.VENDOR: "red",
+    Layer.PYTHON: "green",
+    Layer.BINDING: "magenta",
+    Layer.YAML: "yellow",
+    Layer.CPP: "blue",
+    Layer.CUDA: "bright_blue",
+    Layer.VENDOR: "red",
 }
 
 
@@ -204,8 +244,10 @@ def hop_text(node: CallNode, edge: CallEdge | None, *, overload: str | None = No
     `overload`: the hop is an entry's overload, and this says which (`overload 1 of 3: a plain
     call takes it`) in place of the candidates; `where`: in place of the location."""
     text = Text.assemble(
-        (f"{node.layer.value:<7}", LAYER_STYLES[node.layer]), " ",
-        (printable(node.symbol.qname), "bold"), "  ",
+        (f"{node.layer.value:<7}", LAYER_STYLES[node.layer]),
+        " ",
+        (printable(node.symbol.qname), "bold"),
+        "  ",
         (where if where is not None else location(node.symbol), "cyan"),
     )
     if edge is not None:
@@ -231,11 +273,16 @@ def trace_text(console: Console, report: TraceReport, to: str | None) -> None:
     if report.other_matches:
         if entry is None:
             others = ", ".join(printable(s.qname) for s in report.other_matches[:5])
-            console.print(Text(f"{len(report.other_matches) + 1} definitions match; tracing the first (also: {others})", "dim"))
+            console.print(
+                Text(f"{len(report.other_matches) + 1} definitions match; tracing the first (also: {others})", "dim")
+            )
         else:  # each name once: a C++ function's overloads are one name
             names = list(dict.fromkeys(s.qname for s in report.other_matches))
             more = f" and {len(names) - 5} more" if len(names) > 5 else ""
-            console.print(Text(f"also matching, not traced: {', '.join(printable(n) for n in names[:5])}{more}", "dim"), soft_wrap=True)
+            console.print(
+                Text(f"also matching, not traced: {', '.join(printable(n) for n in names[:5])}{more}", "dim"),
+                soft_wrap=True,
+            )
     if to is None:
         _print_lines(console, list(_tree_lines(trace.tree, report)))
         return
@@ -243,7 +290,11 @@ def trace_text(console: Console, report: TraceReport, to: str | None) -> None:
     if entry is not None:
         start += f" ({entry.count} {entry.noun}s)"
     if report.target_closest is not None:
-        closest = f"; closest: {', '.join(printable(name) for name in report.target_closest)}" if report.target_closest else ""
+        closest = (
+            f"; closest: {', '.join(printable(name) for name in report.target_closest)}"
+            if report.target_closest
+            else ""
+        )
         console.print(Text(f"no definition in the trees is named like --to {target}{closest}"), soft_wrap=True)
         return
     if not trace.paths:
@@ -255,14 +306,25 @@ def trace_text(console: Console, report: TraceReport, to: str | None) -> None:
         return
     more = f" (the best {len(trace.paths)} shown; --paths N for more)" if trace.paths_found > len(trace.paths) else ""
     count = f"at least {trace.paths_found}" if trace.paths_capped else str(trace.paths_found)
-    console.print(Text(f"{count} path{'s' if trace.paths_found != 1 else ''} from "
-                       f"{start} to {target} (backend {report.backend}){more}", "bold"))
+    console.print(
+        Text(
+            f"{count} path{'s' if trace.paths_found != 1 else ''} from "
+            f"{start} to {target} (backend {report.backend}){more}",
+            "bold",
+        )
+    )
     lines: list[Text] = []
     for number, path in enumerate(trace.paths, start=1):
         variants = trace.variants[number - 1] if number <= len(trace.variants) else 1
-        also = f" (and {variants - 1} more through other overloads or specialisations of its hops)" if variants > 1 else ""
+        also = (
+            f" (and {variants - 1} more through other overloads or specialisations of its hops)" if variants > 1 else ""
+        )
         overload = entry.overload_of(path) if entry is not None else None
-        since = f", from {printable(overload.node.symbol.qname)}, {_overload_note(report, overload)}" if overload is not None else ""
+        since = (
+            f", from {printable(overload.node.symbol.qname)}, {_overload_note(report, overload)}"
+            if overload is not None
+            else ""
+        )
         lines += [Text(""), Text(f"path {number}: {len(path) - 1} hops{since}{also}", "bold")]
         lines += [Text(f"{step:>3}  ").append_text(_trace_hop_text(report, hop, step)) for step, hop in enumerate(path)]
     _print_lines(console, lines)
@@ -361,15 +423,28 @@ def settings_text(console: Console, file_label: str | None, folder: str | None, 
         console.print(f"configuration: {printable(file_label)}", markup=False, highlight=False, soft_wrap=True)
     else:
         where = f" from {printable(folder)} upward" if folder else ""
-        console.print(f"configuration: no pyproject.toml [tool.explorer] or explorer.toml{where}", markup=False,
-                      highlight=False, soft_wrap=True)
+        console.print(
+            f"configuration: no pyproject.toml [tool.explorer] or explorer.toml{where}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     width = max(len(setting.name) for setting in settings)
     for setting in settings:
         if setting.value is None:
             value, source = KEYS[setting.name].default, "default"
         else:
-            value = ", ".join(setting.value) if isinstance(setting.value, list) else str(setting.value).lower() \
-                if isinstance(setting.value, bool) else str(setting.value)
+            value = (
+                ", ".join(setting.value)
+                if isinstance(setting.value, list)
+                else str(setting.value).lower()
+                if isinstance(setting.value, bool)
+                else str(setting.value)
+            )
             source = setting.source
-        console.print(f"{setting.name:<{width}}  {printable(value)}  ({printable(source)})", markup=False, highlight=False,
-                      soft_wrap=True)
+        console.print(
+            f"{setting.name:<{width}}  {printable(value)}  ({printable(source)})",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )

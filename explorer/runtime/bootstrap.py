@@ -90,12 +90,11 @@ class Recorder:
             self.events.append((CALL, time.perf_counter_ns(), index, line, opcode))
             if frame.f_code.co_name == "<module>" and frame.f_code.co_filename not in ("<string>", _SCRIPT[0]):
                 self.importing = frame
-        elif event == "return":
-            if self.open_frames and self.open_frames[-1] is frame:
-                if frame is self.importing:
-                    self.importing = None
-                self.open_frames.pop()
-                self.events.append((RETURN, time.perf_counter_ns(), self.code_index[frame.f_code], 0, 0))
+        elif event == "return" and self.open_frames and self.open_frames[-1] is frame:
+            if frame is self.importing:
+                self.importing = None
+            self.open_frames.pop()
+            self.events.append((RETURN, time.perf_counter_ns(), self.code_index[frame.f_code], 0, 0))
 
     def write(self, path, exit_code, error):
         codes = [
@@ -109,7 +108,9 @@ class Recorder:
             }
             for code, module in self.codes
         ]
-        events = [(kind, t, index, line, 1 if opcode in _EXPLICIT else 0) for kind, t, index, line, opcode in self.events]
+        events = [
+            (kind, t, index, line, 1 if opcode in _EXPLICIT else 0) for kind, t, index, line, opcode in self.events
+        ]
         document = {
             "version": 1,
             "exit_code": exit_code,
@@ -146,7 +147,9 @@ def execute(program, hook):
     import __main__
 
     main_module = type(__main__)("__main__")
-    main_module.__dict__.update({"__name__": "__main__", "__builtins__": __builtins__, "__file__": _SCRIPT[0] or "<string>"})
+    main_module.__dict__.update(
+        {"__name__": "__main__", "__builtins__": __builtins__, "__file__": _SCRIPT[0] or "<string>"}
+    )
     sys.modules["__main__"] = main_module
     exit_code, error = 0, None
     sys.setprofile(hook)

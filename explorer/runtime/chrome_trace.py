@@ -29,8 +29,17 @@ from explorer.index.reader import IndexReader
 from explorer.runtime.events import PythonRecording
 from explorer.runtime.model import RECORDED_TRACE, RunTrace
 from explorer.runtime.profiler import (
-    Locator, MergeReport, NamingReport, ProfileRecording, ProfilerEvent, TorchInstall, call_tree, classified,
-    named_tree, operator_forest, probe_torch,
+    Locator,
+    MergeReport,
+    NamingReport,
+    ProfileRecording,
+    ProfilerEvent,
+    TorchInstall,
+    call_tree,
+    classified,
+    named_tree,
+    operator_forest,
+    probe_torch,
 )
 
 # The event categories kept, as the profiler names them; the others are its bookkeeping
@@ -79,8 +88,17 @@ def read_chrome_trace(path: Path) -> tuple[ProfileRecording, int]:
     rows = list(_linked(rows, launches))
     host_end = max((row.end for row in rows if row.device == "cpu"), default=0)
     recording = ProfileRecording(
-        builtins=[], imports=0, program_end=host_end + 1, profiling_end=None, started=True, error=None,
-        overload_names=False, clock_start=None, clock_end=None, trace_start=None, events=rows,
+        builtins=[],
+        imports=0,
+        program_end=host_end + 1,
+        profiling_end=None,
+        started=True,
+        error=None,
+        overload_names=False,
+        clock_start=None,
+        clock_end=None,
+        trace_start=None,
+        events=rows,
     )
     return recording, python_functions
 
@@ -120,7 +138,7 @@ def _trace_events(path: Path) -> list[object]:
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
     if len(text) > _LARGEST:
-        raise UsageError(f"{path}: over {_LARGEST // 1024 ** 3} GiB of JSON; not read")
+        raise UsageError(f"{path}: over {_LARGEST // 1024**3} GiB of JSON; not read")
     try:
         document = json.loads(text)
     except (ValueError, UnicodeDecodeError) as error:
@@ -196,15 +214,21 @@ def _no_install(cuda: bool) -> TorchInstall:
     return TorchInstall(python="", version="", package="/nonexistent/torch", cuda=cuda, torchgen=None)
 
 
-def _notes(store: IndexReader | None, report: MergeReport, naming: NamingReport, python_functions: int) -> Iterator[str]:
+def _notes(
+    store: IndexReader | None, report: MergeReport, naming: NamingReport, python_functions: int
+) -> Iterator[str]:
     if store is None:
         yield "no --root: operators are not mapped to their C++ kernels (give --root with a PyTorch source tree)"
     yield "read from a profiler trace: nothing ran; operators are named without their overloads (the trace has none)"
     if python_functions:
-        yield (f"the trace's {python_functions:,} Python function events (with_stack=True) are not shown: "
-               "operators are placed by their own nesting")
+        yield (
+            f"the trace's {python_functions:,} Python function events (with_stack=True) are not shown: "
+            "operators are placed by their own nesting"
+        )
     if report.unlinked_device_events:
         yield f"{report.unlinked_device_events:,} device events had no launching operator in the trace: not shown"
     if naming.unknown_device:
-        yield (f"{naming.unknown_device:,} operators launched no device work, so their device is unknown: no kernel is "
-               "shown for them")
+        yield (
+            f"{naming.unknown_device:,} operators launched no device work, so their device is unknown: no kernel is "
+            "shown for them"
+        )

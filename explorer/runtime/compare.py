@@ -73,7 +73,9 @@ class Comparison:
     unattributed: tuple[RunEdge, ...] = ()
 
 
-def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "all", every_native_call: bool = True) -> Comparison:
+def compare_run(
+    store: IndexReader, root: str, tree: RunFrame, backend: str = "all", every_native_call: bool = True
+) -> Comparison:
     """Walk the run from the program down, each frame matched to a graph node in the context
     its caller reached it with (the class of `self`, the functions passed to it), as a static
     trace would have it. `every_native_call`: the run recorded every C++ call (the bundled
@@ -87,7 +89,9 @@ def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "a
     seen: set[tuple[object, ...]] = set()
     checked: set[tuple[object, ...]] = set()
     # each frame, the node its caller's static edge reached it as, and its caller's node
-    stack: list[tuple[RunFrame, CallNode | None, CallNode | None]] = [(child, None, None) for child in reversed(tree.children)]
+    stack: list[tuple[RunFrame, CallNode | None, CallNode | None]] = [
+        (child, None, None) for child in reversed(tree.children)
+    ]
     while stack:
         frame, reached, caller_node = stack.pop()
         if frame.reach is Reach.IMPORT:
@@ -102,7 +106,9 @@ def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "a
             # What a binding runs besides the operators it binds is the extension module's own
             # code (a number made a tensor, Tensor.size, Tensor.to), which no edge links to.
             method = node.symbol.qname.rpartition(".")[2]
-            called = [c for c in called if c.layer is Layer.YAML and c.name.removeprefix("aten::").split(".")[0] == method]
+            called = [
+                c for c in called if c.layer is Layer.YAML and c.name.removeprefix("aten::").split(".")[0] == method
+            ]
         onward: dict[int, CallNode | None] = {}
         for callee in called:
             if not matcher.made_in_body(node, callee):
@@ -117,7 +123,11 @@ def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "a
                     unattributed.append(RunEdge(frame, callee, None))
                 else:
                     dynamic_only.append(RunEdge(frame, callee, None))
-            onward[id(callee)] = matcher.onward(node, static, callee) if static is not None and static.target.symbol.qname == callee.name else None
+            onward[id(callee)] = (
+                matcher.onward(node, static, callee)
+                if static is not None and static.target.symbol.qname == callee.name
+                else None
+            )
         # A kernel's body runs once per emulated thread and is not recorded (the launcher
         # reports the launch alone): what it calls cannot be told from the run.
         if node.key not in checked and node.symbol.kind is not SymbolKind.KERNEL:
@@ -132,8 +142,14 @@ def compare_run(store: IndexReader, root: str, tree: RunFrame, backend: str = "a
                 if not any(matcher.leads_to(edge, callee) for callee in entered):
                     not_taken.append(NotTaken(frame, edge, tuple(sorted(names))))
         stack.extend((child, onward.get(id(child)), node) for child in reversed(frame.children))
-    return Comparison(backend, tuple(confirmed), tuple(dynamic_only), tuple(not_taken), tuple(sorted(matcher.unindexed)),
-                      tuple(unattributed))
+    return Comparison(
+        backend,
+        tuple(confirmed),
+        tuple(dynamic_only),
+        tuple(not_taken),
+        tuple(sorted(matcher.unindexed)),
+        tuple(unattributed),
+    )
 
 
 class _Matcher:
@@ -159,7 +175,11 @@ class _Matcher:
     def _symbol(self, frame: RunFrame) -> Symbol | None:
         found = [s for s in self.store.symbols_with_qname(frame.name) if s.kind is not SymbolKind.CLASS]
         if frame.layer is Layer.VENDOR:
-            return found[0] if found else Symbol(frame.name, frame.name, SymbolKind.EXTERNAL, Language.VENDOR, None, None, None)
+            return (
+                found[0]
+                if found
+                else Symbol(frame.name, frame.name, SymbolKind.EXTERNAL, Language.VENDOR, None, None, None)
+            )
         exact = [s for s in found if s.path == frame.path and s.line == frame.line]
         same_file = [s for s in found if s.path == frame.path]
         chosen = exact or same_file or found
@@ -171,7 +191,9 @@ class _Matcher:
         if frame.receiver is None or node.layer is not Layer.PYTHON or node.symbol.kind is not SymbolKind.METHOD:
             return None
         if frame.receiver not in self._classes:
-            self._classes[frame.receiver] = any(s.kind is SymbolKind.CLASS for s in self.store.symbols_with_qname(frame.receiver))
+            self._classes[frame.receiver] = any(
+                s.kind is SymbolKind.CLASS for s in self.store.symbols_with_qname(frame.receiver)
+            )
         return CallNode(node.symbol, node.layer, frame.receiver) if self._classes[frame.receiver] else None
 
     def receiver_node(self, plain: CallNode, called: list[RunFrame]) -> CallNode:
@@ -236,12 +258,20 @@ class _Matcher:
         for edge in edges:
             if self.leads_to(edge, callee):
                 return edge
-        return self._through_macro(caller, callee) or self._member_call(caller, callee) or self._through_unrecorded(caller, callee)
+        return (
+            self._through_macro(caller, callee)
+            or self._member_call(caller, callee)
+            or self._through_unrecorded(caller, callee)
+        )
 
     def unrecorded(self, node: CallNode) -> bool:
         """A definition whose calls the run could not have recorded: a plain C++ function,
         under a profiler."""
-        return not self.every_native_call and node.layer in (Layer.CPP, Layer.CUDA) and node.symbol.kind is not SymbolKind.KERNEL
+        return (
+            not self.every_native_call
+            and node.layer in (Layer.CPP, Layer.CUDA)
+            and node.symbol.kind is not SymbolKind.KERNEL
+        )
 
     def _through_unrecorded(self, caller: CallNode, callee: RunFrame) -> CallEdge | None:
         """Under a profiler, the static edge that reaches the callee from the caller through
@@ -249,7 +279,11 @@ class _Matcher:
         The caller is C++, or a binding whose C++ function is the tree's own (a method table
         entry written by hand: `x.to(...)` runs THPVariable_to, then dispatch_to, then aten::to)."""
         bound = caller.symbol.kind in (SymbolKind.METHOD_TABLE, SymbolKind.PYBIND)
-        if self.every_native_call or (caller.layer not in (Layer.CPP, Layer.CUDA) and not bound) or callee.layer is Layer.PYTHON:
+        if (
+            self.every_native_call
+            or (caller.layer not in (Layer.CPP, Layer.CUDA) and not bound)
+            or callee.layer is Layer.PYTHON
+        ):
             return None
         frontier, seen = [caller], {caller.key}
         for _ in range(_UNRECORDED_DEPTH):
@@ -274,7 +308,12 @@ class _Matcher:
         at::cuda, brought there from c10::cuda by a using-declaration in a header)."""
         symbol = caller.symbol
         member = callee.name.rpartition("::")[2]
-        if callee.site is None or symbol.path != callee.site[0] or symbol.lang not in ("cpp", "cuda") or "::" not in callee.name:
+        if (
+            callee.site is None
+            or symbol.path != callee.site[0]
+            or symbol.lang not in ("cpp", "cuda")
+            or "::" not in callee.name
+        ):
             return None
         call_line = callee.site[1]
         lines = (symbol.line, symbol.end_line) if symbol.line and symbol.end_line else None
@@ -311,7 +350,9 @@ class _Matcher:
             return None
         for site in self.store.calls_in(symbol.qname, symbol.path, (callee.site[1], callee.site[1])):
             for macro in self.store.symbols_with_qname(site.callee):
-                if macro.kind is SymbolKind.MACRO and re.search(rf"\b{re.escape(callee.name.rpartition(':')[2])}\s*\(", self.macro_body(macro)):
+                if macro.kind is SymbolKind.MACRO and re.search(
+                    rf"\b{re.escape(callee.name.rpartition(':')[2])}\s*\(", self.macro_body(macro)
+                ):
                     return CallEdge(CallNode(macro, Layer.CPP), EdgeKind.MACRO, site=(symbol.path, site.line))
         return None
 
@@ -337,7 +378,9 @@ class _Matcher:
                 return True
         # A DispatchStub is an object whose call the run records as its `choose`, then the
         # kernel: the static hop through the stub is looked through.
-        if budget <= 0 or (edge.kind not in _TRANSPARENT_KINDS and target.kind not in (SymbolKind.ALIAS, SymbolKind.DISPATCH_STUB)):
+        if budget <= 0 or (
+            edge.kind not in _TRANSPARENT_KINDS and target.kind not in (SymbolKind.ALIAS, SymbolKind.DISPATCH_STUB)
+        ):
             return False
         return any(self.leads_to(onward, callee, budget - 1) for onward in self.graph.edges(edge.target))
 

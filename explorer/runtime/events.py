@@ -68,8 +68,13 @@ def read_python(path: Path) -> PythonRecording:
         raise ExplorerError(f"cannot read the Python recording {path}: {error}") from None
     codes = [PythonCode(c["file"], c["qualname"], c["line"], c["module"], c["body"]) for c in document["codes"]]
     return PythonRecording(
-        codes, [tuple(e) for e in document["events"]], document["exit_code"], document["error"],
-        document["capped"], document["max_events"], {int(at): name for at, name in document.get("receivers", [])},
+        codes,
+        [tuple(e) for e in document["events"]],
+        document["exit_code"],
+        document["error"],
+        document["capped"],
+        document["max_events"],
+        {int(at): name for at, name in document.get("receivers", [])},
     )
 
 
@@ -96,10 +101,10 @@ def read_native(path: Path) -> NativeRecording | None:
     if not data.startswith(_NATIVE_MAGIC):
         raise ExplorerError(f"{path} is not a native recording of this explorer version")
     header_end = data.index(b"\n", data.index(b"\n", len(_NATIVE_MAGIC)) + 1) + 1
-    library_line, counts_line = data[len(_NATIVE_MAGIC):header_end].decode().splitlines()
+    library_line, counts_line = data[len(_NATIVE_MAGIC) : header_end].decode().splitlines()
     library = library_line.removeprefix("library ")
     _, recorded, _, dropped = counts_line.split()
-    body = data[header_end:header_end + int(recorded) * _NATIVE_RECORD.size]
+    body = data[header_end : header_end + int(recorded) * _NATIVE_RECORD.size]
     return NativeRecording(library, list(_NATIVE_RECORD.iter_unpack(body)), int(dropped))
 
 
@@ -111,7 +116,9 @@ def merge(python: PythonRecording, native: NativeRecording | None) -> RawFrame:
         for at, (kind, t, index, line, explicit) in enumerate(python.events)
     ]
     if native is not None:
-        stream.extend((t, kind, True, function, site, True, calls, None) for t, function, site, kind, calls in native.events)
+        stream.extend(
+            (t, kind, True, function, site, True, calls, None) for t, function, site, kind, calls in native.events
+        )
         stream.sort(key=lambda event: event[0])  # stable: equal times keep their recorded order
     root = RawFrame(False, -1, 0, True)
     stack = [root]

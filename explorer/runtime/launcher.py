@@ -38,8 +38,17 @@ RECORDER_SOURCE = _HERE / "native" / "recorder.cpp"
 # glue (torch/csrc, the generated python_*_functions.cpp). What is left is the chain a reader
 # follows: operators, kernels, their helpers and the vendor calls.
 UNTRACED_FILES = (
-    "/usr/include/", "/usr/lib/gcc/", "c10/util/", "c10/core/", "c10/macros/",
-    "ATen/core/TensorBody.h", "ATen/core/Tensor.h", "ATen/Functions.h", "ATen/core/dispatch/", "torch/csrc/", "generated/python_",
+    "/usr/include/",
+    "/usr/lib/gcc/",
+    "c10/util/",
+    "c10/core/",
+    "c10/macros/",
+    "ATen/core/TensorBody.h",
+    "ATen/core/Tensor.h",
+    "ATen/Functions.h",
+    "ATen/core/dispatch/",
+    "torch/csrc/",
+    "generated/python_",
 )
 INSTRUMENT_CFLAGS = (
     "-finstrument-functions",
@@ -95,8 +104,10 @@ def run_bundled(request: RunRequest, workdir: Path) -> Recordings:
     if request.device is not None:
         env["TORCH_BACKEND_DEVICE"] = request.device
     if find_compiler() is None:
-        notes.append("no C++ compiler found ($CXX, c++, g++, clang++): the native library cannot be built, "
-                      "so only Python frames were recorded (Debian/Ubuntu: apt-get install g++)")
+        notes.append(
+            "no C++ compiler found ($CXX, c++, g++, clang++): the native library cannot be built, "
+            "so only Python frames were recorded (Debian/Ubuntu: apt-get install g++)"
+        )
         native_events = None
     else:
         env["TORCH_EXTRA_CFLAGS"] = " ".join(INSTRUMENT_CFLAGS)
@@ -131,8 +142,11 @@ def run_child(python: str, bootstrap: Path, config: Mapping[str, object], workdi
         try:
             stderr_fd = sys.stderr.fileno()
         except (AttributeError, OSError, ValueError):
-            with _running(subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                           errors="replace")) as process:
+            with _running(
+                subprocess.Popen(
+                    command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace"
+                )
+            ) as process:
                 out, err = process.communicate()
             sys.stderr.write(out + err)
             return process.returncode

@@ -52,7 +52,9 @@ class _Named:
 
 
 class Namer:
-    def __init__(self, store: IndexReader, root: str, codes: list[PythonCode], program: str, native: dict[int, NativeSymbol]) -> None:
+    def __init__(
+        self, store: IndexReader, root: str, codes: list[PythonCode], program: str, native: dict[int, NativeSymbol]
+    ) -> None:
         self.store = store
         self.root = os.path.join(os.path.abspath(root), "")
         self.codes = codes
@@ -104,7 +106,9 @@ class Namer:
                 continue
             if key is not None and frame.layer in (Layer.CPP, Layer.CUDA):
                 frame = replace(frame, reach=Reach.DISPATCH, key=key)
-            frame = replace(frame, site=self._site(child, raw, program_file), calls=child.calls, receiver=child.receiver)
+            frame = replace(
+                frame, site=self._site(child, raw, program_file), calls=child.calls, receiver=child.receiver
+            )
             own_file = self._file_of(child)
             # Below a binding, the runtime's Python is its plumbing (argument parsing, ctypes).
             below = self._children(child, own_file, None, None, in_runtime=frame.layer is Layer.BINDING)
@@ -113,8 +117,13 @@ class Namer:
 
     def _operator(self, raw: RawFrame, op: str, parent: RawFrame, program_file: str | None) -> RunFrame:
         symbol = self._first(op)
-        frame = RunFrame(op, Layer.YAML, symbol.path if symbol else None, symbol.line if symbol else None,
-                         site=self._site(raw, parent, program_file))
+        frame = RunFrame(
+            op,
+            Layer.YAML,
+            symbol.path if symbol else None,
+            symbol.line if symbol else None,
+            site=self._site(raw, parent, program_file),
+        )
         return replace(frame, children=tuple(self._children(raw, None, op, None)))
 
     # -- one frame --------------------------------------------------------------------------
@@ -136,7 +145,11 @@ class Namer:
         if code.module == BINDING_MODULE:
             name = f"{BINDING_MODULE}.{code.qualname}"
             stub = self._first(name)
-            return _Named(RunFrame(name, Layer.BINDING, stub.path if stub else path, stub.line if stub else code.line, Reach.BINDING))
+            return _Named(
+                RunFrame(
+                    name, Layer.BINDING, stub.path if stub else path, stub.line if stub else code.line, Reach.BINDING
+                )
+            )
         if code.module == RUNTIME_PACKAGE or code.module.startswith(RUNTIME_PACKAGE + "."):
             return _Named(None, runtime=code)
         if code.qualname == "<module>":
@@ -153,7 +166,9 @@ class Namer:
     def _def_line(self, name: str, path: str, first_line: int) -> int:
         """The `def` line the index gives: a decorated function's code starts at its first
         decorator."""
-        lines = [s.line for s in self.store.symbols_with_qname(name) if s.path == path and s.line and s.line >= first_line]
+        lines = [
+            s.line for s in self.store.symbols_with_qname(name) if s.path == path and s.line and s.line >= first_line
+        ]
         return min(lines) if lines and min(lines) - first_line < 20 else first_line
 
     def _runtime_entry(self, code: PythonCode) -> RunFrame:
@@ -187,8 +202,15 @@ class Namer:
             return _Named(RunFrame(name, Layer.VENDOR, None, None))
         static = self._definition(name, symbol)
         if static is not None:
-            return _Named(RunFrame(name, layer_of(static), static.path, static.line,
-                                   Reach.LAUNCH if static.kind is SymbolKind.KERNEL else Reach.CALL))
+            return _Named(
+                RunFrame(
+                    name,
+                    layer_of(static),
+                    static.path,
+                    static.line,
+                    Reach.LAUNCH if static.kind is SymbolKind.KERNEL else Reach.CALL,
+                )
+            )
         path = self._relative(symbol.file) if symbol and symbol.file else None
         layer = Layer.CUDA if path and path.endswith((".cu", ".cuh")) else Layer.CPP
         return _Named(RunFrame(name, layer, path, symbol.line if symbol else None))
@@ -196,10 +218,10 @@ class Namer:
     def _operator_entry(self, name: str) -> str | None:
         """`at::_ops::conv2d_padding::call` or `at::conv2d` -> its operator, else None."""
         if name.startswith("at::_ops::"):
-            struct = name[len("at::_ops::"):].split("::", 1)[0]
+            struct = name[len("at::_ops::") :].split("::", 1)[0]
             return self._structs().get(struct)
         if name.startswith("at::") and name.count("::") == 1:
-            operator = self._structs().get(name[len("at::"):])
+            operator = self._structs().get(name[len("at::") :])
             declared = any(s.path and s.path.endswith("ATen/Functions.h") for s in self.store.symbols_with_qname(name))
             return operator if declared else None
         return None
@@ -244,12 +266,12 @@ class Namer:
 
     def _relative(self, file: str) -> str:
         if file.startswith(self.root):
-            return file[len(self.root):]
+            return file[len(self.root) :]
         generated = _GENERATED.search(file)
         if generated:  # the build's generated sources, in the runtime's cache folder
             return f"<generated>/{generated['name']}"
         here = os.path.join(os.getcwd(), "")
-        return file[len(here):] if file.startswith(here) else file
+        return file[len(here) :] if file.startswith(here) else file
 
     def _first(self, qname: str) -> Symbol | None:
         found = self.store.symbols_with_qname(qname)
@@ -267,7 +289,7 @@ def special_member(name: str) -> bool:
     """Constructors, destructors and operator overloads: object plumbing, not hops of a
     call chain (the static graph has no edges to them either)."""
     owner, _, member = name.rpartition("::")
-    return bool(owner) and (member.startswith("~") or member == owner.rpartition("::")[2] or member.startswith("operator"))
+    return bool(owner) and (member.startswith(("~", "operator")) or member == owner.rpartition("::")[2])
 
 
 def site_offsets(raw: RawFrame) -> set[int]:

@@ -117,8 +117,12 @@ class ProfilingRecorder(_bootstrap.Recorder):
             self.start_profiler_once_torch_is_imported()
         if event == "call":
             caller = frame.f_back
-            if (frame.f_code.co_name == "<module>" and caller is not None
-                    and caller.f_code.co_name == _IMPORT_CALLER and frame.f_code is not self.program_code):
+            if (
+                frame.f_code.co_name == "<module>"
+                and caller is not None
+                and caller.f_code.co_name == _IMPORT_CALLER
+                and frame.f_code is not self.program_code
+            ):
                 self.import_frame = frame
                 self.imports += 1
             recorded = len(self.events)
@@ -213,7 +217,7 @@ class ProfilingRecorder(_bootstrap.Recorder):
             import torch
             from torch.autograd import profiler as autograd_profiler  # (see the docstring)
 
-            self.tensor_type = getattr(torch._C, "TensorBase", None) or getattr(torch._C, "_TensorBase")
+            self.tensor_type = getattr(torch._C, "TensorBase", None) or torch._C._TensorBase
             self.cuda = bool(torch.cuda.is_available())
             options = {"use_kineto": True, "use_cpu": True}
             if self.cuda:
@@ -298,8 +302,17 @@ def _event_row(event):
     overload = event.overload_name() if hasattr(event, "overload_name") else ""
     device = str(event.device_type()).rsplit(".", 1)[-1].lower()
     kind = event.activity_type() if hasattr(event, "activity_type") else ("cpu_op" if device == "cpu" else "kernel")
-    return [event.name(), overload, kind, device, start, end, event.start_thread_id(),
-            event.correlation_id(), event.linked_correlation_id()]
+    return [
+        event.name(),
+        overload,
+        kind,
+        device,
+        start,
+        end,
+        event.start_thread_id(),
+        event.correlation_id(),
+        event.linked_correlation_id(),
+    ]
 
 
 def main(config_path):

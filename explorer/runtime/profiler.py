@@ -39,11 +39,10 @@ from explorer.index.reader import IndexReader
 from explorer.model import Layer, Symbol, SymbolKind
 from explorer.parsers.common import parenthesised_items
 from explorer.query.arity import fitting
-from explorer.runtime.events import CALL, RETURN, PythonCode, PythonRecording, read_python, python_notes
-from explorer.runtime.launcher import new_workdir
+from explorer.runtime.events import CALL, RETURN, PythonCode, PythonRecording, python_notes, read_python
+from explorer.runtime.launcher import new_workdir, run_child
 from explorer.runtime.model import Reach, RunFrame, RunTrace
 from explorer.runtime.naming import qualified_name
-from explorer.runtime.launcher import run_child
 from explorer.runtime.request import RunRequest
 from explorer.runtime.shaping import fold_repeats
 
@@ -126,7 +125,7 @@ def probe_torch(python: str) -> TorchInstall:
         completed = subprocess.run([executable, "-c", _PROBE], capture_output=True, text=True, errors="replace")
     except OSError as error:
         raise ExplorerError(f"--python {python}: cannot start it ({error.strerror})") from None
-    answers = [line[len(_PROBE_MARK):] for line in completed.stdout.splitlines() if line.startswith(_PROBE_MARK)]
+    answers = [line[len(_PROBE_MARK) :] for line in completed.stdout.splitlines() if line.startswith(_PROBE_MARK)]
     if not answers:
         last = (completed.stderr.strip().splitlines() or [f"exit code {completed.returncode}"])[-1]
         raise ExplorerError(f"--python {python}: cannot import torch ({last})")
@@ -286,7 +285,9 @@ def call_tree(python: PythonRecording, program_end: int) -> Span:
     stack = [root]
     for kind, time, index, line, explicit in python.events:
         if kind in (CALL, C_CALL):
-            span = Span(SpanKind.PYTHON if kind == CALL else SpanKind.BUILTIN, index, time, root.end, line, bool(explicit))
+            span = Span(
+                SpanKind.PYTHON if kind == CALL else SpanKind.BUILTIN, index, time, root.end, line, bool(explicit)
+            )
             stack[-1].children.append(span)
             stack.append(span)
             continue
@@ -483,7 +484,7 @@ class Locator:
         file under it, else absolute."""
         site = os.path.join(self.install.site, "")
         if file.startswith(site):
-            return file[len(site):]
+            return file[len(site) :]
         if file.startswith("<"):
             return file
         try:
@@ -563,14 +564,18 @@ class Locator:
             if overload is None and not found:
                 # the overloads of this operator: of its own namespace only (quantized::mul is
                 # not an overload of aten::mul)
-                overloads = (s for s in self.store.operators_named(name.split("::", 1)[-1]) if s.qname.split(".", 1)[0] == name)
+                overloads = (
+                    s for s in self.store.operators_named(name.split("::", 1)[-1]) if s.qname.split(".", 1)[0] == name
+                )
                 found = sorted(overloads, key=lambda s: s.line or 0)
             operators = [s for s in found if s.kind is SymbolKind.OPERATOR]
         else:
             table = self._wheel_operators()
             operators = [table[qname]] if qname in table else []
             if overload is None and not operators:
-                operators = sorted((s for q, s in table.items() if q.split(".", 1)[0] == name), key=lambda s: s.line or 0)
+                operators = sorted(
+                    (s for q, s in table.items() if q.split(".", 1)[0] == name), key=lambda s: s.line or 0
+                )
         if overload is None and len(operators) == 1:
             qname = operators[0].qname
         return qname, Location(operators[0].path, operators[0].line) if operators else Location(None, None)
@@ -606,7 +611,9 @@ class Locator:
         if chosen is None:
             info = self.store.operator_info(operator)
             if info is not None and info.structured_delegate:
-                chosen = next((e for e in self.store.dispatch_of(info.structured_delegate) if e.key == device_key), None)
+                chosen = next(
+                    (e for e in self.store.dispatch_of(info.structured_delegate) if e.key == device_key), None
+                )
         if chosen is None:
             for key in _FALLBACK_KEYS:
                 chosen = next((e for e in entries if e.key == key), None)
@@ -628,7 +635,9 @@ class Locator:
         if not definitions:
             return None
         assert self.store is not None
-        schema = next((s.signature for s in self.store.symbols_with_qname(operator) if s.kind is SymbolKind.OPERATOR), "")
+        schema = next(
+            (s.signature for s in self.store.symbols_with_qname(operator) if s.kind is SymbolKind.OPERATOR), ""
+        )
         kept = fitting(definitions, _schema_arguments(schema))
         kept = [s for s in kept if not (s.path or "").endswith((".h", ".hpp", ".cuh"))] or kept
         if key in ("CPU", "CUDA"):
@@ -649,8 +658,10 @@ class Locator:
         demangled signature), and its `__global__` definition with --root."""
         qname = qualified_name(name) or name
         if self.store is not None:
-            found = sorted((s for s in self.store.symbols_with_qname(qname) if s.kind is SymbolKind.KERNEL),
-                           key=lambda s: (s.path or "", s.line or 0))
+            found = sorted(
+                (s for s in self.store.symbols_with_qname(qname) if s.kind is SymbolKind.KERNEL),
+                key=lambda s: (s.path or "", s.line or 0),
+            )
             if found:
                 return qname, Location(found[0].path, found[0].line)
         return qname, Location(None, None)
@@ -684,8 +695,14 @@ class _Namer:
       and what it ran.
     - device events: CUDA frames under their operator (and its kernel)."""
 
-    def __init__(self, python: PythonRecording, profile: ProfileRecording, locator: Locator, program: str,
-                 default_device: str | None) -> None:
+    def __init__(
+        self,
+        python: PythonRecording,
+        profile: ProfileRecording,
+        locator: Locator,
+        program: str,
+        default_device: str | None,
+    ) -> None:
         self.codes = python.codes
         self.profile = profile
         self.locator = locator
@@ -725,7 +742,9 @@ class _Namer:
                 return []
             name = self.profile.builtins[span.ident]
             stub = self.locator.binding(name)
-            return [RunFrame(name, Layer.BINDING, stub.path, stub.line, Reach.BINDING, site=site, children=tuple(children))]
+            return [
+                RunFrame(name, Layer.BINDING, stub.path, stub.line, Reach.BINDING, site=site, children=tuple(children))
+            ]
         if span.kind is SpanKind.DEVICE:
             qname, location = self.locator.device_kernel(self.profile.events[span.ident].name)
             # a copy, a fill, or a kernel of a library the tree (when there is one) does not hold: cuDNN, CUB
@@ -746,7 +765,9 @@ class _Namer:
         reach = Reach.CALL if span.explicit else Reach.IMPLICIT
         line = self.locator.definition_line(code.file, code.line)
         children = self._frames(span.children, code.file, None)
-        return [RunFrame(f"{module}.{code.qualname}", Layer.PYTHON, path, line, reach, site=site, children=tuple(children))]
+        return [
+            RunFrame(f"{module}.{code.qualname}", Layer.PYTHON, path, line, reach, site=site, children=tuple(children))
+        ]
 
     def _operator(self, span: Span, device: str | None) -> list[RunFrame]:
         event = self.profile.events[span.ident]
@@ -763,8 +784,18 @@ class _Namer:
         kernel = self._kernel(qname, device)
         if kernel is not None:
             site = (location.path, kernel.entry_line) if location.path else None
-            children = (RunFrame(kernel.name, Layer.CPP, kernel.location.path, kernel.location.line, Reach.DISPATCH,
-                                 key=kernel.key, site=site, children=children),)
+            children = (
+                RunFrame(
+                    kernel.name,
+                    Layer.CPP,
+                    kernel.location.path,
+                    kernel.location.line,
+                    Reach.DISPATCH,
+                    key=kernel.key,
+                    site=site,
+                    children=children,
+                ),
+            )
         return [RunFrame(qname, Layer.YAML, location.path, location.line, Reach.PROFILED, children=children)]
 
     def _kernel(self, operator: str, device: str | None) -> KernelChoice | None:
@@ -822,8 +853,13 @@ def run_profiled(request: RunRequest, store: IndexReader | None) -> RunTrace:
     return build_trace(request, install, store, python, profile)
 
 
-def build_trace(request: RunRequest, install: TorchInstall, store: IndexReader | None, python: PythonRecording,
-                profile: ProfileRecording) -> RunTrace:
+def build_trace(
+    request: RunRequest,
+    install: TorchInstall,
+    store: IndexReader | None,
+    python: PythonRecording,
+    profile: ProfileRecording,
+) -> RunTrace:
     """Steps 3 to 5 of the module docstring, from the two recordings of a run."""
     report = MergeReport()
     calls = call_tree(python, profile.program_end)
@@ -850,22 +886,37 @@ def build_trace(request: RunRequest, install: TorchInstall, store: IndexReader |
     )
 
 
-def named_tree(calls: Span, python: PythonRecording, profile: ProfileRecording, locator: Locator, program: str,
-               default_device: str | None) -> tuple[RunFrame, NamingReport]:
+def named_tree(
+    calls: Span,
+    python: PythonRecording,
+    profile: ProfileRecording,
+    locator: Locator,
+    program: str,
+    default_device: str | None,
+) -> tuple[RunFrame, NamingReport]:
     """Steps 4 and 5: the merged spans named and placed, identical siblings folded."""
     namer = _Namer(python, profile, locator, program, default_device)
     return fold_repeats(namer.tree(calls)), namer.report
 
 
-def _notes(request: RunRequest, install: TorchInstall, store: IndexReader | None, python: PythonRecording,
-           profile: ProfileRecording, report: MergeReport, naming: NamingReport) -> Iterator[str]:
+def _notes(
+    request: RunRequest,
+    install: TorchInstall,
+    store: IndexReader | None,
+    python: PythonRecording,
+    profile: ProfileRecording,
+    report: MergeReport,
+    naming: NamingReport,
+) -> Iterator[str]:
     if store is None:
         yield "no --root: operators are not mapped to their C++ kernels (give --root with a PyTorch source tree)"
     else:
         tree_version = _tree_version(request.root)
         if tree_version is not None and tree_version != install.version.split("+")[0]:
-            yield (f"--root is PyTorch {tree_version} but the program ran torch {install.version}: "
-                   "operator and kernel locations are the tree's, Python lines the interpreter's")
+            yield (
+                f"--root is PyTorch {tree_version} but the program ran torch {install.version}: "
+                "operator and kernel locations are the tree's, Python lines the interpreter's"
+            )
     said = f"; it printed: {' | '.join(profile.messages.splitlines()[:3])}" if profile.messages else ""
     if not profile.started:
         why = profile.error or "the program never imported torch"
@@ -877,16 +928,22 @@ def _notes(request: RunRequest, install: TorchInstall, store: IndexReader | None
     if profile.started and not profile.overload_names:
         yield "this torch's profiler does not report overloads: operators are named without them where several exist"
     if report.other_thread_dropped:
-        yield (f"{report.other_thread_dropped:,} operators ran on other threads while no torch call waited "
-               "for them: not shown")
+        yield (
+            f"{report.other_thread_dropped:,} operators ran on other threads while no torch call waited "
+            "for them: not shown"
+        )
     if report.unlinked_device_events:
         yield f"{report.unlinked_device_events:,} device events had no launching operator in the recording: not shown"
     if report.inverted:
-        yield (f"{report.inverted:,} torch calls started inside an operator they should contain: the profiler's and "
-               "Python's clocks disagreed there, and the nesting may be off")
+        yield (
+            f"{report.inverted:,} torch calls started inside an operator they should contain: the profiler's and "
+            "Python's clocks disagreed there, and the nesting may be off"
+        )
     if naming.unknown_device:
-        yield (f"{naming.unknown_device:,} operators launched no device work, so their device is unknown: no kernel is "
-               "shown for them (--backend-device cpu or cuda says which)")
+        yield (
+            f"{naming.unknown_device:,} operators launched no device work, so their device is unknown: no kernel is "
+            "shown for them (--backend-device cpu or cuda says which)"
+        )
     yield from python_notes(python)
 
 

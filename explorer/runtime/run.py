@@ -31,8 +31,10 @@ def run_program(request: RunRequest, store: IndexReader | None) -> RunTrace:
     tree = Namer(store, request.root, python.codes, request.program_file, names).tree(raw)
     notes = list(recordings.notes)
     if native is not None and native.dropped_calls:
-        notes.append(f"native events capped at {request.max_events:,} (--max-events): {native.dropped_calls:,} "
-                     "later native calls are not shown")
+        notes.append(
+            f"native events capped at {request.max_events:,} (--max-events): {native.dropped_calls:,} "
+            "later native calls are not shown"
+        )
     imported_torch = any(code.module == "torch" for code in python.codes)
     if recordings.native_events is not None and native is None and imported_torch and python.error is None:
         notes.append("the program never loaded the native library: no native frames")

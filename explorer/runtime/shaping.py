@@ -27,17 +27,15 @@ def _same_call(a: RunFrame, b: RunFrame) -> bool:
 
 def _same_children(a: RunFrame, b: RunFrame) -> bool:
     return len(a.children) == len(b.children) and all(
-        x.identity() == y.identity() and x.calls == y.calls and _same_children(x, y) for x, y in zip(a.children, b.children)
+        x.identity() == y.identity() and x.calls == y.calls and _same_children(x, y)
+        for x, y in zip(a.children, b.children)
     )
 
 
 def matches(name: str, prefixes: tuple[str, ...]) -> bool:
     """`torch.nn` matches torch.nn.modules.conv.Conv2d.forward, `at::native` matches
     at::native::conv2d_symint: a module, namespace or class prefix, or the whole name."""
-    for prefix in prefixes:
-        if name == prefix or name.startswith(prefix + ".") or name.startswith(prefix + "::"):
-            return True
-    return False
+    return any(name == prefix or name.startswith((prefix + ".", prefix + "::")) for prefix in prefixes)
 
 
 def filtered(frame: RunFrame, include: tuple[str, ...], exclude: tuple[str, ...]) -> RunFrame:

@@ -45,14 +45,18 @@ class SymbolTable:
 def _tool(name: str) -> str:
     found = shutil.which(name)
     if found is None:
-        raise ExplorerError(f"'{name}' (binutils) is needed to name native frames; Debian/Ubuntu: apt-get install binutils")
+        raise ExplorerError(
+            f"'{name}' (binutils) is needed to name native frames; Debian/Ubuntu: apt-get install binutils"
+        )
     return found
 
 
 def _function_names(library: str) -> dict[int, str]:
     result = subprocess.run([_tool("nm"), "-C", "--defined-only", library], capture_output=True, text=True)
     if result.returncode != 0:
-        raise ExplorerError(f"nm cannot read {library}: {result.stderr.strip().splitlines()[0] if result.stderr else 'failed'}")
+        raise ExplorerError(
+            f"nm cannot read {library}: {result.stderr.strip().splitlines()[0] if result.stderr else 'failed'}"
+        )
     names: dict[int, str] = {}
     for line in result.stdout.splitlines():
         address, _, rest = line.partition(" ")
@@ -66,7 +70,9 @@ def _source_lines(library: str, offsets: list[int]) -> list[list[tuple[str, int]
     """Each address's source line, and for code the compiler inlined there, the lines of the
     functions it was inlined into, innermost first (`-i` lists them after each `-a` line)."""
     result = subprocess.run(
-        [_tool("addr2line"), "-a", "-i", "-e", library, *(f"0x{offset:x}" for offset in offsets)], capture_output=True, text=True
+        [_tool("addr2line"), "-a", "-i", "-e", library, *(f"0x{offset:x}" for offset in offsets)],
+        capture_output=True,
+        text=True,
     )
     if result.returncode != 0:
         return [[] for _ in offsets]

@@ -31,10 +31,21 @@ from explorer.scip import scip_pb2
 from explorer.scip.symbols import SymbolNamer
 
 _LANGUAGES = {Language.PYTHON: "python", Language.CPP: "cpp", Language.CUDA: "cuda", Language.YAML: "yaml"}
-_CALLERS = frozenset({
-    SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.KERNEL, SymbolKind.STRUCTURED_KERNEL, SymbolKind.META_FUNCTION,
-    SymbolKind.MODULE, SymbolKind.CLASS, SymbolKind.OPERATOR, SymbolKind.ALIAS, SymbolKind.PYBIND, SymbolKind.METHOD_TABLE,
-})
+_CALLERS = frozenset(
+    {
+        SymbolKind.FUNCTION,
+        SymbolKind.METHOD,
+        SymbolKind.KERNEL,
+        SymbolKind.STRUCTURED_KERNEL,
+        SymbolKind.META_FUNCTION,
+        SymbolKind.MODULE,
+        SymbolKind.CLASS,
+        SymbolKind.OPERATOR,
+        SymbolKind.ALIAS,
+        SymbolKind.PYBIND,
+        SymbolKind.METHOD_TABLE,
+    }
+)
 _IMPLEMENTS = frozenset({EdgeKind.BINDING, EdgeKind.DISPATCH, EdgeKind.STRUCTURED})
 # Files whose definitions one call graph answers before a fresh one is taken: the whole real
 # tree through one graph grew past 12 GB
@@ -73,8 +84,14 @@ def scip_files(reader: IndexReader, under: str = "") -> list[str]:
     return [path for path in reader.project_files() if path.startswith(prefix)]
 
 
-def scip_index(reader: IndexReader, graphs: Callable[[], CallGraph], root: str, package: str, paths: list[str],
-               progress: Callable[[int], None] | None = None) -> tuple[scip_pb2.Index, ScipCounts]:
+def scip_index(
+    reader: IndexReader,
+    graphs: Callable[[], CallGraph],
+    root: str,
+    package: str,
+    paths: list[str],
+    progress: Callable[[int], None] | None = None,
+) -> tuple[scip_pb2.Index, ScipCounts]:
     """The SCIP index of the project's files `paths` (scip_files: all, or those under a folder).
     `graphs` makes a call graph; a fresh one is taken every _FILES_PER_GRAPH files, so that
     what a graph keeps (each node's edges, the solver's facts, the files' lines) stays
@@ -94,7 +111,9 @@ def scip_index(reader: IndexReader, graphs: Callable[[], CallGraph], root: str, 
             if symbol.kind in _CALLERS:
                 try:
                     _gather(graph, namer, symbol, path, facts)
-                except RecursionError:  # values flowing through calls nested past the stack: its references are left out
+                except (
+                    RecursionError
+                ):  # values flowing through calls nested past the stack: its references are left out
                     facts.too_deep += 1
         if progress is not None:
             progress(done)
@@ -146,8 +165,9 @@ def _gather(graph: CallGraph, namer: SymbolNamer, symbol: Symbol, path: str, fac
             facts.references.setdefault(path, []).append((edge.site[1], target.name, sys.intern(namer.name(target))))
 
 
-def _document(reader: IndexReader, namer: SymbolNamer, sources: SourceLines, path: str, facts: _Graph,
-              counts: ScipCounts) -> scip_pb2.Document:
+def _document(
+    reader: IndexReader, namer: SymbolNamer, sources: SourceLines, path: str, facts: _Graph, counts: ScipCounts
+) -> scip_pb2.Document:
     document = scip_pb2.Document()
     document.relative_path = path
     symbols = reader.symbols_in_file(path)
@@ -204,4 +224,3 @@ def _column(text: str, name: str) -> int:
             return len(text[:at].encode("utf-8"))
         at += 1
     return -1
-

@@ -24,10 +24,18 @@ from explorer.parsers.common import module_name
 
 _SIMPLE = re.compile(r"[A-Za-z0-9_+\-$]+")
 _TYPES = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.ENUM, SymbolKind.BOUND_CLASS})
-_CALLABLE = frozenset({
-    SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.KERNEL, SymbolKind.STRUCTURED_KERNEL, SymbolKind.META_FUNCTION,
-    SymbolKind.OPERATOR, SymbolKind.PYBIND, SymbolKind.METHOD_TABLE,
-})
+_CALLABLE = frozenset(
+    {
+        SymbolKind.FUNCTION,
+        SymbolKind.METHOD,
+        SymbolKind.KERNEL,
+        SymbolKind.STRUCTURED_KERNEL,
+        SymbolKind.META_FUNCTION,
+        SymbolKind.OPERATOR,
+        SymbolKind.PYBIND,
+        SymbolKind.METHOD_TABLE,
+    }
+)
 
 
 def escaped(name: str) -> str:
@@ -57,7 +65,9 @@ class SymbolNamer:
 
     def _python_parts(self, symbol: Symbol) -> tuple[list[str], str]:
         parts = symbol.qname.split(".")
-        module = module_name(symbol.path).split(".") if symbol.path and symbol.path.endswith((".py", ".pyi")) else parts[:-1]
+        module = (
+            module_name(symbol.path).split(".") if symbol.path and symbol.path.endswith((".py", ".pyi")) else parts[:-1]
+        )
         if symbol.kind is SymbolKind.MODULE or parts[: len(module)] != module:
             return [escaped(part) + "/" for part in parts[:-1]], parts[-1]
         outer = [escaped(part) + "/" for part in module]
@@ -86,7 +96,9 @@ class SymbolNamer:
     def _disambiguator(self, symbol: Symbol) -> str:
         if symbol.path is None:
             return ""
-        same = sorted({(s.path or "", s.line or 0) for s in self.reader.symbols_with_qname(symbol.qname) if s.path is not None})
+        same = sorted(
+            {(s.path or "", s.line or 0) for s in self.reader.symbols_with_qname(symbol.qname) if s.path is not None}
+        )
         position = same.index((symbol.path, symbol.line or 0)) if (symbol.path, symbol.line or 0) in same else 0
         return f"+{position}" if position else ""
 

@@ -21,10 +21,10 @@ from explorer.model import CallEdge, CallNode, CallShape, EdgeKind, Layer, Resol
 from explorer.parsers.common import module_name
 from explorer.query.arity import python_call_shape
 from explorer.query.bindings import binding_operators, bound_stub
+from explorer.query.extensions import registered_operators
 from explorer.query.flow.facts import FlowFacts
 from explorer.query.flow.solver import Call, ScopeKey, Solver, is_made
 from explorer.query.flow.values import Builtin, External, Function, TensorMethod
-from explorer.query.extensions import registered_operators
 from explorer.query.nodes import definition_lines, layer_of
 from explorer.query.python_edges import PythonEdges
 
@@ -49,8 +49,15 @@ class FlowEdges:
         self.facts = FlowFacts(store)
         self._torch_ops_files: dict[str, bool] = {}
         self._outside_classes: dict[str, bool] = {}
-        self.solver = Solver(self.facts, python.mro, self._binds_operator, self._known_outside, python.outside_bases, contexts,
-                             self._outside_class)
+        self.solver = Solver(
+            self.facts,
+            python.mro,
+            self._binds_operator,
+            self._known_outside,
+            python.outside_bases,
+            contexts,
+            self._outside_class,
+        )
 
     def edges(self, node: CallNode) -> list[CallEdge] | None:
         """The node's edges, or None when the solver has no source for it (a stub, a class,
@@ -81,7 +88,9 @@ class FlowEdges:
             return None
         edges: list[CallEdge] = []
         made = f"@{variable.qname}"
-        original = next((s for s in self.store.symbols_with_qname(variable.qname) if s.kind is SymbolKind.VARIABLE), variable)
+        original = next(
+            (s for s in self.store.symbols_with_qname(variable.qname) if s.kind is SymbolKind.VARIABLE), variable
+        )
         off_default = self.python.off_default_branches(original)  # the branch a plain call does not take
         for closure in closures:
             symbol = self._symbol(closure.qname, closure.line)
@@ -117,8 +126,11 @@ class FlowEdges:
         self.solver.solve()
         found = self.solver.existing(("global", module, name))
         made = f"@{variable.qname}"
-        return [value for value in self.solver.values(found) if isinstance(value, Function) and value.made == made] \
-            if found is not None else []
+        return (
+            [value for value in self.solver.values(found) if isinstance(value, Function) and value.made == made]
+            if found is not None
+            else []
+        )
 
     def _public(self, qname: str, line: int, context: str) -> Symbol | None:
         """The module's name for a closure, where `context` is the factory's call that made it
@@ -151,7 +163,8 @@ class FlowEdges:
         # on), or nothing reached it. The name rules answer, marked as name-only. A member the
         # receiver has (`seen.add` on a set) is a resolved call, and gets no guess.
         unresolved = {
-            (site.line, site.column) for site in self.solver.open_sites.get(key, ())
+            (site.line, site.column)
+            for site in self.solver.open_sites.get(key, ())
             if (site.line, site.column) not in by_site and not self.solver.values(site.callee_node)
         }
         written = self._torch_ops_sites(symbol)
@@ -194,12 +207,25 @@ class FlowEdges:
         if isinstance(target, External):
             # `F.conv2d(...)`, where `conv2d = _add_docstr(torch.conv2d, ...)`: the name rules
             # go through that alias, a hop the reader wants to see (functional.py:37)
-            aliased = [edge for edge in self._by_name(caller, call.line, call.column) if edge.target.symbol.kind is SymbolKind.ALIAS]
+            aliased = [
+                edge
+                for edge in self._by_name(caller, call.line, call.column)
+                if edge.target.symbol.kind is SymbolKind.ALIAS
+            ]
             if aliased:
                 yield from aliased
                 return
-            for edge in self.python._dotted_targets(target.dotted, module_name(self.python.store.tree_relative(caller.path or ""))):
-                yield CallEdge(self._with_shape(edge.target, caller, call), edge.kind, edge.resolution, edge.candidates, where, dispatch_key=edge.dispatch_key)
+            for edge in self.python._dotted_targets(
+                target.dotted, module_name(self.python.store.tree_relative(caller.path or ""))
+            ):
+                yield CallEdge(
+                    self._with_shape(edge.target, caller, call),
+                    edge.kind,
+                    edge.resolution,
+                    edge.candidates,
+                    where,
+                    dispatch_key=edge.dispatch_key,
+                )
             return
         qname, line, context = target
         if "<lambda" in qname.rpartition(".")[2]:
@@ -215,18 +241,22 @@ class FlowEdges:
             return
         symbol = self._symbol(qname, line)
         if symbol is not None:
-            yield CallEdge(CallNode(symbol, layer_of(symbol), context), _EDGE_KINDS[call.kind], Resolution.EXACT, (), where)
+            yield CallEdge(
+                CallNode(symbol, layer_of(symbol), context), _EDGE_KINDS[call.kind], Resolution.EXACT, (), where
+            )
 
     def _with_shape(self, node: CallNode, caller: Symbol, call: Call) -> CallNode:
         if node.layer is not Layer.BINDING or caller.path is None:
             return node
-        return dataclasses.replace(node, shape=python_call_shape(self.python.sources, caller.path, call.line, call.column))
+        return dataclasses.replace(
+            node, shape=python_call_shape(self.python.sources, caller.path, call.line, call.column)
+        )
 
     def _by_name(self, symbol: Symbol, line: int, column: int) -> Iterator[CallEdge]:
         """A call the solver could not resolve, by python_edges.py's rules for that site."""
         node = CallNode(symbol, Layer.PYTHON)
         for site in self.store.calls_in(symbol.qname, symbol.path or "", (line, line)):
-            if site.column == column or site.line == line and column == 0:
+            if site.column == column or (site.line == line and column == 0):
                 yield from self.python.call_targets(node, site, through_locals=False)
                 return
 
@@ -262,14 +292,21 @@ class FlowEdges:
         if known is None:
             known = self._outside_classes[dotted] = any(
                 s.kind is SymbolKind.BOUND_CLASS or (s.kind is SymbolKind.CLASS and (s.path or "").endswith(".pyi"))
-                for s in self.store.symbols_with_qname(dotted))
+                for s in self.store.symbols_with_qname(dotted)
+            )
         return known
 
     def _known_outside(self, dotted: str) -> bool:
         """A torch binding, a class or method C++ binds, or a name only stubs (`.pyi`) define."""
-        if binding_operators(self.store, dotted) or bound_stub(self.store, dotted) is not None or self._outside_class(dotted):
+        if (
+            binding_operators(self.store, dotted)
+            or bound_stub(self.store, dotted) is not None
+            or self._outside_class(dotted)
+        ):
             return True
-        return any((s.path or "").endswith(".pyi") or s.kind in _BINDING_KINDS for s in self.store.symbols_with_qname(dotted))
+        return any(
+            (s.path or "").endswith(".pyi") or s.kind in _BINDING_KINDS for s in self.store.symbols_with_qname(dotted)
+        )
 
 
 def _order(call: Call) -> tuple:

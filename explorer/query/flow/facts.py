@@ -69,7 +69,8 @@ class Scope:
             inner = self.qname + "."
             named = {s[1][1] for s in self.body if s[0] == "bind" and s[1][0] == "local" and _defines(s[2], inner)}
             self._makes_closure = any(
-                s[0] == "return" and (_defines(s[1], inner) or s[1][0] == "name" and s[1][1] in named) for s in self.body
+                s[0] == "return" and (_defines(s[1], inner) or (s[1][0] == "name" and s[1][1] in named))
+                for s in self.body
             )
         return self._makes_closure
 
@@ -161,7 +162,11 @@ class FlowFacts:
 
     def _path(self, name: str) -> str | None:
         if name not in self._paths:
-            modules = [s for s in self.store.symbols_with_qname(name) if s.kind is SymbolKind.MODULE and s.path and s.path.endswith(".py")]
+            modules = [
+                s
+                for s in self.store.symbols_with_qname(name)
+                if s.kind is SymbolKind.MODULE and s.path and s.path.endswith(".py")
+            ]
             self._paths[name] = min(s.path or "" for s in modules) if modules else None
         return self._paths[name]
 
@@ -171,8 +176,12 @@ class FlowFacts:
             return {}
         header, *bodies = text.split("\n")
         scopes: dict[tuple[str, int], Scope] = {}
-        for (qname, kind, line, params, bases, generator, free, returns), body in zip(json.loads(header), bodies, strict=True):
-            scopes[(qname, line)] = Scope(qname, kind, line, params, bases, bool(generator), free, name, path, body, returns=returns)
+        for (qname, kind, line, params, bases, generator, free, returns), body in zip(
+            json.loads(header), bodies, strict=True
+        ):
+            scopes[(qname, line)] = Scope(
+                qname, kind, line, params, bases, bool(generator), free, name, path, body, returns=returns
+            )
         return scopes
 
 
@@ -184,8 +193,12 @@ def _defines(expression: list | tuple, inner: str) -> bool:
         current = stack.pop()
         if not isinstance(current, (list, tuple)) or not current:
             continue
-        if current[0] in ("def", "lambda") and isinstance(current[1], str) and current[1].startswith(inner) \
-                and "." not in current[1][len(inner):]:
+        if (
+            current[0] in ("def", "lambda")
+            and isinstance(current[1], str)
+            and current[1].startswith(inner)
+            and "." not in current[1][len(inner) :]
+        ):
             return True
         stack.extend(item for item in current if isinstance(item, (list, tuple)))
     return False

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from explorer.query.bindings import TORCH_AUTOGRAD_FUNCTIONS, TORCH_MODULE_CLASSES
 from explorer.query.flow.facts import FlowFacts, Scope
 from explorer.query.flow.values import (
+    IDENTITY,
     TENSOR,
     AutogradApply,
     BoundMethod,
@@ -47,7 +48,6 @@ from explorer.query.flow.values import (
     Class,
     ClassMethod,
     Constant,
-    IDENTITY,
     Container,
     ContainerMethod,
     External,
@@ -81,19 +81,52 @@ _RETURNS_FIRST_ARGUMENT = frozenset({"torch._C._add_docstr", "torch._add_docstr"
 # the methods of the constants' types (a name they lack is no builtin method of theirs)
 _VALUE_TYPES = {t.__name__: frozenset(n for n in dir(t) if not n.startswith("_")) for t in (str, int, float, bytes)}
 # str methods that give a str, and those that give a list of them (the rest give unknowns)
-_STR_TO_STR = frozenset({
-    "capitalize", "casefold", "center", "expandtabs", "format", "join", "ljust", "lower", "lstrip", "removeprefix",
-    "removesuffix", "replace", "rjust", "rstrip", "strip", "swapcase", "title", "translate", "upper", "zfill",
-})
+_STR_TO_STR = frozenset(
+    {
+        "capitalize",
+        "casefold",
+        "center",
+        "expandtabs",
+        "format",
+        "join",
+        "ljust",
+        "lower",
+        "lstrip",
+        "removeprefix",
+        "removesuffix",
+        "replace",
+        "rjust",
+        "rstrip",
+        "strip",
+        "swapcase",
+        "title",
+        "translate",
+        "upper",
+        "zfill",
+    }
+)
 _STR_TO_LIST = frozenset({"split", "rsplit", "splitlines"})
-_CONVERSIONS = {"str": "str", "repr": "str", "format": "str", "int": "int", "float": "float", "bytes": "bytes", "chr": "str", "ascii": "str"}
-_CONTAINER_METHODS = {t.__name__: frozenset(n for n in dir(t) if not n.startswith("_")) for t in (dict, list, tuple, set)}
+_CONVERSIONS = {
+    "str": "str",
+    "repr": "str",
+    "format": "str",
+    "int": "int",
+    "float": "float",
+    "bytes": "bytes",
+    "chr": "str",
+    "ascii": "str",
+}
+_CONTAINER_METHODS = {
+    t.__name__: frozenset(n for n in dir(t) if not n.startswith("_")) for t in (dict, list, tuple, set)
+}
 _WRAPS = frozenset({"functools.wraps"})
 # torch.utils.cpp_extension's builders, which give back the module they compile
 _BUILDS_EXTENSION = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _NOTHING: frozenset = frozenset()
-_NAMING_ATTRIBUTES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})  # str on functions, classes, modules
+_NAMING_ATTRIBUTES = frozenset(
+    {"__name__", "__qualname__", "__module__", "__doc__"}
+)  # str on functions, classes, modules
 _MAX_VALUES = 64  # a set larger than this is capped: more values would be noise, not answers
 # Steps (values offered to a node) one start may take. The starts of a trace to cuDNN, or of
 # the export of torch/nn, take up to 320,000 on PyTorch 2.4 (a second or two); a benchmark
@@ -105,6 +138,7 @@ STEPS_PER_START = 500_000
 class WorkLimitReached(Exception):
     """A start took more steps than STEPS_PER_START: the solver is left part way through,
     and must not be asked again."""
+
 
 # The class of `self`, for a method reached through an instance; or, starting with "@", the
 # call of a factory (a function returning a closure) that a function runs for: "@" and the
@@ -138,8 +172,13 @@ class OpenSite:
 
 class Solver:
     def __init__(
-        self, facts: FlowFacts, mro: Callable[[str], list[str]], binds_operator: Callable[[str], bool],
-        known_outside: Callable[[str], bool], outside_bases: Callable[[str], Collection[str]], contexts: bool = True,
+        self,
+        facts: FlowFacts,
+        mro: Callable[[str], list[str]],
+        binds_operator: Callable[[str], bool],
+        known_outside: Callable[[str], bool],
+        outside_bases: Callable[[str], Collection[str]],
+        contexts: bool = True,
         outside_class: Callable[[str], bool] = lambda dotted: False,
     ) -> None:
         self.facts = facts
@@ -354,8 +393,11 @@ class Solver:
         return f"@{named}" if named else f"@{caller[0]}:{site[0]}:{site[1]}"
 
     def _declared(self, parameter: int, declared_type: object) -> None:
-        is_tensor = self.is_tensor_class(declared_type.qname) if isinstance(declared_type, Class) else (
-            isinstance(declared_type, External) and declared_type.dotted in _TENSOR_CLASSES)
+        is_tensor = (
+            self.is_tensor_class(declared_type.qname)
+            if isinstance(declared_type, Class)
+            else (isinstance(declared_type, External) and declared_type.dotted in _TENSOR_CLASSES)
+        )
         if is_tensor:
             self.add(parameter, [TENSOR])
 
@@ -417,7 +459,15 @@ class Solver:
     def record(self, caller: ScopeKey, call: Call) -> None:
         self.calls.setdefault(caller, set()).add(call)
 
-    def invoke(self, caller: ScopeKey, site: tuple[int, int], callee: object, arguments: Arguments, result: int, kind: str = "call") -> None:
+    def invoke(
+        self,
+        caller: ScopeKey,
+        site: tuple[int, int],
+        callee: object,
+        arguments: Arguments,
+        result: int,
+        kind: str = "call",
+    ) -> None:
         """Call `callee` (one value) with `arguments`, its result into `result`."""
         line, column = site
         if isinstance(callee, Function):
@@ -467,16 +517,33 @@ class Solver:
             if forward is not None:
                 ctx = self.fresh()  # the ctx the engine makes: an instance of the class, a FunctionCtx
                 self.add(ctx, [Instance(callee.cls)])
-                shifted = Arguments((ctx, *arguments.positional), arguments.keywords, arguments.star, arguments.double_star)
+                shifted = Arguments(
+                    (ctx, *arguments.positional), arguments.keywords, arguments.star, arguments.double_star
+                )
                 node = self.fresh()
-                self.on(node, lambda value: self.invoke(caller, site, value.function if isinstance(value, StaticMethod) else value,
-                                                        shifted, result, "call"))
+                self.on(
+                    node,
+                    lambda value: self.invoke(
+                        caller,
+                        site,
+                        value.function if isinstance(value, StaticMethod) else value,
+                        shifted,
+                        result,
+                        "call",
+                    ),
+                )
                 self.copy(forward, node)
         elif isinstance(callee, StaticMethod):
             self.invoke(caller, site, callee.function, arguments, result, kind)
 
     def run_operator(
-        self, caller: ScopeKey, site: tuple[int, int], value: object, method: str, arguments: Arguments, result: int,
+        self,
+        caller: ScopeKey,
+        site: tuple[int, int],
+        value: object,
+        method: str,
+        arguments: Arguments,
+        result: int,
     ) -> bool:
         """`value.method(*arguments)` where an operator runs it (`a + b` is `a.__add__(b)`,
         `x[i]` is `x.__getitem__(i)`): the method of value's class in the tree, else, on a
@@ -485,7 +552,9 @@ class Solver:
         if isinstance(value, Instance):
             found = self.class_attribute(value.cls, method)
             if found is not None:
-                self.on(found, lambda member: self._call_bound(caller, site, member, value, arguments, result, "operator"))
+                self.on(
+                    found, lambda member: self._call_bound(caller, site, member, value, arguments, result, "operator")
+                )
                 return True
             if not self.is_tensor_class(value.cls):
                 return False
@@ -506,7 +575,13 @@ class Solver:
         return self.class_attribute(_PYTHON_TENSOR, name)
 
     def _tensor_member_call(
-        self, caller: ScopeKey, site: tuple[int, int], member: object, receiver: Instance, arguments: Arguments, result: int,
+        self,
+        caller: ScopeKey,
+        site: tuple[int, int],
+        member: object,
+        receiver: Instance,
+        arguments: Arguments,
+        result: int,
     ) -> None:
         """Tensor's own operator method: a method of the tree's Python, or a method of the C++
         base it names (`__neg__ = _C.TensorBase.neg` runs the neg operator on the tensor)."""
@@ -520,7 +595,13 @@ class Solver:
         self.add(result, [TENSOR])
 
     def _call_bound(
-        self, caller: ScopeKey, site: tuple[int, int], value: object, receiver: Instance, arguments: Arguments, result: int,
+        self,
+        caller: ScopeKey,
+        site: tuple[int, int],
+        value: object,
+        receiver: Instance,
+        arguments: Arguments,
+        result: int,
         kind: str = "method",
     ) -> None:
         bound = self.bind(value, receiver)
@@ -530,8 +611,15 @@ class Solver:
             self.invoke(caller, site, bound, arguments, result, kind)
 
     def _invoke_function(
-        self, caller: ScopeKey, site: tuple[int, int], function: Function, context: Context,
-        receiver: Instance | Class | None, arguments: Arguments, result: int, kind: str,
+        self,
+        caller: ScopeKey,
+        site: tuple[int, int],
+        function: Function,
+        context: Context,
+        receiver: Instance | Class | None,
+        arguments: Arguments,
+        result: int,
+        kind: str,
     ) -> None:
         scope = self.facts.scope(function.qname, function.line)
         if scope is None:
@@ -571,7 +659,7 @@ class Solver:
         for spread in arguments.star:  # f(*xs): any element may be any remaining parameter
             element = self.fresh()
             _iterate(self, key, (0, 0), spread, element)
-            for parameter in positional[len(arguments.positional):]:
+            for parameter in positional[len(arguments.positional) :]:
                 self.copy(element, self._param(key, parameter))
             if star is not None:
                 self._into_container(self._param(key, star), ("args", key), "tuple", element)
@@ -604,16 +692,26 @@ class Solver:
             # __new__ runs first, given the class (it is a static method without the decorator)
             class_node = self.fresh()
             self.add(class_node, [Class(cls)])
-            with_class = Arguments((class_node, *arguments.positional), arguments.keywords, arguments.star, arguments.double_star)
+            with_class = Arguments(
+                (class_node, *arguments.positional), arguments.keywords, arguments.star, arguments.double_star
+            )
             node = self.fresh()
-            self.on(node, lambda value: self.invoke(caller, site, value, with_class, self.fresh(), "new")
-                    if isinstance(value, Function) else None)
+            self.on(
+                node,
+                lambda value: (
+                    self.invoke(caller, site, value, with_class, self.fresh(), "new")
+                    if isinstance(value, Function)
+                    else None
+                ),
+            )
             self.copy(new, node)
         init = self.class_attribute(cls, "__init__")
         if init is not None:
             node = self.fresh()
             # constructing is a call of the class: its __init__ is reached by "call"
-            self.on(node, lambda value: self._call_bound(caller, site, value, instance, arguments, self.fresh(), "call"))
+            self.on(
+                node, lambda value: self._call_bound(caller, site, value, instance, arguments, self.fresh(), "call")
+            )
             self.copy(init, node)
 
     def instance_made(self, cls: str) -> None:
@@ -655,8 +753,14 @@ class Solver:
             # bindings of that module (query/extensions.py), as `import ext` would give
             name = dict(arguments.keywords).get("name", arguments.positional[0] if arguments.positional else None)
             if name is not None:
-                self.on(name, lambda value: self.add(result, [External(value.value)])
-                        if isinstance(value, Constant) and value.value and _DOTTED_NAME.fullmatch(value.value) else None)
+                self.on(
+                    name,
+                    lambda value: (
+                        self.add(result, [External(value.value)])
+                        if isinstance(value, Constant) and value.value and _DOTTED_NAME.fullmatch(value.value)
+                        else None
+                    ),
+                )
 
     # -- attributes ------------------------------------------------------------------------
 
@@ -739,7 +843,9 @@ class Solver:
         elif isinstance(value, Builtin) and value.name == "object" and name == "__setattr__":
             self.add(result, [ObjectSetattr(None)])
 
-    def _instance_member(self, caller: ScopeKey, site: tuple[int, int], member: object, instance: Instance, result: int) -> None:
+    def _instance_member(
+        self, caller: ScopeKey, site: tuple[int, int], member: object, instance: Instance, result: int
+    ) -> None:
         if isinstance(member, Property):
             getter = self.bind(member.getter, instance)
             if getter is not None:
@@ -771,7 +877,7 @@ class Solver:
         binds it; None when no class of the tree does."""
         mro = self._mro(cls)
         if after is not None:
-            mro = mro[mro.index(after) + 1:] if after in mro else []
+            mro = mro[mro.index(after) + 1 :] if after in mro else []
         for owner in mro:
             scope = self.facts.class_scope(owner)
             if scope is not None and scope.bindings(name):
@@ -785,7 +891,7 @@ class Solver:
         comes before any class of the tree whose body binds the name; else None."""
         mro = self._mro(cls)
         if after is not None:
-            mro = mro[mro.index(after) + 1:] if after in mro else []
+            mro = mro[mro.index(after) + 1 :] if after in mro else []
         for owner in mro:
             scope = self.facts.class_scope(owner)
             if scope is not None:
@@ -813,10 +919,13 @@ class Solver:
         return any(owner in _TENSOR_CLASSES for owner in self._mro(cls))
 
     def _is_autograd_function(self, cls: str) -> bool:
-        return any(owner.endswith(_AUTOGRAD_FUNCTION) for owner in self._mro(cls)[1:]) or \
-            not TORCH_AUTOGRAD_FUNCTIONS.isdisjoint(self._outside_bases(cls))
+        return any(
+            owner.endswith(_AUTOGRAD_FUNCTION) for owner in self._mro(cls)[1:]
+        ) or not TORCH_AUTOGRAD_FUNCTIONS.isdisjoint(self._outside_bases(cls))
 
-    def add_global(self, module: str, name: str, result: int, seen: frozenset[str] = frozenset(), guess: bool = True) -> bool:
+    def add_global(
+        self, module: str, name: str, result: int, seen: frozenset[str] = frozenset(), guess: bool = True
+    ) -> bool:
         """`module.name`: a global the module binds (or one of its star imports does), a
         submodule, or, for a module outside the tree, a name from outside. Whether found."""
         scope = self.facts.module_scope(module)
@@ -1012,7 +1121,9 @@ class _Compiler:
                 # `self.conv = Conv2d(...)` on an nn.Module runs Module.__setattr__, which
                 # files the value in a registry (`_modules`) that iteration reads
                 key = self._key_node(name)
-                solver.on(setter, lambda member: self._call_member(member, obj, Arguments((key, value)), site, "operator"))
+                solver.on(
+                    setter, lambda member: self._call_member(member, obj, Arguments((key, value)), site, "operator")
+                )
         elif isinstance(obj, Class):
             solver.copy(value, solver.node(("class", obj.qname, name)))
         elif isinstance(obj, Module):
@@ -1025,7 +1136,9 @@ class _Compiler:
             return (0, 0), None
         return (item[3], item[4]), self.expr(item[5])
 
-    def _store_item(self, obj: object, key: str | int | None, value: int, site: tuple[int, int], index: int | None) -> None:
+    def _store_item(
+        self, obj: object, key: str | int | None, value: int, site: tuple[int, int], index: int | None
+    ) -> None:
         solver = self.solver
         if isinstance(obj, Container):
             solver.copy(value, solver.field(obj, key))
@@ -1037,7 +1150,12 @@ class _Compiler:
             solver.run_operator(self.key, site, obj, "__setitem__", Arguments((key_node, value)), solver.fresh())
 
     def _call_member(
-        self, member: object, instance: Instance, arguments: Arguments, site: tuple[int, int] = (0, 0), kind: str = "method",
+        self,
+        member: object,
+        instance: Instance,
+        arguments: Arguments,
+        site: tuple[int, int] = (0, 0),
+        kind: str = "method",
     ) -> None:
         bound = self.solver.bind(member, instance)
         if bound is not None:
@@ -1179,7 +1297,13 @@ class _Compiler:
         return solver.fresh()  # unknown
 
     def _in_place(
-        self, value: object, method: str, right: int, site: tuple[int, int], result: int, binary: tuple | None,
+        self,
+        value: object,
+        method: str,
+        right: int,
+        site: tuple[int, int],
+        result: int,
+        binary: tuple | None,
     ) -> None:
         """`value op= right`: value's in-place operator method runs (an instance's, a
         tensor's `__iadd__`); where it has none, `value op right` runs; a list or set takes
@@ -1197,10 +1321,14 @@ class _Compiler:
         elif not isinstance(value, (Instance, Container, TensorValue)):
             solver.copy(right, result)  # `total = None; total += f`: whichever it is
 
-    def _run_operator(self, value: object, method: str, arguments: Arguments, site: tuple[int, int], result: int) -> None:
+    def _run_operator(
+        self, value: object, method: str, arguments: Arguments, site: tuple[int, int], result: int
+    ) -> None:
         self.solver.run_operator(self.key, site, value, method, arguments, result)
 
-    def _binary(self, left: int, right: int, method: str, reflected: str | None, site: tuple[int, int], result: int) -> None:
+    def _binary(
+        self, left: int, right: int, method: str, reflected: str | None, site: tuple[int, int], result: int
+    ) -> None:
         """`left op right`: each value of left runs its method with right; for a value that has
         none (a number, `1 - x`), each value of right runs its reflected method with left.
         A comparison no method answers is a bool."""
@@ -1264,7 +1392,12 @@ class _Compiler:
         module, _, name = dotted.rpartition(".")
         # a name the index knows only from stubs or bindings (torch._C, torch.conv2d) is from
         # outside, even where a module of the tree re-exports it
-        if module and solver.facts.exists(module) and not solver.known_outside(dotted) and not self._imports_itself(module, name, dotted):
+        if (
+            module
+            and solver.facts.exists(module)
+            and not solver.known_outside(dotted)
+            and not self._imports_itself(module, name, dotted)
+        ):
             solver.add_global(module, name, result)
         else:
             solver.add(result, [External(dotted)])
@@ -1287,7 +1420,12 @@ class _Compiler:
         if not scope.params or not [s for s in solver.facts.scopes(cls) if s.kind == "class"]:
             return result
         first = solver.node(("v", self.key, scope.params[0][0], scope.params[0][3]))
-        solver.on(first, lambda value: solver.add(result, [SuperObject(cls, value)]) if isinstance(value, (Instance, Class)) else None)
+        solver.on(
+            first,
+            lambda value: (
+                solver.add(result, [SuperObject(cls, value)]) if isinstance(value, (Instance, Class)) else None
+            ),
+        )
         return result
 
     def attribute(self, holder: int, name: str, site: tuple[int, int]) -> int:
@@ -1322,7 +1460,9 @@ class _Compiler:
             self.solver.add(node, [Constant("str" if isinstance(key, str) else "int", str(key))])
         return node
 
-    def _load_item(self, value: object, key: str | int | None, result: int, site: tuple[int, int], index: int | None) -> None:
+    def _load_item(
+        self, value: object, key: str | int | None, result: int, site: tuple[int, int], index: int | None
+    ) -> None:
         """`value[key]`: a container's element; an instance's `__getitem__` (a tensor's, when
         the source writes the item: `x[i]`)."""
         solver = self.solver
@@ -1353,7 +1493,7 @@ def _reflects(value: object, method: str) -> bool:
     x`), not a str formatting (`"%d" % x`) nor what no operator applies to (None, a function,
     NotImplemented)."""
     if isinstance(value, Constant):
-        return value.type in ("int", "float", "bool") or value.type == "str" and method != "__mod__"
+        return value.type in ("int", "float", "bool") or (value.type == "str" and method != "__mod__")
     return isinstance(value, (Container, External, Instance))
 
 
@@ -1405,21 +1545,33 @@ def _iterate(solver: Solver, caller: ScopeKey, site: tuple[int, int], iterable: 
             found = solver.class_attribute(value.cls, "__iter__")
             if found is not None:
                 iterator = solver.fresh()
-                solver.on(found, lambda member: solver.invoke(caller, site, solver.bind(member, value), Arguments(), iterator, "method"))
+                solver.on(
+                    found,
+                    lambda member: solver.invoke(
+                        caller, site, solver.bind(member, value), Arguments(), iterator, "method"
+                    ),
+                )
                 solver.on(iterator, next_of)
 
     def next_of(value: object) -> None:
         if isinstance(value, Instance):
             found = solver.class_attribute(value.cls, "__next__")
             if found is not None:
-                solver.on(found, lambda member: solver.invoke(caller, site, solver.bind(member, value), Arguments(), result, "method"))
+                solver.on(
+                    found,
+                    lambda member: solver.invoke(
+                        caller, site, solver.bind(member, value), Arguments(), result, "method"
+                    ),
+                )
                 return
         element(value)
 
     solver.on(iterable, element)
 
 
-def _builtin_call(solver: Solver, caller: ScopeKey, site: tuple[int, int], name: str, arguments: Arguments, result: int) -> None:
+def _builtin_call(
+    solver: Solver, caller: ScopeKey, site: tuple[int, int], name: str, arguments: Arguments, result: int
+) -> None:
     positional = arguments.positional
     keywords = dict(arguments.keywords)
     if name in ("map", "filter") and len(positional) >= 2:
@@ -1430,12 +1582,27 @@ def _builtin_call(solver: Solver, caller: ScopeKey, site: tuple[int, int], name:
         container = Container("list", ("builtin", name, result))
         solver.add(result, [container])
         solver.copy(element if name == "filter" else produced, solver.field(container, None))
-    elif name in ("sorted", "min", "max", "reversed", "list", "tuple", "set", "frozenset", "iter", "next", "enumerate", "zip"):
+    elif name in (
+        "sorted",
+        "min",
+        "max",
+        "reversed",
+        "list",
+        "tuple",
+        "set",
+        "frozenset",
+        "iter",
+        "next",
+        "enumerate",
+        "zip",
+    ):
         element = solver.fresh()
         for argument in positional[:1] if name != "zip" else positional:
             _iterate(solver, caller, site, argument, element)
         if "key" in keywords:
-            solver.on(keywords["key"], lambda value: solver.invoke(caller, site, value, Arguments((element,)), solver.fresh()))
+            solver.on(
+                keywords["key"], lambda value: solver.invoke(caller, site, value, Arguments((element,)), solver.fresh())
+            )
         if name in ("min", "max", "next"):
             solver.copy(element, result)
             return
@@ -1463,13 +1630,26 @@ def _builtin_call(solver: Solver, caller: ScopeKey, site: tuple[int, int], name:
         if len(positional) > 2:
             solver.copy(positional[2], result)
     elif name == "setattr" and len(positional) == 3:
-        solver.on(positional[0], lambda obj: _setattr(solver, obj, Arguments(positional[1:])) if isinstance(obj, Instance) else None)
+        solver.on(
+            positional[0],
+            lambda obj: _setattr(solver, obj, Arguments(positional[1:])) if isinstance(obj, Instance) else None,
+        )
     elif name == "type" and len(positional) == 1:
-        solver.on(positional[0], lambda value: solver.add(result, [Class(value.cls)]) if isinstance(value, Instance) else None)
+        solver.on(
+            positional[0], lambda value: solver.add(result, [Class(value.cls)]) if isinstance(value, Instance) else None
+        )
     elif name == "super" and len(positional) == 2:
-        solver.on(positional[0], lambda cls: solver.on(
-            positional[1], lambda receiver: solver.add(result, [SuperObject(cls.qname, receiver)])
-            if isinstance(cls, Class) and isinstance(receiver, (Instance, Class)) else None))
+        solver.on(
+            positional[0],
+            lambda cls: solver.on(
+                positional[1],
+                lambda receiver: (
+                    solver.add(result, [SuperObject(cls.qname, receiver)])
+                    if isinstance(cls, Class) and isinstance(receiver, (Instance, Class))
+                    else None
+                ),
+            ),
+        )
 
 
 def _instances_of(solver: Solver, value: object, result: int) -> None:
@@ -1506,13 +1686,21 @@ def _setattr(solver: Solver, receiver: Instance | None, arguments: Arguments) ->
         if len(positional) < 3:
             return
         holder, name, value = positional[:3]
-        solver.on(holder, lambda obj: _setattr(solver, obj, Arguments((name, value))) if isinstance(obj, Instance) else None)
+        solver.on(
+            holder, lambda obj: _setattr(solver, obj, Arguments((name, value))) if isinstance(obj, Instance) else None
+        )
         return
     if len(positional) < 2:
         return
     name, value = positional[:2]
-    solver.on(name, lambda key: solver.copy(value, solver.node(("field", receiver.cls, key.value)))
-              if isinstance(key, Constant) and key.value else None)
+    solver.on(
+        name,
+        lambda key: (
+            solver.copy(value, solver.node(("field", receiver.cls, key.value)))
+            if isinstance(key, Constant) and key.value
+            else None
+        ),
+    )
 
 
 def _container_method(solver: Solver, method: ContainerMethod, arguments: Arguments, result: int) -> None:
@@ -1524,9 +1712,15 @@ def _container_method(solver: Solver, method: ContainerMethod, arguments: Argume
             return
         if name in ("get", "pop") and positional and container.kind == "dict":
             # `d.get("fr")`: that key's values, as `d["fr"]` reads them; any key's when unknown
-            solver.on(positional[0], lambda key: solver.copy(
-                solver.field(container, key.value) if isinstance(key, Constant) and key.value is not None
-                else solver.elements(container), result))
+            solver.on(
+                positional[0],
+                lambda key: solver.copy(
+                    solver.field(container, key.value)
+                    if isinstance(key, Constant) and key.value is not None
+                    else solver.elements(container),
+                    result,
+                ),
+            )
         else:
             solver.copy(solver.elements(container), result)
         if name in ("get", "pop") and len(positional) > 1:
@@ -1553,7 +1747,13 @@ def _container_method(solver: Solver, method: ContainerMethod, arguments: Argume
             element = solver.fresh()
             _iterate(solver, ("<container>", 0, None), (0, 0), argument, element)
             solver.copy(element, solver.field(container, None))
-            solver.on(argument, lambda value: solver.copy(solver.elements(value), solver.elements(container))
-                      if isinstance(value, Container) else None)
+            solver.on(
+                argument,
+                lambda value: (
+                    solver.copy(solver.elements(value), solver.elements(container))
+                    if isinstance(value, Container)
+                    else None
+                ),
+            )
         for key, value in arguments.keywords:
             solver.copy(value, solver.field(container, key))
