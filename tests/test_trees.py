@@ -3,8 +3,8 @@ distributions its imports name, found in the project's Python environment.
 
 The project here is a copy of the bundled sample_repo/mini_app; the source tree is sample_repo;
 the "installed" torch is a wheel-like folder made from sample_repo's own Python and YAML (no
-C++), with a dist-info folder. The hops are those test_bundled_extension.py and
-test_sample_repo.py read off the bundled sources, now located in the tree that has them."""
+C++), with a dist-info folder. The hops are those test_bundled_extension.py read off the
+bundled sources, now located in the tree that has them."""
 
 from __future__ import annotations
 
