@@ -57,6 +57,13 @@ class SymbolKind(StrEnum):
     EXTERNAL = "external"
 
 
+def last_name(callee: str) -> str:
+    """`at::cuda::blas::gemm` -> `gemm`; `self.conv` -> `conv`; `p->run` -> `run`."""
+    for separator in ("::", "->", "."):
+        callee = callee.rsplit(separator, 1)[-1]
+    return callee
+
+
 class CallKind(StrEnum):
     CALL = "call"
     LAUNCH = "launch"  # kernel<<<grid, block>>>(...)

@@ -18,19 +18,24 @@ import dataclasses
 import glob
 import os
 import re
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.environment import Distribution, Environment, find_distributions, find_environment
-from explorer.errors import ExplorerError, UsageError
-from explorer.index.files import WalkOptions
-from explorer.index.kept_edges import KeptEdges, kept_edges
-from explorer.index.multi import MultiTreeIndex, TreeIndex
-from explorer.index.reader import IndexReader
-from explorer.index.store import IndexStore, forget_verified, is_corruption, record_verified
+from explorer.errors import UsageError
+from explorer.index import (
+    IndexReader,
+    IndexStore,
+    KeptEdges,
+    MultiTreeIndex,
+    TreeIndex,
+    WalkOptions,
+    open_kept_edges,
+    opened,
+    write_meta,
+)
 from explorer.model import Language, Tree, TreeKind
 from explorer.workspace import default_index_path, resolve_index_path, resolve_root
 
@@ -76,7 +81,7 @@ class Workspace:
         command first asks (a search never does) and written back when the workspace closes."""
         if not self._kept:
             self._kept.append(
-                self.closing.enter_context(kept_edges(self.index_paths)) if self.closing is not None else None
+                self.closing.enter_context(open_kept_edges(self.index_paths)) if self.closing is not None else None
             )
         return self._kept[0]
 
@@ -105,7 +110,7 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree, partial: boo
                 waiting.append(str(error))
                 continue
             index_paths.append(index_path)
-            store = closing.enter_context(_opened(index_path))
+            store = closing.enter_context(opened(index_path))
             parts.append(TreeIndex(tree, store, frozenset(provided)))
             for name in store.top_level_modules():
                 provided.setdefault(name, tree)
@@ -149,29 +154,6 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree, partial: boo
         yield Workspace(
             project.root, reader, [part.tree for part in parts], index_paths, environment, notes, closing, waiting
         )
-
-
-@contextmanager
-def _opened(index_path: Path) -> Iterator[IndexStore]:
-    try:
-        store = IndexStore.open(index_path)
-    except sqlite3.DatabaseError as error:
-        if not is_corruption(error):
-            raise
-        raise damaged([index_path], error) from None
-    try:
-        yield store
-    finally:
-        store.close()
-
-
-def damaged(index_paths: list[Path], error: sqlite3.Error) -> ExplorerError:
-    """An index that passed its checks on opening failed while read: it was damaged since, or
-    in a way the checks miss. Checked (and rebuilt) by the next command."""
-    for path in index_paths:
-        forget_verified(path)
-    which = f"the index at {index_paths[0]}" if len(index_paths) == 1 else "one of the trees' indexes"
-    return ExplorerError(f"{which} is damaged ({error}); the next command checks and rebuilds it")
 
 
 def source_trees(named: tuple[str, ...], project_root: str) -> list[Tree]:
@@ -227,7 +209,7 @@ def _installed_index(tree: Tree, index_path: Path, refresh_tree: RefreshTree) ->
     """An installed distribution's index, refreshed only when its stamp differs from the one
     it was built for (nothing under site-packages is walked on a warm query)."""
     if tree.stamp is not None and IndexStore.unusable_reason(index_path, tree.root) is None:
-        with _opened(index_path) as store:
+        with opened(index_path) as store:
             current = store.meta(_STAMP_KEY) == tree.stamp
             if current and store.meta("walk_options") is not None and store.meta("small_tree") is not None:
                 yield store  # the warm path: one open, nothing walked
@@ -235,10 +217,8 @@ def _installed_index(tree: Tree, index_path: Path, refresh_tree: RefreshTree) ->
     languages = INSTALLED_LANGUAGES if tree.kind is TreeKind.INSTALLED else ()
     refresh_tree(tree, index_path, WalkOptions(only=tree.only, languages=languages), frozenset())
     if tree.stamp is not None:
-        with _opened(index_path) as stamping, stamping.transaction():
-            stamping.set_meta(_STAMP_KEY, tree.stamp)
-        record_verified(index_path)  # written by explorer, with the stamp
-    with _opened(index_path) as store:
+        write_meta(index_path, _STAMP_KEY, tree.stamp)
+    with opened(index_path) as store:
         yield store
 
 

@@ -6,7 +6,6 @@ import contextlib
 import errno
 import functools
 import os
-import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,13 +16,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from explorer.errors import ExplorerError
-from explorer.index.build import RefreshReport, refresh
-from explorer.index.files import WalkOptions
-from explorer.index.reader import IndexReader
-from explorer.index.store import is_corruption
+from explorer.index import IndexReader, RefreshReport, WalkOptions, reading, refresh, writing
 from explorer.model import Tree, TreeKind
 from explorer.render.places import name_trees
-from explorer.trees import TreeRequest, Workspace, damaged, open_workspace
+from explorer.trees import TreeRequest, Workspace, open_workspace
 
 
 def _reader_went_away() -> NoReturn:
@@ -141,17 +137,16 @@ def refresh_index(
     progress = IndexProgress(stderr, what or root, once)
     finished = False
     try:
-        report = refresh(
-            root,
-            index_path,
-            progress=progress,
-            on_wait=lambda: stderr.print("waiting for another explorer process indexing this tree..."),
-            **options,  # type: ignore[arg-type]
-        )
+        with writing(index_path):
+            report = refresh(
+                root,
+                index_path,
+                progress=progress,
+                on_wait=lambda: stderr.print("waiting for another explorer process indexing this tree..."),
+                **options,  # type: ignore[arg-type]
+            )
         finished = True
         return report
-    except (OSError, sqlite3.Error) as error:
-        raise ExplorerError(f"cannot write the index at {index_path}: {error}") from None
     finally:
         progress.close(finished)
 
@@ -170,12 +165,8 @@ def open_trees(where: TreeRequest) -> Iterator[Workspace]:
         name_trees(workspace.trees)  # for the text this command prints (render/places.py)
         for note in workspace.notes:
             stderr.print(note, markup=False, highlight=False, soft_wrap=True)
-        try:
+        with reading(workspace.index_paths):
             yield workspace
-        except sqlite3.DatabaseError as error:
-            if not is_corruption(error):
-                raise
-            raise damaged(workspace.index_paths, error) from None
 
 
 def _refresh_tree(tree: Tree, index_path: Path, options: WalkOptions | None, leave_out: frozenset[str]) -> None:

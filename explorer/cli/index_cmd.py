@@ -6,8 +6,7 @@ import dataclasses
 
 from explorer.cli.common import open_trees, refresh_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
-from explorer.index.build import saved_walk_options
-from explorer.index.files import WalkOptions
+from explorer.index import WalkOptions, saved_walk_options
 from explorer.model import Tree, TreeKind
 from explorer.render.json_out import dumps, report_json, trees_json
 from explorer.render.text import report_text, trees_text

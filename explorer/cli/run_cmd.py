@@ -22,7 +22,7 @@ from explorer.runtime.request import DEFAULT_MAX_EVENTS, RunRequest
 from explorer.trees import TreeRequest
 
 if TYPE_CHECKING:
-    from explorer.index.reader import IndexReader
+    from explorer.index import IndexReader
     from explorer.runtime.model import RunFrame
 
 

@@ -172,7 +172,7 @@ class KeptEdges:
 
 
 @contextmanager
-def kept_edges(index_paths: Sequence[Path]) -> Iterator[KeptEdges | None]:
+def open_kept_edges(index_paths: Sequence[Path]) -> Iterator[KeptEdges | None]:
     """The kept edges of a workspace reading these indexes (the project's first), written
     back when the block ends."""
     if not index_paths:

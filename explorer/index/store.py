@@ -54,6 +54,7 @@ from explorer.model import (
     OperatorInfo,
     Symbol,
     SymbolKind,
+    last_name,
 )
 from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR
@@ -1147,13 +1148,6 @@ def _symbol(row: tuple, located: str | None = None) -> Symbol:
 def _like_prefix(prefix: str) -> str:
     """A LIKE pattern for strings that begin with `prefix` (with `\\` as its escape)."""
     return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
-def last_name(callee: str) -> str:
-    """`at::cuda::blas::gemm` -> `gemm`; `self.conv` -> `conv`; `p->run` -> `run`."""
-    for separator in ("::", "->", "."):
-        callee = callee.rsplit(separator, 1)[-1]
-    return callee
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import CallNode, CallShape, Language, Symbol, SymbolKind
 from explorer.query.nodes import layer_of
 

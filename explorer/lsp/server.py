@@ -13,7 +13,6 @@ import asyncio
 import logging
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -35,9 +34,7 @@ from explorer.config import find_config, resolve_settings
 from explorer.diagram.build import trace_diagram
 from explorer.diagram.fold import shape
 from explorer.errors import ExplorerError, UsageError
-from explorer.index.files import WalkOptions
-from explorer.index.reader import IndexReader
-from explorer.index.store import IndexStore
+from explorer.index import IndexReader, IndexStore, WalkOptions
 from explorer.lsp.buffers import Buffer, buffer_of
 from explorer.lsp.hierarchy import node_data, node_of
 from explorer.lsp.positions import column_of, line_range, path_of, span_range, uri_of
@@ -268,7 +265,7 @@ class ExplorerServer(LanguageServer):
         try:
             # the trees that are ready answer now; the others join when the refresh is done
             opened = closing.enter_context(open_workspace(self.tree_request(), _only_if_ready, partial=True))
-        except (IndexNotReady, ExplorerError, OSError, sqlite3.Error) as error:
+        except (IndexNotReady, ExplorerError, OSError) as error:
             closing.close()
             if self.session is None:
                 self._say_waiting(str(error))

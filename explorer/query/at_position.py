@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from explorer.errors import ExplorerError
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import CallEdge, CallSite, EdgeKind, Layer, Symbol, SymbolKind
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import find

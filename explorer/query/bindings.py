@@ -13,7 +13,7 @@ All overloads of a name share one binding, which picks among them by signature a
 
 from __future__ import annotations
 
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import Language, Symbol, SymbolKind
 from explorer.query.test_code import is_test_code
 

@@ -22,7 +22,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import SymbolKind
 from explorer.query.flow.edges import FlowEdges
 from explorer.query.flow.facts import Scope

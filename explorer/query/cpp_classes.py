@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import Symbol, SymbolKind
 from explorer.parsers.common import split_top_level, strip_template_args
 

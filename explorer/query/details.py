@@ -6,10 +6,8 @@ import os
 from dataclasses import dataclass, field
 
 from explorer.errors import UnknownSymbolError
-from explorer.index.files import source_lines
-from explorer.index.reader import IndexReader
-from explorer.index.store import last_name
-from explorer.model import DerivativeEntry, Language, OperatorInfo, Symbol, SymbolKind
+from explorer.index import IndexReader, source_lines
+from explorer.model import DerivativeEntry, Language, OperatorInfo, Symbol, SymbolKind, last_name
 from explorer.query.bindings import binding_operators
 from explorer.query.lookup import resolve
 from explorer.query.nodes import REGISTRABLE_KINDS, dispatch_kernels, registered_functions

@@ -20,7 +20,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import Symbol, SymbolKind
 
 _TORCH_OPS = re.compile(r"torch\.ops\.(\w+)\.(\w+)(?:\.(\w+))?")

@@ -15,8 +15,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from explorer.index.kept_edges import KeptEdges, node_key_text
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader, KeptEdges, node_key_text
 from explorer.model import CallEdge, CallNode, Layer, Symbol, SymbolKind
 from explorer.query.backends import node_allowed
 from explorer.query.native_edges import NativeEdges

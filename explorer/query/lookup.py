@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from explorer.errors import UnknownSymbolError, UsageError
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import Symbol, SymbolKind
 from explorer.parsers.common import parenthesised_items
 from explorer.query.bindings import binding_operators, bound_in_another_module, inherited_bindings, is_out_overload

@@ -38,8 +38,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from explorer.index.reader import IndexReader
-from explorer.index.store import last_name
+from explorer.index import IndexReader
 from explorer.model import (
     FUNCTOR_MARK,
     LAMBDA_MARK,
@@ -52,6 +51,7 @@ from explorer.model import (
     Resolution,
     Symbol,
     SymbolKind,
+    last_name,
 )
 from explorer.parsers.common import collapse, enclosing_candidates, parenthesised_items, strip_template_args
 from explorer.query.argument_kinds import Declarations, Kind, call_argument_kinds, declarations, fitting_kinds

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from explorer.errors import UsageError
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import LAMBDA_MARK, CallEdge, CallNode, CallSite, EdgeKind, Layer, Symbol, SymbolKind
 from explorer.query.bindings import binding_symbol
 from explorer.query.graph import CallGraph

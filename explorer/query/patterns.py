@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from explorer.errors import UsageError
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import Symbol, SymbolKind
 
 if TYPE_CHECKING:

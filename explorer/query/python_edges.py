@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import (
     CallEdge,
     CallKind,

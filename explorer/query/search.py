@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from enum import IntEnum
 
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import Language, Symbol, SymbolKind
 from explorer.query.extensions import ExtensionModules
 from explorer.query.patterns import checked_query

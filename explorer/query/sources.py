@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from explorer.index.files import source_lines
+from explorer.index import source_lines
 from explorer.model import Symbol
 
 

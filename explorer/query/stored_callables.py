@@ -31,7 +31,7 @@ import functools
 import re
 from collections.abc import Callable
 
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import Symbol, SymbolKind
 from explorer.parsers.common import collapse
 from explorer.query.arity import call_arguments

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from explorer.errors import UsageError
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import CallEdge, CallNode, EdgeKind, Layer, Resolution, Symbol, SymbolKind
 from explorer.query.backends import BACKENDS
 from explorer.query.bindings import binding_operators, binding_symbol, is_out_overload
@@ -36,7 +36,7 @@ from explorer.query.notes import UnreadableDefinition
 from explorer.query.patterns import VENDOR_TARGET, TargetPattern, matches_nothing, target_pattern
 
 if TYPE_CHECKING:
-    from explorer.index.kept_edges import KeptEdges
+    from explorer.index import KeptEdges
 
 _PATHS_CONSIDERED = 1000  # enumerated best first, before paths that differ only in overloads fold
 # Partial paths tried while enumerating. Costs to a match ignore that a path may not visit a

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
-from explorer.index.build import RefreshReport
+from explorer.index import RefreshReport
 from explorer.model import CallEdge, CallNode, Symbol, Tree
 
 if TYPE_CHECKING:  # only annotations: a command imports the query layer it runs, no more

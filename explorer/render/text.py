@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console, Group
 from rich.text import Text
 
-from explorer.index.build import RefreshReport
+from explorer.index import RefreshReport
 from explorer.model import CallEdge, CallNode, Language, Layer, Resolution, Symbol, Tree, TreeKind
 from explorer.query.notes import UnreadableDefinition
 from explorer.query.patterns import target_heading

@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from explorer.errors import UsageError
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.runtime.events import PythonRecording
 from explorer.runtime.model import RECORDED_TRACE, RunTrace
 from explorer.runtime.profiler import (

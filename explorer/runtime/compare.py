@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import CallEdge, CallNode, EdgeKind, Language, Layer, Symbol, SymbolKind
 from explorer.query.graph import CallGraph
 from explorer.query.sources import SourceLines

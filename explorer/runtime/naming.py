@@ -19,7 +19,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import Layer, Symbol, SymbolKind
 from explorer.parsers.vendors import vendor_library
 from explorer.query.nodes import layer_of

@@ -35,7 +35,7 @@ from enum import Enum
 from pathlib import Path
 
 from explorer.errors import ExplorerError, UsageError
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import Layer, Symbol, SymbolKind
 from explorer.parsers.common import parenthesised_items
 from explorer.query.arity import fitting

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.runtime.events import merge, python_notes, read_native, read_python
 from explorer.runtime.launcher import new_workdir, run_bundled
 from explorer.runtime.model import RunTrace

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer import __version__
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
 from explorer.query.graph import CallGraph
 from explorer.query.notes import UnreadableDefinition

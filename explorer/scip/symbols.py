@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import Language, Symbol, SymbolKind
 from explorer.parsers.common import module_name
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import CallEdge, CallNode, CallShape, EdgeKind, Layer, Resolution, Symbol, SymbolKind
 from explorer.parsers.common import module_name
 from explorer.query.arity import python_call_shape

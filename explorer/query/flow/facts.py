@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from explorer.index.reader import IndexReader
+from explorer.index import IndexReader
 from explorer.model import SymbolKind
 
 
