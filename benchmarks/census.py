@@ -83,7 +83,7 @@ from explorer.model import CallEdge, CallKind, CallSite, Language, Layer, Symbol
 from explorer.query.graph import CallGraph
 from explorer.query.lookup import find
 from explorer.query.nodes import definition_lines, registered_functions
-from explorer.trees import TREES_VARIABLE, TreeRequest
+from explorer.workspace import TREES_VARIABLE, TreeRequest
 
 SECTIONS = ("bindings", "launches", "generated", "unresolved")
 _VENDORED = "third_party/"

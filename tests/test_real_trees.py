@@ -16,7 +16,7 @@ import pytest
 
 from explorer.index.build import refresh
 from explorer.query.trace import trace_symbol
-from explorer.trees import TreeRequest, Workspace, open_workspace
+from explorer.workspace import TreeRequest, Workspace, open_workspace
 
 CHECKOUT = os.environ.get("EXPLORER_REAL_TORCH")
 ENVIRONMENT = os.environ.get("EXPLORER_REAL_TORCH_ENV")

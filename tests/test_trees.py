@@ -19,15 +19,22 @@ from pathlib import Path
 
 import pytest
 
-from explorer import environment as environment_module
-from explorer.environment import Distribution, find_distributions, find_environment
+from explorer.workspace import environment as environment_module
 from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.build import refresh
 from explorer.model import TreeKind
 from explorer.query.lookup import resolve
 from explorer.query.trace import trace_symbol
-from explorer.trees import TreeRequest, Workspace, open_workspace, source_version
-from explorer.workspace import SAMPLE_ROOT
+from explorer.workspace import (
+    SAMPLE_ROOT,
+    Distribution,
+    TreeRequest,
+    Workspace,
+    find_distributions,
+    find_environment,
+    open_workspace,
+    source_version,
+)
 from tests.command_line import invoke
 
 SAMPLE = str(SAMPLE_ROOT)
@@ -490,7 +497,7 @@ def _pyenv(root: Path, versions: list[str], binary: str) -> Path:
 
 
 def test_a_pyenv_shim_is_read_as_pyenv_chooses_and_the_chosen_interpreter_is_asked_once(tmp_path, monkeypatch):
-    from explorer.environment import pyenv_choice
+    from explorer.workspace import pyenv_choice
 
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("EXPLORER_PYTHON_ENV")
@@ -556,7 +563,7 @@ def test_distributions_are_read_from_dist_info_with_or_without_top_level_txt(tmp
     info = site / "PyYAML-6.0.dist-info"
     info.mkdir()
     (info / "RECORD").write_text("yaml/__init__.py,sha256=x,1\nPyYAML-6.0.dist-info/RECORD,,\n_yaml/__init__.py,,\n")
-    from explorer.environment import Environment
+    from explorer.workspace import Environment
 
     found = find_distributions(Environment(str(tmp_path), "test", (str(site),)), {"torch", "torchgen", "yaml", "json"})
     assert sorted((name, d.name, d.version, d.top_level) for name, d in found.items()) == [
@@ -576,7 +583,7 @@ def test_a_distributions_import_names_are_kept_until_its_record_or_top_level_txt
     info = site / "PyYAML-6.0.dist-info"
     info.mkdir()
     (info / "RECORD").write_text("yaml/__init__.py,sha256=x,1\nPyYAML-6.0.dist-info/RECORD,,\n")
-    from explorer.environment import Environment
+    from explorer.workspace import Environment
 
     environment = Environment(str(tmp_path), "test", (str(site),))
     read: list[str] = []
@@ -745,7 +752,7 @@ def test_trace_json_lists_the_trees_its_files_are_in(project):
 def test_a_tree_not_ready_is_left_out_of_a_partial_workspace_only(tmp_path, project, environment):
     # the language server opens what is ready and lets the rest join when indexed: here the
     # project is indexed, the environment's torch (which mini_app imports) is not
-    from explorer.trees import TreeNotReady
+    from explorer.workspace import TreeNotReady
 
     def project_only(tree, index_path, options, leave_out) -> None:
         if tree.kind is TreeKind.INSTALLED:

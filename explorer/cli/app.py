@@ -233,7 +233,7 @@ def _run(command: str, module: str, arguments: dict[str, object], configured: bo
             typer.echo(f"error: {error}", err=True)
             raise SystemExit(error.exit_code) from None
     if "root" in arguments:
-        from explorer.trees import TreeRequest
+        from explorer.workspace import TreeRequest
 
         python = settings.get("python-env")
         arguments["where"] = TreeRequest(

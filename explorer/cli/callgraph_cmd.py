@@ -6,7 +6,7 @@ import json as json_module
 
 from explorer.cli.common import open_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
-from explorer.trees import TreeRequest
+from explorer.workspace import TreeRequest
 
 
 @reports_errors

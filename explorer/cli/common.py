@@ -19,7 +19,7 @@ from explorer.errors import ExplorerError
 from explorer.index import IndexReader, RefreshReport, WalkOptions, reading, refresh, writing
 from explorer.model import Tree, TreeKind
 from explorer.render.places import name_trees
-from explorer.trees import TreeRequest, Workspace, open_workspace
+from explorer.workspace import TreeRequest, Workspace, open_workspace
 
 
 def _reader_went_away() -> NoReturn:

@@ -8,7 +8,7 @@ from explorer.cli.common import reports_errors, stdout
 from explorer.config import KEYS, find_config, resolve_settings
 from explorer.render.json_out import dumps, write_json
 from explorer.render.text import settings_text
-from explorer.trees import TreeRequest
+from explorer.workspace import TreeRequest
 
 
 @reports_errors

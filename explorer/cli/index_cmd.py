@@ -10,8 +10,7 @@ from explorer.index import WalkOptions, saved_walk_options
 from explorer.model import Tree, TreeKind
 from explorer.render.json_out import dumps, report_json, trees_json
 from explorer.render.text import report_text, trees_text
-from explorer.trees import TreeRequest, nested_roots, source_trees
-from explorer.workspace import resolve_index_path, resolve_root
+from explorer.workspace import TreeRequest, nested_roots, resolve_index_path, resolve_root, source_trees
 
 
 @reports_errors

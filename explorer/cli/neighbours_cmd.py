@@ -9,7 +9,7 @@ from explorer.cli.diagram_options import DiagramRequest, diagram_request, write_
 from explorer.query.limits import DEFAULT_MAX_NODES
 from explorer.render.json_out import dumps, neighbours_json, write_json
 from explorer.render.text import neighbours_text, unreadable_note
-from explorer.trees import TreeRequest
+from explorer.workspace import TreeRequest
 
 
 def _run(

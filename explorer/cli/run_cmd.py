@@ -19,7 +19,7 @@ from explorer.errors import UsageError
 from explorer.query.limits import DEFAULT_MAX_NODES
 from explorer.render.json_out import dumps
 from explorer.runtime.request import DEFAULT_MAX_EVENTS, RunRequest
-from explorer.trees import TreeRequest
+from explorer.workspace import TreeRequest
 
 if TYPE_CHECKING:
     from explorer.index import IndexReader

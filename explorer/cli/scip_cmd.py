@@ -9,7 +9,7 @@ from explorer.cli.common import open_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
 from explorer.output_files import check_output, write_output
 from explorer.render.text import unreadable_note
-from explorer.trees import TreeRequest
+from explorer.workspace import TreeRequest
 
 
 @reports_errors

@@ -9,7 +9,7 @@ from explorer.query.search import SearchFilter
 from explorer.query.search import search as run_search
 from explorer.render.json_out import dumps, search_json, write_json
 from explorer.render.text import search_text
-from explorer.trees import TreeRequest
+from explorer.workspace import TreeRequest
 
 _LANGS = {
     "python": Language.PYTHON,

@@ -10,7 +10,7 @@ from explorer.query.details import DEFAULT_SNIPPET_LINES, describe
 from explorer.query.lookup import resolve
 from explorer.render.json_out import details_json, dumps, write_json
 from explorer.render.text import details_text, printable
-from explorer.trees import TreeRequest
+from explorer.workspace import TreeRequest
 
 _MAX_SHOWN = 10
 

@@ -11,7 +11,7 @@ from explorer.query.limits import DEFAULT_MAX_NODES, DEFAULT_PATHS
 from explorer.query.patterns import target_heading
 from explorer.render.json_out import dumps, trace_json, write_json
 from explorer.render.text import printable, trace_text, unreadable_note
-from explorer.trees import TreeRequest
+from explorer.workspace import TreeRequest
 
 if TYPE_CHECKING:
     from explorer.query.trace import TraceReport

@@ -57,7 +57,7 @@ _HOME = {  # each public name, and the module of this package that defines it
     "IndexReader": "reader",
     "IndexStore": "store",
 }
-__all__ = [  # the same names as _HOME (tests/test_index_door.py)
+__all__ = [  # the same names as _HOME (tests/test_doors.py)
     "IndexDamaged",
     "IndexReader",
     "IndexStore",

@@ -39,7 +39,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.cache_files import read_kept, write_kept
 from explorer.index.files import READ_FAILURES
 from explorer.index.module_parameters import ModuleParameters
 from explorer.model import (
@@ -57,7 +56,7 @@ from explorer.model import (
     last_name,
 )
 from explorer.parsers.vendors import vendor_library
-from explorer.workspace import GRAMMARS_DIR
+from explorer.workspace import GRAMMARS_DIR, read_kept, write_kept
 
 SCHEMA_VERSION = 19  # 19: symbols_lname holds the kind; 18: module arguments, bindings on them; 13: namespace_prefixes; 14: python_flow; 15: its statements decoded per scope; 16: C++ registrations, extensions; 17: vendor calls judged without a leading ::
 
@@ -367,7 +366,7 @@ class IndexStore:
         self._call_spans: dict[str, tuple[int, int]] = {}  # path -> its rows in calls (calls_in)
         self._operator_info: dict[str, OperatorInfo | None] = {}
         self._imports: dict[str, list[ImportBinding]] = {}  # module (or C++ file) -> its imports
-        # Read beside other trees (trees.py), every location this store reports is under this
+        # Read beside other trees (workspace/trees.py), every location this store reports is under this
         # prefix (its root): one string per file. Queries that take a path take it relative.
         self._prefix = ""
         self._paths: dict[str, str] = {}

@@ -53,8 +53,7 @@ from explorer.query.trace import hop_cost, trace_symbol
 from explorer.render.diagram import default_file_name, render_diagram
 from explorer.render.links import LinkTemplate
 from explorer.render.progress import reported
-from explorer.trees import TreeNotReady, TreeRequest, open_workspace
-from explorer.workspace import cache_folder
+from explorer.workspace import TreeNotReady, TreeRequest, cache_folder, open_workspace
 
 # The initializationOptions the server reads (the CLI's --tree and --python-env); others are
 # said to be ignored, so that a misspelt one is not silently without effect

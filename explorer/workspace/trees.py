@@ -4,7 +4,7 @@
 2. Source trees joined with `--tree` (repeatable) or $EXPLORER_TREES (paths separated by
    the system's path separator), in the order given: a PyTorch checkout, a library's sources.
 3. The installed distributions that provide what the project imports, from the project's
-   Python environment (explorer/environment.py), each read for its Python, stubs and YAML
+   Python environment (workspace/environment.py), each read for its Python, stubs and YAML
    only. A distribution that provides a package an earlier tree already has is not read:
    a wheel of one version beside a checkout of another is said once, never mixed.
 Each tree has its own index. The project and source trees are refreshed as one tree alone
@@ -23,7 +23,6 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.environment import Distribution, Environment, find_distributions, find_environment
 from explorer.errors import UsageError
 from explorer.index import (
     IndexReader,
@@ -37,7 +36,8 @@ from explorer.index import (
     write_meta,
 )
 from explorer.model import Language, Tree, TreeKind
-from explorer.workspace import default_index_path, resolve_index_path, resolve_root
+from explorer.workspace.environment import Distribution, Environment, find_distributions, find_environment
+from explorer.workspace.places import default_index_path, resolve_index_path, resolve_root
 
 TREES_VARIABLE = "EXPLORER_TREES"
 INSTALLED_LANGUAGES = (Language.PYTHON.value, Language.YAML.value)

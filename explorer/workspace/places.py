@@ -9,7 +9,7 @@ from pathlib import Path
 
 from explorer.errors import RootNotFoundError, UsageError
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent  # explorer/
 
 
 def _data_folder(name: str) -> Path:

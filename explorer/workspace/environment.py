@@ -30,9 +30,9 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from explorer.cache_files import read_kept, write_kept
 from explorer.errors import UsageError
-from explorer.workspace import cache_folder
+from explorer.workspace.cache_files import read_kept, write_kept
+from explorer.workspace.places import cache_folder
 
 _PROJECT_ENVIRONMENTS = (".venv", "venv", "env")
 _SITE_QUERY = (

@@ -1,0 +1,53 @@
+"""The index and the workspace each have one door, their package's __init__.py. Nothing outside
+index/ imports SQLite or the index's own modules, nothing outside workspace/ the workspace's,
+and every name a door lists opens."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import explorer.index
+import explorer.workspace
+
+PACKAGE = Path(explorer.index.__file__).resolve().parent.parent
+
+
+def _imports(path: Path) -> list[tuple[str, int]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.extend((alias.name, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.extend((f"{node.module}.{alias.name}", node.lineno) for alias in node.names)
+    return found
+
+
+def _through_the_wall(room: str, also: tuple[str, ...] = ()) -> list[str]:
+    """Imports, from outside the room, of the room's own modules (or of the modules `also`)."""
+    return [
+        f"{path.relative_to(PACKAGE.parent)}:{line} {name}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).parts[0] != room
+        for name, line in _imports(path)
+        if name.split(".")[0] in also or (name.startswith(f"explorer.{room}.") and name.count(".") > 2)
+    ]
+
+
+def test_nothing_outside_the_index_imports_sqlite_or_its_modules():
+    assert _through_the_wall("index", also=("sqlite3",)) == []
+
+
+def test_nothing_outside_the_workspace_imports_its_modules():
+    assert _through_the_wall("workspace") == []
+
+
+@pytest.mark.parametrize("door", [explorer.index, explorer.workspace], ids=lambda door: door.__name__)
+def test_every_name_of_a_door_opens(door):
+    assert sorted(door.__all__) == sorted(door._HOME)
+    for name in door.__all__:
+        home = importlib.import_module(f"{door.__name__}.{door._HOME[name]}")
+        assert getattr(door, name) is getattr(home, name)
