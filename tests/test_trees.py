@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from explorer.workspace import environment as environment_module
 from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.build import refresh
 from explorer.model import TreeKind
@@ -35,6 +34,7 @@ from explorer.workspace import (
     open_workspace,
     source_version,
 )
+from explorer.workspace import environment as environment_module
 from tests.command_line import invoke
 
 SAMPLE = str(SAMPLE_ROOT)
