@@ -80,9 +80,9 @@ from explorer.cli.common import open_trees
 from explorer.errors import ExplorerError
 from explorer.index.store import IndexStore, last_name
 from explorer.model import CallEdge, CallKind, CallSite, Language, Layer, Symbol, SymbolKind
-from explorer.query.graph import CallGraph
-from explorer.query.lookup import find
-from explorer.query.nodes import definition_lines, registered_functions
+from explorer.names.lookup import find
+from explorer.resolve.graph import CallGraph
+from explorer.resolve.nodes import definition_lines, registered_functions
 from explorer.workspace import TREES_VARIABLE, TreeRequest
 
 SECTIONS = ("bindings", "launches", "generated", "unresolved")

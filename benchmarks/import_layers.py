@@ -18,7 +18,7 @@ from pathlib import Path
 
 
 def room_of(module: str, rooms: set[str]) -> str:
-    """The deepest room that holds a dotted module name (`explorer.query.flow.solver` ->
+    """The deepest room that holds a dotted module name (`explorer.resolve.flow.solver` ->
     `query/flow`)."""
     parts = module.split(".")[1:]
     for depth in range(len(parts), 0, -1):

@@ -35,7 +35,7 @@ from pathlib import Path
 from common import arguments
 
 from explorer.index.store import IndexStore
-from explorer.query.search import search
+from explorer.names.search import search_symbols
 
 QUERIES = [
     "conv2d",
@@ -200,13 +200,13 @@ def main() -> None:
         breakdown_total, breakdown = cpu_breakdown(tree, Path(scratch) / "breakdown.sqlite", env)
 
         store = IndexStore.open(index)
-        search(store, "warm up")
+        search_symbols(store, "warm up")
         per_query = {}
         for query in QUERIES:
             samples = []
             for _ in range(max(5, args.repeat)):
                 started = time.perf_counter()
-                search(store, query)
+                search_symbols(store, query)
                 samples.append(time.perf_counter() - started)
             per_query[query] = statistics.median(samples)
         stats = store.stats()

@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.analysis import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS
 from explorer.errors import UsageError
-from explorer.query.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS
 
 _TABLE = ("tool", "explorer")  # in pyproject.toml
 _FILES = ("explorer.toml", "pyproject.toml")  # looked for in this order in each folder

@@ -85,7 +85,7 @@ class Symbol:
     # What an alias or registration points at, as written with imports expanded
     # (`torch.conv2d` for `conv2d = _add_docstr(torch.conv2d, ...)`, the kernel of a
     # REGISTER_DISPATCH, the `.out` op of a structured_delegate). A lambda bound to a local, which
-    # the index keeps as part of the function it is written in (query/stored_callables.py): that
+    # the index keeps as part of the function it is written in (resolve/stored_callables.py): that
     # function, which holds its calls.
     target: str | None = None
     # C++: visible only inside its own file (a `static` function, or one in an anonymous

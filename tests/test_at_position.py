@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from explorer.analysis.at_position import symbols_at
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.lsp.positions import path_of
-from explorer.query import lookup as lookup_module
-from explorer.query.at_position import symbols_at
-from explorer.query.graph import CallGraph
+from explorer.names import lookup as lookup_module
+from explorer.resolve.graph import CallGraph
 from tests.conftest import write_tree
 
 SOURCE = (

@@ -11,14 +11,14 @@ from collections.abc import Iterator
 import pytest
 from conftest import write_tree
 
+from explorer.analysis.details import describe
+from explorer.analysis.trace import trace_symbol
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.model import Layer, Resolution, SymbolKind
+from explorer.names.lookup import find
 from explorer.parsers.cpp import parse_cpp
-from explorer.query.details import describe
-from explorer.query.graph import CallGraph
-from explorer.query.lookup import find
-from explorer.query.trace import trace_symbol
+from explorer.resolve.graph import CallGraph
 
 MODULE_CPP = (
     "#include <Python.h>\n"  # 1

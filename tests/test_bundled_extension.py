@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.query.trace import trace_symbol
+from explorer.analysis.trace import trace_symbol
 
 OPS = "mini_ops/csrc"
 MODULE = "torch/nn/modules/module.py"
@@ -132,12 +132,13 @@ def test_the_user_project_reaches_the_extension_kernels_through_its_model(sample
 
 
 def test_bindings_and_registered_operators_are_found_by_their_python_names(sample_store):
-    from explorer.query.lookup import resolve
-    from explorer.query.search import search
+    from explorer.names.lookup import resolve
+    from explorer.names.search import search_symbols
 
     # indexed as TORCH_EXTENSION_NAME.scale; setup.py says the module is mini_ops._C
     assert [
-        (h.symbol.qname, h.symbol.kind.value, h.symbol.path, h.symbol.line) for h in search(sample_store, "scale", 3)
+        (h.symbol.qname, h.symbol.kind.value, h.symbol.path, h.symbol.line)
+        for h in search_symbols(sample_store, "scale", 3)
     ] == [
         ("mini_ops::scale", "function", f"{OPS}/scale.cpp", 24),
         ("mini_ops.ops.scale", "function", "mini_ops/ops.py", 12),

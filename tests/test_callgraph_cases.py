@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from explorer.analysis.callgraph import python_call_graph
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
-from explorer.query.callgraph import python_call_graph
 
 CASES = Path(__file__).parent / "callgraph_cases"
 CASE_FOLDERS = sorted(path.parent for path in CASES.rglob("callgraph.json"))

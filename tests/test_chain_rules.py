@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from explorer.analysis.trace import TraceReport, trace_symbol
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
-from explorer.query.trace import TraceReport, trace_symbol
 from explorer.render.json_out import trace_json
 from tests.conftest import touch_later, write_tree
 

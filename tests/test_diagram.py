@@ -13,12 +13,12 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
+from explorer.analysis.neighbours import neighbours_of
+from explorer.analysis.trace import trace_symbol
 from explorer.diagram.build import neighbours_diagram, trace_diagram
 from explorer.diagram.fold import collapse_layers, fold_widest, only_paths
 from explorer.diagram.model import MORE, Diagram, DiagramEdge, DiagramNode, Emphasis
 from explorer.model import Layer
-from explorer.query.neighbours import neighbours
-from explorer.query.trace import trace_symbol
 from explorer.render.dot import LAYER_STYLES, PATH_COLOUR, to_dot
 from explorer.render.links import LinkTemplate
 from tests.command_line import invoke
@@ -129,7 +129,7 @@ def test_only_paths_leaves_the_paths(conv2d):
 
 
 def test_callers_diagram_draws_arrows_from_caller_to_callee(sample_store, sample_root):
-    report = neighbours(sample_store, sample_root, "cudnnConvolutionForward", "callers", 3)
+    report = neighbours_of(sample_store, sample_root, "cudnnConvolutionForward", "callers", 3)
     diagram = neighbours_diagram(report)
     names = names_by_id(diagram)
     assert diagram.upward

@@ -1,6 +1,8 @@
-"""The index and the workspace each have one door, their package's __init__.py. Nothing outside
-index/ imports SQLite or the index's own modules, nothing outside workspace/ the workspace's,
-and every name a door lists opens."""
+"""Each room (index/, workspace/, names/, resolve/, analysis/) has one door, its package's
+__init__.py (explorer/doors.py). Nothing outside index/ imports SQLite or the index's own
+modules, nothing outside another room that room's modules, and every name a door lists opens
+as the name of its module (not as a module of the room: `from room import x` would give the
+submodule x once loaded)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
+import explorer.analysis
 import explorer.index
+import explorer.names
+import explorer.resolve
 import explorer.workspace
 
 PACKAGE = Path(explorer.index.__file__).resolve().parent.parent
@@ -41,13 +46,20 @@ def test_nothing_outside_the_index_imports_sqlite_or_its_modules():
     assert _through_the_wall("index", also=("sqlite3",)) == []
 
 
-def test_nothing_outside_the_workspace_imports_its_modules():
-    assert _through_the_wall("workspace") == []
+@pytest.mark.parametrize("room", ["workspace", "names", "resolve", "analysis"])
+def test_nothing_outside_a_room_imports_its_modules(room):
+    assert _through_the_wall(room) == []
 
 
-@pytest.mark.parametrize("door", [explorer.index, explorer.workspace], ids=lambda door: door.__name__)
+DOORS = [explorer.index, explorer.workspace, explorer.names, explorer.resolve, explorer.analysis]
+
+
+@pytest.mark.parametrize("door", DOORS, ids=lambda door: door.__name__)
 def test_every_name_of_a_door_opens(door):
     assert sorted(door.__all__) == sorted(door._HOME)
+    folder = Path(door.__file__).parent
+    modules = {path.stem for path in folder.glob("*.py")} | {path.name for path in folder.iterdir() if path.is_dir()}
+    assert sorted(set(door.__all__) & modules) == []
     for name in door.__all__:
         home = importlib.import_module(f"{door.__name__}.{door._HOME[name]}")
         assert getattr(door, name) is getattr(home, name)

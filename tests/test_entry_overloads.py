@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from explorer.analysis.trace import TraceReport, trace_symbol
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.model import Language, Symbol, SymbolKind
-from explorer.query.lookup import plain_call_order
-from explorer.query.trace import TraceReport, trace_symbol
+from explorer.names.lookup import plain_call_order
 from explorer.render.json_out import trace_json
 from tests.command_line import invoke
 from tests.conftest import write_tree

@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 from conftest import write_tree
 
+from explorer.analysis.trace import trace_symbol
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.model import SymbolKind
-from explorer.query.extensions import ExtensionModules
-from explorer.query.graph import CallGraph
-from explorer.query.trace import trace_symbol
+from explorer.names.extensions import ExtensionModules
+from explorer.resolve.graph import CallGraph
 
 EXTENSION = {
     "setup.py": (
@@ -290,10 +290,10 @@ def test_which_module_an_extension_is(extension):
 
 def test_registrations_are_found_by_search(extension):
     store, _root = extension
-    from explorer.query.search import search
+    from explorer.names.search import search_symbols
 
     # the Python API first; the operators C++ registers next, with their schemas
-    assert [(r.symbol.qname, r.symbol.kind.value, r.symbol.signature) for r in search(store, "add_one", 3)] == [
+    assert [(r.symbol.qname, r.symbol.kind.value, r.symbol.signature) for r in search_symbols(store, "add_one", 3)] == [
         ("myext.ops.add_one", "function", "def add_one(x)"),
         ("myext::add_one", "operator", "add_one(Tensor x) -> Tensor"),
         ("myext::add_one.out", "operator", "myext::add_one.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)"),
@@ -353,10 +353,10 @@ def test_tags_given_with_a_schema_are_no_kernel():
 
 
 def callers(extension, query: str, depth: int) -> list[tuple]:
-    from explorer.query.neighbours import neighbours
+    from explorer.analysis.neighbours import neighbours_of
 
     store, root = extension
-    report = neighbours(store, root, query, "callers", depth)
+    report = neighbours_of(store, root, query, "callers", depth)
     # (the registration block that names a kernel is no caller of it: the registration is the edge)
     return [(n.depth, n.node.symbol.qname, n.node.symbol.path, n.node.symbol.line, n.edge.label) for n in report.found]
 
@@ -415,7 +415,7 @@ def test_the_entries_of_method_tables_and_whose_they_are():
 
 
 def test_torch_ops_names_pick_overloads(extension, sample_store):
-    from explorer.query.extensions import registered_operators
+    from explorer.names.extensions import registered_operators
 
     store, _ = extension
     assert [s.qname for s in registered_operators(store, "torch.ops.myext.add_one")] == [

@@ -8,8 +8,8 @@ from conftest import write_tree
 
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
-from explorer.query.generated_api import GeneratedName, generated
-from explorer.query.graph import CallGraph
+from explorer.resolve.generated_api import GeneratedName, generated
+from explorer.resolve.graph import CallGraph
 
 
 def test_the_readings_of_a_generated_name():

@@ -7,8 +7,8 @@ below was read off the fixture (the line comments number its lines)."""
 
 from __future__ import annotations
 
+from explorer.analysis.trace import trace_symbol
 from explorer.model import EdgeKind, SymbolKind
-from explorer.query.trace import trace_symbol
 from tests.conftest import write_tree
 from tests.test_binding_layer import indexed
 

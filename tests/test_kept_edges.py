@@ -6,10 +6,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from explorer.analysis.trace import trace_symbol
 from explorer.index.kept_edges import KeptEdges, decode_edges, encode_edges, kept_edges_path
 from explorer.model import Layer
-from explorer.query.graph import CallGraph
-from explorer.query.trace import trace_symbol
+from explorer.resolve.graph import CallGraph
 from explorer.workspace import default_index_path
 from tests.command_line import invoke
 from tests.conftest import touch_later, write_tree
@@ -18,7 +18,7 @@ from tests.conftest import touch_later, write_tree
 def _native_nodes_reached(graph: CallGraph, queries: list[str], store) -> list:
     """Every node within reach of the queries' definitions whose edges the C++ rules give:
     operators, C++ functions, and the callables handed to them (nodes with `passed`)."""
-    from explorer.query.lookup import resolve
+    from explorer.names.lookup import resolve
 
     seen: dict[tuple, object] = {}
     frontier = [graph.node(symbol) for query in queries for symbol in resolve(store, query).symbols]

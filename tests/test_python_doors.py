@@ -31,10 +31,10 @@ import shutil
 
 import pytest
 
+from explorer.analysis.trace import trace_symbol
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
-from explorer.query.graph import CallGraph
-from explorer.query.trace import trace_symbol
+from explorer.resolve.graph import CallGraph
 
 OPS = (
     "from torch import Tensor\n"  # 1
@@ -463,7 +463,7 @@ def test_an_assignment_whose_call_passes_no_names_is_not_parsed_for_them():
     # what a module variable made by a call passes (`max_pool2d = boolean_dispatch(...,
     # if_true=max_pool2d_with_indices, ...)`) is read with libcst; a call given only literals
     # and keyword names passes no function, and its tokens say so without libcst
-    from explorer.query.python_edges import _names_a_value
+    from explorer.resolve.python_edges import _names_a_value
 
     assert [
         _names_a_value(source)

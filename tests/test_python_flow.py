@@ -13,7 +13,7 @@ import pytest
 
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
-from explorer.query.graph import CallGraph
+from explorer.resolve.graph import CallGraph
 
 FLOWS = (
     "import torch\n"  # 1

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from explorer.names.search import _letters_in_order
 from explorer.parsers.python_precise import UnreadableSource, function_locals, nesting_depth
-from explorer.query.search import _letters_in_order
 from tests.command_line import invoke
 from tests.conftest import write_tree
 
@@ -127,7 +127,7 @@ def test_a_definition_whose_values_flow_past_the_stack_is_answered_by_name_with_
     # the solver meeting code nested past Python's stack (seen exporting the whole real tree):
     # that definition's calls come from the name rules, said in one note; the next definition
     # gets a fresh solver and its full answer
-    from explorer.query.flow.edges import FlowEdges
+    from explorer.resolve.flow.edges import FlowEdges
 
     solved = FlowEdges.edges
 
@@ -152,7 +152,7 @@ def test_a_definition_whose_values_flow_through_more_code_than_a_query_follows_i
 ):
     # on PyTorch 2.4, benchmarks/dynamo/distributed.py's run_model reaches dynamo, FSDP and
     # inductor: the solver ran minutes on it. Here the limit is made small enough for m.g and m.f
-    from explorer.query.flow import solver
+    from explorer.resolve.flow import solver
 
     monkeypatch.setattr(solver, "STEPS_PER_START", 3)
     root = str(write_tree(tmp_path / "tree", SOLVED_BY_NAME))

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from real_chains import CHAINS, Chain, score
 
+from explorer.analysis.trace import trace_symbol
 from explorer.index.store import IndexStore
-from explorer.query.trace import trace_symbol
 
 REAL_TREE = os.environ.get("EXPLORER_REAL_TORCH")
 PATHS_LISTED = 200  # deep enough to tell "ranked low" from "not found"

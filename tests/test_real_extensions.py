@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from explorer.analysis.trace import trace_symbol
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
-from explorer.query.trace import trace_symbol
 
 D = "detectron2/layers"
 DC = "detectron2/layers/csrc"

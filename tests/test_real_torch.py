@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from explorer.analysis.details import describe
 from explorer.index.build import RefreshReport, refresh
 from explorer.index.store import IndexStore
-from explorer.query.details import describe
-from explorer.query.lookup import resolve
-from explorer.query.search import search
+from explorer.names.lookup import resolve
+from explorer.names.search import search_symbols
 from tests.real_chains import CONV2D_FORWARD_TO_CUDNN
 
 REAL_TREE = os.environ.get("EXPLORER_REAL_TORCH")
@@ -58,7 +58,7 @@ def test_the_whole_tree_is_indexed(indexed):
 
 def test_search_conv2d_finds_the_functional_alias_the_operators_and_the_kernels(indexed):
     _, store = indexed
-    found = [(h.symbol.qname, h.symbol.path, h.symbol.line) for h in search(store, "conv2d")]
+    found = [(h.symbol.qname, h.symbol.path, h.symbol.line) for h in search_symbols(store, "conv2d")]
     assert found[:2] == [
         ("aten::conv2d", "aten/src/ATen/native/native_functions.yaml", 1707),
         ("aten::conv2d.padding", "aten/src/ATen/native/native_functions.yaml", 1720),
@@ -66,12 +66,12 @@ def test_search_conv2d_finds_the_functional_alias_the_operators_and_the_kernels(
     assert ("torch.nn.functional.conv2d", "torch/nn/functional.py", 87) in found[:5]
     # operators C++ registers (TORCH_LIBRARY(quantized, m)) are exact matches too, after the YAML's
     assert ("quantized::conv2d", "aten/src/ATen/native/quantized/library.cpp", 69) in found
-    found = [(h.symbol.qname, h.symbol.path, h.symbol.line) for h in search(store, "conv2d", 30)]
+    found = [(h.symbol.qname, h.symbol.path, h.symbol.line) for h in search_symbols(store, "conv2d", 30)]
     assert ("at::native::conv2d_symint", "aten/src/ATen/native/Convolution.cpp", 945) in found
     assert ("at::native::conv2d_padding_symint", "aten/src/ATen/native/Convolution.cpp", 1093) in found
     assert ("torch.nn.modules.conv.Conv2d", "torch/nn/modules/conv.py", 311) in found
-    assert search(store, "Conv2d", 1)[0].symbol.qname == "torch.nn.modules.conv.Conv2d"
-    assert search(store, "cudnnconvfwd", 1)[0].symbol.qname == "cudnnConvolutionForward"
+    assert search_symbols(store, "Conv2d", 1)[0].symbol.qname == "torch.nn.modules.conv.Conv2d"
+    assert search_symbols(store, "cudnnconvfwd", 1)[0].symbol.qname == "cudnnConvolutionForward"
 
 
 def test_public_names_resolve_through_re_exports(indexed):
@@ -121,7 +121,7 @@ def test_most_dispatch_kernels_are_found(indexed):
     assert defined / total > 0.96
     # TORCH_LIBRARY_IMPL / RegisterOperators rows: a named kernel is found, looked up from the
     # namespaces around its registration; a lambda is one (shown unresolved)
-    from explorer.query.nodes import registered_functions
+    from explorer.resolve.nodes import registered_functions
 
     rows = store.db.execute(
         "SELECT d.kernel, f.path FROM dispatch d JOIN files f ON f.id = d.file_id WHERE f.path NOT LIKE '%.yaml'"
@@ -185,7 +185,7 @@ def test_vendor_calls_are_external_symbols(indexed):
 
 
 def test_conv2d_traces_to_cudnn_convolution_forward_through_the_2_4_chain(indexed):
-    from explorer.query.trace import trace_symbol
+    from explorer.analysis.trace import trace_symbol
 
     _, store = indexed
     report = trace_symbol(store, str(Path(REAL_TREE).resolve()), "torch.nn.Conv2d", to="cudnnConvolutionForward")
@@ -223,7 +223,7 @@ def test_conv2d_traces_to_cudnn_convolution_forward_through_the_2_4_chain(indexe
     ],
 )
 def test_other_modules_reach_their_vendor_or_kernel(indexed, query, target, last_hops):
-    from explorer.query.trace import trace_symbol
+    from explorer.analysis.trace import trace_symbol
 
     _, store = indexed
     report = trace_symbol(store, str(Path(REAL_TREE).resolve()), query, to=target)
@@ -270,7 +270,7 @@ def test_conv2d_diagram_keeps_every_path_and_folds_the_rest_to_the_budget(indexe
 
 
 def trace_symbol_real(store, query, target):
-    from explorer.query.trace import trace_symbol
+    from explorer.analysis.trace import trace_symbol
 
     return trace_symbol(store, str(Path(REAL_TREE).resolve()), query, to=target)
 
@@ -280,7 +280,7 @@ def test_a_hand_written_torch_c_function_reaches_its_cpp_through_the_method_tabl
     # torch/csrc/cuda/Module.cpp:1803 names THCPModule_cudaSynchronize (:446), which calls
     # c10::cuda::device_synchronize (:449; c10/cuda/CUDAFunctions.cpp:136), which calls
     # cudaDeviceSynchronize (:141)
-    from explorer.query.trace import trace_symbol
+    from explorer.analysis.trace import trace_symbol
 
     _, store = indexed
     report = trace_symbol(store, str(Path(REAL_TREE).resolve()), "torch.cuda.synchronize", to="cudaDeviceSynchronize")

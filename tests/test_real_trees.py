@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from explorer.analysis.trace import trace_symbol
 from explorer.index.build import refresh
-from explorer.query.trace import trace_symbol
 from explorer.workspace import TreeRequest, Workspace, open_workspace
 
 CHECKOUT = os.environ.get("EXPLORER_REAL_TORCH")

@@ -43,8 +43,8 @@ import shutil
 
 import pytest
 
-from explorer.query.graph import CallGraph
-from explorer.query.trace import trace_symbol
+from explorer.analysis.trace import trace_symbol
+from explorer.resolve.graph import CallGraph
 from tests.command_line import invoke
 
 NATIVE = "aten/src/ATen/native"

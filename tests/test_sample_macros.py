@@ -23,7 +23,7 @@ explorer.
 
 from __future__ import annotations
 
-from explorer.query.trace import trace_symbol
+from explorer.analysis.trace import trace_symbol
 
 TOPK = "aten/src/ATen/native/cuda/TensorTopK.cu"
 SHAPE = "aten/src/ATen/native/cuda/Shape.cu"

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.query.argument_kinds import Kind, argument_kind, parameter_kinds
-from explorer.query.trace import trace_symbol
+from explorer.analysis.trace import trace_symbol
+from explorer.resolve.argument_kinds import Kind, argument_kind, parameter_kinds
 
 READER = "caffe2/serialize/inline_container.cpp"
 CONSTRUCTOR = "caffe2::serialize::PyTorchStreamReader::PyTorchStreamReader"
@@ -124,7 +124,7 @@ def test_a_parameter_has_the_kind_its_type_says():
 
 
 def test_a_call_s_arguments_are_split_past_escaped_quotes_and_its_closing_parenthesis_found():
-    from explorer.query.arity import closing_parenthesis, split_arguments
+    from explorer.resolve.arity import closing_parenthesis, split_arguments
 
     assert split_arguments('f("a\\"b,c", 2)', 1) == ['"a\\"b,c"', "2"]
     assert closing_parenthesis("g(h(a), b).c()", 1) == 9

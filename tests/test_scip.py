@@ -36,7 +36,7 @@ def test_the_export_says_how_far_it_is(exported, sample_root):
 
 
 def test_a_fresh_call_graph_is_taken_every_so_many_files(sample_store, sample_root, monkeypatch):
-    from explorer.query.graph import CallGraph
+    from explorer.resolve.graph import CallGraph
     from explorer.scip import index as scip
 
     made: list[CallGraph] = []
@@ -181,7 +181,7 @@ def test_under_a_folder_a_kernel_still_implements_its_operator(tmp_path):
 
 
 def test_a_definition_whose_calls_nest_past_the_stack_is_left_out_and_counted(sample_store, sample_root, monkeypatch):
-    from explorer.query.graph import CallGraph
+    from explorer.resolve.graph import CallGraph
     from explorer.scip.index import scip_files, scip_index
 
     graph = CallGraph(sample_store, sample_root, "all")
@@ -208,7 +208,7 @@ def test_a_definition_whose_calls_nest_past_the_stack_is_left_out_and_counted(sa
 def test_definitions_read_in_part_are_said_in_a_note(tmp_path, monkeypatch):
     # the solver's limit made small enough for f and g (h calls nothing): their calls are
     # found by name, and the export says so
-    from explorer.query.flow import solver
+    from explorer.resolve.flow import solver
 
     monkeypatch.setattr(solver, "STEPS_PER_START", 3)
     root = write_tree(

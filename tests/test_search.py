@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from explorer.model import Language, SymbolKind
-from explorer.query.search import MatchTier, SearchFilter, grade, search, word_starts
+from explorer.names.search import MatchTier, SearchFilter, grade, search_symbols, word_starts
 
 
 def top(store, query, limit=20, **where):
-    return [(h.symbol.qname, h.symbol.path, h.symbol.line) for h in search(store, query, limit, SearchFilter(**where))]
+    return [
+        (h.symbol.qname, h.symbol.path, h.symbol.line)
+        for h in search_symbols(store, query, limit, SearchFilter(**where))
+    ]
 
 
 def test_word_starts_split_snake_camel_digits_and_paths():
@@ -59,7 +62,7 @@ def test_capitalised_query_finds_the_module_class_first(sample_store):
 
 
 def test_letters_in_order_find_the_vendor_call(sample_store):
-    hits = search(sample_store, "cudnnconvfwd", 3)
+    hits = search_symbols(sample_store, "cudnnconvfwd", 3)
     assert [(h.symbol.qname, h.symbol.kind, h.symbol.lang, h.symbol.path) for h in hits] == [
         ("cudnnConvolutionForward", SymbolKind.EXTERNAL, Language.VENDOR, None),
         (
@@ -104,14 +107,14 @@ def test_filters_by_kind_and_language(sample_store):
         ("at::native::relu_kernel_cuda", "aten/src/ATen/native/cuda/Activation.cu", 20),
         ("at::native::relu_cuda_kernel", "aten/src/ATen/native/cuda/Activation.cu", 11),
     ]
-    kernels = search(sample_store, "relu", 5, SearchFilter(kind=SymbolKind.KERNEL))
+    kernels = search_symbols(sample_store, "relu", 5, SearchFilter(kind=SymbolKind.KERNEL))
     assert [(h.symbol.qname, h.symbol.lang) for h in kernels] == [("at::native::relu_cuda_kernel", Language.CUDA)]
 
 
 def test_nothing_matches_nonsense(sample_store):
-    assert search(sample_store, "zzqqxx") == []
-    assert search(sample_store, "   ") == []
-    assert search(sample_store, "::") == []
+    assert search_symbols(sample_store, "zzqqxx") == []
+    assert search_symbols(sample_store, "   ") == []
+    assert search_symbols(sample_store, "::") == []
 
 
 def test_call_sites_are_stored_for_tracing(sample_store):
@@ -162,5 +165,5 @@ def test_a_namespace_in_several_files_is_one_hit_at_its_first_file_whatever_the_
     assert len(opened) > 1  # at::native is opened in many files of the sample tree
     first = min((s.path, s.line) for s in opened)
     for reader in (sample_store, _Reversed(sample_store)):
-        [hit] = [h for h in search(reader, "native", limit=50) if h.symbol.qname == "at::native"]
+        [hit] = [h for h in search_symbols(reader, "native", limit=50) if h.symbol.qname == "at::native"]
         assert (hit.symbol.path, hit.symbol.line) == first

@@ -8,9 +8,9 @@ sets another with `&emit_graph`. Every expected edge below was read off the fixt
 
 from __future__ import annotations
 
+from explorer.analysis.trace import trace_symbol
 from explorer.model import EdgeKind, Resolution, SymbolKind
-from explorer.query.graph import CallGraph
-from explorer.query.trace import trace_symbol
+from explorer.resolve.graph import CallGraph
 
 HEADER = "torch/csrc/jit/api/function_impl.h"
 IMPL = "torch/csrc/jit/api/function_impl.cpp"

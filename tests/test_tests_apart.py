@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 from conftest import write_tree
 
+from explorer.analysis.details import describe
+from explorer.analysis.neighbours import neighbours_of
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
-from explorer.query.details import describe
-from explorer.query.neighbours import neighbours
-from explorer.query.search import search
-from explorer.query.test_code import is_test_code
+from explorer.names.search import search_symbols
+from explorer.names.test_code import is_test_code
 
 TREE = {
     "aten/src/ATen/native/native_functions.yaml": (
@@ -52,7 +52,7 @@ def indexed(tmp_path_factory):
 
 def callees(indexed, query: str, tests: bool = False) -> list[tuple]:
     store, root = indexed
-    report = neighbours(store, root, query, "callees", tests=tests)
+    report = neighbours_of(store, root, query, "callees", tests=tests)
     return [(n.node.symbol.qname, n.node.symbol.path, n.node.symbol.line, n.edge.label) for n in report.found]
 
 
@@ -99,6 +99,6 @@ def test_an_operator_the_tests_define_keeps_its_own_kernels(indexed):
 
 def test_test_code_is_still_searchable(indexed):
     store, _ = indexed
-    assert [(hit.symbol.qname, hit.symbol.path) for hit in search(store, "empty_override")] == [
+    assert [(hit.symbol.qname, hit.symbol.path) for hit in search_symbols(store, "empty_override")] == [
         ("empty_override", "aten/src/ATen/test/extension_backend_test.cpp"),
     ]

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from explorer.analysis.callgraph import python_call_graph
+from explorer.analysis.neighbours import neighbours_of
+from explorer.analysis.trace import TraceReport, trace_symbol
 from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
-from explorer.query.callgraph import python_call_graph
-from explorer.query.graph import CallGraph
-from explorer.query.neighbours import neighbours
-from explorer.query.trace import TraceReport, trace_symbol
 from explorer.render.json_out import trace_json
+from explorer.resolve.graph import CallGraph
 from tests.conftest import write_tree
 from tests.test_binding_layer import indexed
 
@@ -510,7 +510,7 @@ def listed(report) -> list[tuple]:
 
 
 def test_callers_of_cudnn_lead_back_up_to_conv2d(sample_store, sample_root):
-    report = neighbours(sample_store, sample_root, "cudnnConvolutionForward", "callers", depth=25)
+    report = neighbours_of(sample_store, sample_root, "cudnnConvolutionForward", "callers", depth=25)
     assert listed(report)[:6] == [
         (
             1,
@@ -553,7 +553,7 @@ def test_callers_of_cudnn_lead_back_up_to_conv2d(sample_store, sample_root):
 
 
 def test_callers_of_an_operator_a_kernel_and_a_function_passed_to_a_call(sample_store, sample_root):
-    assert listed(neighbours(sample_store, sample_root, "aten::cudnn_convolution", "callers")) == [
+    assert listed(neighbours_of(sample_store, sample_root, "aten::cudnn_convolution", "callers")) == [
         # the generated inline of Functions.h:73 calls at::_ops::cudnn_convolution::call (line 76)
         (1, "cpp", "at::cudnn_convolution", "call", ("aten/src/ATen/Functions.h", 76)),
         (1, "cpp", "at::native::_convolution", "call", ("aten/src/ATen/native/Convolution.cpp", 259)),
@@ -565,13 +565,13 @@ def test_callers_of_an_operator_a_kernel_and_a_function_passed_to_a_call(sample_
             ("torch/_C/_VariableFunctions.pyi", 19),
         ),
     ]
-    assert listed(neighbours(sample_store, sample_root, "at::native::relu_kernel_cuda", "callers", depth=2)) == [
+    assert listed(neighbours_of(sample_store, sample_root, "at::native::relu_kernel_cuda", "callers", depth=2)) == [
         (1, "cpp", "at::native::relu_stub", "stub", ("aten/src/ATen/native/cuda/Activation.cu", 32)),
         (2, "cpp", "at::native::relu", "call", ("aten/src/ATen/native/Activation.cpp", 14)),
         (2, "cpp", "at::native::relu_", "call", ("aten/src/ATen/native/Activation.cpp", 21)),
     ]
     assert listed(
-        neighbours(sample_store, sample_root, "torch.nn.functional.max_pool2d_with_indices", "callers", depth=2)
+        neighbours_of(sample_store, sample_root, "torch.nn.functional.max_pool2d_with_indices", "callers", depth=2)
     ) == [
         # the closure boolean_dispatch made for max_pool2d calls it: `return if_true(...)`
         (1, "python", "torch.nn.functional.max_pool2d", "call", ("torch/_jit_internal.py", 57)),
@@ -582,14 +582,14 @@ def test_callers_of_an_operator_a_kernel_and_a_function_passed_to_a_call(sample_
 def test_callers_of_a_lambda_are_the_function_it_is_handed_to(sample_store, sample_root):
     # python_variable.cpp:347 hands the lambda written there to THPTensor_fillFromHost (122),
     # which calls it as `draw(engine)` (130); THPTensor_normal_ (342) wrote and handed it
-    assert listed(neighbours(sample_store, sample_root, "<lambda at line 347>", "callers", depth=2)) == [
+    assert listed(neighbours_of(sample_store, sample_root, "<lambda at line 347>", "callers", depth=2)) == [
         (1, "cpp", "THPTensor_fillFromHost", "fnptr", ("torch/csrc/autograd/python_variable.cpp", 347)),
         (2, "cpp", "THPTensor_normal_", "call", ("torch/csrc/autograd/python_variable.cpp", 347)),
     ]
 
 
 def test_callees_follow_every_backend(sample_store, sample_root):
-    assert listed(neighbours(sample_store, sample_root, "aten::relu", "callees", depth=2)) == [
+    assert listed(neighbours_of(sample_store, sample_root, "aten::relu", "callees", depth=2)) == [
         (1, "cpp", "at::native::relu", "dispatch:CPU", ("aten/src/ATen/native/native_functions.yaml", 127)),
         # `self.scalar_type()`, `self.sizes()`...: accessors of the tensor, no edge
         (2, "yaml", "aten::empty.memory_format", "call", ("aten/src/ATen/native/Activation.cpp", 13)),
@@ -599,9 +599,9 @@ def test_callees_follow_every_backend(sample_store, sample_root):
 
 def test_neighbour_bad_input(sample_store, sample_root):
     with pytest.raises(UsageError, match="--depth must be at least 1"):
-        neighbours(sample_store, sample_root, "aten::relu", "callers", depth=0)
+        neighbours_of(sample_store, sample_root, "aten::relu", "callers", depth=0)
     with pytest.raises(UnknownSymbolError):
-        neighbours(sample_store, sample_root, "nothing_called_this", "callers")
+        neighbours_of(sample_store, sample_root, "nothing_called_this", "callers")
 
 
 def test_locals_assigned_from_each_other_do_not_loop(tmp_path: Path):

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from explorer.analysis.trace import trace_symbol
 from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.build import refresh
 from explorer.model import TreeKind
-from explorer.query.lookup import resolve
-from explorer.query.trace import trace_symbol
+from explorer.names.lookup import resolve
 from explorer.workspace import (
     SAMPLE_ROOT,
     Distribution,
@@ -627,7 +627,7 @@ def test_index_indexes_the_joined_trees_too_and_lists_them(project, environment)
 
 
 def test_the_call_graph_is_the_projects_with_callees_resolved_in_the_joined_trees(project):
-    from explorer.query.callgraph import python_call_graph
+    from explorer.analysis.callgraph import python_call_graph
 
     with workspace(project, SAMPLE) as opened:
         assert python_call_graph(opened.reader, opened.root) == {

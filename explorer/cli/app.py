@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from explorer import __version__
-from explorer.query.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_MAX_NODES, DEFAULT_PATHS
+from explorer.analysis import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_MAX_NODES, DEFAULT_PATHS
 from explorer.runtime.request import DEFAULT_MAX_EVENTS
 
 _SETTINGS: dict[str, Any] = {

@@ -17,7 +17,7 @@ def callgraph(
     """Print the Python call graph: each module, function, method and lambda, and what it may call."""
     if format != "json":
         raise UsageError(f"unknown format {format!r}; one of: json")
-    from explorer.query.callgraph import python_call_graph_report  # the value-flow solver: this command's alone
+    from explorer.analysis import python_call_graph_report  # the value-flow solver: this command's alone
 
     with open_index(where) as (tree, store):
         graph = python_call_graph_report(store, tree)

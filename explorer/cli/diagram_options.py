@@ -77,9 +77,9 @@ def write_diagram(
     """Shape the diagram as asked, render it, and write it (DOT without -o: to stdout)."""
     # graphviz and the renderers load only when a diagram is drawn
     from explorer.diagram.fold import shape
-    from explorer.query.sources import SourceLines
     from explorer.render.diagram import default_file_name, render_diagram
     from explorer.render.links import LinkTemplate
+    from explorer.resolve import SourceLines
 
     links = LinkTemplate.parse(request.link_template, root)
     diagram = shape(diagram, max_nodes=request.max_nodes, collapse=set(request.collapse), paths_only=request.only_paths)

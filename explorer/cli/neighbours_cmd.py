@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from explorer.analysis import DEFAULT_MAX_NODES
 from explorer.cli.common import open_index, reports_errors, stderr, stdout
 from explorer.cli.diagram_options import DiagramRequest, diagram_request, write_diagram
-from explorer.query.limits import DEFAULT_MAX_NODES
 from explorer.render.json_out import dumps, neighbours_json, write_json
 from explorer.render.text import neighbours_text, unreadable_note
 from explorer.workspace import TreeRequest
@@ -15,10 +15,10 @@ from explorer.workspace import TreeRequest
 def _run(
     direction: str, symbol: str, where: TreeRequest, depth: int, json: bool, request: DiagramRequest, tests: bool
 ) -> None:
-    from explorer.query.neighbours import neighbours  # the call graph loads for these commands only
+    from explorer.analysis import neighbours_of  # the call graph loads for these commands only
 
     with open_index(where) as (tree, store):
-        report = neighbours(store, tree, symbol, direction, depth, tests=tests)
+        report = neighbours_of(store, tree, symbol, direction, depth, tests=tests)
     if request.wanted:
         from explorer.diagram.build import neighbours_diagram
 

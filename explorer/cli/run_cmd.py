@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from explorer.analysis import DEFAULT_MAX_NODES
 from explorer.cli.common import open_index, reports_errors, stdout
 from explorer.cli.diagram_options import diagram_request, write_diagram
 from explorer.errors import UsageError
-from explorer.query.limits import DEFAULT_MAX_NODES
 from explorer.render.json_out import dumps
 from explorer.runtime.request import DEFAULT_MAX_EVENTS, RunRequest
 from explorer.workspace import TreeRequest

@@ -15,8 +15,8 @@ from explorer.workspace import TreeRequest
 @reports_errors
 def scip(where: TreeRequest, output: str = "index.scip", under: str | None = None) -> None:
     """Write the project's definitions, references and cross-language edges as a SCIP index."""
-    from explorer.query.graph import CallGraph
     from explorer.render.progress import FileProgress, files
+    from explorer.resolve import CallGraph
     from explorer.scip.index import scip_files, scip_index
 
     started = time.perf_counter()

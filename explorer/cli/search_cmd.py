@@ -5,8 +5,8 @@ from __future__ import annotations
 from explorer.cli.common import open_index, reports_errors, stdout
 from explorer.errors import UsageError
 from explorer.model import Language, SymbolKind
-from explorer.query.search import SearchFilter
-from explorer.query.search import search as run_search
+from explorer.names import SearchFilter
+from explorer.names import search_symbols as run_search
 from explorer.render.json_out import dumps, search_json, write_json
 from explorer.render.text import search_text
 from explorer.workspace import TreeRequest

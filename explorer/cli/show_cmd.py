@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from explorer.analysis import DEFAULT_SNIPPET_LINES, describe
 from explorer.cli.common import open_index, reports_errors, stdout
 from explorer.errors import UsageError
-from explorer.query.details import DEFAULT_SNIPPET_LINES, describe
-from explorer.query.lookup import resolve
+from explorer.names import resolve
 from explorer.render.json_out import details_json, dumps, write_json
 from explorer.render.text import details_text, printable
 from explorer.workspace import TreeRequest

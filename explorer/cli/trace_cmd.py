@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from explorer.analysis import DEFAULT_MAX_NODES, DEFAULT_PATHS
 from explorer.cli.common import open_trees, reports_errors, stderr, stdout
 from explorer.cli.diagram_options import diagram_request, write_diagram
 from explorer.errors import ExplorerError, UsageError
-from explorer.query.limits import DEFAULT_MAX_NODES, DEFAULT_PATHS
-from explorer.query.patterns import target_heading
+from explorer.names import target_heading
 from explorer.render.json_out import dumps, trace_json, write_json
 from explorer.render.text import printable, trace_text, unreadable_note
 from explorer.workspace import TreeRequest
 
 if TYPE_CHECKING:
-    from explorer.query.trace import TraceReport
+    from explorer.analysis import TraceReport
 
 
 @reports_errors
@@ -51,7 +51,7 @@ def trace(
     if dynamic is not None and (request.wanted or json):
         raise UsageError("--dynamic prints the comparison as text; it does not combine with --json or --format")
     # the call graph (and the runtime, for --dynamic) load here, not for every command
-    from explorer.query.trace import trace_symbol
+    from explorer.analysis import trace_symbol
 
     with open_trees(where) as workspace:
         tree, store, spanned = workspace.root, workspace.reader, workspace.trees

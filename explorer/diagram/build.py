@@ -13,11 +13,10 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
+from explorer.analysis import NeighbourReport, TraceNode, TraceReport
 from explorer.diagram.model import Diagram, DiagramEdge, DiagramNode, Emphasis
 from explorer.model import CallEdge, CallNode, EdgeKind, Layer, Resolution
-from explorer.query.neighbours import NeighbourReport
-from explorer.query.patterns import target_heading
-from explorer.query.trace import TraceNode, TraceReport
+from explorer.names import target_heading
 
 
 def trace_diagram(report: TraceReport) -> Diagram:

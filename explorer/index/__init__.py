@@ -16,8 +16,9 @@ first use, as a command that never opens an index does not pay for the parsers b
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from explorer.doors import door
 
 if TYPE_CHECKING:
     from explorer.index.build import RefreshReport, refresh, saved_walk_options
@@ -79,9 +80,4 @@ __all__ = [  # the same names as _HOME (tests/test_doors.py)
     "writing",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'explorer.index' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"explorer.index.{home}"), name)
+__getattr__ = door(__name__, _HOME)

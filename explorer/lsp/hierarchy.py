@@ -13,7 +13,7 @@ from typing import Any
 
 from explorer.index import IndexReader
 from explorer.model import CallNode, CallShape, Language, Symbol, SymbolKind
-from explorer.query.nodes import layer_of
+from explorer.resolve import layer_of
 
 
 def node_data(node: CallNode) -> dict[str, Any]:

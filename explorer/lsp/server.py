@@ -30,6 +30,16 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from explorer import __version__
+from explorer.analysis import (
+    DEFAULT_MAX_NODES,
+    callers_of,
+    describe,
+    hop_cost,
+    implementations,
+    symbols_at,
+    symbols_called_at,
+    trace_symbol,
+)
 from explorer.config import find_config, resolve_settings
 from explorer.diagram.build import trace_diagram
 from explorer.diagram.fold import shape
@@ -40,19 +50,16 @@ from explorer.lsp.hierarchy import node_data, node_of
 from explorer.lsp.positions import column_of, line_range, path_of, span_range, uri_of
 from explorer.lsp.stream import FramedReader
 from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind, Tree, TreeKind
-from explorer.query.at_position import implementations, symbols_at, symbols_called_at
-from explorer.query.details import describe
-from explorer.query.flow.edges import FlowEdges  # noqa: F401 - loaded with the server, not by its first request
-from explorer.query.graph import CallGraph
-from explorer.query.limits import DEFAULT_MAX_NODES
-from explorer.query.neighbours import callers_of
-from explorer.query.nodes import layer_of
-from explorer.query.search import search
-from explorer.query.sources import SourceLines
-from explorer.query.trace import hop_cost, trace_symbol
+from explorer.names import search_symbols
 from explorer.render.diagram import default_file_name, render_diagram
 from explorer.render.links import LinkTemplate
 from explorer.render.progress import reported
+from explorer.resolve import (
+    CallGraph,
+    FlowEdges,  # noqa: F401 - loaded with the server, not by its first request
+    SourceLines,
+    layer_of,
+)
 from explorer.workspace import TreeNotReady, TreeRequest, cache_folder, open_workspace
 
 # The initializationOptions the server reads (the CLI's --tree and --python-env); others are
@@ -439,7 +446,7 @@ def workspace_symbol(ls: ExplorerServer, params: lsp.WorkspaceSymbolParams) -> l
         return []
     if not params.query.strip():
         return []
-    hits = search(session.reader, params.query, _SEARCH_LIMIT)
+    hits = search_symbols(session.reader, params.query, _SEARCH_LIMIT)
     return [info for hit in hits if (info := _information(session, hit.symbol)) is not None]
 
 

@@ -6,7 +6,7 @@ listed are that module, so a `PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)` among th
 `<name>`'s functions. Each becomes an EXTENSION symbol, as a setup.py's `CUDAExtension`
 does (parsers/python.py), with its sources relative to the tree's root.
 
-Read, never run: a name made of variables is no declaration (query/extensions.py then names
+Read, never run: a name made of variables is no declaration (names/extensions.py then names
 the module after its file, marked as derived); a source given by a variable CMake alone
 knows (`${SOURCES}`, a file(GLOB)) is left out, and the module's folder stands for it.
 """

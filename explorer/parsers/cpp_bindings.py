@@ -9,14 +9,14 @@ with the names in `TORCH_SELECTIVE_SCHEMA(...)` / `TORCH_SELECTIVE_NAME(...)` an
 as `&fn`, `fn`, `TORCH_FN(fn)` or a lambda. Each operator is an OPERATOR symbol named
 `ns::op` (`ns::op.overload`) with its schema, or its name, as signature; each kernel a row of
 its dispatch table, the kernel as written prefixed by the namespaces around the registration
-(query/nodes.py looks it up outward from there, as C++ does). A kernel
+(resolve/nodes.py looks it up outward from there, as C++ does). A kernel
 for every key is filed under CompositeImplicitAutograd, which runs on every backend.
 
 pybind11: `PYBIND11_MODULE(name, m)` with `m.def("f", &fn)`, `py::class_<T>(m, "Py")` and its
 `.def`, `.def_static`, `.def(py::init<...>())`, `.def_property[_readonly]`, and submodules made
 with `auto sub = m.def_submodule("sub")`. Each is a PYBIND symbol named by the Python dotted
 name under the module as written (`TORCH_EXTENSION_NAME.f`: which module the extension is,
-setup.py says; query/extensions.py reads it), its target the C++ function as written.
+setup.py says; names/extensions.py reads it), its target the C++ function as written.
 
 CPython method tables: `static PyMethodDef methods[] = {{"_cuda_init", fn, METH_NOARGS, doc}, ...}`,
 each entry a METHOD_TABLE symbol named by the Python name: the module a PyModuleDef of the same

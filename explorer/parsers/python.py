@@ -409,7 +409,7 @@ def _makes_extension(callee: str) -> bool:
 def _extensions(found: dict[str, list[tsx.Node]], path: str, source: bytes) -> list[Symbol]:
     """Compiled modules the file declares: `CUDAExtension("pkg._C", sources=[...])` in a
     setup.py, `torch.utils.cpp_extension.load(name="ext", sources=[...])`. Read, never run: a
-    name or a source list the file computes is not known (query/extensions.py then goes by
+    name or a source list the file computes is not known (names/extensions.py then goes by
     folders)."""
     declared = []
     for callee in found.get("callee", []):

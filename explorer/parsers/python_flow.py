@@ -1,6 +1,6 @@
 """Value-flow facts of one Python file, from the tree the fast pass already parsed.
 
-The facts are what a points-to solver (explorer/query/flow/) needs to know where values go,
+The facts are what a points-to solver (explorer/resolve/flow/) needs to know where values go,
 and nothing about what they are: each scope (module, class body, function, lambda) with its
 parameters and a flat list of statements, every expression a small tagged tuple. Order
 within a scope matters only through local names: each assignment to a local is a

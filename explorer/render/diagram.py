@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 
 from explorer.diagram.model import Diagram
-from explorer.query.sources import SourceLines
 from explorer.render.dot import to_dot
 from explorer.render.html import to_html
 from explorer.render.image import render
 from explorer.render.links import LinkTemplate
+from explorer.resolve import SourceLines
 
 
 def render_diagram(diagram: Diagram, output_format: str, links: LinkTemplate, sources: SourceLines) -> bytes:

@@ -12,9 +12,9 @@ from html import escape
 from importlib import resources
 
 from explorer.diagram.model import Diagram, DiagramNode
-from explorer.query.sources import SourceLines
 from explorer.render.dot import LAYER_STYLES, location_text
 from explorer.render.links import LinkTemplate
+from explorer.resolve import SourceLines
 
 SNIPPET_LINES = 30  # of a definition's source, in the side panel
 

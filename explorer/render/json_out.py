@@ -16,10 +16,8 @@ from explorer.index import RefreshReport
 from explorer.model import CallEdge, CallNode, Symbol, Tree
 
 if TYPE_CHECKING:  # only annotations: a command imports the query layer it runs, no more
-    from explorer.query.details import SymbolDetails
-    from explorer.query.neighbours import NeighbourReport
-    from explorer.query.search import SearchHit
-    from explorer.query.trace import Entry, Overload, TraceNode, TraceReport
+    from explorer.analysis import Entry, NeighbourReport, Overload, SymbolDetails, TraceNode, TraceReport
+    from explorer.names import SearchHit
 
 
 def dumps(value: object) -> str:

@@ -12,16 +12,14 @@ from rich.text import Text
 
 from explorer.index import RefreshReport
 from explorer.model import CallEdge, CallNode, Language, Layer, Resolution, Symbol, Tree, TreeKind
-from explorer.query.notes import UnreadableDefinition
-from explorer.query.patterns import target_heading
+from explorer.names import target_heading
 from explorer.render.places import shown_path
+from explorer.resolve import UnreadableDefinition
 
 if TYPE_CHECKING:  # only annotations: a command imports the query layer it runs, no more
+    from explorer.analysis import NeighbourReport, Overload, SymbolDetails, TraceNode, TraceReport
     from explorer.config import Setting
-    from explorer.query.details import SymbolDetails
-    from explorer.query.neighbours import NeighbourReport
-    from explorer.query.search import SearchHit
-    from explorer.query.trace import Overload, TraceNode, TraceReport
+    from explorer.names import SearchHit
 
 _LEXERS = {Language.PYTHON: "python", Language.CPP: "cpp", Language.CUDA: "cuda", Language.YAML: "yaml"}
 # Characters that would break a record's line or drive the terminal, when a file name (or a

@@ -25,11 +25,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from explorer.analysis import TraceReport
 from explorer.index import IndexReader
 from explorer.model import CallEdge, CallNode, EdgeKind, Language, Layer, Symbol, SymbolKind
-from explorer.query.graph import CallGraph
-from explorer.query.sources import SourceLines
-from explorer.query.trace import TraceReport
+from explorer.resolve import CallGraph, SourceLines
 from explorer.runtime.launcher import UNTRACED_FILES
 from explorer.runtime.model import Reach, RunFrame
 from explorer.runtime.naming import special_member

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from explorer.index import IndexReader
 from explorer.model import Layer, Symbol, SymbolKind
 from explorer.parsers.vendors import vendor_library
-from explorer.query.nodes import layer_of
+from explorer.resolve import layer_of
 from explorer.runtime.events import PythonCode, RawFrame
 from explorer.runtime.model import Reach, RunFrame
 from explorer.runtime.symbols import NativeSymbol

@@ -38,7 +38,7 @@ from explorer.errors import ExplorerError, UsageError
 from explorer.index import IndexReader
 from explorer.model import Layer, Symbol, SymbolKind
 from explorer.parsers.common import parenthesised_items
-from explorer.query.arity import fitting
+from explorer.resolve import fitting
 from explorer.runtime.events import CALL, RETURN, PythonCode, PythonRecording, python_notes, read_python
 from explorer.runtime.launcher import new_workdir, run_child
 from explorer.runtime.model import Reach, RunFrame, RunTrace

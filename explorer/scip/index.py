@@ -24,9 +24,7 @@ from pathlib import Path
 from explorer import __version__
 from explorer.index import IndexReader
 from explorer.model import EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
-from explorer.query.graph import CallGraph
-from explorer.query.notes import UnreadableDefinition
-from explorer.query.sources import SourceLines
+from explorer.resolve import CallGraph, SourceLines, UnreadableDefinition
 from explorer.scip import scip_pb2
 from explorer.scip.symbols import SymbolNamer
 

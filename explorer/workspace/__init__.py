@@ -17,8 +17,9 @@ modules import the lower two and the upper two import the index.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from explorer.doors import door
 
 if TYPE_CHECKING:
     from explorer.workspace.cache_files import read_kept, write_kept
@@ -98,9 +99,4 @@ __all__ = [  # the same names as _HOME (tests/test_doors.py)
     "write_kept",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'explorer.workspace' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"explorer.workspace.{home}"), name)
+__getattr__ = door(__name__, _HOME)

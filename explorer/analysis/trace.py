@@ -22,18 +22,24 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
+from explorer.analysis.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS
 from explorer.errors import UsageError
 from explorer.index import IndexReader
 from explorer.model import CallEdge, CallNode, EdgeKind, Layer, Resolution, Symbol, SymbolKind
-from explorer.query.backends import BACKENDS
-from explorer.query.bindings import binding_operators, binding_symbol, is_out_overload
-from explorer.query.graph import CallGraph
-from explorer.query.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS
-from explorer.query.lookup import Resolution as Named
-from explorer.query.lookup import plain_call_order, resolve, suggestions
-from explorer.query.nodes import layer_of
-from explorer.query.notes import UnreadableDefinition
-from explorer.query.patterns import VENDOR_TARGET, TargetPattern, matches_nothing, target_pattern
+from explorer.names import (
+    VENDOR_TARGET,
+    TargetPattern,
+    binding_operators,
+    binding_symbol,
+    is_out_overload,
+    matches_nothing,
+    plain_call_order,
+    resolve,
+    suggestions,
+    target_pattern,
+)
+from explorer.names import Resolution as Named
+from explorer.resolve import BACKENDS, CallGraph, UnreadableDefinition, layer_of
 
 if TYPE_CHECKING:
     from explorer.index import KeptEdges

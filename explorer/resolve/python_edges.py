@@ -41,22 +41,23 @@ from explorer.model import (
     Symbol,
     SymbolKind,
 )
-from explorer.parsers.common import expand, module_name
-from explorer.query.arity import fits_schema, python_call_shape
-from explorer.query.bindings import (
+from explorer.names import (
     TORCH_MODULE_CLASSES,
+    ExtensionModules,
+    PythonPaths,
     binding_operators,
     binding_symbol,
     bound_stub,
     inherited_bindings,
     is_method_binding,
     operators_for,
+    registered_operators,
     stub_method,
 )
-from explorer.query.cpp_classes import CLASS_KINDS, inherited_members, overrides
-from explorer.query.extensions import ExtensionModules, registered_operators
-from explorer.query.lookup import PythonPaths
-from explorer.query.nodes import (
+from explorer.parsers.common import expand, module_name
+from explorer.resolve.arity import fits_schema, python_call_shape
+from explorer.resolve.cpp_classes import CLASS_KINDS, inherited_members, overrides
+from explorer.resolve.nodes import (
     REGISTRABLE_KINDS,
     definition_lines,
     fan_out,
@@ -65,8 +66,8 @@ from explorer.query.nodes import (
     undefined_function,
     vendor_function,
 )
-from explorer.query.notes import UnreadableDefinition, UnreadableDefinitions
-from explorer.query.sources import SourceLines
+from explorer.resolve.notes import UnreadableDefinition, UnreadableDefinitions
+from explorer.resolve.sources import SourceLines
 
 if TYPE_CHECKING:  # libcst takes a fifth of a second to import: only when it is needed
     from explorer.parsers.python_precise import UnreadableSource

@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index import IndexReader
 from explorer.model import Symbol, SymbolKind
+from explorer.names.bindings import binding_operators, bound_in_another_module, inherited_bindings, is_out_overload
+from explorer.names.extensions import ExtensionModules, registered_operators
+from explorer.names.patterns import checked_query
+from explorer.names.search import search_symbols
+from explorer.names.test_code import is_test_code
 from explorer.parsers.common import parenthesised_items
-from explorer.query.bindings import binding_operators, bound_in_another_module, inherited_bindings, is_out_overload
-from explorer.query.extensions import ExtensionModules, registered_operators
-from explorer.query.patterns import checked_query
-from explorer.query.search import search
-from explorer.query.test_code import is_test_code
 
 _MAX_HOPS = 12  # re-export chains are short; this only stops cycles
 _PATH_SEPARATOR = re.compile(r"::|\.")
@@ -123,7 +123,7 @@ def suggestions(store: IndexReader, query: str, count: int = 5) -> list[str]:
         offered += sorted(
             named.values(), key=lambda s: (not s.qname.startswith(qualifier), *_owned_first(s), len(s.qname), s.qname)
         )[:2]
-    offered += [hit.symbol for hit in search(store, query, limit=count)]
+    offered += [hit.symbol for hit in search_symbols(store, query, limit=count)]
     ranked = sorted(
         offered, key=lambda symbol: (not symbol.qname.startswith(qualifier), *_owned_first(symbol))
     )  # stable

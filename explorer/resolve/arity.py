@@ -15,7 +15,7 @@ import math
 import re
 
 from explorer.model import CallShape, Symbol
-from explorer.query.sources import SourceLines
+from explorer.resolve.sources import SourceLines
 
 _OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 

@@ -27,8 +27,8 @@ from enum import IntEnum
 
 from explorer.index import IndexReader
 from explorer.model import Language, Symbol, SymbolKind
-from explorer.query.extensions import ExtensionModules
-from explorer.query.patterns import checked_query
+from explorer.names.extensions import ExtensionModules
+from explorer.names.patterns import checked_query
 
 _PREFIX_CAP = 2000
 _FUZZY_CAP = 1500
@@ -85,7 +85,9 @@ class SearchFilter:
     lang: Language | None = None
 
 
-def search(store: IndexReader, query: str, limit: int = 20, where: SearchFilter = SearchFilter()) -> list[SearchHit]:
+def search_symbols(
+    store: IndexReader, query: str, limit: int = 20, where: SearchFilter = SearchFilter()
+) -> list[SearchHit]:
     """The best `limit` symbols for `query`, best first.
 
     Candidates are distinct names, graded first; symbols are fetched only for the best names.

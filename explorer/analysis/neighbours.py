@@ -17,16 +17,11 @@ from dataclasses import dataclass
 from explorer.errors import UsageError
 from explorer.index import IndexReader
 from explorer.model import LAMBDA_MARK, CallEdge, CallNode, CallSite, EdgeKind, Layer, Symbol, SymbolKind
-from explorer.query.bindings import binding_symbol
-from explorer.query.graph import CallGraph
-from explorer.query.lookup import resolve
-from explorer.query.nodes import defining_stub, definition_lines, layer_of
-from explorer.query.notes import UnreadableDefinition
-from explorer.query.patterns import MAX_QUERY_LENGTH
-from explorer.query.search import PERIPHERAL_PATH
+from explorer.names import MAX_QUERY_LENGTH, PERIPHERAL_PATH, binding_symbol, resolve
+from explorer.resolve import CallGraph, UnreadableDefinition, defining_stub, definition_lines, layer_of
 
 _BUILTINS = frozenset(dir(builtins))  # bare names that are never a local holding a method
-_LAMBDA_NAME = "<lambda at line "  # how a C++ lambda is named (query/native_edges.py)
+_LAMBDA_NAME = "<lambda at line "  # how a C++ lambda is named (resolve/native_edges.py)
 _MAX_CANDIDATE_CALLERS = 400  # distinct calling definitions examined per node (a name like `add` has thousands)
 _MAX_RESULTS = 200  # definitions listed; a deep search from a popular name reaches much of a tree
 
@@ -49,7 +44,7 @@ class NeighbourReport:
     unreadable: tuple[UnreadableDefinition, ...] = ()  # definitions whose locals libcst could not read
 
 
-def neighbours(
+def neighbours_of(
     store: IndexReader, root: str, query: str, direction: str, depth: int = 1, tests: bool = False
 ) -> NeighbourReport:
     if depth < 1:

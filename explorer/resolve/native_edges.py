@@ -53,14 +53,14 @@ from explorer.model import (
     SymbolKind,
     last_name,
 )
+from explorer.names import is_out_overload, operators_for
 from explorer.parsers.common import collapse, enclosing_candidates, parenthesised_items, strip_template_args
-from explorer.query.argument_kinds import Declarations, Kind, call_argument_kinds, declarations, fitting_kinds
-from explorer.query.arity import argument_count, call_arguments, fitting, fitting_schemas
-from explorer.query.backends import dispatch_key_allowed
-from explorer.query.bindings import is_out_overload, operators_for
-from explorer.query.cpp_classes import CLASS_KINDS, derives_from, inherited_members, overrides
-from explorer.query.generated_api import FAST_PATHS, generated
-from explorer.query.nodes import (
+from explorer.resolve.argument_kinds import Declarations, Kind, call_argument_kinds, declarations, fitting_kinds
+from explorer.resolve.arity import argument_count, call_arguments, fitting, fitting_schemas
+from explorer.resolve.backends import dispatch_key_allowed
+from explorer.resolve.cpp_classes import CLASS_KINDS, derives_from, inherited_members, overrides
+from explorer.resolve.generated_api import FAST_PATHS, generated
+from explorer.resolve.nodes import (
     defining_stub,
     definition_lines,
     dispatch_kernels,
@@ -69,16 +69,16 @@ from explorer.query.nodes import (
     registered_functions,
     undefined_function,
 )
-from explorer.query.sources import SourceLines
-from explorer.query.stored_callables import StoredCallables
-from explorer.query.templates import (
+from explorer.resolve.sources import SourceLines
+from explorer.resolve.stored_callables import StoredCallables
+from explorer.resolve.templates import (
     call_template_arguments,
     chosen_specialisations,
     generic_parameters,
     specialisation_arguments,
     template_parameters,
 )
-from explorer.query.visibility import visible_from
+from explorer.resolve.visibility import visible_from
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _FUNCTION_KINDS = {

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from explorer.errors import ExplorerError
 from explorer.index import IndexReader
 from explorer.model import CallEdge, CallSite, EdgeKind, Layer, Symbol, SymbolKind
-from explorer.query.graph import CallGraph
-from explorer.query.lookup import find
+from explorer.names import find
+from explorer.resolve import CallGraph
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # a name written with its qualifiers: torch.nn.Conv2d, at::native::conv2d, torch.ops.ns.op

@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterator
 
 from explorer.model import CallEdge, CallNode, DispatchEntry, EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
+from explorer.names import hidden_as_test
 from explorer.parsers.vendors import vendor_library
-from explorer.query.test_code import hidden_as_test
-from explorer.query.visibility import visible_from
+from explorer.resolve.visibility import visible_from
 
 
 def layer_of(symbol: Symbol) -> Layer:

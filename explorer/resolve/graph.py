@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING
 
 from explorer.index import IndexReader, KeptEdges, node_key_text
 from explorer.model import CallEdge, CallNode, Layer, Symbol, SymbolKind
-from explorer.query.backends import node_allowed
-from explorer.query.native_edges import NativeEdges
-from explorer.query.nodes import layer_of
-from explorer.query.notes import UnreadableDefinition
-from explorer.query.python_edges import PythonEdges
-from explorer.query.sources import SourceLines
-from explorer.query.test_code import hidden_as_test
+from explorer.names import hidden_as_test
+from explorer.resolve.backends import node_allowed
+from explorer.resolve.native_edges import NativeEdges
+from explorer.resolve.nodes import layer_of
+from explorer.resolve.notes import UnreadableDefinition
+from explorer.resolve.python_edges import PythonEdges
+from explorer.resolve.sources import SourceLines
 
 if TYPE_CHECKING:
-    from explorer.query.flow.edges import FlowEdges
+    from explorer.resolve.flow.edges import FlowEdges
 
 _TOO_DEEP = "values flow through code nested past Python's stack; its calls are found by name"
 _TOO_MUCH = "its values flow through more code than one query follows ({}); its calls are found by name"
@@ -54,7 +54,7 @@ class CallGraph:
     def flow(self) -> FlowEdges:
         """The value-flow solver, loaded when a Python node is first met: a walk that stays in
         C++ (the callers of a kernel) never needs it."""
-        from explorer.query.flow.edges import FlowEdges
+        from explorer.resolve.flow.edges import FlowEdges
 
         return FlowEdges(self.store, self.python)
 
@@ -107,7 +107,7 @@ class CallGraph:
         reaching dynamo, FSDP and inductor), the solver is dropped (it would keep half the
         facts of what it was part way through) and the node is answered by the name rules,
         with a note."""
-        from explorer.query.flow.solver import WorkLimitReached
+        from explorer.resolve.flow.solver import WorkLimitReached
 
         try:
             return self.flow.edges(node)

@@ -2,7 +2,7 @@
 
 A module is read by the solver only when a value from it is reached, so a trace of
 `nn.Linear` never decodes `torch/_inductor`. Stubs (`.pyi`) are not read: their functions
-have no bodies, and the names they declare are the bindings' (query/bindings.py).
+have no bodies, and the names they declare are the bindings' (names/bindings.py).
 """
 
 from __future__ import annotations

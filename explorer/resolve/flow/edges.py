@@ -18,15 +18,14 @@ from collections.abc import Iterator
 
 from explorer.index import IndexReader
 from explorer.model import CallEdge, CallNode, CallShape, EdgeKind, Layer, Resolution, Symbol, SymbolKind
+from explorer.names import binding_operators, bound_stub, registered_operators
 from explorer.parsers.common import module_name
-from explorer.query.arity import python_call_shape
-from explorer.query.bindings import binding_operators, bound_stub
-from explorer.query.extensions import registered_operators
-from explorer.query.flow.facts import FlowFacts
-from explorer.query.flow.solver import Call, ScopeKey, Solver, is_made
-from explorer.query.flow.values import Builtin, External, Function, TensorMethod
-from explorer.query.nodes import definition_lines, layer_of
-from explorer.query.python_edges import PythonEdges
+from explorer.resolve.arity import python_call_shape
+from explorer.resolve.flow.facts import FlowFacts
+from explorer.resolve.flow.solver import Call, ScopeKey, Solver, is_made
+from explorer.resolve.flow.values import Builtin, External, Function, TensorMethod
+from explorer.resolve.nodes import definition_lines, layer_of
+from explorer.resolve.python_edges import PythonEdges
 
 _MAX_LAMBDA_DEPTH = 8
 _BINDING_KINDS = (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE)

@@ -33,11 +33,11 @@ from collections.abc import Callable
 
 from explorer.index import IndexReader
 from explorer.model import Symbol, SymbolKind
+from explorer.names import hidden_as_test
 from explorer.parsers.common import collapse
-from explorer.query.arity import call_arguments
-from explorer.query.sources import SourceLines
-from explorer.query.templates import template_parameters
-from explorer.query.test_code import hidden_as_test
+from explorer.resolve.arity import call_arguments
+from explorer.resolve.sources import SourceLines
+from explorer.resolve.templates import template_parameters
 
 Named = Callable[[Symbol, str], list[Symbol]]  # the definitions a name written in a definition may mean
 

@@ -41,7 +41,7 @@ def registered_operators(store: IndexReader, dotted: str) -> list[Symbol] | None
         wanted = base if overload == "default" else f"{base}.{overload}"
         operators = [s for s in operators if s.qname == wanted]
     # an operator registered twice is one operator (its dispatch table then has two kernels
-    # for a key, which query/native_edges.py shows as ambiguous): its first registration
+    # for a key, which resolve/native_edges.py shows as ambiguous): its first registration
     first: dict[str, Symbol] = {}
     for operator in sorted(operators, key=lambda s: (s.qname != base, s.qname, s.path or "", s.line or 0)):
         first.setdefault(operator.qname, operator)

@@ -8,10 +8,8 @@ from dataclasses import dataclass, field
 from explorer.errors import UnknownSymbolError
 from explorer.index import IndexReader, source_lines
 from explorer.model import DerivativeEntry, Language, OperatorInfo, Symbol, SymbolKind, last_name
-from explorer.query.bindings import binding_operators
-from explorer.query.lookup import resolve
-from explorer.query.nodes import REGISTRABLE_KINDS, dispatch_kernels, registered_functions
-from explorer.query.test_code import hidden_as_test
+from explorer.names import binding_operators, hidden_as_test, resolve
+from explorer.resolve import REGISTRABLE_KINDS, dispatch_kernels, registered_functions
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ tools measured against it), so their benchmarks compare directly:
   `pkg.mod.f.<lambda1>`); classes are not nodes: what a class body calls, the scope around
   the class calls;
 - a value is the sorted list of what the key may call, as the value-flow solver
-  (query/flow/) finds it with every function reachable (one context per function):
+  (resolve/flow/) finds it with every function reachable (one context per function):
   definitions of the tree; calling a class is the `__init__` it runs (no `__new__`);
   builtins as `<builtin>.len` and methods of builtin values as `<builtin>.list.append`;
   names from outside the tree by the dotted path they were imported under, printed only
@@ -24,12 +24,19 @@ from dataclasses import dataclass
 
 from explorer.index import IndexReader
 from explorer.model import SymbolKind
-from explorer.query.flow.edges import FlowEdges
-from explorer.query.flow.facts import Scope
-from explorer.query.flow.solver import Call, ScopeKey
-from explorer.query.flow.values import Builtin, Class, External, Instance, TensorMethod
-from explorer.query.python_edges import PythonEdges
-from explorer.query.sources import SourceLines
+from explorer.resolve import (
+    Builtin,
+    Call,
+    Class,
+    External,
+    FlowEdges,
+    Instance,
+    PythonEdges,
+    Scope,
+    ScopeKey,
+    SourceLines,
+    TensorMethod,
+)
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 

@@ -36,9 +36,9 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from explorer.query.bindings import TORCH_AUTOGRAD_FUNCTIONS, TORCH_MODULE_CLASSES
-from explorer.query.flow.facts import FlowFacts, Scope
-from explorer.query.flow.values import (
+from explorer.names import TORCH_AUTOGRAD_FUNCTIONS, TORCH_MODULE_CLASSES
+from explorer.resolve.flow.facts import FlowFacts, Scope
+from explorer.resolve.flow.values import (
     IDENTITY,
     TENSOR,
     AutogradApply,
@@ -750,7 +750,7 @@ class Solver:
             self.add(result, [Instance(dotted)])
         elif dotted in _BUILDS_EXTENSION:
             # load(name="ext", ...) gives back the compiled module `ext`: its functions are the
-            # bindings of that module (query/extensions.py), as `import ext` would give
+            # bindings of that module (names/extensions.py), as `import ext` would give
             name = dict(arguments.keywords).get("name", arguments.positional[0] if arguments.positional else None)
             if name is not None:
                 self.on(

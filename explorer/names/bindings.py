@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from explorer.index import IndexReader
 from explorer.model import Language, Symbol, SymbolKind
-from explorer.query.test_code import is_test_code
+from explorer.names.test_code import is_test_code
 
 # Python module prefix -> the python_module value its functions have (None: the default).
 _FUNCTION_MODULES: dict[str, str | None] = {

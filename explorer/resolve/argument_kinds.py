@@ -35,7 +35,7 @@ from collections.abc import Callable
 
 from explorer.model import Symbol
 from explorer.parsers.common import collapse, parenthesised_items
-from explorer.query.arity import closing_parenthesis, split_arguments
+from explorer.resolve.arity import closing_parenthesis, split_arguments
 
 
 class Kind(enum.Enum):

@@ -15,7 +15,7 @@ import functools
 import re
 
 from explorer.model import Symbol
-from explorer.query.sources import SourceLines
+from explorer.resolve.sources import SourceLines
 
 _SPACE = re.compile(r"\s+")
 _NAME = re.compile(r"[A-Za-z_]\w*")
