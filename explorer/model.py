@@ -16,6 +16,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 
+# A composite key (a node's identity, a cache's key, a sort rank): compared, hashed and sorted
+# whole, its parts never read one by one.
+Key = tuple[object, ...]
+
 
 class Language(StrEnum):
     PYTHON = "python"
@@ -254,7 +258,7 @@ class CallNode:
     # A torch._C binding (or an alias of one): the arguments of the Python call that reached it.
     shape: CallShape | None = None
     # The node's identity, made once: a trace compares keys hundreds of thousands of times.
-    key: tuple[object, ...] = field(init=False, repr=False, compare=False, hash=False)
+    key: Key = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         key = (

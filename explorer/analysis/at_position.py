@@ -16,11 +16,12 @@ converts its UTF-16 positions to these, in one place).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from explorer.errors import ExplorerError
 from explorer.index import IndexReader
-from explorer.model import CallEdge, CallSite, EdgeKind, Layer, Symbol, SymbolKind
+from explorer.model import CallEdge, CallSite, EdgeKind, Key, Layer, Symbol, SymbolKind
 from explorer.names import find
 from explorer.resolve import CallGraph
 
@@ -129,8 +130,8 @@ def _named_last(qname: str, name: str) -> bool:
     return qname == name or qname.endswith((f".{name}", f"::{name}"))
 
 
-def _unique(symbols) -> list[Symbol]:
-    seen: dict[tuple, Symbol] = {}
+def _unique(symbols: Iterable[Symbol]) -> list[Symbol]:
+    seen: dict[Key, Symbol] = {}
     for symbol in symbols:
         seen.setdefault((symbol.qname, symbol.path, symbol.line), symbol)
     return list(seen.values())
@@ -160,7 +161,7 @@ def implementations(graph: CallGraph, symbols: list[Symbol]) -> list[Symbol]:
     A C++ definition implements itself."""
     found: list[Symbol] = []
     frontier = [graph.node(s) for s in symbols]
-    seen: set[tuple] = set()
+    seen: set[Key] = set()
     for _ in range(_IMPLEMENTATION_STEPS):
         following = []
         for node in frontier:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 from explorer.analysis.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS
 from explorer.errors import UsageError
 from explorer.index import IndexReader
-from explorer.model import CallEdge, CallNode, EdgeKind, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, EdgeKind, Key, Layer, Resolution, Symbol, SymbolKind
 from explorer.names import (
     VENDOR_TARGET,
     TargetPattern,
@@ -95,7 +95,7 @@ class Trace:
     paths_capped: bool = False  # enumeration stopped early: there may be more than paths_found
     # With a target: every edge out of each node on the listed paths, by node key, so that a
     # diagram can show what else a hop calls (the branch not taken) beside the path.
-    branches: dict[tuple, tuple[CallEdge, ...]] = field(default_factory=dict)
+    branches: dict[Key, tuple[CallEdge, ...]] = field(default_factory=dict)
     # For each listed path, how many enumerated paths it stands for: paths that differ from it
     # only in which overload, specialisation or same-named definition a hop reaches.
     variants: list[int] = field(default_factory=list)
@@ -229,7 +229,7 @@ class _Explorer:
     def __init__(self, graph: _Edges, max_depth: int) -> None:
         self.graph = graph
         self.max_depth = max_depth
-        self.expanded: set[tuple] = set()
+        self.expanded: set[Key] = set()
 
     def tree(self, start: CallNode) -> TraceNode:
         """Depth first, each definition expanded where it is first met."""
@@ -260,7 +260,7 @@ class _Explorer:
             stack[-1].children.append(done)
 
     def _leaf(
-        self, node: CallNode, edge: CallEdge | None, depth: int, above: set[tuple]
+        self, node: CallNode, edge: CallEdge | None, depth: int, above: set[Key]
     ) -> tuple[TraceNode | None, list[CallEdge]]:
         """The node as a leaf, if the branch ends there, else None and the edges to follow."""
         key = node.key
@@ -285,11 +285,11 @@ class _Reachable:
     order of a node's edges, so neither do the paths."""
 
     def __init__(self, graph: _Edges, start: CallNode, max_depth: int, target: TargetPattern) -> None:
-        self.edges: dict[tuple, list[CallEdge]] = {}
-        self.depth: dict[tuple, int] = {start.key: 0}
-        self.nodes: dict[tuple, CallNode] = {start.key: start}
-        self.matches: set[tuple] = set()
-        self._steps: dict[tuple, list[tuple[CallEdge, tuple, float]]] = {}
+        self.edges: dict[Key, list[CallEdge]] = {}
+        self.depth: dict[Key, int] = {start.key: 0}
+        self.nodes: dict[Key, CallNode] = {start.key: start}
+        self.matches: set[Key] = set()
+        self._steps: dict[Key, list[tuple[CallEdge, Key, float]]] = {}
         frontier = [start]
         for depth in range(1, max_depth + 1):
             if not frontier:
@@ -311,13 +311,13 @@ class _Reachable:
             frontier = following
         self.cost_to_match, self.hops_to_match = self._backwards()
 
-    def _backwards(self) -> tuple[dict[tuple, float], dict[tuple, int]]:
-        callers: dict[tuple, list[tuple[tuple, float]]] = {}
+    def _backwards(self) -> tuple[dict[Key, float], dict[Key, int]]:
+        callers: dict[Key, list[tuple[Key, float]]] = {}
         for key, edges in self.edges.items():
             for edge in edges:
                 callers.setdefault(edge.target.key, []).append((key, hop_cost(edge)))
         cost = dict.fromkeys(self.matches, 0.0)
-        queue: _Queue[tuple[float, tuple]] = _Queue()
+        queue: _Queue[tuple[float, Key]] = _Queue()
         for key in sorted(self.matches, key=repr):
             queue.push((0.0,), (0.0, key))
         while queue:  # Dijkstra from the matches, along edges reversed
@@ -342,7 +342,7 @@ class _Reachable:
             level = following
         return cost, hops
 
-    def steps(self, key: tuple) -> list[tuple[CallEdge, tuple, float]]:
+    def steps(self, key: Key) -> list[tuple[CallEdge, Key, float]]:
         """The edges out of a node with their targets' keys and their costs, worked out once."""
         found = self._steps.get(key)
         if found is None:
@@ -399,13 +399,13 @@ class _Partial:
     """A path being extended, as a link to the path it extends: thousands share prefixes."""
 
     node: CallNode
-    key: tuple  # node.key, computed once: the walk below compares it many times
+    key: Key  # node.key, computed once: the walk below compares it many times
     edge: CallEdge | None
     before: _Partial | None
     hops: int
     cost: float
 
-    def visits(self, key: tuple) -> bool:
+    def visits(self, key: Key) -> bool:
         partial: _Partial | None = self
         while partial is not None:
             if partial.key == key:
@@ -423,7 +423,7 @@ class _Partial:
 
 
 def _ranked_paths(
-    reachable: _Reachable, start: CallNode, max_depth: int, tiers: dict[tuple, int] | None = None
+    reachable: _Reachable, start: CallNode, max_depth: int, tiers: dict[Key, int] | None = None
 ) -> tuple[list[list[TraceNode]], bool]:
     """Paths from the start to a match, cheapest first (A*, with each node's exact cost to a
     match as the estimate, so paths come out in order of cost and the first ones are found
@@ -458,7 +458,7 @@ def _search(
     reachable: _Reachable,
     start: CallNode,
     max_depth: int,
-    first: set[tuple] | None,
+    first: set[Key] | None,
     paths: int,
     extensions_allowed: int,
 ) -> tuple[list[list[TraceNode]], bool, int]:
@@ -495,7 +495,7 @@ def _fold_variants(paths: list[list[TraceNode]], by_start: bool = False) -> list
     overload, template specialisation or same-named definition a hop reaches, are one group,
     the best of them first (the one listed). `by_start`: the first hop is an entry's overload,
     and paths from different overloads stay apart, whatever their names."""
-    folded: dict[tuple, list[list[TraceNode]]] = {}
+    folded: dict[Key, list[list[TraceNode]]] = {}
     for path in paths:
         first = path[1].node.key if by_start and len(path) > 1 else None
         shape = (first, *((hop.node.symbol.qname, hop.edge.label if hop.edge else None) for hop in path))
@@ -505,7 +505,7 @@ def _fold_variants(paths: list[list[TraceNode]], by_start: bool = False) -> list
 
 def _merged(paths: list[list[TraceNode]]) -> TraceNode:
     """The listed paths as one tree: shared prefixes once, each path a branch."""
-    children: dict[int, dict[tuple, int]] = {}  # node index -> child key -> node index
+    children: dict[int, dict[Key, int]] = {}  # node index -> child key -> node index
     hops: list[TraceNode] = [paths[0][0]]
     below: list[list[int]] = [[]]
     for path in paths:

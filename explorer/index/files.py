@@ -73,7 +73,7 @@ class WalkOptions:
     languages: tuple[str, ...] = ()
 
     @classmethod
-    def from_saved(cls, saved: dict) -> WalkOptions:
+    def from_saved(cls, saved: dict[str, Any]) -> WalkOptions:
         """Options as `explorer index` saved them in an index (JSON has lists, not tuples)."""
         known: dict[str, Any] = {
             key: tuple(value) if isinstance(value, list) else value
@@ -299,7 +299,7 @@ class _Passed:
 
 
 def _folder_rule(
-    entry: os.DirEntry, rel: str, rules: _IgnoreRules, options: WalkOptions, leave_out: frozenset[str]
+    entry: os.DirEntry[str], rel: str, rules: _IgnoreRules, options: WalkOptions, leave_out: frozenset[str]
 ) -> str | None:
     """Why the folder is not walked; None to walk it."""
     if entry.name in BUILD_FOLDERS or entry.name.endswith(".egg-info"):

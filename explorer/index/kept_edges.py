@@ -33,6 +33,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from explorer.index.store import index_file_stamp
 from explorer.model import CallEdge, CallNode, CallShape, EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
@@ -304,7 +305,7 @@ def decode_edges(text: str) -> list[CallEdge]:
         for qname, name, kind, lang, path, line, end_line, signature, target, file_local in symbol_fields
     ]
 
-    def node(fields: list) -> CallNode:
+    def node(fields: list[Any]) -> CallNode:
         symbol, layer, self_class, passed, passed_at, passed_as, shape = fields
         return CallNode(
             symbols[symbol],

@@ -25,6 +25,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from explorer.index.files import SourceFile, WalkOptions, stat_stamp, walk
 from explorer.model import Diagnostic, Language
@@ -141,11 +142,11 @@ def _as_read_back(value: object) -> object:
     return json.loads(json.dumps(value))
 
 
-def _found_rows(found: list[SourceFile]) -> list[list]:
+def _found_rows(found: list[SourceFile]) -> list[list[Any]]:
     return [[source.path, source.lang.value, source.size, source.mtime_ns] for source in found]
 
 
-def _walk_would_find_the_same(root: str, kept: dict) -> bool:
+def _walk_would_find_the_same(root: str, kept: dict[str, Any]) -> bool:
     """Whether every folder, `.gitignore` and passed-over file the last walk depended on is as
     it was then."""
     trusted_before = kept.get("walked_ns", 0) - RACY_NS
@@ -157,7 +158,7 @@ def _walk_would_find_the_same(root: str, kept: dict) -> bool:
     return all(stat_stamp(os.path.join(root, path)) == stamp for path, _, stamp in kept["skipped"])
 
 
-def _files_as_kept(root: str, rows: list[list]) -> bool:
+def _files_as_kept(root: str, rows: list[list[Any]]) -> bool:
     """Whether every file still has the size and time kept for it. The loop every query runs:
     8,800 stats on the PyTorch tree, so paths are joined by hand (os.path.join is a third of
     the time) and no record is built."""
@@ -172,7 +173,7 @@ def _files_as_kept(root: str, rows: list[list]) -> bool:
     return True
 
 
-def _still_found(root: str, kept: dict, max_file_size: int) -> list[SourceFile] | None:
+def _still_found(root: str, kept: dict[str, Any], max_file_size: int) -> list[SourceFile] | None:
     """The files found last time with their stats now, or None if the walk must run again."""
     if not _walk_would_find_the_same(root, kept):
         return None
@@ -190,6 +191,6 @@ def _still_found(root: str, kept: dict, max_file_size: int) -> list[SourceFile] 
     return found
 
 
-def _read(listing: Path) -> dict | None:
+def _read(listing: Path) -> dict[str, Any] | None:
     kept = read_kept(listing)
     return kept if kept is not None and {"key", "stamps", "skipped", "found"} <= kept.keys() else None

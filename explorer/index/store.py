@@ -38,6 +38,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from explorer.index.files import READ_FAILURES
 from explorer.index.module_parameters import ModuleParameters
@@ -59,6 +60,8 @@ from explorer.parsers.vendors import vendor_library
 from explorer.workspace import GRAMMARS_DIR, read_kept, write_kept
 
 SCHEMA_VERSION = 19  # 19: symbols_lname holds the kind; 18: module arguments, bindings on them; 13: namespace_prefixes; 14: python_flow; 15: its statements decoded per scope; 16: C++ registrations, extensions; 17: vendor calls judged without a leading ::
+
+Row = tuple[Any, ...]  # a row as SQLite returns it
 
 
 @functools.cache
@@ -229,16 +232,16 @@ class FileRows:
     file_id: int
     path: str
     lang: str
-    symbols: list[tuple]
-    calls: list[tuple]
-    call_names: list[tuple]
-    imports: list[tuple]
-    dispatch: list[tuple]
-    operators: list[tuple]
-    derivatives: list[tuple]
-    diagnostics: list[tuple]
-    flow: list[tuple]
-    module_arguments: list[tuple]
+    symbols: list[Row]
+    calls: list[Row]
+    call_names: list[Row]
+    imports: list[Row]
+    dispatch: list[Row]
+    operators: list[Row]
+    derivatives: list[Row]
+    diagnostics: list[Row]
+    flow: list[Row]
+    module_arguments: list[Row]
 
 
 def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
@@ -445,7 +448,7 @@ class IndexStore:
                 self.db.execute("DETACH DATABASE shard")
 
     def _last_call_rowid(self) -> int:
-        return self.db.execute("SELECT COALESCE(MAX(rowid), 0) FROM calls").fetchone()[0]
+        return int(self.db.execute("SELECT COALESCE(MAX(rowid), 0) FROM calls").fetchone()[0])
 
     def finish_bulk(self) -> None:
         # Index builds sort; let SQLite sort on every core (the parsers are done by now).
@@ -525,7 +528,7 @@ class IndexStore:
         )
 
     def next_file_id(self) -> int:
-        return self.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM files").fetchone()[0]
+        return int(self.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM files").fetchone()[0])
 
     def put_rows(self, rows: FileRows, size: int, mtime_ns: int, content_hash: str) -> None:
         # SQLite gives each new row the largest rowid so far plus one, so the file's calls
@@ -714,7 +717,7 @@ class IndexStore:
             found = self._paths[path] = self._prefix + path
         return found
 
-    def _entries(self, rows: Iterable[tuple]) -> list[DispatchEntry]:
+    def _entries(self, rows: Iterable[Row]) -> list[DispatchEntry]:
         return [
             DispatchEntry(operator, key, kernel, line, self._out(path)) for operator, key, kernel, line, path in rows
         ]
@@ -1121,14 +1124,14 @@ _SYMBOL_KINDS = {kind.value: kind for kind in SymbolKind}
 _LANGUAGES = {language.value: language for language in Language}
 
 
-def _call_site(row: tuple) -> CallSite:
+def _call_site(row: Row) -> CallSite:
     caller, callee, qualified, line, col, kind, args, vendor = row
     return CallSite(
         caller, callee, qualified, line, col, _CALL_KINDS[kind], tuple(args.split()) if args else (), vendor
     )
 
 
-def _symbol(row: tuple, located: str | None = None) -> Symbol:
+def _symbol(row: Row, located: str | None = None) -> Symbol:
     qname, name, kind, lang, path, line, end_line, signature, target, file_local = row
     return Symbol(
         qname,
@@ -1227,7 +1230,7 @@ def foreign_file(path: Path) -> str | None:
 
 
 def _user_version(connection: sqlite3.Connection) -> int:
-    return connection.execute("PRAGMA user_version").fetchone()[0]
+    return int(connection.execute("PRAGMA user_version").fetchone()[0])
 
 
 def _unusable_reason(path: Path, root: str) -> str | None:
@@ -1302,7 +1305,7 @@ def _record_path(path: Path) -> str:
     return f"{path}.verified"
 
 
-def _recorded(path: Path) -> dict | None:
+def _recorded(path: Path) -> dict[str, Any] | None:
     return read_kept(_record_path(path))
 
 

@@ -13,6 +13,8 @@ All overloads of a name share one binding, which picks among them by signature a
 
 from __future__ import annotations
 
+import re
+
 from explorer.index import IndexReader
 from explorer.model import Language, Symbol, SymbolKind
 from explorer.names.test_code import is_test_code
@@ -182,7 +184,7 @@ def bound_in_another_module(store: IndexReader, stub_name: str, is_method: bool)
     return next(iter(found.values())) if len(found) == 1 else None
 
 
-def _class_bases(store: IndexReader, class_qname: str, bound_class_bases) -> list[str]:
+def _class_bases(store: IndexReader, class_qname: str, bound_class_bases: re.Pattern[str]) -> list[str]:
     """The Python names of a class's bases: a stub class's as written (`ScriptObject` is
     torch._C.ScriptObject, in the stub's module), a bound class's C++ bases by the bound
     classes that bind them (the same file's first)."""

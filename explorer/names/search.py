@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
 
 from explorer.index import IndexReader
-from explorer.model import Language, Symbol, SymbolKind
+from explorer.model import Key, Language, Symbol, SymbolKind
 from explorer.names.extensions import ExtensionModules
 from explorer.names.patterns import checked_query
 
@@ -102,9 +103,9 @@ def search_symbols(
     name_query, qualifiers = parts[-1], [part.lower() for part in parts[:-1]]
     lowered = name_query.lower()
 
-    hits: dict[tuple, SearchHit] = {}
+    hits: dict[Key, SearchHit] = {}
     seen_names: set[str] = set()
-    phases = (
+    phases: tuple[Callable[[], list[str]], ...] = (
         lambda: store.names_with_prefix(lowered, _PREFIX_CAP),
         lambda: store.names_matching_glob(_letters_in_order(lowered), _FUZZY_CAP),
     )
@@ -123,7 +124,7 @@ def search_symbols(
     native = (Language.CPP, Language.CUDA)
     kernels = store.registered_kernels([hit.symbol.qname for hit in hits.values() if hit.symbol.lang in native])
 
-    def rank(hit: SearchHit) -> tuple:
+    def rank(hit: SearchHit) -> Key:
         return _rank(hit, hit.symbol.qname in kernels)
 
     if qualifiers:
@@ -155,7 +156,7 @@ def _collect(
     qualifiers: list[str],
     where: SearchFilter,
     limit: int,
-    hits: dict[tuple, SearchHit],
+    hits: dict[Key, SearchHit],
 ) -> None:
     """Fetch the symbols of the best names, some names at a time, until `limit` hits are in
     hand after a whole group of equally graded names: names graded lower cannot displace them."""
@@ -186,7 +187,7 @@ def _location(symbol: Symbol) -> tuple[str, int]:
     return (symbol.path or "", symbol.line or 0)
 
 
-def _identity(symbol: Symbol) -> tuple:
+def _identity(symbol: Symbol) -> Key:
     return (symbol.qname, symbol.kind, symbol.path, symbol.line)
 
 
@@ -209,7 +210,7 @@ def _wanted(symbol: Symbol, where: SearchFilter, qualifiers: list[str]) -> bool:
     return True
 
 
-def _rank(hit: SearchHit, registered_kernel: bool) -> tuple:
+def _rank(hit: SearchHit, registered_kernel: bool) -> Key:
     symbol = hit.symbol
     peripheral = bool(symbol.path and PERIPHERAL_PATH.search(symbol.path))
     # Type stubs restate what is defined elsewhere (for torch._C, in generated code).

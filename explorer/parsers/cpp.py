@@ -32,6 +32,7 @@ from explorer.model import (
 )
 from explorer.parsers import cpp_bindings
 from explorer.parsers.common import ScopeMap, collapse, source_order, strip_template_args
+from explorer.parsers.cpp_bindings import ScopeOf
 from explorer.parsers.cpp_conditionals import without_split_conditionals
 from explorer.parsers.cpp_macros import Macro, call_end
 from explorer.parsers.cpp_namespaces import (
@@ -1054,7 +1055,7 @@ def _registers(caller: str, callee: str) -> bool:
 
 
 def _lambdas_outside_functions(
-    found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap, scope_of
+    found: dict[str, list[tsx.Node]], lang: Language, facts: FileFacts, scopes: ScopeMap, scope_of: ScopeOf
 ) -> set[int]:
     """A lambda written outside any function (an element of a namespace-scope table of
     operators, as register_prim_ops.cpp builds them, or an argument of a registering macro

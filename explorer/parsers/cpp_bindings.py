@@ -31,11 +31,11 @@ calls inside it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from explorer import treesitter as tsx
-from explorer.model import DispatchEntry, ModuleArgument, Symbol, SymbolKind
+from explorer.model import DispatchEntry, Language, ModuleArgument, Symbol, SymbolKind
 from explorer.parsers import cpp_types
 from explorer.parsers.common import collapse, strip_template_args
 from explorer.parsers.cpp_modules import ModuleValues, PyClass, PyModule, PyName, Value, string_literal
@@ -61,6 +61,9 @@ _UNWRAP = (  # what a kernel is written inside: each gives the expression within
     re.compile(r"^(?:[\w:]*::)?\w*wrap\w*(?:\s*<[^()]*>)?\s*\(\s*([\w:]+)\s*\)$", re.S),
 )
 _PYBIND_MEMBERS = ("def", "def_static", "def_property", "def_property_readonly", "def_readwrite", "def_readonly")
+
+# The namespaces around a syntax node, outermost first.
+ScopeOf = Callable[[tsx.Node], list[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +111,7 @@ class PythonModules:
 _MENTIONS_PYTHON = re.compile(rb"py::|pybind11|PYBIND11|PyModule_|PyImport_Import|PyObject")
 
 
-def python_modules(root: tsx.Node, source: bytes, lang, path: str, scope_of) -> PythonModules:
+def python_modules(root: tsx.Node, source: bytes, lang: Language, path: str, scope_of: ScopeOf) -> PythonModules:
     """Follow module values through every function of the file (parsers/cpp_modules.py)."""
     found = PythonModules({}, [], [], {})
     if not _MENTIONS_PYTHON.search(source):
@@ -198,9 +201,9 @@ def _calls_in(body: tsx.Node) -> list[tsx.Node]:
 
 def registrations(
     calls: list[tsx.Node],
-    lang,
+    lang: Language,
     path: str,
-    scope_of,
+    scope_of: ScopeOf,
     modules: PythonModules | None = None,
 ) -> tuple[list[Symbol], list[DispatchEntry], list[LambdaKernel]]:
     """The operators, kernels and Python bindings the registration calls (`@registration.call`
@@ -295,7 +298,7 @@ def registrations(
     return symbols, dispatch, lambdas
 
 
-def lambda_definition(node: tsx.Node, lang, path: str, scope: list[str]) -> LambdaKernel:
+def lambda_definition(node: tsx.Node, lang: Language, path: str, scope: list[str]) -> LambdaKernel:
     """The definition a lambda is, `scope::<lambda at line N>`, with its first line."""
     name = _lambda_name(node)
     first_line = collapse(tsx.text(node).split("{", 1)[0])[:300]
@@ -319,7 +322,7 @@ def _lambda_name(node: tsx.Node) -> str:
 
 
 def method_tables(
-    tables: list[tsx.Node], source: bytes, lang, path: str, scope_of, placed: dict[str, list[str]]
+    tables: list[tsx.Node], source: bytes, lang: Language, path: str, scope_of: ScopeOf, placed: dict[str, list[str]]
 ) -> tuple[list[Symbol], list[ModuleArgument]]:
     """The entries of the file's PyMethodDef and PyGetSetDef tables (`@method_table` captures),
     and its type objects as classes with the special methods their slots give
@@ -388,7 +391,7 @@ def method_tables(
 
 
 def _type_methods(
-    type_object: cpp_types.TypeObject, type_name: str, text: str, lang, path: str, scope: list[str]
+    type_object: cpp_types.TypeObject, type_name: str, text: str, lang: Language, path: str, scope: list[str]
 ) -> list[Symbol]:
     """A type object as the class `type_name`, and the special methods its slots give it."""
     size = type_object.slots.get("tp_basicsize")
@@ -458,7 +461,16 @@ def _table_owners(
 
 
 def _pybind(
-    call, member, bound: Value, name: str | None, arguments, lang, path, line, statement, scope_of
+    call: tsx.Node,
+    member: str,
+    bound: Value,
+    name: str | None,
+    arguments: list[tsx.Node],
+    lang: Language,
+    path: str,
+    line: int,
+    statement: str,
+    scope_of: ScopeOf,
 ) -> Iterator[Symbol]:
     """`m.def("f", &fn)` on a module; `.def("f", &T::f)`, `.def(py::init<...>())` on a class."""
     if isinstance(bound, PyName):
@@ -547,11 +559,11 @@ def _self_operator(written: str) -> tuple[str, str] | None:
     return (f"__r{name}__", operator) if re.fullmatch(_SELF, right) else None
 
 
-def _binding(qname: str, name: str, target: str, lang, path: str, line: int, statement: str) -> Symbol:
+def _binding(qname: str, name: str, target: str, lang: Language, path: str, line: int, statement: str) -> Symbol:
     return Symbol(qname, name, SymbolKind.PYBIND, lang, path, line, line, statement, target or None)
 
 
-def _operator(qname: str, schema: str, lang, path: str, line: int) -> Symbol:
+def _operator(qname: str, schema: str, lang: Language, path: str, line: int) -> Symbol:
     return Symbol(
         qname, qname.partition("::")[2].partition(".")[0], SymbolKind.OPERATOR, lang, path, line, line, schema or qname
     )

@@ -78,11 +78,14 @@ from __future__ import annotations
 import json
 from bisect import bisect_left
 from collections.abc import Iterable
+from typing import Any
 
 from explorer import treesitter as tsx
 
-Expr = tuple
-Stmt = tuple
+# The facts are tagged tuples whose shape the tag decides (the list above); JSON carries them as
+# lists, which the solver reads as they are decoded (resolve/flow/facts.py says why).
+Expr = tuple[Any, ...]
+Stmt = tuple[Any, ...]
 
 _MAX_DEPTH = 120  # deeper expressions are "unknown": nesting must not exhaust the stack
 _UNKNOWN: Expr = ("unknown",)
@@ -211,13 +214,19 @@ class _Reader:
         self.module = module
         self.package = package
         self.bindings = bindings
-        self.scopes: list[tuple[tuple, tuple]] = []  # (header, statements)
+        self.scopes: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []  # (header, statements)
         self.depth = 0  # scopes inside scopes (lambdas in lambdas): bounded like expressions
 
     # -- scopes ----------------------------------------------------------------------------
 
     def scope(
-        self, node: tsx.Node, qname: str, kind: str, params: tuple, bases: tuple = (), returns: Expr | None = None
+        self,
+        node: tsx.Node,
+        qname: str,
+        kind: str,
+        params: tuple[Any, ...],
+        bases: tuple[Any, ...] = (),
+        returns: Expr | None = None,
     ) -> None:
         if self.depth > _MAX_DEPTH:
             return  # nested past reason: the scope's value stays, its body is not read
@@ -227,7 +236,15 @@ class _Reader:
         finally:
             self.depth -= 1
 
-    def _scope(self, node: tsx.Node, qname: str, kind: str, params: tuple, bases: tuple, returns: Expr | None) -> None:
+    def _scope(
+        self,
+        node: tsx.Node,
+        qname: str,
+        kind: str,
+        params: tuple[Any, ...],
+        bases: tuple[Any, ...],
+        returns: Expr | None,
+    ) -> None:
         body = node if kind == "module" else node.child_by_field_name("body")
         key = _scope_key(node, body)
         bound = self.bindings.bound.get(key, []) if body is not None else []
@@ -426,7 +443,7 @@ class _ScopeWalker:
             self.assign(target.named_children[0], value, line)
         # other targets (a call's result, a slice of a literal) bind nothing a call can reach
 
-    def store(self, name_node: tsx.Node) -> tuple:
+    def store(self, name_node: tsx.Node) -> tuple[Any, ...]:
         name = tsx.text(name_node)
         if name in self.declared_free or name not in self.local_names:
             return ("free", name)
@@ -482,7 +499,7 @@ class _ScopeWalker:
             value = ("call", function, (value,), (), tsx.line(decorator), decorator.start_point[1] + 1)
         self.statements.append(("bind", self.store(name_node), value, tsx.line(node)))
 
-    def arguments(self, node: tsx.Node | None, line: int) -> tuple:
+    def arguments(self, node: tsx.Node | None, line: int) -> tuple[Any, ...]:
         """A class's bases: positional arguments of its superclasses list (keywords such as
         metaclass= are evaluated, not bases)."""
         if node is None:
@@ -495,10 +512,10 @@ class _ScopeWalker:
                 bases.append(self.expr(child))
         return tuple(bases)
 
-    def parameters(self, node: tsx.Node | None) -> tuple:
+    def parameters(self, node: tsx.Node | None) -> tuple[Any, ...]:
         if node is None:
             return ()
-        params: list[tuple] = []
+        params: list[tuple[Any, ...]] = []
         keyword_only = False
         for child in node.named_children:
             kind = child.type
@@ -941,7 +958,7 @@ class _ScopeWalker:
         function = self.expr(function_node, depth + 1)
         arguments = node.child_by_field_name("arguments")
         positional: list[Expr] = []
-        keywords: list[tuple] = []
+        keywords: list[tuple[Any, ...]] = []
         if arguments is not None and arguments.type == "generator_expression":
             positional.append(self.expr(arguments, depth + 1))
         elif arguments is not None:

@@ -16,7 +16,7 @@ import functools
 from typing import TYPE_CHECKING
 
 from explorer.index import IndexReader, KeptEdges, node_key_text
-from explorer.model import CallEdge, CallNode, Layer, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, Key, Layer, Symbol, SymbolKind
 from explorer.names import hidden_as_test
 from explorer.resolve.backends import node_allowed
 from explorer.resolve.native_edges import NativeEdges
@@ -47,7 +47,7 @@ class CallGraph:
         sources = SourceLines(root)
         self.python = PythonEdges(store, sources)
         self.native = NativeEdges(store, backend, sources)
-        self._edges: dict[tuple, list[CallEdge]] = {}
+        self._edges: dict[Key, list[CallEdge]] = {}
         self.kept = kept
 
     @functools.cached_property
@@ -89,7 +89,7 @@ class CallGraph:
         source = self.python if node.layer in (Layer.PYTHON, Layer.BINDING) else self.native
         computed = self._flow_edges(node) if node.layer is Layer.PYTHON else None
         found: list[CallEdge] = []
-        seen: set[tuple] = set()
+        seen: set[Key] = set()
         for edge in computed if computed is not None else source.edges(node):
             if not node_allowed(edge.target, self.backend):
                 continue

@@ -47,6 +47,7 @@ from explorer.model import (
     CallNode,
     CallSite,
     EdgeKind,
+    Key,
     Layer,
     Resolution,
     Symbol,
@@ -99,14 +100,14 @@ class NativeEdges:
         self.sources = sources  # a call's arguments are read there, to tell overloads apart
         self._parameter_names: dict[str, set[str]] = {}
         self._tails: dict[str, list[Symbol]] = {}  # written name -> same-tail definitions
-        self._template_parameters: dict[tuple, set[str]] = {}
+        self._template_parameters: dict[Key, set[str]] = {}
         self._named_in_scope: dict[tuple[str | None, str, str], list[Symbol]] = {}
         self._generic: dict[tuple[str | None, int | None], set[str]] = {}
         self._locals: dict[
             tuple[str | None, int | None, str], tuple[str | None, str | None]
         ] = {}  # a local's class or initialising call
-        self._class_members: dict[tuple, tuple[list[Symbol], bool]] = {}  # (scope, path, class, member) -> methods
-        self._overrides_of: dict[tuple, list[Symbol]] = {}  # a method -> the overrides in derived classes
+        self._class_members: dict[Key, tuple[list[Symbol], bool]] = {}  # (scope, path, class, member) -> methods
+        self._overrides_of: dict[Key, list[Symbol]] = {}  # a method -> the overrides in derived classes
         self._derived: dict[tuple[str, str], bool] = {}  # (class, base) -> whether the class derives from it
         self._declarations: dict[
             tuple[str | None, int | None], Declarations

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from explorer.index import IndexReader
 from explorer.model import CallEdge, CallNode, DispatchEntry, EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
 from explorer.names import hidden_as_test
 from explorer.parsers.vendors import vendor_library
@@ -86,7 +87,7 @@ def undefined_function(qname: str, why: str = "not defined in the tree") -> Symb
     return Symbol(qname, qname.rpartition("::")[2], SymbolKind.FUNCTION, Language.CPP, None, None, None, why)
 
 
-def vendor_function(store, written: str) -> Symbol | None:
+def vendor_function(store: IndexReader, written: str) -> Symbol | None:
     """A vendor library's API a registration names (`nvtx.def("rangePushA", nvtxRangePushA)`):
     the external symbol the tree's calls of it made, or one of its own; None for others."""
     name = written.rpartition("::")[2]
@@ -101,7 +102,7 @@ def vendor_function(store, written: str) -> Symbol | None:
     )
 
 
-def dispatch_kernels(store, entry: DispatchEntry) -> list[Symbol]:
+def dispatch_kernels(store: IndexReader, entry: DispatchEntry) -> list[Symbol]:
     """The kernel a dispatch row names: by its qualified name for native_functions.yaml's
     (`at::native::relu`), looked up from the registration's namespaces for a C++ one."""
     if entry.path is None or entry.path.endswith(".yaml"):
@@ -110,7 +111,7 @@ def dispatch_kernels(store, entry: DispatchEntry) -> list[Symbol]:
 
 
 def registered_functions(
-    store, written: str, path: str | None, kinds: frozenset[SymbolKind] | None = None
+    store: IndexReader, written: str, path: str | None, kinds: frozenset[SymbolKind] | None = None
 ) -> list[Symbol]:
     """The C++ function a registration names, stored with the namespaces around it in front
     of what was written (`at::functorch::native::conv2d_symint` for `native::conv2d_symint`
@@ -139,7 +140,7 @@ def registered_functions(
     return _through_usings(store, parts, path, kinds) if path else []
 
 
-def _through_usings(store, parts: list[str], path: str, kinds: frozenset[SymbolKind]) -> list[Symbol]:
+def _through_usings(store: IndexReader, parts: list[str], path: str, kinds: frozenset[SymbolKind]) -> list[Symbol]:
     """A registered name its file brings in with a using-declaration (`using
     caffe2::serialize::PyTorchStreamWriter;` before `&PyTorchStreamWriter::archiveName`) or
     finds through a using-directive (`using namespace torch::autograd;`)."""

@@ -36,6 +36,7 @@ from explorer.model import (
     CallShape,
     CallSite,
     EdgeKind,
+    Key,
     Layer,
     Resolution,
     Symbol,
@@ -145,7 +146,7 @@ class PythonEdges:
         self.extensions = ExtensionModules(store)
         self._outside_bases: dict[str, frozenset[str]] = {}
         self._mro: dict[str, list[str]] = {}
-        self._off_default: dict[tuple, set[str]] = {}  # a factory-made function -> branches taken only when asked
+        self._off_default: dict[Key, set[str]] = {}  # a factory-made function -> branches taken only when asked
         self.unreadable = UnreadableDefinitions()  # met while reading locals with libcst
         self._locals: dict[tuple[str | None, int | None], dict[str, tuple[str, ...]]] = {}
         self._assigned: dict[tuple[str | None, int | None], frozenset[str]] = {}  # by _ASSIGNED, before libcst

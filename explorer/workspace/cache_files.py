@@ -9,9 +9,10 @@ import contextlib
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 
-def read_kept(path: Path | str) -> dict | None:
+def read_kept(path: Path | str) -> dict[str, Any] | None:
     """The JSON object the file holds, or None."""
     try:
         with open(path, encoding="utf-8") as handle:
@@ -21,7 +22,7 @@ def read_kept(path: Path | str) -> dict | None:
     return kept if isinstance(kept, dict) else None
 
 
-def write_kept(path: Path | str, kept: dict) -> None:
+def write_kept(path: Path | str, kept: dict[str, Any]) -> None:
     """Written beside and renamed into place: a reader sees the old file or the new one whole."""
     partial = f"{path}.{os.getpid()}"
     try:

@@ -29,6 +29,7 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass
+from typing import Any
 
 from explorer.errors import UsageError
 from explorer.workspace.cache_files import read_kept, write_kept
@@ -269,7 +270,7 @@ class _TopLevelNames:
     files they are read from (RECORD, top_level.txt): a hundred RECORDs read again on every
     query cost 15 ms."""
 
-    def __init__(self, kept: dict) -> None:
+    def __init__(self, kept: dict[str, Any]) -> None:
         self.kept = kept
         self.changed = False
 

@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Iterator
 
 from explorer.index import IndexReader
-from explorer.model import CallEdge, CallNode, CallShape, EdgeKind, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, CallShape, EdgeKind, Key, Layer, Resolution, Symbol, SymbolKind
 from explorer.names import binding_operators, bound_stub, registered_operators
 from explorer.parsers.common import module_name
 from explorer.resolve.arity import python_call_shape
@@ -308,5 +308,5 @@ class FlowEdges:
         )
 
 
-def _order(call: Call) -> tuple:
+def _order(call: Call) -> Key:
     return (str(call.target),)

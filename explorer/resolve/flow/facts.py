@@ -8,10 +8,16 @@ have no bodies, and the names they declare are the bindings' (names/bindings.py)
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from explorer.index import IndexReader
 from explorer.model import SymbolKind
+
+# An expression, statement or parameter of the facts (parsers/python_flow.py lists them): a
+# sequence, tag first for expressions and statements, read as JSON decoded it.
+Fact = Sequence[Any]
 
 
 @dataclass(slots=True, eq=False)
@@ -24,26 +30,26 @@ class Scope:
     qname: str
     kind: str  # module, class, function, lambda
     line: int
-    params: list  # (name, kind, default expression or None, definition id)
-    bases: list  # a class's base expressions
+    params: list[Fact]  # (name, kind, default expression or None, definition id)
+    bases: list[Fact]  # a class's base expressions
     generator: bool
     free: list[str]  # the names its statements bind as global or nonlocal
     module: str
     path: str
-    _statements: str | list  # the JSON text until first read
-    _bindings: dict[str, list] | None = None
+    _statements: str | list[Fact]  # the JSON text until first read
+    _bindings: dict[str, list[Fact]] | None = None
     _returned: tuple[str | None] | None = None
     _makes_closure: bool | None = None
-    returns: list | None = None  # a function's declared return type, an expression (`-> ProcessGroup`)
+    returns: Fact | None = None  # a function's declared return type, an expression (`-> ProcessGroup`)
 
     @property
-    def body(self) -> list:
+    def body(self) -> list[Fact]:
         """The scope's statements."""
         if isinstance(self._statements, str):
             self._statements = json.loads(self._statements)
         return self._statements  # type: ignore[return-value]
 
-    def bindings(self, name: str) -> list:
+    def bindings(self, name: str) -> list[Fact]:
         """The statements of the scope's own that bind local `name` (a class's attribute, a
         module's global), indexed once per scope."""
         if self._bindings is None:
@@ -78,7 +84,7 @@ class Scope:
         returns = [statement[1] for statement in self.body if statement[0] == "return"]
         if not returns or not all(r[0] == "name" and r[2] is not None for r in returns):
             return None  # none, something else, or a global
-        names = {r[1] for r in returns}
+        names: set[str] = {r[1] for r in returns}
         if len(names) != 1:
             return None
         (name,) = names
@@ -185,7 +191,7 @@ class FlowFacts:
         return scopes
 
 
-def _defines(expression: list | tuple, inner: str) -> bool:
+def _defines(expression: Fact, inner: str) -> bool:
     """Whether an expression holds a def or lambda of a scope directly inside `inner`'s owner
     (`("def", "f.fn", 49)`, or such a def handed to a decorator)."""
     stack = [expression]

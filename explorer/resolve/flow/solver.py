@@ -36,8 +36,9 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from explorer.model import Key
 from explorer.names import TORCH_AUTOGRAD_FUNCTIONS, TORCH_MODULE_CLASSES
-from explorer.resolve.flow.facts import FlowFacts, Scope
+from explorer.resolve.flow.facts import Fact, FlowFacts, Scope
 from explorer.resolve.flow.values import (
     IDENTITY,
     TENSOR,
@@ -123,7 +124,7 @@ _WRAPS = frozenset({"functools.wraps"})
 # torch.utils.cpp_extension's builders, which give back the module they compile
 _BUILDS_EXTENSION = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
-_NOTHING: frozenset = frozenset()
+_NOTHING: frozenset[object] = frozenset()
 _NAMING_ATTRIBUTES = frozenset(
     {"__name__", "__qualname__", "__module__", "__doc__"}
 )  # str on functions, classes, modules
@@ -193,7 +194,7 @@ class Solver:
         # a class's bases along its MRO that the tree has no class for, as dotted names:
         # `torch.nn.Module` where torch is outside the tree (an extension's or a user's tree)
         self._outside_bases = outside_bases
-        self._keys: dict[tuple, int] = {}
+        self._keys: dict[Key, int] = {}
         # Per node, each of these is None (nothing yet), one item, or several: most of the
         # million nodes a whole-tree call graph makes hold one value, feed one node and have
         # one handler, and a dict or list for each would be most of its memory. Several
@@ -205,10 +206,10 @@ class Solver:
         self._handlers: list[Callable[[object], None] | list[Callable[[object], None]] | None] = []
         self._interned: dict[object, object] = {}  # one object for equal values
         self._fields: dict[Container, list[int]] = {}  # the field nodes of each container, as made
-        self._queue: deque[tuple[int, list]] = deque()
+        self._queue: deque[tuple[int, list[object]]] = deque()
         # scopes made reachable, compiled by solve(): compiling one from inside another's
         # handler would recurse as deep as the call chain is long
-        self._to_compile: deque[tuple[Scope, tuple, tuple | None]] = deque()  # None: the whole body
+        self._to_compile: deque[tuple[Scope, ScopeKey, Fact | None]] = deque()  # None: the whole body
         self.capped: set[int] = set()  # nodes whose values were capped
         self.calls: dict[ScopeKey, set[Call]] = {}
         self.open_sites: dict[ScopeKey, list[OpenSite]] = {}
@@ -229,7 +230,7 @@ class Solver:
 
     # -- the constraint graph --------------------------------------------------------------
 
-    def node(self, key: tuple) -> int:
+    def node(self, key: Key) -> int:
         found = self._keys.get(key)
         if found is None:
             found = self._keys[key] = self.fresh()
@@ -274,7 +275,7 @@ class Solver:
             held.update(dict.fromkeys(new))
         self._queue.append((node, new))
 
-    def _past_cap(self, node: int, held: object, new: list, room: int) -> list:
+    def _past_cap(self, node: int, held: object, new: list[object], room: int) -> list[object]:
         """What of `new` a node with `room` left keeps: a constant past the cap is kept as its
         type (a table of a hundred names still holds strs, whose methods are no operators);
         anything else past it is dropped, and the node counted as capped."""
@@ -447,11 +448,11 @@ class Solver:
                     return True
         return False
 
-    def existing(self, key: tuple) -> int | None:
+    def existing(self, key: Key) -> int | None:
         """The node a key names, where one was made."""
         return self._keys.get(key)
 
-    def _param(self, key: ScopeKey, param: tuple) -> int:
+    def _param(self, key: ScopeKey, param: Fact) -> int:
         return self.node(("v", key, param[0], param[3]))
 
     # -- what values do --------------------------------------------------------------------
@@ -646,7 +647,7 @@ class Solver:
         else:
             self.copy(self.node(("return", key)), result)
 
-    def _bind_arguments(self, key: ScopeKey, parameters: list[tuple], arguments: Arguments) -> None:
+    def _bind_arguments(self, key: ScopeKey, parameters: list[Fact], arguments: Arguments) -> None:
         positional = [p for p in parameters if p[1] == "pos"]
         by_name = {p[0]: p for p in parameters if p[1] in ("pos", "kwonly")}
         star = next((p for p in parameters if p[1] == "star"), None)
@@ -676,7 +677,7 @@ class Solver:
             if double_star is not None:
                 self.copy(spread, self._param(key, double_star))
 
-    def _into_container(self, holder: int, site: tuple, kind: str, element: int, key: str | int | None = None) -> None:
+    def _into_container(self, holder: int, site: Key, kind: str, element: int, key: str | int | None = None) -> None:
         container = Container(kind, site)
         self.add(holder, [container])
         self.copy(element, self.field(container, key))
@@ -1035,7 +1036,7 @@ class _Compiler:
         self.containers = 0
         self.rebound: frozenset[str] | None = None  # see _rebound_inside
 
-    def statements(self, body: Sequence) -> None:
+    def statements(self, body: Sequence[Fact]) -> None:
         for statement in body:
             tag = statement[0]
             if tag == "bind":
@@ -1063,7 +1064,7 @@ class _Compiler:
                     self.solver.on(held, functools.partial(self._protocol, name=name, target=method))
                     self.solver.on(method, functools.partial(self._call_protocol, site=site))
 
-    def _name_call(self, name: str, call: Sequence) -> None:
+    def _name_call(self, name: str, call: Fact) -> None:
         """`name = factory(...)` at a module's top level: the closure the call makes is known
         by the module's name for it. Not a decorated def (`@d def name`), which keeps its own."""
         qname = f"{self.scope.module}.{name}"
@@ -1094,7 +1095,7 @@ class _Compiler:
 
     # -- targets ---------------------------------------------------------------------------
 
-    def bind(self, target: tuple, value: int) -> None:
+    def bind(self, target: Fact, value: int) -> None:
         solver = self.solver
         tag = target[0]
         if tag == "local":
@@ -1129,7 +1130,7 @@ class _Compiler:
         elif isinstance(obj, Module):
             solver.copy(value, solver.node(("global", obj.name, name)))
 
-    def _subscript(self, item: tuple) -> tuple[tuple[int, int], int | None]:
+    def _subscript(self, item: Fact) -> tuple[tuple[int, int], int | None]:
         """Where an item the source writes is (its `[`), and the node of its index; (0, 0)
         and None for one it does not write (unpacking)."""
         if len(item) <= 3:
@@ -1211,7 +1212,7 @@ class _Compiler:
 
     # -- expressions -----------------------------------------------------------------------
 
-    def expr(self, expression: tuple) -> int:
+    def expr(self, expression: Fact) -> int:
         solver = self.solver
         tag = expression[0]
         if tag == "name":
@@ -1303,7 +1304,7 @@ class _Compiler:
         right: int,
         site: tuple[int, int],
         result: int,
-        binary: tuple | None,
+        binary: Fact | None,
     ) -> None:
         """`value op= right`: value's in-place operator method runs (an instance's, a
         tensor's `__iadd__`); where it has none, `value op right` runs; a list or set takes
@@ -1361,7 +1362,7 @@ class _Compiler:
         if scope.returns is not None:
             self.solver.copy(self.expr(tuple(scope.returns)), self.solver.node(("returns", qname, line)))
 
-    def name(self, name: str, definitions: tuple | None) -> int:
+    def name(self, name: str, definitions: Sequence[int] | None) -> int:
         solver = self.solver
         if definitions is not None:
             if self.scope.kind == "module":
@@ -1434,7 +1435,7 @@ class _Compiler:
         solver.on(holder, lambda value: solver.load_attribute(self.key, site, value, name, result))
         return result
 
-    def call(self, expression: tuple) -> int:
+    def call(self, expression: Fact) -> int:
         solver = self.solver
         _, function, positional, keywords, line, column = expression
         site = (line, column)
@@ -1511,7 +1512,7 @@ def is_made(context: str) -> bool:
     return context.startswith("@")
 
 
-def _argument_for(parameters: list[tuple], arguments: Arguments, name: str) -> int | None:
+def _argument_for(parameters: list[Fact], arguments: Arguments, name: str) -> int | None:
     """The argument node a call passes for parameter `name` (None when spread or absent)."""
     positional = [p for p in parameters if p[1] == "pos"]
     for index, parameter in enumerate(positional):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from explorer.model import Key
+
 
 @dataclass(frozen=True, slots=True)
 class Function:
@@ -66,7 +68,7 @@ class Container:
     """The dicts, lists, tuples or sets one expression makes; `site` tells them apart."""
 
     kind: str  # dict, list, tuple, set
-    site: tuple
+    site: Key
 
 
 @dataclass(frozen=True, slots=True)
