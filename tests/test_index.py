@@ -16,7 +16,8 @@ import pytest
 from explorer.errors import ExplorerError
 from explorer.index.build import refresh
 from explorer.index.files import WalkOptions
-from explorer.index.store import SCHEMA_VERSION, IndexStore
+from explorer.index.schema import SCHEMA_VERSION
+from explorer.index.store import IndexStore
 from explorer.parsers.python import parse_python
 from tests.conftest import touch_later, write_tree
 
@@ -505,9 +506,9 @@ def test_a_file_that_could_not_be_read_is_read_again_when_it_can(tmp_path: Path,
     # last walk does not vouch for the tree while one is. (Simulated: the tests may run as
     # root, whom permissions do not stop.)
     from explorer.index import build
+    from explorer.index.disk import index_file_stamp
     from explorer.index.files import UnreadableFile
     from explorer.index.listing import unchanged_since_indexed
-    from explorer.index.store import index_file_stamp
 
     root = small_tree(tmp_path / "tree")
     os.utime(root / "pkg" / "mod.py", (1_600_000_000, 1_600_000_000))  # long unchanged: no "racy" reading again

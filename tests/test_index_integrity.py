@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import write_tree
 
-from explorer.index import store
-from explorer.index.store import SCHEMA_VERSION
+from explorer.index import disk
+from explorer.index.schema import SCHEMA_VERSION
 from tests.command_line import invoke
 
 TREE = {
@@ -222,6 +222,6 @@ def test_an_unchanged_index_is_not_read_through_again(tree: Path, tmp_path: Path
     def read_through(path: Path) -> int:
         raise AssertionError(f"{path} read through again")
 
-    monkeypatch.setattr(store, "_checksum", read_through)
+    monkeypatch.setattr(disk, "file_checksum", read_through)
     result = run(tree, index, "search")
     assert (result.exit_code, result.stderr) == (0, "")

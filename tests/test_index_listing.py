@@ -16,9 +16,9 @@ import pytest
 from explorer.index import build as build_module
 from explorer.index import listing as listing_module
 from explorer.index.build import refresh
+from explorer.index.disk import record_verified
 from explorer.index.files import WalkOptions, walk
 from explorer.index.listing import walk_remembered
-from explorer.index.store import record_verified
 from tests.command_line import invoke
 from tests.conftest import index_contents
 

@@ -110,7 +110,7 @@ def test_a_cache_folder_that_cannot_be_written_is_read_as_it_is(tmp_path, monkey
     # refuses the writer's lock file, as such a folder does, and reports itself unwritable.
     import errno
 
-    from explorer.index import build, store
+    from explorer.index import build, disk, store
 
     root = write_tree(tmp_path / "tree", _TREE)
     time.sleep(2.1)  # past the racy window (index/listing.py): the listing may vouch for the tree unchanged
@@ -122,7 +122,8 @@ def test_a_cache_folder_that_cannot_be_written_is_read_as_it_is(tmp_path, monkey
         raise OSError(errno.EROFS, "Read-only file system")
 
     monkeypatch.setattr(build, "writer_lock", refused)
-    monkeypatch.setattr(store, "is_read_only_folder", lambda path: path.parent == cache)
+    for module in (store, disk):
+        monkeypatch.setattr(module, "is_read_only_folder", lambda path: path.parent == cache)
     answered = invoke(["show", "pkg.mod.f", "--root", str(root)])
     assert (answered.exit_code, answered.stderr) == (0, "")
     assert "defined at pkg/mod.py:1" in answered.stdout

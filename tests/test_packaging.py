@@ -8,7 +8,7 @@ import shutil
 import tomllib
 from pathlib import Path
 
-from explorer.index.store import extraction_fingerprint, fingerprint_of
+from explorer.index.schema import extraction_fingerprint, fingerprint_of
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 SETUPTOOLS = tomllib.loads((CHECKOUT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
@@ -46,7 +46,8 @@ def test_a_wheel_and_a_checkout_of_the_same_parsers_write_indexes_each_can_use(t
     shutil.copytree(CHECKOUT / "grammars", checkout / "grammars")
     shutil.copytree(CHECKOUT / "explorer" / "parsers", wheel / "explorer" / "parsers")
     shutil.copytree(CHECKOUT / "grammars", wheel / "explorer" / "_data" / "grammars")
-    naming = (CHECKOUT / "explorer" / "index" / "module_parameters.py",)  # the same file in both
+    index = CHECKOUT / "explorer" / "index"
+    naming = (index / "rows.py", index / "linking.py", index / "module_parameters.py")  # the same files in both
     fingerprint = fingerprint_of(checkout / "explorer" / "parsers", checkout / "grammars", naming)
     assert (
         fingerprint_of(wheel / "explorer" / "parsers", wheel / "explorer" / "_data" / "grammars", naming) == fingerprint

@@ -32,6 +32,14 @@ from pathlib import Path
 from typing import Protocol
 
 from explorer.errors import ExplorerError
+from explorer.index.disk import (
+    foreign_file,
+    index_file_stamp,
+    is_corruption,
+    move_database,
+    record_verified,
+    writer_lock,
+)
 from explorer.index.files import SourceFile, UnreadableFile, WalkOptions, may_read_later, read_source
 from explorer.index.listing import (
     confirm_indexed,
@@ -41,19 +49,8 @@ from explorer.index.listing import (
     unchanged_since_indexed,
     walk_remembered,
 )
-from explorer.index.store import (
-    FileRows,
-    IndexStats,
-    IndexStore,
-    StoredFile,
-    encode_facts,
-    foreign_file,
-    index_file_stamp,
-    is_corruption,
-    move_database,
-    record_verified,
-    writer_lock,
-)
+from explorer.index.rows import FileRows, encode_facts
+from explorer.index.store import IndexStats, IndexStore, StoredFile
 from explorer.model import Diagnostic
 from explorer.parsers import parse_file
 from explorer.stage_clock import stage

@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from explorer.index.store import index_file_stamp
+from explorer.index.disk import index_file_stamp
 from explorer.model import CallEdge, CallNode, CallShape, EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
 from explorer.workspace import GRAMMARS_DIR
 

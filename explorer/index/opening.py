@@ -15,7 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from explorer.errors import ExplorerError
-from explorer.index.store import IndexStore, forget_verified, is_corruption, record_verified
+from explorer.index.disk import forget_verified, is_corruption, record_verified
+from explorer.index.store import IndexStore
 
 
 class IndexDamaged(ExplorerError):

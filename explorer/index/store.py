@@ -1,4 +1,8 @@
-"""The SQLite index: the only module that speaks SQL.
+"""An index file open: its rows written by a refresh and read by queries (IndexStore).
+
+The index's other modules hold the rest of it, and SQL is spoken nowhere outside index/: the
+tables (schema.py), facts as rows and back (rows.py), the links drawn across files after a
+refresh (linking.py), the file on disk (disk.py), opening it for a query (opening.py).
 
 Durability rules:
 - The schema carries a version (`PRAGMA user_version`) and a fingerprint of the parsers that
@@ -24,31 +28,36 @@ Durability rules:
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import functools
-import hashlib
 import json
 import os
-import posixpath
 import re
 import sqlite3
-import stat
-import urllib.parse
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from explorer.index.disk import connect, connect_read_only, file_unusable_reason, is_read_only_folder, remove_database
 from explorer.index.files import READ_FAILURES
-from explorer.index.module_parameters import ModuleParameters
+from explorer.index.linking import bind_module_parameters, requalify_included_headers
+from explorer.index.rows import FileRows, call_site_from_row, symbol_from_row
+from explorer.index.schema import (
+    CALL_COLUMNS,
+    INDEXES,
+    INSERT_CALL,
+    INSERT_SYMBOL,
+    PER_FILE_TABLES,
+    SCHEMA,
+    SCHEMA_VERSION,
+    SYMBOL_COLUMNS,
+    Row,
+    extraction_fingerprint,
+)
 from explorer.model import (
-    CallKind,
     CallSite,
     DerivativeEntry,
     Diagnostic,
     DispatchEntry,
-    FileFacts,
     ImportBinding,
     Language,
     OperatorInfo,
@@ -56,264 +65,6 @@ from explorer.model import (
     SymbolKind,
     last_name,
 )
-from explorer.parsers.vendors import vendor_library
-from explorer.workspace import GRAMMARS_DIR, read_kept, write_kept
-
-SCHEMA_VERSION = 19  # 19: symbols_lname holds the kind; 18: module arguments, bindings on them; 13: namespace_prefixes; 14: python_flow; 15: its statements decoded per scope; 16: C++ registrations, extensions; 17: vendor calls judged without a leading ::
-
-Row = tuple[Any, ...]  # a row as SQLite returns it
-
-
-@functools.cache
-def extraction_fingerprint() -> str:
-    """A hash of the code and queries that decide what an index holds: an index written by
-    other parsers is rebuilt, as one of another schema is."""
-    here = Path(__file__).resolve().parent
-    return fingerprint_of(here.parent / "parsers", GRAMMARS_DIR, (here / "module_parameters.py",))
-
-
-def fingerprint_of(parsers: Path, grammars: Path, derivations: tuple[Path, ...] = ()) -> str:
-    """`derivations`: code outside the parsers that decides stored rows (the names bindings on
-    module parameters get, which every refresh works out again)."""
-    digest = hashlib.sha256(str(SCHEMA_VERSION).encode())
-    # In an order that does not depend on where the package lies: a checkout keeps grammars/
-    # beside the package, a wheel inside it, and both may share one cache folder.
-    sources = [
-        *sorted((path.relative_to(parsers).as_posix(), path) for path in parsers.glob("*.py")),
-        *sorted((path.name, path) for path in derivations),
-        *sorted(
-            (path.relative_to(grammars).as_posix(), path)
-            for path in [*grammars.rglob("*.scm"), *grammars.glob("*.yaml")]
-        ),
-    ]
-    for name, source in sources:
-        digest.update(name.encode())
-        digest.update(source.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE files (
-    id INTEGER PRIMARY KEY,
-    path TEXT NOT NULL UNIQUE,
-    lang TEXT NOT NULL,
-    size INTEGER NOT NULL,
-    mtime_ns INTEGER NOT NULL,
-    hash TEXT,
-    skipped TEXT,             -- why the file was not parsed, NULL when it was
-    calls_first INTEGER,      -- rowid of the file's first row in calls (its rows are consecutive)
-    calls_count INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE walk_skips (path TEXT NOT NULL, reason TEXT NOT NULL);
-CREATE TABLE diagnostics (file_id INTEGER NOT NULL, reason TEXT NOT NULL);
-CREATE TABLE symbols (
-    id INTEGER PRIMARY KEY,
-    file_id INTEGER,          -- NULL for vendor symbols, which have no source
-    qname TEXT NOT NULL,
-    name TEXT NOT NULL,
-    lname TEXT NOT NULL,      -- lower-cased name, for search
-    kind TEXT NOT NULL,
-    lang TEXT NOT NULL,
-    line INTEGER,
-    end_line INTEGER,
-    signature TEXT NOT NULL,
-    target TEXT,
-    file_local INTEGER NOT NULL DEFAULT 0,  -- C++ static or anonymous-namespace: seen only in its file
-    written_qname TEXT        -- a binding on a module parameter, as parsed: `qname` is what the index made of it
-);
--- Every distinct symbol name, for search: scanning these is several times cheaper than
--- scanning the symbols. Names of deleted symbols may linger; they only find nothing.
-CREATE TABLE names (lname TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (lname, name)) WITHOUT ROWID;
--- Append-only, with no index but a small partial one: a file's calls are the consecutive
--- rowids its row in `files` names, in source order, and the files calling a name are found
--- through call_names. (Indexing a million call rows by file and by name took most of the
--- time a new index spends after parsing.)
-CREATE TABLE calls (
-    file_id INTEGER NOT NULL,
-    caller TEXT NOT NULL,
-    callee TEXT NOT NULL,
-    qualified TEXT,            -- the callee with imports expanded; NULL when the same as callee
-    line INTEGER NOT NULL,
-    col INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    name_args TEXT,            -- names passed as arguments, space separated; NULL for none
-    vendor TEXT                -- the vendor library of the callee, if it is one
-);
--- Which files call a name (the callee's last name: `gemm` for `at::cuda::blas::gemm<float>`),
--- or pass it as an argument (a function pointer).
-CREATE TABLE call_names (name TEXT NOT NULL, file_id INTEGER NOT NULL, PRIMARY KEY (name, file_id)) WITHOUT ROWID;
-CREATE TABLE imports (file_id INTEGER NOT NULL, module TEXT NOT NULL, name TEXT NOT NULL, target TEXT NOT NULL, line INTEGER NOT NULL);
-CREATE TABLE dispatch (file_id INTEGER NOT NULL, operator TEXT NOT NULL, key TEXT NOT NULL, kernel TEXT NOT NULL, line INTEGER NOT NULL);
-CREATE TABLE derivatives (
-    file_id INTEGER NOT NULL,
-    operator TEXT NOT NULL,
-    line INTEGER NOT NULL,
-    end_line INTEGER NOT NULL,
-    formulas TEXT NOT NULL     -- JSON list of [gradients, formula] pairs
-);
--- Headers included inside a namespace block (`namespace at::native { #include "X.cuh" }`):
--- the namespace their definitions have been put in, so that it can be taken off again.
-CREATE TABLE namespace_prefixes (file_id INTEGER PRIMARY KEY, namespace TEXT NOT NULL);
--- Python module objects handed to C++ functions (parsers/cpp_modules.py), and the bindings
--- made on module parameters, as parsed: rebuild_derived joins them into `symbols`.
-CREATE TABLE module_arguments (file_id INTEGER NOT NULL, module TEXT NOT NULL, callee TEXT NOT NULL, scope TEXT NOT NULL, position INTEGER NOT NULL, line INTEGER NOT NULL);
-CREATE TABLE module_bindings (
-    file_id INTEGER NOT NULL, qname TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, lang TEXT NOT NULL,
-    line INTEGER, end_line INTEGER, signature TEXT NOT NULL, target TEXT
-);
-CREATE TABLE python_flow (file_id INTEGER PRIMARY KEY, facts BLOB NOT NULL);  -- zlib-compressed JSON lines
-CREATE TABLE operators (
-    file_id INTEGER NOT NULL,
-    operator TEXT NOT NULL,
-    variants TEXT NOT NULL,
-    python_module TEXT,
-    structured INTEGER NOT NULL,
-    structured_delegate TEXT,
-    autogen TEXT NOT NULL
-);
-"""
-
-_INDEXES = """
-CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qname);
-CREATE INDEX IF NOT EXISTS symbols_lname ON symbols(lname, kind);  -- a name of one kind: `forward` has thousands, one a binding
-CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
-CREATE INDEX IF NOT EXISTS symbols_target ON symbols(target) WHERE target IS NOT NULL;
-CREATE INDEX IF NOT EXISTS symbols_extension ON symbols(kind) WHERE kind = 'extension';
-CREATE INDEX IF NOT EXISTS calls_vendor ON calls(callee, vendor) WHERE vendor IS NOT NULL;
-CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
-CREATE INDEX IF NOT EXISTS imports_module ON imports(module);
-CREATE INDEX IF NOT EXISTS imports_name ON imports(name);
-CREATE INDEX IF NOT EXISTS dispatch_file ON dispatch(file_id);
-CREATE INDEX IF NOT EXISTS dispatch_operator ON dispatch(operator);
-CREATE INDEX IF NOT EXISTS dispatch_kernel ON dispatch(kernel);
-CREATE INDEX IF NOT EXISTS operators_file ON operators(file_id);
-CREATE INDEX IF NOT EXISTS derivatives_file ON derivatives(file_id);
-CREATE INDEX IF NOT EXISTS derivatives_operator ON derivatives(operator);
-CREATE INDEX IF NOT EXISTS operators_operator ON operators(operator);
-CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
-CREATE INDEX IF NOT EXISTS symbols_written ON symbols(written_qname) WHERE written_qname IS NOT NULL;
-CREATE INDEX IF NOT EXISTS module_arguments_file ON module_arguments(file_id);
-CREATE INDEX IF NOT EXISTS module_bindings_file ON module_bindings(file_id);
-"""
-
-_PER_FILE_TABLES = (
-    "symbols",
-    "imports",
-    "dispatch",
-    "operators",
-    "derivatives",
-    "diagnostics",
-    "namespace_prefixes",
-    "python_flow",
-    "module_arguments",
-    "module_bindings",
-)
-_CALL_COLUMNS = "c.caller, c.callee, COALESCE(c.qualified, c.callee), c.line, c.col, c.kind, c.name_args, c.vendor"
-_SYMBOL_COLUMNS = "s.qname, s.name, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.target, s.file_local"
-
-
-_INSERT_CALL = "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-_INSERT_SYMBOL = (
-    "INSERT INTO symbols (file_id, qname, name, lname, kind, lang, line, end_line, signature, target, file_local)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-
-@dataclass(frozen=True, slots=True)
-class FileRows:
-    """One file's facts as table rows, built where the file was parsed, under a file id the
-    refresh handed out beforehand.
-
-    Worker processes send these back instead of the model records: a few lists of plain
-    tuples pickle an order of magnitude faster than a million small objects, and the writer
-    inserts them as they are."""
-
-    file_id: int
-    path: str
-    lang: str
-    symbols: list[Row]
-    calls: list[Row]
-    call_names: list[Row]
-    imports: list[Row]
-    dispatch: list[Row]
-    operators: list[Row]
-    derivatives: list[Row]
-    diagnostics: list[Row]
-    flow: list[Row]
-    module_arguments: list[Row]
-
-
-def encode_facts(facts: FileFacts, file_id: int) -> FileRows:
-    # A file calls the same few names over and over: what depends only on the callee is
-    # worked out once per distinct callee.
-    callees = {call.callee for call in facts.calls}
-    passed = {name for call in facts.calls for name in call.name_args}
-    if facts.lang in (Language.CPP, Language.CUDA):
-        # `::dnnl::stream` from the global namespace is the library's `dnnl::stream`
-        vendors = {
-            callee: library for callee in callees if (library := vendor_library(callee.removeprefix("::"))) is not None
-        }
-    else:
-        vendors = {}
-    return FileRows(
-        file_id=file_id,
-        path=facts.path,
-        lang=facts.lang.value,
-        symbols=[
-            (
-                file_id,
-                s.qname,
-                s.name,
-                s.name.lower(),
-                s.kind,
-                s.lang,
-                s.line,
-                s.end_line,
-                s.signature,
-                s.target,
-                int(s.file_local),
-            )
-            for s in facts.symbols
-        ],
-        calls=[
-            (
-                file_id,
-                c.caller,
-                c.callee,
-                None if c.qualified == c.callee else c.qualified,
-                c.line,
-                c.column,
-                c.kind,
-                " ".join(c.name_args) or None,
-                vendors.get(c.callee),
-            )
-            for c in facts.calls
-        ],
-        call_names=sorted({(last_name(callee), file_id) for callee in callees | passed}),
-        imports=[(file_id, i.module, i.name, i.target, i.line) for i in facts.imports],
-        dispatch=[(file_id, d.operator, d.key, d.kernel, d.line) for d in facts.dispatch],
-        operators=[
-            (
-                file_id,
-                o.operator,
-                ",".join(o.variants),
-                o.python_module,
-                int(o.structured),
-                o.structured_delegate,
-                ",".join(o.autogen),
-            )
-            for o in facts.operators
-        ],
-        derivatives=[
-            (file_id, d.operator, d.line, d.end_line, json.dumps([list(pair) for pair in d.formulas]))
-            for d in facts.derivatives
-        ],
-        diagnostics=[(file_id, d.reason) for d in facts.diagnostics],
-        # JSON of every expression of the file: a tenth of the size compressed
-        flow=[(file_id, zlib.compress(facts.flow.encode(), 1))] if facts.flow is not None else [],
-        module_arguments=[(file_id, a.module, a.callee, a.scope, a.index, a.line) for a in facts.module_arguments],
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,15 +132,15 @@ class IndexStore:
         """Why the index file at `path` cannot serve `root` as it is, or None if it can."""
         if not path.exists():
             return "no index yet"
-        return _unusable_reason(path, root)
+        return file_unusable_reason(path, root)
 
     @classmethod
     def open(cls, path: Path) -> IndexStore:
         if is_read_only_folder(path):  # a read-only cache: read as it is (refresh said whether it is stale)
-            return cls(path, _connect_read_only(path))
-        connection = _connect(path)
+            return cls(path, connect_read_only(path))
+        connection = connect(path)
         connection.execute("PRAGMA journal_mode = WAL")
-        connection.executescript(_INDEXES)  # an interrupted bulk build may lack them
+        connection.executescript(INDEXES)  # an interrupted bulk build may lack them
         return cls(path, connection)
 
     @classmethod
@@ -400,11 +151,11 @@ class IndexStore:
         faster than keeping them up to date row by row."""
         path.parent.mkdir(parents=True, exist_ok=True)
         remove_database(path)
-        connection = _connect(path)
+        connection = connect(path)
         connection.execute("PRAGMA journal_mode = OFF")
         connection.execute("PRAGMA synchronous = OFF")
         with connection:
-            connection.executescript(_SCHEMA)
+            connection.executescript(SCHEMA)
             connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             connection.execute("INSERT INTO meta VALUES ('root', ?)", (root,))
             connection.execute("INSERT INTO meta VALUES ('extraction', ?)", (extraction_fingerprint(),))
@@ -453,7 +204,7 @@ class IndexStore:
     def finish_bulk(self) -> None:
         # Index builds sort; let SQLite sort on every core (the parsers are done by now).
         self.db.execute(f"PRAGMA threads = {min(os.cpu_count() or 1, 8)}")
-        self.db.executescript(_INDEXES)
+        self.db.executescript(INDEXES)
         self.db.execute("PRAGMA journal_mode = WAL")
 
     def close(self) -> None:
@@ -513,7 +264,7 @@ class IndexStore:
             names = {(last_name(name), file_id) for callee, args in rows for name in [callee, *(args or "").split()]}
             self.db.executemany("DELETE FROM call_names WHERE name = ? AND file_id = ?", names)
             self.db.execute("DELETE FROM calls WHERE rowid BETWEEN ? AND ?", (first, last))
-        for table in _PER_FILE_TABLES:
+        for table in PER_FILE_TABLES:
             self.db.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
         self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
@@ -541,8 +292,8 @@ class IndexStore:
             (rows.file_id, rows.path, rows.lang, size, mtime_ns, content_hash, first, len(rows.calls)),
         )
         for sql, records in (
-            (_INSERT_SYMBOL, rows.symbols),
-            (_INSERT_CALL, rows.calls),
+            (INSERT_SYMBOL, rows.symbols),
+            (INSERT_CALL, rows.calls),
             ("INSERT INTO call_names VALUES (?, ?)", rows.call_names),
             ("INSERT INTO imports VALUES (?, ?, ?, ?, ?)", rows.imports),
             ("INSERT INTO dispatch VALUES (?, ?, ?, ?, ?)", rows.dispatch),
@@ -567,8 +318,8 @@ class IndexStore:
         Vendor APIs are known only from call sites: one external symbol per distinct callee.
         Names are added for the symbols of files written since the stale mark."""
         with self.db:
-            self._bind_module_parameters()
-            self._requalify_included_headers()
+            bind_module_parameters(self.db)
+            requalify_included_headers(self.db)
             self.db.execute("DELETE FROM symbols WHERE file_id IS NULL")
             # `cudnn::Foo::bar` is its own symbol; a plain `cudnnConvolutionForward` and
             # `::cudnnConvolutionForward` are one, known by the last name.
@@ -597,108 +348,6 @@ class IndexStore:
             # read by every query that spans trees: kept here rather than scanned each time
             self.set_meta("imported_top_level", json.dumps(sorted(self._scan_imported_top_level())))
             self.set_meta("top_level_modules", json.dumps(sorted(self._scan_top_level_modules())))
-
-    def _bind_module_parameters(self) -> None:
-        """A binding made on a function's module parameter (`<arg 0 of torch::jit::initJITBindings>.
-        PyTorchFileWriter`) is named by the modules its callers pass, followed back through
-        callers that pass their own parameter on, to the module made by PyModule_Create or
-        an import. Bindings are kept as parsed in module_bindings and named again after every
-        refresh; one whose module no caller in the tree passes keeps its placeholder name."""
-        moved = self.db.execute(
-            "SELECT id, file_id, qname, name, kind, lang, line, end_line, signature, target FROM symbols"
-            " WHERE qname >= '<arg ' AND qname < '<arg!' AND written_qname IS NULL"
-        ).fetchall()
-        if moved:
-            self.db.executemany(
-                "INSERT INTO module_bindings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [row[1:] for row in moved]
-            )
-            self.db.executemany("DELETE FROM symbols WHERE id = ?", [(row[0],) for row in moved])
-        self.db.execute("DELETE FROM symbols WHERE written_qname IS NOT NULL")
-        arguments = self.db.execute(
-            "SELECT file_id, module, callee, scope, position, line FROM module_arguments"
-        ).fetchall()
-        pending = [qname for (qname,) in self.db.execute("SELECT qname FROM module_bindings")]
-        modules = ModuleParameters(arguments, pending)
-        rows = []
-        for file_id, qname, name, kind, lang, line, end_line, signature, target in self.db.execute(
-            "SELECT * FROM module_bindings ORDER BY file_id, line, qname"
-        ):
-            for named in modules.names(qname):
-                rows.append(
-                    (file_id, named, name, name.lower(), kind, lang, line, end_line, signature, target, 0, qname)
-                )
-        self.db.executemany(
-            "INSERT INTO symbols (file_id, qname, name, lname, kind, lang, line, end_line, signature, target, file_local, written_qname)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-        self.db.execute(
-            "INSERT OR IGNORE INTO names SELECT DISTINCT lname, name FROM symbols WHERE written_qname IS NOT NULL"
-        )
-
-    def _requalify_included_headers(self) -> None:
-        """A header included inside `namespace N { ... }` defines its functions in N, though it
-        names no namespace itself: its definitions (and the callers of its call sites) get the
-        prefix `N::`. Done here, after every refresh, from the includes the parsers recorded,
-        and undone where an include went away; a header included into several namespaces
-        keeps the names it gives itself."""
-        wanted: dict[int, set[str]] = {}
-        for including, target in self.db.execute(
-            "SELECT f.path, i.target FROM imports i JOIN files f ON f.id = i.file_id WHERE i.name = '#include' ORDER BY f.path, i.line"
-        ).fetchall():
-            namespace, _, written = target.partition("|")
-            for file_id in self._included_file_ids(including, written):
-                wanted.setdefault(file_id, set()).add(namespace)
-        desired = {file_id: next(iter(spaces)) for file_id, spaces in wanted.items() if len(spaces) == 1}
-        applied = dict(self.db.execute("SELECT file_id, namespace FROM namespace_prefixes").fetchall())
-        for file_id in sorted(set(desired) | set(applied)):
-            before, after = applied.get(file_id), desired.get(file_id)
-            if before == after:
-                continue
-            if before is not None:
-                self._prefix_names(file_id, before, remove=True)
-            if after is not None:
-                self._prefix_names(file_id, after, remove=False)
-                self.db.execute("INSERT OR REPLACE INTO namespace_prefixes VALUES (?, ?)", (file_id, after))
-            else:
-                self.db.execute("DELETE FROM namespace_prefixes WHERE file_id = ?", (file_id,))
-
-    def _included_file_ids(self, including: str, written: str) -> list[int]:
-        """The indexed files an `#include` written in `including` may mean: the one beside it,
-        else those whose path ends with what is written (the include path's layout)."""
-        beside = posixpath.normpath(posixpath.join(posixpath.dirname(including), written))
-        row = self.db.execute("SELECT id FROM files WHERE path = ?", (beside,)).fetchone()
-        if row is not None:
-            return [row[0]]
-        suffix = "/" + written.lstrip("./")
-        return [
-            file_id
-            for (file_id,) in self.db.execute(
-                "SELECT id FROM files WHERE substr(path, -length(?1)) = ?1 ORDER BY path", (suffix,)
-            )
-        ]
-
-    def _prefix_names(self, file_id: int, namespace: str, *, remove: bool) -> None:
-        prefix = namespace + "::"
-        if remove:
-            self.db.execute(
-                "UPDATE symbols SET qname = substr(qname, ?) WHERE file_id = ? AND qname LIKE ? ESCAPE '\\'",
-                (len(prefix) + 1, file_id, _like_prefix(prefix)),
-            )
-            self.db.execute(
-                "UPDATE calls SET caller = substr(caller, ?) WHERE file_id = ? AND caller LIKE ? ESCAPE '\\'",
-                (len(prefix) + 1, file_id, _like_prefix(prefix)),
-            )
-            return
-        self.db.execute(
-            "UPDATE symbols SET qname = ? || qname WHERE file_id = ? AND kind NOT IN ('namespace', 'macro') AND qname NOT LIKE ? ESCAPE '\\'",
-            (prefix, file_id, _like_prefix(prefix)),
-        )
-        self.db.execute(
-            "UPDATE calls SET caller = ? || caller WHERE file_id = ? AND caller != (SELECT path FROM files WHERE id = ?)"
-            " AND caller NOT LIKE ? ESCAPE '\\'",
-            (prefix, file_id, file_id, _like_prefix(prefix)),
-        )
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -794,12 +443,12 @@ class IndexStore:
         return [row[0] for row in rows]
 
     def _symbols(self, where: str, params: tuple[object, ...], limit: int | None = None) -> list[Symbol]:
-        sql = f"SELECT {_SYMBOL_COLUMNS} FROM symbols s LEFT JOIN files f ON f.id = s.file_id WHERE {where}"
+        sql = f"SELECT {SYMBOL_COLUMNS} FROM symbols s LEFT JOIN files f ON f.id = s.file_id WHERE {where}"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         if self._prefix:
-            return [_symbol(row, self._out(row[4])) for row in self.db.execute(sql, params)]
-        return [_symbol(row) for row in self.db.execute(sql, params)]
+            return [symbol_from_row(row, self._out(row[4])) for row in self.db.execute(sql, params)]
+        return [symbol_from_row(row) for row in self.db.execute(sql, params)]
 
     def import_bindings(self, module: str) -> list[ImportBinding]:
         found = self._imports.get(module)
@@ -880,11 +529,11 @@ class IndexStore:
         and line order: the nodes of a Python call graph."""
         kinds = (SymbolKind.MODULE.value, SymbolKind.CLASS.value, SymbolKind.FUNCTION.value, SymbolKind.METHOD.value)
         rows = self.db.execute(
-            f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
+            f"SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
             " WHERE s.lang = 'python' AND s.kind IN (?, ?, ?, ?) AND f.path NOT LIKE '%.pyi' ORDER BY f.path, s.line, s.qname",
             kinds,
         )
-        return [_symbol(row, self._out(row[4])) for row in rows]
+        return [symbol_from_row(row, self._out(row[4])) for row in rows]
 
     def symbols_in_module(self, module: str, kind: SymbolKind) -> list[Symbol]:
         """The module-level definitions of one kind in a Python module."""
@@ -968,7 +617,7 @@ class IndexStore:
         argument, with its file, in file order. call_names says which files; in each, the
         rows that mention `name` are read (in SQL) and checked exactly (here)."""
         rows = self.db.execute(
-            f"SELECT f.path, {_CALL_COLUMNS} FROM call_names n JOIN files f ON f.id = n.file_id"
+            f"SELECT f.path, {CALL_COLUMNS} FROM call_names n JOIN files f ON f.id = n.file_id"
             " JOIN calls c ON c.rowid BETWEEN f.calls_first AND f.calls_first + f.calls_count - 1"
             " WHERE n.name = ?1 AND (substr(c.callee, -length(?1)) = ?1 OR instr(c.name_args, ?1) > 0)"
             " ORDER BY f.path, c.line, c.col, c.rowid",
@@ -976,7 +625,7 @@ class IndexStore:
         )
         found = []
         for row in rows:
-            site = _call_site(row[1:])
+            site = call_site_from_row(row[1:])
             if last_name(site.callee) == name or any(last_name(argument) == name for argument in site.name_args):
                 found.append((self._out(row[0]) or row[0], site))
         return found
@@ -993,11 +642,11 @@ class IndexStore:
             return []
         low, high = lines if lines is not None else (0, 1 << 62)
         rows = self.db.execute(
-            f"SELECT {_CALL_COLUMNS} FROM calls c WHERE c.rowid BETWEEN ? AND ? AND c.caller = ?"
+            f"SELECT {CALL_COLUMNS} FROM calls c WHERE c.rowid BETWEEN ? AND ? AND c.caller = ?"
             " AND c.line BETWEEN ? AND ? ORDER BY c.line, c.col, c.callee, c.rowid",
             (first, first + count - 1, caller, low, high),
         )
-        return [_call_site(row) for row in rows]
+        return [call_site_from_row(row) for row in rows]
 
     def calls_in_file(self, path: str) -> dict[str, list[CallSite]]:
         """Every call of one file by caller, each caller's in the order `calls_in` gives: one
@@ -1008,11 +657,11 @@ class IndexStore:
             return {}
         first, count = row
         rows = self.db.execute(
-            f"SELECT {_CALL_COLUMNS} FROM calls c WHERE c.rowid BETWEEN ? AND ? ORDER BY c.line, c.col, c.callee, c.rowid",
+            f"SELECT {CALL_COLUMNS} FROM calls c WHERE c.rowid BETWEEN ? AND ? ORDER BY c.line, c.col, c.callee, c.rowid",
             (first, first + count - 1),
         )
         by_caller: dict[str, list[CallSite]] = {}
-        for site in map(_call_site, rows):
+        for site in map(call_site_from_row, rows):
             by_caller.setdefault(site.caller, []).append(site)
         return by_caller
 
@@ -1115,257 +764,3 @@ class IndexStore:
     def symbols_targeting(self, target: str) -> list[Symbol]:
         """Aliases and registrations whose target is `target`."""
         return self._symbols("s.target = ?", (target,))
-
-
-# A trace reads tens of thousands of rows: a dict finds an enum member several times faster
-# than calling the enum.
-_CALL_KINDS = {kind.value: kind for kind in CallKind}
-_SYMBOL_KINDS = {kind.value: kind for kind in SymbolKind}
-_LANGUAGES = {language.value: language for language in Language}
-
-
-def _call_site(row: Row) -> CallSite:
-    caller, callee, qualified, line, col, kind, args, vendor = row
-    return CallSite(
-        caller, callee, qualified, line, col, _CALL_KINDS[kind], tuple(args.split()) if args else (), vendor
-    )
-
-
-def _symbol(row: Row, located: str | None = None) -> Symbol:
-    qname, name, kind, lang, path, line, end_line, signature, target, file_local = row
-    return Symbol(
-        qname,
-        name,
-        _SYMBOL_KINDS[kind],
-        _LANGUAGES[lang],
-        located or path,
-        line,
-        end_line,
-        signature,
-        target,
-        bool(file_local),
-    )
-
-
-def _like_prefix(prefix: str) -> str:
-    """A LIKE pattern for strings that begin with `prefix` (with `\\` as its escape)."""
-    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    # check_same_thread off: explorer run opens the index in the main thread and reads it from
-    # the thread that shapes the run (never both at once); SQLite itself is serialised
-    connection = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
-    connection.execute("PRAGMA busy_timeout = 60000")
-    connection.execute("PRAGMA synchronous = NORMAL")
-    connection.execute("PRAGMA cache_size = -262144")  # 256 MiB: index builds sort in memory
-    connection.execute("PRAGMA temp_store = MEMORY")
-    # `with connection:` then means BEGIN ... COMMIT/ROLLBACK
-    connection.isolation_level = "DEFERRED"
-    return connection
-
-
-def _connect_read_only(path: Path) -> sqlite3.Connection:
-    """The file opened read-only. Its path is quoted into the URI: a `#`, `?` or `%` in a
-    folder's name would otherwise end or change the path SQLite opens. In a folder nothing
-    can write (a read-only cache), the file is opened as immutable: SQLite cannot make the
-    shared-memory file a WAL-mode file is otherwise read through, and nothing can change the
-    file while it is read."""
-    quoted = urllib.parse.quote(str(path))
-    if is_read_only_folder(path):
-        return sqlite3.connect(f"file:{quoted}?mode=ro&immutable=1", uri=True, timeout=60, check_same_thread=False)
-    return sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, timeout=60, check_same_thread=False)
-
-
-def is_read_only_folder(path: Path) -> bool:
-    """Whether the folder holding `path` cannot be written (permissions, a read-only mount)."""
-    return not os.access(path.parent, os.W_OK)
-
-
-_SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def foreign_file(path: Path) -> str | None:
-    """What stands at `path`, where it is not explorer's to replace, in a few words; None where
-    nothing does (or an empty file), or where it is one of explorer's index files: one
-    explorer recorded writing (its `.verified` record beside it), damaged since or not, or an
-    SQLite file whose meta table names the tree and the parsers that wrote it (an index of any
-    format version). `--index` may name any path; a user's own database or source file there
-    must never be rebuilt over."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        return f"it cannot be read ({error.strerror or error})"
-    if stat.S_ISDIR(info.st_mode):
-        return "it is a folder"
-    if not stat.S_ISREG(info.st_mode):
-        return "it is not a regular file"
-    if info.st_size == 0 or _recorded(path) is not None:
-        return None
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(len(_SQLITE_HEADER))
-    except OSError as error:
-        return f"it cannot be read ({error.strerror or error})"
-    if head != _SQLITE_HEADER:
-        return "it is not an SQLite database"
-    try:
-        connection = _connect_read_only(path)
-        try:
-            has_meta = connection.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
-            ).fetchone()
-            keys = (
-                {key for (key,) in connection.execute("SELECT key FROM meta WHERE key IN ('root', 'extraction')")}
-                if has_meta
-                else set()
-            )
-        finally:
-            connection.close()
-    except sqlite3.DatabaseError:
-        return "it is an SQLite database explorer cannot read"
-    return None if keys == {"root", "extraction"} else "it is an SQLite database that is not an explorer index"
-
-
-def _user_version(connection: sqlite3.Connection) -> int:
-    return int(connection.execute("PRAGMA user_version").fetchone()[0])
-
-
-def _unusable_reason(path: Path, root: str) -> str | None:
-    """Why an existing index file cannot be used as it is, or None if it can."""
-    try:
-        connection = _connect_read_only(path)
-        try:
-            version = _user_version(connection)
-            if version != SCHEMA_VERSION:
-                return f"index format {version} is not {SCHEMA_VERSION}"
-            meta = dict(connection.execute("SELECT key, value FROM meta WHERE key IN ('root', 'extraction', 'stale')"))
-            if meta.get("root") != root:
-                return "index belongs to another tree"
-            if meta.get("extraction") != extraction_fingerprint():
-                return "written by another version of explorer's parsers"
-            recorded = _recorded(path)
-            if recorded is not None and recorded.get("stamp") == index_file_stamp(path):
-                return None
-            checksum = _checksum(path)
-            same_bytes = recorded is not None and recorded.get("checksum") == checksum  # copied, or touched
-            problem = None if same_bytes else _integrity_problem(connection, meta)
-        finally:
-            connection.close()
-    except sqlite3.DatabaseError as error:
-        return f"index file corrupt ({error})"
-    if problem is not None:
-        return f"index file corrupt ({problem})"
-    record_verified(path, checksum)
-    return None
-
-
-def _integrity_problem(connection: sqlite3.Connection, meta: dict[str, str]) -> str | None:
-    """Why an index file that is not as explorer wrote it cannot be trusted, or None. Raises
-    sqlite3.DatabaseError for a file SQLite cannot read at all."""
-    verdict = connection.execute("PRAGMA quick_check(1)").fetchone()[0]
-    if verdict != "ok":
-        return " ".join(verdict.replace("***", "").split())
-    if "stale" in meta:
-        return None  # a refresh was interrupted; the next one finishes it
-    return "its content changed since explorer wrote it"
-
-
-def index_file_stamp(path: Path) -> list[int]:
-    """What changes whenever anything writes the index: the stat of the file and of its WAL.
-    An empty WAL is no WAL: SQLite creates one empty when it merely reads a WAL-mode file, so
-    the check that reads the file's format first would otherwise never match the record."""
-    stamp: list[int] = []
-    for name in (str(path), f"{path}-wal"):
-        try:
-            info = os.stat(name)
-        except FileNotFoundError:
-            stamp.append(-1)
-            continue
-        if name.endswith("-wal") and info.st_size == 0:
-            stamp.append(-1)
-            continue
-        stamp += [info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
-    return stamp
-
-
-def _checksum(path: Path) -> int:
-    """CRC-32 of the file and its WAL: about 0.1 s for the index of the whole PyTorch tree."""
-    crc = 0
-    for name in (str(path), f"{path}-wal"):
-        with contextlib.suppress(FileNotFoundError), open(name, "rb") as handle:
-            while chunk := handle.read(1 << 22):
-                crc = zlib.crc32(chunk, crc)
-    return crc
-
-
-def _record_path(path: Path) -> str:
-    return f"{path}.verified"
-
-
-def _recorded(path: Path) -> dict[str, Any] | None:
-    return read_kept(_record_path(path))
-
-
-def record_verified(path: Path, checksum: int | None = None) -> None:
-    """Note that the index file, as it is now, was written (or checked) by explorer: its stat
-    and checksum. Call it with the file closed (closing can fold the WAL into the file)."""
-    stamp = index_file_stamp(path)
-    recorded = _recorded(path)
-    if recorded is not None and recorded.get("stamp") == stamp:
-        return
-    # a read-only cache only means checking again next time
-    write_kept(_record_path(path), {"stamp": stamp, "checksum": _checksum(path) if checksum is None else checksum})
-
-
-def forget_verified(path: Path) -> None:
-    """The index gave an error a sound file would not: check it before it is used again."""
-    with contextlib.suppress(FileNotFoundError):
-        os.remove(_record_path(path))
-
-
-def is_corruption(error: sqlite3.Error) -> bool:
-    """An error that a sound index file would not give."""
-    code = getattr(error, "sqlite_errorcode", None)
-    if code is not None and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
-        return True
-    message = str(error)
-    return message.startswith(
-        ("no such table", "no such column", "database disk image is malformed", "file is not a database")
-    )
-
-
-def remove_database(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", ".verified"):
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(f"{path}{suffix}")
-
-
-def move_database(source: Path, target: Path) -> None:
-    """Put a finished index in place in one step: readers see the old file or the new one."""
-    with sqlite3.connect(source) as connection:
-        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    connection.close()
-    for leftover in (f"{source}-wal", f"{source}-shm", f"{target}-wal", f"{target}-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(leftover)
-    os.replace(source, target)
-
-
-@contextlib.contextmanager
-def writer_lock(index_path: Path, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
-    """Hold the index's writer lock; if another process holds it, call `on_wait` and wait."""
-    index_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(f"{index_path}.lock", "a+") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if on_wait is not None:
-                on_wait()
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
