@@ -17,9 +17,9 @@ from explorer.doors import door
 if TYPE_CHECKING:
     from explorer.resolve.arity import fitting
     from explorer.resolve.backends import BACKENDS
+    from explorer.resolve.flow.calls import Call, ScopeKey
     from explorer.resolve.flow.edges import FlowEdges
     from explorer.resolve.flow.facts import Scope
-    from explorer.resolve.flow.solver import Call, ScopeKey
     from explorer.resolve.flow.values import Builtin, Class, External, Instance, TensorMethod
     from explorer.resolve.graph import CallGraph
     from explorer.resolve.nodes import (
@@ -39,8 +39,8 @@ _HOME = {  # each public name, and the module of this package that defines it
     "BACKENDS": "backends",
     "FlowEdges": "flow.edges",
     "Scope": "flow.facts",
-    "Call": "flow.solver",
-    "ScopeKey": "flow.solver",
+    "Call": "flow.calls",
+    "ScopeKey": "flow.calls",
     "Builtin": "flow.values",
     "Class": "flow.values",
     "External": "flow.values",

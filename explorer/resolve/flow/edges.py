@@ -21,8 +21,9 @@ from explorer.model import CallEdge, CallNode, CallShape, EdgeKind, Key, Layer, 
 from explorer.names import binding_operators, bound_stub, registered_operators
 from explorer.parsers.common import module_name
 from explorer.resolve.arity import python_call_shape
+from explorer.resolve.flow.calls import Call, ScopeKey, is_made
 from explorer.resolve.flow.facts import FlowFacts
-from explorer.resolve.flow.solver import Call, ScopeKey, Solver, is_made
+from explorer.resolve.flow.solver import Solver
 from explorer.resolve.flow.values import Builtin, External, Function, TensorMethod
 from explorer.resolve.nodes import definition_lines, layer_of
 from explorer.resolve.python_edges import PythonEdges

@@ -29,15 +29,24 @@ for the caller to resolve by name.
 
 from __future__ import annotations
 
-import builtins
 import functools
 import re
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable
 
 from explorer.model import Key
 from explorer.names import TORCH_AUTOGRAD_FUNCTIONS, TORCH_MODULE_CLASSES
+from explorer.resolve.flow.builtin_models import (
+    CONTAINER_METHODS,
+    VALUE_TYPES,
+    builtin_call,
+    builtin_method_result,
+    container_method,
+    iterate,
+    setattr_call,
+)
+from explorer.resolve.flow.calls import Arguments, Call, Context, OpenSite, ScopeKey, argument_for, binds, is_made
+from explorer.resolve.flow.compiler import Compiler
 from explorer.resolve.flow.facts import Fact, FlowFacts, Scope
 from explorer.resolve.flow.values import (
     IDENTITY,
@@ -65,61 +74,17 @@ from explorer.resolve.flow.values import (
     TensorValue,
 )
 
-_BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_"))
-_TENSOR_CLASSES = frozenset({"torch._tensor.Tensor", "torch.Tensor", "torch._C.TensorBase", "torch._C._TensorBase"})
+TENSOR_CLASSES = frozenset({"torch._tensor.Tensor", "torch.Tensor", "torch._C.TensorBase", "torch._C._TensorBase"})
 # torch.Tensor as the tree's Python defines it (torch/_tensor.py): its own methods (backward,
 # __rsub__, `__neg__ = _C.TensorBase.neg`) come before those the C++ base class binds
-_PYTHON_TENSOR = "torch._tensor.Tensor"
-_TENSOR_BASES = frozenset({"torch._C.TensorBase", "torch._C._TensorBase"})
-# operators whose result, where no method of an operand runs, is a bool
-_COMPARISONS = frozenset({"__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__contains__"})
+PYTHON_TENSOR = "torch._tensor.Tensor"
+TENSOR_BASES = frozenset({"torch._C.TensorBase", "torch._C._TensorBase"})
 _AUTOGRAD_FUNCTION = "autograd.function.Function"
 # torch's classes as a tree without torch's source names them
 _DICT_MAKERS = frozenset({"collections.OrderedDict", "collections.defaultdict", "typing.OrderedDict"})
 # Functions from outside that return their first argument: PyTorch's docstring attacher
 # (`conv2d = _add_docstr(torch.conv2d, "...")` is torch.conv2d).
 _RETURNS_FIRST_ARGUMENT = frozenset({"torch._C._add_docstr", "torch._add_docstr"})
-# the methods of the constants' types (a name they lack is no builtin method of theirs)
-_VALUE_TYPES = {t.__name__: frozenset(n for n in dir(t) if not n.startswith("_")) for t in (str, int, float, bytes)}
-# str methods that give a str, and those that give a list of them (the rest give unknowns)
-_STR_TO_STR = frozenset(
-    {
-        "capitalize",
-        "casefold",
-        "center",
-        "expandtabs",
-        "format",
-        "join",
-        "ljust",
-        "lower",
-        "lstrip",
-        "removeprefix",
-        "removesuffix",
-        "replace",
-        "rjust",
-        "rstrip",
-        "strip",
-        "swapcase",
-        "title",
-        "translate",
-        "upper",
-        "zfill",
-    }
-)
-_STR_TO_LIST = frozenset({"split", "rsplit", "splitlines"})
-_CONVERSIONS = {
-    "str": "str",
-    "repr": "str",
-    "format": "str",
-    "int": "int",
-    "float": "float",
-    "bytes": "bytes",
-    "chr": "str",
-    "ascii": "str",
-}
-_CONTAINER_METHODS = {
-    t.__name__: frozenset(n for n in dir(t) if not n.startswith("_")) for t in (dict, list, tuple, set)
-}
 _WRAPS = frozenset({"functools.wraps"})
 # torch.utils.cpp_extension's builders, which give back the module they compile
 _BUILDS_EXTENSION = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
@@ -139,36 +104,6 @@ STEPS_PER_START = 500_000
 class WorkLimitReached(Exception):
     """A start took more steps than STEPS_PER_START: the solver is left part way through,
     and must not be asked again."""
-
-
-# The class of `self`, for a method reached through an instance; or, starting with "@", the
-# call of a factory (a function returning a closure) that a function runs for: "@" and the
-# public name where a module binds that call's result to a name
-# ("@torch.nn.functional.max_pool2d"), else "@caller:line:column"
-Context = str | None
-ScopeKey = tuple[str, int, Context]  # (qname, line, context)
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One call the solver found: from a scope, at a line, to a target."""
-
-    line: int
-    column: int
-    target: ScopeKey | External | Builtin | TensorMethod
-    # call, method (a bound method or an implicit protocol call), new (__new__ as a class
-    # is called), operator (a method an operator runs: `a + b`, `x[i]`, `x += 1`)
-    kind: str
-
-
-@dataclass(frozen=True, slots=True)
-class OpenSite:
-    """A call site of a scope, with the node of its callee: one that holds no value when
-    solving ends is answered by the name rules (flow/edges.py)."""
-
-    line: int
-    column: int
-    callee_node: int
 
 
 class Solver:
@@ -316,7 +251,7 @@ class Solver:
                 raise WorkLimitReached(f"more than {STEPS_PER_START:,} steps")
             if self._to_compile:
                 scope, key, statements = self._to_compile.popleft()
-                _Compiler(self, scope, key).statements(scope.body if statements is None else statements)
+                Compiler(self, scope, key).statements(scope.body if statements is None else statements)
                 continue
             node, new = self._queue.popleft()
             targets = self._copies[node]
@@ -397,7 +332,7 @@ class Solver:
         is_tensor = (
             self.is_tensor_class(declared_type.qname)
             if isinstance(declared_type, Class)
-            else (isinstance(declared_type, External) and declared_type.dotted in _TENSOR_CLASSES)
+            else (isinstance(declared_type, External) and declared_type.dotted in TENSOR_CLASSES)
         )
         if is_tensor:
             self.add(parameter, [TENSOR])
@@ -432,7 +367,7 @@ class Solver:
                     by_outer.setdefault(outer, set()).update(free)
             self._free_assigned[function.module] = by_outer
         free = self._free_assigned[function.module].get(function.qname, set())
-        return frozenset(name for name in free if _binds(function, name))
+        return frozenset(name for name in free if binds(function, name))
 
     def is_active(self, key: ScopeKey) -> bool:
         return key in self._active
@@ -444,7 +379,7 @@ class Solver:
         for node, truth, first, last in self.guards.get(key, ()):
             if first <= line <= last:
                 values = self.values(node)
-                if values and all(_truth(value) is (not truth) for value in values):
+                if values and all(truth_of(value) is (not truth) for value in values):
                     return True
         return False
 
@@ -492,7 +427,7 @@ class Solver:
             self._external_result(callee.dotted, arguments, result)
         elif isinstance(callee, Builtin):
             self.record(caller, Call(line, column, callee, kind))
-            _builtin_call(self, caller, site, callee.name, arguments, result)
+            builtin_call(self, caller, site, callee.name, arguments, result)
         elif isinstance(callee, TensorMethod):
             self.record(caller, Call(line, column, callee, "method"))
             self.add(result, [TENSOR])
@@ -503,16 +438,16 @@ class Solver:
         elif isinstance(callee, ContainerMethod):
             if callee.container.site[0] != "external":  # an OrderedDict's methods are not dict's
                 self.record(caller, Call(line, column, Builtin(f"{callee.container.kind}.{callee.name}"), "method"))
-            _container_method(self, callee, arguments, result)
+            container_method(self, callee, arguments, result)
         elif isinstance(callee, BuiltinMethod):
             self.record(caller, Call(line, column, Builtin(f"{callee.type}.{callee.name}"), "method"))
-            _builtin_method_result(self, callee, result)
+            builtin_method_result(self, callee, result)
         elif isinstance(callee, ObjectSetattr):
             # Inside a class's own __setattr__, forwarding to object's stores what `obj.x = v`
             # stored already (a field per name); its parameters hold every name and value
             # assigned anywhere, which would cross every field with every value
             if caller[0].rpartition(".")[2] != "__setattr__":
-                _setattr(self, callee.receiver, arguments)
+                setattr_call(self, callee.receiver, arguments)
         elif isinstance(callee, AutogradApply):
             forward = self.class_attribute(callee.cls, "forward")
             if forward is not None:
@@ -565,15 +500,15 @@ class Solver:
         if found is None:
             self._tensor_method_call(caller, site, method, result)
         else:
-            receiver = Instance(_PYTHON_TENSOR)
+            receiver = Instance(PYTHON_TENSOR)
             self.on(found, lambda member: self._tensor_member_call(caller, site, member, receiver, arguments, result))
         return True
 
     def python_tensor_attribute(self, name: str) -> int | None:
         """The node of Tensor's attribute `name` where the tree's torch/_tensor.py defines it."""
-        if self.facts.class_scope(_PYTHON_TENSOR) is None:
+        if self.facts.class_scope(PYTHON_TENSOR) is None:
             return None
-        return self.class_attribute(_PYTHON_TENSOR, name)
+        return self.class_attribute(PYTHON_TENSOR, name)
 
     def _tensor_member_call(
         self,
@@ -586,7 +521,7 @@ class Solver:
     ) -> None:
         """Tensor's own operator method: a method of the tree's Python, or a method of the C++
         base it names (`__neg__ = _C.TensorBase.neg` runs the neg operator on the tensor)."""
-        if isinstance(member, External) and member.dotted.rpartition(".")[0] in _TENSOR_BASES:
+        if isinstance(member, External) and member.dotted.rpartition(".")[0] in TENSOR_BASES:
             self._tensor_method_call(caller, site, member.dotted.rpartition(".")[2], result)
         else:
             self._call_bound(caller, site, member, receiver, arguments, result, "operator")
@@ -639,7 +574,7 @@ class Solver:
             self.add(result, [Generator(function, context)])
             return
         returned = scope.returned_parameter
-        passed = _argument_for(parameters, arguments, returned) if returned is not None else None
+        passed = argument_for(parameters, arguments, returned) if returned is not None else None
         if passed is not None:
             # `def deco(fn): ...; return fn`: this call gives back what this call passed,
             # not what every call of it passed (each decorated method stays itself)
@@ -659,7 +594,7 @@ class Solver:
                 self._into_container(self._param(key, star), ("args", key), "tuple", argument)
         for spread in arguments.star:  # f(*xs): any element may be any remaining parameter
             element = self.fresh()
-            _iterate(self, key, (0, 0), spread, element)
+            iterate(self, key, (0, 0), spread, element)
             for parameter in positional[len(arguments.positional) :]:
                 self.copy(element, self._param(key, parameter))
             if star is not None:
@@ -809,7 +744,7 @@ class Solver:
         elif isinstance(value, TensorValue):
             found = self.python_tensor_attribute(name)
             if found is not None:
-                tensor = Instance(_PYTHON_TENSOR)
+                tensor = Instance(PYTHON_TENSOR)
                 node = self.fresh()
                 self.on(node, lambda member: self._instance_member(caller, site, member, tensor, result))
                 self.copy(found, node)
@@ -837,9 +772,9 @@ class Solver:
                 # Function.apply's `super().apply(*args)`: the native base runs cls.forward
                 self.add(result, [AutogradApply(cls)])
         elif isinstance(value, Container):
-            if name in _CONTAINER_METHODS[value.kind]:  # `args.softmax` is no tuple's: no value
+            if name in CONTAINER_METHODS[value.kind]:  # `args.softmax` is no tuple's: no value
                 self.add(result, [ContainerMethod(value, name)])
-        elif isinstance(value, Constant) and name in _VALUE_TYPES.get(value.type, ()):
+        elif isinstance(value, Constant) and name in VALUE_TYPES.get(value.type, ()):
             self.add(result, [BuiltinMethod(value.type, name)])
         elif isinstance(value, Builtin) and value.name == "object" and name == "__setattr__":
             self.add(result, [ObjectSetattr(None)])
@@ -917,7 +852,7 @@ class Solver:
         self._to_compile.append((scope, (scope.qname, scope.line, None), None))
 
     def is_tensor_class(self, cls: str) -> bool:
-        return any(owner in _TENSOR_CLASSES for owner in self._mro(cls))
+        return any(owner in TENSOR_CLASSES for owner in self._mro(cls))
 
     def _is_autograd_function(self, cls: str) -> bool:
         return any(
@@ -1018,743 +953,10 @@ class Solver:
             self.copy(self.elements(value), target)
 
 
-@dataclass(frozen=True, slots=True)
-class Arguments:
-    positional: tuple[int, ...] = ()
-    keywords: tuple[tuple[str, int], ...] = ()
-    star: tuple[int, ...] = ()
-    double_star: tuple[int, ...] = ()
-
-
-class _Compiler:
-    """Turns one scope's statements (in one context) into nodes, edges and handlers."""
-
-    def __init__(self, solver: Solver, scope: Scope, key: ScopeKey) -> None:
-        self.solver = solver
-        self.scope = scope
-        self.key = key
-        self.containers = 0
-        self.rebound: frozenset[str] | None = None  # see _rebound_inside
-
-    def statements(self, body: Sequence[Fact]) -> None:
-        for statement in body:
-            tag = statement[0]
-            if tag == "bind":
-                if self.scope.kind == "module" and statement[1][0] == "local" and statement[2][0] == "call":
-                    self._name_call(statement[1][1], statement[2])
-                self.bind(statement[1], self.expr(statement[2]))
-            elif tag == "eval":
-                self.expr(statement[1])
-            elif tag == "return":
-                self.solver.copy(self.expr(statement[1]), self.solver.node(("return", self.key)))
-            elif tag == "yield":
-                self.solver.copy(self.expr(statement[1]), self.solver.node(("yield", self.key)))
-            elif tag == "raise":
-                raised = self.expr(statement[1])
-                site = (statement[2], 0)
-                self.solver.on(raised, functools.partial(self._raised, site=site))
-            elif tag == "guard":
-                guards = self.solver.guards.setdefault(self.key, [])
-                guards.append((self.expr(statement[1]), bool(statement[2]), statement[3], statement[4]))
-            elif tag == "enter":
-                held = self.expr(statement[1])
-                site = (statement[2], statement[3])
-                for name in ("__enter__", "__exit__"):
-                    method = self.solver.fresh()
-                    self.solver.on(held, functools.partial(self._protocol, name=name, target=method))
-                    self.solver.on(method, functools.partial(self._call_protocol, site=site))
-
-    def _name_call(self, name: str, call: Fact) -> None:
-        """`name = factory(...)` at a module's top level: the closure the call makes is known
-        by the module's name for it. Not a decorated def (`@d def name`), which keeps its own."""
-        qname = f"{self.scope.module}.{name}"
-        inner = call
-        while inner[0] == "call" and len(inner[2]) == 1:
-            inner = inner[2][0]
-        if inner[0] in ("def", "class") and inner[1] == qname:
-            return
-        self.solver.named_calls[(self.key, (call[4], call[5]))] = qname
-
-    def _call_protocol(self, value: object, site: tuple[int, int]) -> None:
-        self.solver.invoke(self.key, site, value, Arguments(), self.solver.fresh(), "method")
-
-    def _raised(self, value: object, site: tuple[int, int]) -> None:
-        if isinstance(value, Class):
-            self.solver.construct(self.key, site, value.qname, Arguments(), self.solver.fresh())
-
-    def _protocol(self, value: object, name: str, target: int) -> None:
-        if isinstance(value, Instance):
-            found = self.solver.class_attribute(value.cls, name)
-            if found is not None:
-                self.solver.on(found, lambda member: self._bound_into(member, value, target))
-
-    def _bound_into(self, member: object, instance: Instance, target: int) -> None:
-        bound = self.solver.bind(member, instance)
-        if bound is not None:
-            self.solver.add(target, [bound])
-
-    # -- targets ---------------------------------------------------------------------------
-
-    def bind(self, target: Fact, value: int) -> None:
-        solver = self.solver
-        tag = target[0]
-        if tag == "local":
-            solver.copy(value, self.local(target[1], target[2]))
-        elif tag == "free":
-            solver.copy(value, self.free_target(target[1]))
-        elif tag == "attr":
-            holder = self.expr(target[1])
-            name = target[2]
-            site = (target[3], target[4]) if len(target) > 4 else (0, 0)
-            solver.on(holder, lambda obj: self._store_attribute(obj, name, value, site))
-        elif tag == "item":
-            holder = self.expr(target[1])
-            key = target[2]
-            site, index = self._subscript(target)
-            solver.on(holder, lambda obj: self._store_item(obj, key, value, site, index))
-
-    def _store_attribute(self, obj: object, name: str, value: int, site: tuple[int, int]) -> None:
-        solver = self.solver
-        if isinstance(obj, Instance):
-            solver.copy(value, solver.node(("field", obj.cls, name)))
-            setter = solver.class_attribute(obj.cls, "__setattr__")
-            if setter is not None:
-                # `self.conv = Conv2d(...)` on an nn.Module runs Module.__setattr__, which
-                # files the value in a registry (`_modules`) that iteration reads
-                key = self._key_node(name)
-                solver.on(
-                    setter, lambda member: self._call_member(member, obj, Arguments((key, value)), site, "operator")
-                )
-        elif isinstance(obj, Class):
-            solver.copy(value, solver.node(("class", obj.qname, name)))
-        elif isinstance(obj, Module):
-            solver.copy(value, solver.node(("global", obj.name, name)))
-
-    def _subscript(self, item: Fact) -> tuple[tuple[int, int], int | None]:
-        """Where an item the source writes is (its `[`), and the node of its index; (0, 0)
-        and None for one it does not write (unpacking)."""
-        if len(item) <= 3:
-            return (0, 0), None
-        return (item[3], item[4]), self.expr(item[5])
-
-    def _store_item(
-        self, obj: object, key: str | int | None, value: int, site: tuple[int, int], index: int | None
-    ) -> None:
-        solver = self.solver
-        if isinstance(obj, Container):
-            solver.copy(value, solver.field(obj, key))
-            if obj.kind == "dict" and isinstance(key, str):
-                solver.add(solver.node(("keys", obj)), [Constant("str", key)])
-        elif isinstance(obj, (Instance, TensorValue)):
-            # `obj[key] = value` runs obj.__setitem__(key, value)
-            key_node = self._key_node(key) if key is not None or index is None else index
-            solver.run_operator(self.key, site, obj, "__setitem__", Arguments((key_node, value)), solver.fresh())
-
-    def _call_member(
-        self,
-        member: object,
-        instance: Instance,
-        arguments: Arguments,
-        site: tuple[int, int] = (0, 0),
-        kind: str = "method",
-    ) -> None:
-        bound = self.solver.bind(member, instance)
-        if bound is not None:
-            self.solver.invoke(self.key, site, bound, arguments, self.solver.fresh(), kind)
-
-    def local(self, name: str, ident: int) -> int:
-        """A definition of a local: in a module it is also the global, in a class body the
-        class attribute, in a function what closures inside it read."""
-        solver = self.solver
-        node = solver.node(("v", self.key, name, ident))
-        kind = self.scope.kind
-        if kind == "module":
-            solver.copy(node, solver.node(("global", self.scope.module, name)))
-        elif kind == "class":
-            solver.copy(node, solver.node(("class", self.scope.qname, name)))
-        else:
-            solver.copy(node, solver.closure(self.scope.qname, name, self.key[2]))
-        return node
-
-    def free_target(self, name: str) -> int:
-        """A `global` or `nonlocal` name assigned: the module's global, or the enclosing
-        function's variable."""
-        for scope in self._enclosing_functions():
-            if _binds(scope, name):
-                return self._enclosing(scope, name)
-        return self.solver.node(("global", self.scope.module, name))
-
-    def _enclosing(self, scope: Scope, name: str) -> int:
-        """The node of an enclosing function's local: as the factory's call this closure was
-        made by bound it, where the function ran in that call."""
-        context = self.key[2]
-        if context is not None and is_made(context) and self.solver.is_active((scope.qname, scope.line, context)):
-            return self.solver.closure(scope.qname, name, context)
-        return self.solver.node(("closure", scope.qname, name))
-
-    def _rebound_inside(self) -> frozenset[str]:
-        """This function's locals that functions nested in it assign (`nonlocal`)."""
-        if self.rebound is None:
-            function = self.scope.kind in ("function", "lambda")
-            self.rebound = self.solver.nonlocally_assigned(self.scope) if function else frozenset()
-        return self.rebound
-
-    def _enclosing_functions(self) -> list[Scope]:
-        found = []
-        qname = self.scope.qname
-        while "." in qname:
-            qname = qname.rpartition(".")[0]
-            if qname == self.scope.module:
-                break
-            scopes = [s for s in self.solver.facts.scopes(qname) if s.kind in ("function", "lambda")]
-            found.extend(scopes[-1:])
-        return found
-
-    # -- expressions -----------------------------------------------------------------------
-
-    def expr(self, expression: Fact) -> int:
-        solver = self.solver
-        tag = expression[0]
-        if tag == "name":
-            return self.name(expression[1], expression[2])
-        if tag == "attr":
-            return self.attribute(self.expr(expression[1]), expression[2], (0, 0))
-        if tag == "call":
-            return self.call(expression)
-        if tag == "item":
-            holder = self.expr(expression[1])
-            key = expression[2]
-            site, index = self._subscript(expression)
-            result = solver.fresh()
-            solver.on(holder, lambda value: self._load_item(value, key, result, site, index))
-            return result
-        if tag == "binop":
-            left, right, result = self.expr(expression[1]), self.expr(expression[2]), solver.fresh()
-            self._binary(left, right, expression[3], expression[4], (expression[5], expression[6]), result)
-            return result
-        if tag == "unop":
-            operand, result = self.expr(expression[1]), solver.fresh()
-            method, site = expression[2], (expression[3], expression[4])
-            solver.on(operand, lambda value: self._run_operator(value, method, Arguments(), site, result))
-            return result
-        if tag in ("dict", "list", "tuple", "set"):
-            self.containers += 1
-            container = Container(tag, (self.key, self.containers))
-            result = solver.fresh()
-            solver.add(result, [container])
-            if tag == "dict":
-                for key, value in expression[1]:
-                    element = self.expr(value)
-                    solver.copy(element, solver.field(container, key))
-                    if isinstance(key, str):
-                        solver.add(solver.node(("keys", container)), [Constant("str", key)])
-            else:
-                for index, item in enumerate(expression[1]):
-                    if item[0] == "elem":
-                        solver.copy(self.expr(item), solver.field(container, None))
-                    else:
-                        solver.copy(self.expr(item), solver.field(container, index if tag == "tuple" else None))
-            return result
-        if tag == "const":
-            result = solver.fresh()
-            solver.add(result, [Constant(expression[1], expression[2] if len(expression) > 2 else None)])
-            return result
-        if tag == "def" or tag == "lambda":
-            result = solver.fresh()
-            made = self.key[2] if self.key[2] is not None and is_made(self.key[2]) else None
-            solver.add(result, [Function(expression[1], expression[2], made)])
-            self._defaults(expression[1], expression[2])
-            return result
-        if tag == "class":
-            result = solver.fresh()
-            solver.add(result, [Class(expression[1], expression[2])])
-            return result
-        if tag == "import":
-            return self.imported(expression[1])
-        if tag == "any":
-            result = solver.fresh()
-            for part in expression[1]:
-                solver.copy(self.expr(part), result)
-            return result
-        if tag == "elem":
-            iterable = self.expr(expression[1])
-            result = solver.fresh()
-            _iterate(solver, self.key, (expression[2], expression[3]), iterable, result)
-            return result
-        if tag == "super":
-            return self.super_(expression[1], expression[2])
-        if tag == "augmented":
-            left, right, result = self.expr(expression[1]), self.expr(expression[2]), solver.fresh()
-            site, method = (expression[4], expression[5]), expression[3]
-            binary = expression[6:8] if len(expression) > 7 else None
-            solver.on(left, lambda value: self._in_place(value, method, right, site, result, binary))
-            return result
-        if tag == "caught":
-            caught, result = self.expr(expression[1]), solver.fresh()
-            solver.on(caught, functools.partial(_instances_of, solver, result=result))
-            return result
-        if tag == "star":
-            return self.expr(expression[1])
-        return solver.fresh()  # unknown
-
-    def _in_place(
-        self,
-        value: object,
-        method: str,
-        right: int,
-        site: tuple[int, int],
-        result: int,
-        binary: Fact | None,
-    ) -> None:
-        """`value op= right`: value's in-place operator method runs (an instance's, a
-        tensor's `__iadd__`); where it has none, `value op right` runs; a list or set takes
-        right's elements; anything else stays."""
-        solver = self.solver
-        if solver.run_operator(self.key, site, value, method, Arguments((right,)), result):
-            return
-        if binary is not None:
-            held = solver.fresh()
-            solver.add(held, [value])
-            self._binary(held, right, binary[0], binary[1], site, result)
-        solver.add(result, [value])
-        if isinstance(value, Container) and value.kind in ("list", "set"):
-            _iterate(solver, self.key, site, right, solver.field(value, None))
-        elif not isinstance(value, (Instance, Container, TensorValue)):
-            solver.copy(right, result)  # `total = None; total += f`: whichever it is
-
-    def _run_operator(
-        self, value: object, method: str, arguments: Arguments, site: tuple[int, int], result: int
-    ) -> None:
-        self.solver.run_operator(self.key, site, value, method, arguments, result)
-
-    def _binary(
-        self, left: int, right: int, method: str, reflected: str | None, site: tuple[int, int], result: int
-    ) -> None:
-        """`left op right`: each value of left runs its method with right; for a value that has
-        none (a number, `1 - x`), each value of right runs its reflected method with left.
-        A comparison no method answers is a bool."""
-        solver = self.solver
-        reflecting: list[bool] = []
-
-        def each_left(value: object) -> None:
-            if solver.run_operator(self.key, site, value, method, Arguments((right,)), result):
-                return
-            if method in _COMPARISONS:
-                solver.add(result, [Constant("bool")])
-            if not _reflects(value, method):
-                return
-            if reflected is not None and not reflecting:
-                reflecting.append(True)
-                solver.on(right, lambda other: self._run_operator(other, reflected, Arguments((left,)), site, result))
-
-        solver.on(left, each_left)
-
-    def _defaults(self, qname: str, line: int) -> None:
-        """A def's parameter defaults and annotations are evaluated where the def runs."""
-        scope = self.solver.facts.scope(qname, line)
-        if scope is None:
-            return
-        for param in scope.params:
-            if param[2] is not None:
-                self.solver.copy(self.expr(param[2]), self.solver.node(("default", qname, line, param[0])))
-            if len(param) > 4 and param[4] is not None:
-                self.solver.copy(self.expr(param[4]), self.solver.node(("annotation", qname, line, param[0])))
-        if scope.returns is not None:
-            self.solver.copy(self.expr(tuple(scope.returns)), self.solver.node(("returns", qname, line)))
-
-    def name(self, name: str, definitions: Sequence[int] | None) -> int:
-        solver = self.solver
-        if definitions is not None:
-            if self.scope.kind == "module":
-                solver.compile_global(self.scope, name)  # a module's locals are its globals
-            rebound = name in self._rebound_inside()
-            if len(definitions) == 1 and not rebound:
-                return solver.node(("v", self.key, name, definitions[0]))
-            result = solver.fresh()
-            for ident in definitions:
-                solver.copy(solver.node(("v", self.key, name, ident)), result)
-            if rebound:  # a nested function's `nonlocal name` assigns it: any call may have
-                solver.copy(solver.closure(self.scope.qname, name, self.key[2]), result)
-            return result
-        for scope in self._enclosing_functions():
-            if _binds(scope, name):
-                return self._enclosing(scope, name)
-        result = solver.fresh()
-        if not solver.add_global(self.scope.module, name, result, guess=name not in _BUILTINS) and name in _BUILTINS:
-            solver.add(result, [Builtin(name)])
-        return result
-
-    def imported(self, dotted: str) -> int:
-        solver = self.solver
-        result = solver.fresh()
-        if solver.facts.exists(dotted):
-            solver.add(result, [Module(dotted)])
-            return result
-        module, _, name = dotted.rpartition(".")
-        # a name the index knows only from stubs or bindings (torch._C, torch.conv2d) is from
-        # outside, even where a module of the tree re-exports it
-        if (
-            module
-            and solver.facts.exists(module)
-            and not solver.known_outside(dotted)
-            and not self._imports_itself(module, name, dotted)
-        ):
-            solver.add_global(module, name, result)
-        else:
-            solver.add(result, [External(dotted)])
-        return result
-
-    def _imports_itself(self, module: str, name: str, dotted: str) -> bool:
-        """`from . import _C as _C` in torch/__init__.py, with no torch/_C.py: the global is
-        bound only by importing itself, so it names something outside the tree."""
-        scope = self.solver.facts.module_scope(module)
-        binds = scope.bindings(name) if scope else []
-        return bool(binds) and all(list(s[2]) == ["import", dotted] for s in binds)
-
-    def super_(self, line: int, column: int) -> int:
-        """`super()` in a method: the class the method is defined in, and its first argument."""
-        solver = self.solver
-        result = solver.fresh()
-        solver.record(self.key, Call(line, column, Builtin("super"), "call"))
-        scope = self.scope
-        cls = scope.qname.rpartition(".")[0]
-        if not scope.params or not [s for s in solver.facts.scopes(cls) if s.kind == "class"]:
-            return result
-        first = solver.node(("v", self.key, scope.params[0][0], scope.params[0][3]))
-        solver.on(
-            first,
-            lambda value: (
-                solver.add(result, [SuperObject(cls, value)]) if isinstance(value, (Instance, Class)) else None
-            ),
-        )
-        return result
-
-    def attribute(self, holder: int, name: str, site: tuple[int, int]) -> int:
-        solver = self.solver
-        result = solver.fresh()
-        solver.on(holder, lambda value: solver.load_attribute(self.key, site, value, name, result))
-        return result
-
-    def call(self, expression: Fact) -> int:
-        solver = self.solver
-        _, function, positional, keywords, line, column = expression
-        site = (line, column)
-        if function[0] == "attr":
-            callee = self.attribute(self.expr(function[1]), function[2], site)
-        else:
-            callee = self.expr(function)
-        arguments = Arguments(
-            tuple(self.expr(a) for a in positional if a[0] != "star"),
-            tuple((name, self.expr(value)) for name, value in keywords if name is not None),
-            tuple(self.expr(a[1]) for a in positional if a[0] == "star"),
-            tuple(self.expr(value) for name, value in keywords if name is None),
-        )
-        result = solver.fresh()
-        solver.on(callee, lambda value: solver.invoke(self.key, site, value, arguments, result))
-        solver.open_sites.setdefault(self.key, []).append(OpenSite(line, column, callee))
-        return result
-
-    def _key_node(self, key: str | int | None) -> int:
-        """A node holding the constant subscript handed to `__getitem__`/`__setitem__`."""
-        node = self.solver.fresh()
-        if key is not None:
-            self.solver.add(node, [Constant("str" if isinstance(key, str) else "int", str(key))])
-        return node
-
-    def _load_item(
-        self, value: object, key: str | int | None, result: int, site: tuple[int, int], index: int | None
-    ) -> None:
-        """`value[key]`: a container's element; an instance's `__getitem__` (a tensor's, when
-        the source writes the item: `x[i]`)."""
-        solver = self.solver
-        if isinstance(value, Container):
-            solver.copy(solver.field(value, key) if key is not None else solver.elements(value), result)
-        elif index is not None and isinstance(value, (Instance, TensorValue)):
-            key_node = self._key_node(key) if key is not None else index
-            solver.run_operator(self.key, site, value, "__getitem__", Arguments((key_node,)), result)
-        elif isinstance(value, Instance):  # unpacking
-            found = solver.class_attribute(value.cls, "__getitem__")
-            if found is not None:
-                key_node = self._key_node(key)
-                solver.on(found, lambda member: self._item_call(member, value, key_node, result))
-            elif solver.is_tensor_class(value.cls):
-                solver.add(result, [TENSOR])
-        elif isinstance(value, TensorValue):
-            solver.add(result, [TENSOR])
-
-    def _item_call(self, member: object, instance: Instance, key_node: int, result: int) -> None:
-        bound = self.solver.bind(member, instance)
-        if bound is not None:
-            self.solver.invoke(self.key, (0, 0), bound, Arguments((key_node,)), result, "method")
-
-
-def _reflects(value: object, method: str) -> bool:
-    """Whether `value op other` may run other's reflected method: value is a number, a
-    container, an object from outside or an instance without the operator (`1 - x`, `[1] +
-    x`), not a str formatting (`"%d" % x`) nor what no operator applies to (None, a function,
-    NotImplemented)."""
-    if isinstance(value, Constant):
-        return value.type in ("int", "float", "bool") or (value.type == "str" and method != "__mod__")
-    return isinstance(value, (Container, External, Instance))
-
-
-def _truth(value: object) -> bool | None:
+def truth_of(value: object) -> bool | None:
     """Whether a value is true, where a constant says (True, False, None); else None."""
     if isinstance(value, Constant) and value.type == "None":
         return False
     if isinstance(value, Constant) and value.type == "bool" and value.value in ("True", "False"):
         return value.value == "True"
     return None
-
-
-def is_made(context: str) -> bool:
-    """Whether a context is a factory's call (not the class of `self`)."""
-    return context.startswith("@")
-
-
-def _argument_for(parameters: list[Fact], arguments: Arguments, name: str) -> int | None:
-    """The argument node a call passes for parameter `name` (None when spread or absent)."""
-    positional = [p for p in parameters if p[1] == "pos"]
-    for index, parameter in enumerate(positional):
-        if parameter[0] == name and index < len(arguments.positional):
-            return arguments.positional[index]
-    return next((node for keyword, node in arguments.keywords if keyword == name), None)
-
-
-def _binds(scope: Scope, name: str) -> bool:
-    """Whether `name` is a local of the scope: a parameter, or bound by its statements."""
-    return bool(scope.bindings(name)) or any(p[0] == name for p in scope.params)
-
-
-def _iterate(solver: Solver, caller: ScopeKey, site: tuple[int, int], iterable: int, result: int) -> None:
-    """`for x in iterable`: a container's elements, a generator's yields, a tensor's rows,
-    or what an instance's `__iter__` (then `__next__`) gives."""
-
-    def element(value: object) -> None:
-        if isinstance(value, Container):
-            if value.kind == "dict":
-                solver.copy(solver.node(("keys", value)), result)
-            else:
-                solver.copy(solver.elements(value), result)
-        elif isinstance(value, Generator):
-            scope = solver.facts.scope(value.function.qname, value.function.line)
-            if scope is not None:
-                solver.copy(solver.node(("yield", (scope.qname, scope.line, value.context))), result)
-        elif isinstance(value, TensorValue):
-            solver.add(result, [TENSOR])
-        elif isinstance(value, Instance):
-            found = solver.class_attribute(value.cls, "__iter__")
-            if found is not None:
-                iterator = solver.fresh()
-                solver.on(
-                    found,
-                    lambda member: solver.invoke(
-                        caller, site, solver.bind(member, value), Arguments(), iterator, "method"
-                    ),
-                )
-                solver.on(iterator, next_of)
-
-    def next_of(value: object) -> None:
-        if isinstance(value, Instance):
-            found = solver.class_attribute(value.cls, "__next__")
-            if found is not None:
-                solver.on(
-                    found,
-                    lambda member: solver.invoke(
-                        caller, site, solver.bind(member, value), Arguments(), result, "method"
-                    ),
-                )
-                return
-        element(value)
-
-    solver.on(iterable, element)
-
-
-def _builtin_call(
-    solver: Solver, caller: ScopeKey, site: tuple[int, int], name: str, arguments: Arguments, result: int
-) -> None:
-    positional = arguments.positional
-    keywords = dict(arguments.keywords)
-    if name in ("map", "filter") and len(positional) >= 2:
-        element = solver.fresh()
-        _iterate(solver, caller, site, positional[1], element)
-        produced = solver.fresh()
-        solver.on(positional[0], lambda value: solver.invoke(caller, site, value, Arguments((element,)), produced))
-        container = Container("list", ("builtin", name, result))
-        solver.add(result, [container])
-        solver.copy(element if name == "filter" else produced, solver.field(container, None))
-    elif name in (
-        "sorted",
-        "min",
-        "max",
-        "reversed",
-        "list",
-        "tuple",
-        "set",
-        "frozenset",
-        "iter",
-        "next",
-        "enumerate",
-        "zip",
-    ):
-        element = solver.fresh()
-        for argument in positional[:1] if name != "zip" else positional:
-            _iterate(solver, caller, site, argument, element)
-        if "key" in keywords:
-            solver.on(
-                keywords["key"], lambda value: solver.invoke(caller, site, value, Arguments((element,)), solver.fresh())
-            )
-        if name in ("min", "max", "next"):
-            solver.copy(element, result)
-            return
-        kind = {"tuple": "tuple", "set": "set", "frozenset": "set"}.get(name, "list")
-        container = Container(kind, ("builtin", name, result))
-        solver.add(result, [container])
-        if name == "enumerate":
-            pair = Container("tuple", ("builtin", "enumerate-pair", result))
-            solver.copy(element, solver.field(pair, 1))
-            solver.add(solver.field(container, None), [pair])
-        else:
-            solver.copy(element, solver.field(container, None))
-    elif name in _CONVERSIONS:
-        solver.add(result, [Constant(_CONVERSIONS[name])])
-    elif name == "dict":
-        container = Container("dict", ("builtin", name, result))
-        solver.add(result, [container])
-        for key, value in arguments.keywords:
-            solver.copy(value, solver.field(container, key))
-    elif name in ("property", "classmethod", "staticmethod") and positional:
-        wrap = {"property": Property, "classmethod": ClassMethod, "staticmethod": StaticMethod}[name]
-        solver.on(positional[0], lambda value: solver.add(result, [wrap(value)]))
-    elif name == "getattr" and len(positional) >= 2:
-        solver.on(positional[1], lambda key: _getattr(solver, caller, site, positional[0], key, result))
-        if len(positional) > 2:
-            solver.copy(positional[2], result)
-    elif name == "setattr" and len(positional) == 3:
-        solver.on(
-            positional[0],
-            lambda obj: _setattr(solver, obj, Arguments(positional[1:])) if isinstance(obj, Instance) else None,
-        )
-    elif name == "type" and len(positional) == 1:
-        solver.on(
-            positional[0], lambda value: solver.add(result, [Class(value.cls)]) if isinstance(value, Instance) else None
-        )
-    elif name == "super" and len(positional) == 2:
-        solver.on(
-            positional[0],
-            lambda cls: solver.on(
-                positional[1],
-                lambda receiver: (
-                    solver.add(result, [SuperObject(cls.qname, receiver)])
-                    if isinstance(cls, Class) and isinstance(receiver, (Instance, Class))
-                    else None
-                ),
-            ),
-        )
-
-
-def _instances_of(solver: Solver, value: object, result: int) -> None:
-    """An instance of a class, or of each class of a tuple of them (`except (A, B) as e`)."""
-    if isinstance(value, Class):
-        solver.add(result, [Instance(value.qname)])
-    elif isinstance(value, Container):
-        solver.on(solver.elements(value), functools.partial(_instances_of, solver, result=result))
-
-
-def _builtin_method_result(solver: Solver, method: BuiltinMethod, result: int) -> None:
-    if method.type != "str":
-        return
-    if method.name in _STR_TO_STR:
-        solver.add(result, [Constant("str")])
-    elif method.name in _STR_TO_LIST:
-        container = Container("list", ("builtin", method.name, result))
-        solver.add(result, [container])
-        solver.add(solver.field(container, None), [Constant("str")])
-    elif method.name == "encode":
-        solver.add(result, [Constant("bytes")])
-
-
-def _getattr(solver: Solver, caller: ScopeKey, site: tuple[int, int], holder: int, key: object, result: int) -> None:
-    name = key.value if isinstance(key, Constant) else None
-    if name is not None:
-        solver.on(holder, lambda value: solver.load_attribute(caller, site, value, name, result))
-
-
-def _setattr(solver: Solver, receiver: Instance | None, arguments: Arguments) -> None:
-    """`object.__setattr__(self, "name", value)` or `super().__setattr__("name", value)`."""
-    positional = list(arguments.positional)
-    if receiver is None:
-        if len(positional) < 3:
-            return
-        holder, name, value = positional[:3]
-        solver.on(
-            holder, lambda obj: _setattr(solver, obj, Arguments((name, value))) if isinstance(obj, Instance) else None
-        )
-        return
-    if len(positional) < 2:
-        return
-    name, value = positional[:2]
-    solver.on(
-        name,
-        lambda key: (
-            solver.copy(value, solver.node(("field", receiver.cls, key.value)))
-            if isinstance(key, Constant) and key.value
-            else None
-        ),
-    )
-
-
-def _container_method(solver: Solver, method: ContainerMethod, arguments: Arguments, result: int) -> None:
-    container, name = method.container, method.name
-    positional = arguments.positional
-    if name in ("get", "pop", "setdefault", "popitem", "copy"):
-        if name == "copy":
-            solver.add(result, [container])
-            return
-        if name in ("get", "pop") and positional and container.kind == "dict":
-            # `d.get("fr")`: that key's values, as `d["fr"]` reads them; any key's when unknown
-            solver.on(
-                positional[0],
-                lambda key: solver.copy(
-                    solver.field(container, key.value)
-                    if isinstance(key, Constant) and key.value is not None
-                    else solver.elements(container),
-                    result,
-                ),
-            )
-        else:
-            solver.copy(solver.elements(container), result)
-        if name in ("get", "pop") and len(positional) > 1:
-            solver.copy(positional[1], result)
-        if name == "setdefault" and len(positional) > 1:
-            solver.copy(positional[1], solver.field(container, None))
-    elif name in ("values", "keys", "items"):
-        view = Container("list", (container, name))
-        solver.add(result, [view])
-        if name == "values":
-            solver.copy(solver.elements(container), solver.field(view, None))
-        elif name == "keys":
-            solver.copy(solver.node(("keys", container)), solver.field(view, None))
-        else:
-            pair = Container("tuple", (container, "item"))
-            solver.copy(solver.node(("keys", container)), solver.field(pair, 0))
-            solver.copy(solver.elements(container), solver.field(pair, 1))
-            solver.add(solver.field(view, None), [pair])
-    elif name in ("append", "add", "insert"):
-        if positional:
-            solver.copy(positional[-1], solver.field(container, None))
-    elif name in ("extend", "update"):
-        for argument in positional:
-            element = solver.fresh()
-            _iterate(solver, ("<container>", 0, None), (0, 0), argument, element)
-            solver.copy(element, solver.field(container, None))
-            solver.on(
-                argument,
-                lambda value: (
-                    solver.copy(solver.elements(value), solver.elements(container))
-                    if isinstance(value, Container)
-                    else None
-                ),
-            )
-        for key, value in arguments.keywords:
-            solver.copy(value, solver.field(container, key))
