@@ -81,6 +81,15 @@ async def test_workspace_symbols_rank_the_operator_first(client: LanguageClient)
     assert await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="  ")) == []
 
 
+async def test_every_kind_of_definition_has_a_symbol_kind(client: LanguageClient):
+    """A class pybind11 binds (mini_ops/csrc/bindings.cpp:8, `py::class_<mini_ops::Counter>(m,
+    "Counter")`) is a class to the editor, as a Python class is: it once had no kind and the
+    request failed."""
+    found = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="Counter"))
+    bound = [(s.name, where(s.location)[:2], s.kind) for s in found if s.location.uri.endswith("bindings.cpp")]
+    assert bound == [("TORCH_EXTENSION_NAME.Counter", ("mini_ops/csrc/bindings.cpp", 7), lsp.SymbolKind.Class)]
+
+
 @pytest.mark.parametrize(
     ("path", "line", "character", "expected"),
     [

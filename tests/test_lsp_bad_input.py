@@ -69,7 +69,7 @@ def test_a_source_folder_an_editable_install_names_is_ready_and_a_reinstalled_pa
     (handed over each time, with its walk options) is served as it is indexed."""
     from explorer.index.build import refresh
     from explorer.index.files import WalkOptions
-    from explorer.lsp.server import IndexNotReady, _only_if_ready
+    from explorer.lsp.session import IndexNotReady, only_if_ready
     from explorer.model import Tree, TreeKind
 
     folder = tmp_path / "src"
@@ -78,10 +78,10 @@ def test_a_source_folder_an_editable_install_names_is_ready_and_a_reinstalled_pa
     index = tmp_path / "mylib.sqlite"
     refresh(str(folder), index, jobs=1)
     options = WalkOptions(only=("mylib",))
-    _only_if_ready(Tree("mylib", str(folder), TreeKind.SOURCE, None, ("mylib",)), index, options, frozenset())
+    only_if_ready(Tree("mylib", str(folder), TreeKind.SOURCE, None, ("mylib",)), index, options, frozenset())
     installed = Tree("mylib 1.0", str(folder), TreeKind.INSTALLED, "1.0", ("mylib",), "mylib-1.0.dist-info:10:20")
     with pytest.raises(IndexNotReady, match=r"^mylib 1\.0: installed again$"):
-        _only_if_ready(installed, index, options, frozenset())
+        only_if_ready(installed, index, options, frozenset())
 
 
 def _serve(sent: bytes, tmp_path, timeout: int = 60) -> subprocess.CompletedProcess:
