@@ -5,7 +5,8 @@ Modelling principles:
 - Identity is the qualified name, spelt the way a reader of that language writes it:
   Python `torch.nn.modules.conv.Conv2d._conv_forward`, YAML `aten::conv2d.padding`,
   C++ `at::native::conv2d_symint`, vendor `cudnnConvolutionForward`.
-- Every record carries a location: a path relative to the indexed root and a 1-based line.
+- Every record carries a location: a path (relative to the project's root, absolute in another
+  tree) and a 1-based line; a place of its own is a `Location`.
 - Parsers produce facts about one file and nothing else; linking facts across files is the
   job of the query layer, which never looks at syntax trees.
 """
@@ -66,6 +67,17 @@ def last_name(callee: str) -> str:
     for separator in ("::", "->", "."):
         callee = callee.rsplit(separator, 1)[-1]
     return callee
+
+
+class Location(NamedTuple):
+    """A place in a tree: a file and a 1-based line. The path is relative to the project's root
+    in the project and absolute in the other trees a query spans (a PyTorch checkout, an
+    installed wheel), so that the path alone says which tree it is in. Made where a parser or
+    a profiler learns the place and printed as `path:line` by the renderers, never rebuilt on
+    the way. A NamedTuple: it reads, compares and serialises as the (path, line) pair it is."""
+
+    path: str
+    line: int
 
 
 class CallKind(StrEnum):
@@ -251,7 +263,7 @@ class CallNode:
     # C++: functions the call that reached this node passed as arguments; the node calls them
     # (`split_batch_dim_to_32bit_out(..., raw_cudnn_convolution_forward_out_32bit)`).
     passed: tuple[Symbol, ...] = ()
-    passed_at: tuple[str, int] | None = None  # the call that passed them
+    passed_at: Location | None = None  # the call that passed them
     # The parameter each of `passed` is bound to ("" where the call's arguments cannot be read):
     # `fn(...)` in the node calls what was passed as its `fn`.
     passed_as: tuple[str, ...] = ()
@@ -311,7 +323,7 @@ class CallEdge:
     kind: EdgeKind
     resolution: Resolution = Resolution.EXACT
     candidates: tuple[str, ...] = ()  # for an ambiguous edge: every definition that fits
-    site: tuple[str, int] | None = None  # the file and line of the call that leads here
+    site: Location | None = None  # the call that leads here
     # An explicit template specialisation reached by a call whose template arguments did not
     # choose it, beside a general definition that fits as well: ranked after the general one.
     specialised: bool = False

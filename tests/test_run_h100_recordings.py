@@ -25,8 +25,10 @@ from explorer.index.store import IndexStore
 from explorer.model import Layer
 from explorer.runtime.events import read_python
 from explorer.runtime.model import Reach, RunFrame, RunTrace
-from explorer.runtime.profiler import TorchInstall, build_trace, read_profile
+from explorer.runtime.profile_events import read_profile
+from explorer.runtime.profiler import build_trace
 from explorer.runtime.request import RunRequest
+from explorer.runtime.torch_install import TorchInstall
 
 RUNS = Path(__file__).resolve().parent / "data" / "h100_runs"
 

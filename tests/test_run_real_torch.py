@@ -25,18 +25,11 @@ from explorer.index.store import IndexStore
 from explorer.model import Layer
 from explorer.runtime.events import CALL, RETURN, PythonCode, PythonRecording
 from explorer.runtime.model import Reach, RunFrame, RunTrace
-from explorer.runtime.profiler import (
-    C_CALL,
-    C_RETURN,
-    Locator,
-    ProfileRecording,
-    ProfilerEvent,
-    TorchInstall,
-    build_trace,
-    probe_torch,
-    run_profiled,
-)
+from explorer.runtime.profile_events import C_CALL, C_RETURN, ProfileRecording, ProfilerEvent
+from explorer.runtime.profile_naming import Locator
+from explorer.runtime.profiler import build_trace, run_profiled
 from explorer.runtime.request import RunRequest
+from explorer.runtime.torch_install import TorchInstall, probe_torch
 
 PINNED = "2.13.0"
 YAML = "torchgen/packaged/ATen/native/native_functions.yaml"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from explorer.errors import UnknownSymbolError
 from explorer.index import IndexReader, source_lines
-from explorer.model import DerivativeEntry, Language, OperatorInfo, Symbol, SymbolKind, last_name
+from explorer.model import DerivativeEntry, Language, Location, OperatorInfo, Symbol, SymbolKind, last_name
 from explorer.names import binding_operators, hidden_as_test, resolve
 from explorer.resolve import REGISTRABLE_KINDS, dispatch_kernels, registered_functions
 
@@ -41,7 +41,7 @@ class SymbolDetails:
     derivatives: list[tuple[str, DerivativeEntry]] = field(default_factory=list)  # (file, entry)
     resolves_to: list[Symbol] = field(default_factory=list)  # an alias's or registration's target
     call_sites: int = 0  # for vendor APIs: how many calls the tree makes
-    first_call_site: tuple[str, int] | None = None
+    first_call_site: Location | None = None
     test_kernels: int = 0  # dispatch rows the tree's tests register, left out (test_code.py)
 
 
@@ -69,7 +69,7 @@ def describe(
         )
     if symbol.kind is SymbolKind.EXTERNAL:
         calls = sorted(
-            (path, site.line)
+            Location(path, site.line)
             for path, site in store.call_sites_of(symbol.name)
             if last_name(site.callee) == symbol.name
         )

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 from explorer.analysis.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_PATHS
 from explorer.errors import UsageError
 from explorer.index import IndexReader
-from explorer.model import CallEdge, CallNode, EdgeKind, Key, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, EdgeKind, Key, Layer, Location, Resolution, Symbol, SymbolKind
 from explorer.names import (
     VENDOR_TARGET,
     TargetPattern,
@@ -663,7 +663,7 @@ def _binding_entry(root: CallNode, operators: list[Symbol]) -> Entry | None:
     """The overloads a binding runs, as PyTorch's argument parser tries them for a plain call."""
     if len(operators) < 2:
         return None
-    site = (root.symbol.path, root.symbol.line or 0) if root.symbol.path is not None else None
+    site = Location(root.symbol.path, root.symbol.line or 0) if root.symbol.path is not None else None
     followed = plain_call_order(operators)[:_OVERLOADS_FOLLOWED]
     candidates = _candidates([operator for operator, _ in followed], len(operators))
     overloads = tuple(

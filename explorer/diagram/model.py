@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from explorer.model import Layer
+from explorer.model import Layer, Location
 
 
 class Emphasis(StrEnum):
@@ -48,7 +48,7 @@ class DiagramEdge:
     target: str
     kind: str  # how the call is made, as shown: the CallEdge's label (call, method, dispatch:CUDA, fnptr...) or a run's reach
     emphasis: Emphasis = Emphasis.NORMAL
-    site: tuple[str, int] | None = None  # the call that makes this edge
+    site: Location | None = None  # the call that makes this edge
     uncertain: bool = False  # ambiguous, or matched by name only
     spine: bool = False  # a hop of the first listed path
 

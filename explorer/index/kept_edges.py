@@ -36,7 +36,18 @@ from pathlib import Path
 from typing import Any
 
 from explorer.index.disk import index_file_stamp
-from explorer.model import CallEdge, CallNode, CallShape, EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import (
+    CallEdge,
+    CallNode,
+    CallShape,
+    EdgeKind,
+    Language,
+    Layer,
+    Location,
+    Resolution,
+    Symbol,
+    SymbolKind,
+)
 from explorer.workspace import GRAMMARS_DIR
 
 _SCHEMA = """
@@ -312,7 +323,7 @@ def decode_edges(text: str) -> list[CallEdge]:
             _LAYERS[layer],
             self_class,
             tuple(symbols[s] for s in passed) if passed else (),
-            None if passed_at is None else (passed_at[0], passed_at[1]),
+            None if passed_at is None else Location(passed_at[0], passed_at[1]),
             tuple(passed_as) if passed_as else (),
             None if shape is None else CallShape(shape[0], tuple(shape[1]), shape[2]),
         )
@@ -323,7 +334,7 @@ def decode_edges(text: str) -> list[CallEdge]:
             _EDGE_KINDS[kind],
             _RESOLUTIONS[resolution],
             tuple(candidates) if candidates else (),
-            None if site is None else (site[0], site[1]),
+            None if site is None else Location(site[0], site[1]),
             specialised,
             off_default,
             dispatch_key,

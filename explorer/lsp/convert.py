@@ -19,7 +19,7 @@ from explorer.analysis import (
 from explorer.lsp.hierarchy import node_data, node_of
 from explorer.lsp.positions import column_of, line_range, path_of, span_range, uri_of
 from explorer.lsp.session import Session
-from explorer.model import CallEdge, CallNode, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, Layer, Location, Resolution, Symbol, SymbolKind
 from explorer.resolve import (
     FlowEdges,  # noqa: F401 - loaded with the server, not by its first request
     layer_of,
@@ -132,7 +132,7 @@ def _name_column(text: str, name: str) -> int:
     return found.start() if found is not None else -1
 
 
-def site_location(session: Session, site: tuple[str, int]) -> lsp.Location:
+def site_location(session: Session, site: Location) -> lsp.Location:
     path, line = site
     return lsp.Location(
         uri_of(path, session.root), in_buffer(session, path, line_range(line, session.sources.line(path, line)))
@@ -152,7 +152,7 @@ def hierarchy_item(
     session: Session,
     node: CallNode,
     edge: CallEdge | None,
-    site: tuple[str, int] | None,
+    site: Location | None,
     near: lsp.CallHierarchyItem | None = None,
 ) -> lsp.CallHierarchyItem:
     """A node of the call graph as a call hierarchy item. One without source (a vendor API, a

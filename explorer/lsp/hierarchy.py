@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.index import IndexReader
-from explorer.model import CallNode, CallShape, Language, Symbol, SymbolKind
+from explorer.model import CallNode, CallShape, Language, Location, Symbol, SymbolKind
 from explorer.resolve import layer_of
 
 
@@ -53,7 +53,7 @@ def node_of(reader: IndexReader, data: object, name: str) -> CallNode | None:
         layer_of(symbol),
         self_class=fields.get("self_class") if isinstance(fields.get("self_class"), str) else None,
         passed=tuple(passed),
-        passed_at=(str(passed_at[0]), int(passed_at[1]))
+        passed_at=Location(str(passed_at[0]), int(passed_at[1]))
         if isinstance(passed_at, list) and len(passed_at) == 2
         else None,
         passed_as=tuple(str(name) for name in fields.get("passed_as") or ()) if passed else (),

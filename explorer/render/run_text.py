@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.text import Text
 from rich.tree import Tree
 
-from explorer.model import Layer
+from explorer.model import Layer, Location
 from explorer.render.places import shown_path
 from explorer.render.text import LAYER_STYLES, site_text
 from explorer.runtime.compare import Comparison, NotTaken
@@ -132,5 +132,5 @@ def comparison_text(console: Console, comparison: Comparison, within: set[str] |
             console.print(Text(f"    taken:     {', '.join(items[0].taken)}", "green"))
 
 
-def _at(site: tuple[str, int] | None) -> str:
+def _at(site: Location | None) -> str:
     return f"  at {site[0]}:{site[1]}" if site else ""

@@ -11,7 +11,7 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from explorer.index import RefreshReport
-from explorer.model import CallEdge, CallNode, Language, Layer, Resolution, Symbol, Tree, TreeKind
+from explorer.model import CallEdge, CallNode, Language, Layer, Location, Resolution, Symbol, Tree, TreeKind
 from explorer.names import target_heading
 from explorer.render.places import shown_path
 from explorer.resolve import UnreadableDefinition
@@ -45,7 +45,7 @@ def location(symbol: Symbol) -> str:
     return f"{printable(shown_path(symbol.path))}:{symbol.line}"
 
 
-def site_text(site: tuple[str, int]) -> str:
+def site_text(site: Location) -> str:
     """`file:line`; the file alone where no line is known (never `:0`)."""
     path = printable(shown_path(site[0]))
     return f"{path}:{site[1]}" if site[1] and site[1] > 0 else path

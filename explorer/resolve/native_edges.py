@@ -49,6 +49,7 @@ from explorer.model import (
     EdgeKind,
     Key,
     Layer,
+    Location,
     Resolution,
     Symbol,
     SymbolKind,
@@ -133,7 +134,7 @@ class NativeEdges:
         if node.passed:
             yield from self._handed(node.passed, node.passed_at)
 
-    def _handed(self, passed: tuple[Symbol, ...], where: tuple[str, int] | None) -> Iterator[CallEdge]:
+    def _handed(self, passed: tuple[Symbol, ...], where: Location | None) -> Iterator[CallEdge]:
         """What a function handed another calls: the function itself, a functor's operator()."""
         yield from fan_out([s for s in passed if s.kind in _FUNCTION_KINDS], EdgeKind.FNPTR, None, where)
         for functor in _functors(passed):
@@ -155,7 +156,7 @@ class NativeEdges:
         for entry in entries:
             if not dispatch_key_allowed(entry.key, self.backend):
                 continue
-            site = (entry.path or operator.path or "", entry.line)
+            site = Location(entry.path or operator.path or "", entry.line)
             kernels = dispatch_kernels(self.store, entry)
             if kernels and per_key[entry.key] > 1:
                 # registered twice for one key: which wins depends on load order, not the source
@@ -199,7 +200,9 @@ class NativeEdges:
         listed = {entry.key for entry in entries}
         if self.backend == "all" or not any(dispatch_key_allowed(key, self.backend) for key in listed):
             delegates = self.store.symbols_with_qname(info.structured_delegate)
-            yield from fan_out(delegates, EdgeKind.STRUCTURED, Layer.YAML, (operator.path or "", operator.line or 0))
+            yield from fan_out(
+                delegates, EdgeKind.STRUCTURED, Layer.YAML, Location(operator.path or "", operator.line or 0)
+            )
 
     def _registered_kernels(self, stub: Symbol) -> Iterator[CallEdge]:
         for registration in self.store.symbols_with_qname(stub.qname):
@@ -219,7 +222,7 @@ class NativeEdges:
             # REGISTER_DISPATCH names the kernel its own file sees: one defined there, if any
             own = [s for s in kernels if s.path == registration.path]
             kernels = own or visible_from(registration.path, kernels)
-            yield from fan_out(kernels, EdgeKind.STUB, None, (registration.path or "", registration.line or 0))
+            yield from fan_out(kernels, EdgeKind.STUB, None, Location(registration.path or "", registration.line or 0))
 
     # -- calls -----------------------------------------------------------------------------
 
@@ -234,7 +237,7 @@ class NativeEdges:
         """The edges of one call site of `caller`, which holds the callables `held` (handed to
         it by the call that reached it, bound to its parameters `held_as`); `this_class`: for a
         method reached on an object of a class derived from its own, that class."""
-        where = (caller.path or "", site.line)
+        where = Location(caller.path or "", site.line)
         callee = site.callee
         if site.vendor is not None:  # the index worked out which callees are vendor APIs
             callee = callee.removeprefix("::")
@@ -304,7 +307,7 @@ class NativeEdges:
         return dataclasses.replace(edge, target=dataclasses.replace(edge.target, self_class=dynamic))
 
     def _held_calls(
-        self, caller: Symbol, callee: str, held: tuple[Symbol, ...], held_as: tuple[str, ...], where: tuple[str, int]
+        self, caller: Symbol, callee: str, held: tuple[Symbol, ...], held_as: tuple[str, ...], where: Location
     ) -> list[CallEdge]:
         """`fn(a)` on a parameter holding a callable: the function or lambda passed as it, a
         functor's operator(). `ops.combine(a, b)` on one holding a functor: its `combine`."""
@@ -332,7 +335,7 @@ class NativeEdges:
         )
         return edges
 
-    def _stored(self, caller: Symbol, callee: str, where: tuple[str, int]) -> list[CallEdge] | None:
+    def _stored(self, caller: Symbol, callee: str, where: Location) -> list[CallEdge] | None:
         """`function_creator_(*this)` on a data member holding a callable (or a local copied
         from one): the callables stored in it (stored_callables.py), any of which it may hold."""
         name = callee.removeprefix("this->")
@@ -447,7 +450,7 @@ class NativeEdges:
         self,
         caller: Symbol,
         callee: str,
-        where: tuple[str, int],
+        where: Location,
         site: CallSite,
         this_class: str | None = None,
     ) -> Iterator[CallEdge]:

@@ -6,7 +6,18 @@ import re
 from collections.abc import Iterator
 
 from explorer.index import IndexReader
-from explorer.model import CallEdge, CallNode, DispatchEntry, EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import (
+    CallEdge,
+    CallNode,
+    DispatchEntry,
+    EdgeKind,
+    Language,
+    Layer,
+    Location,
+    Resolution,
+    Symbol,
+    SymbolKind,
+)
 from explorer.names import hidden_as_test
 from explorer.parsers.vendors import vendor_library
 from explorer.resolve.visibility import visible_from
@@ -39,7 +50,7 @@ def fan_out(
     symbols: list[Symbol],
     kind: EdgeKind,
     layer: Layer | None,
-    site: tuple[str, int] | None,
+    site: Location | None,
     dispatch_key: str | None = None,
 ) -> Iterator[CallEdge]:
     """One edge per definition; several definitions make each edge ambiguous, naming them all

@@ -38,6 +38,7 @@ from explorer.model import (
     EdgeKind,
     Key,
     Layer,
+    Location,
     Resolution,
     Symbol,
     SymbolKind,
@@ -173,7 +174,11 @@ class PythonEdges:
                 ):  # `gelu = _add_docstr(torch._C._nn.gelu)`
                     target = dataclasses.replace(target, shape=node.shape)
                 yield CallEdge(
-                    target, EdgeKind.ALIAS, edge.resolution, edge.candidates, (symbol.path or "", symbol.line or 0)
+                    target,
+                    EdgeKind.ALIAS,
+                    edge.resolution,
+                    edge.candidates,
+                    Location(symbol.path or "", symbol.line or 0),
                 )
         elif symbol.kind is SymbolKind.VARIABLE:
             yield from self._passed_functions(symbol)
@@ -220,7 +225,7 @@ class PythonEdges:
         `through_locals` (the value-flow solver has followed them already), locals are not
         read at all."""
         symbol = node.symbol
-        where = (symbol.path or "", site.line)
+        where = Location(symbol.path or "", site.line)
         own_class = symbol.qname.rsplit(".", 1)[0] if symbol.kind is SymbolKind.METHOD else None
         written = site.callee
         head, _, rest = written.partition(".")
@@ -271,7 +276,10 @@ class PythonEdges:
             operators = operators_for(self.store, _TENSOR_BASE_OPERATORS[name], variant="method")
         operators = self._fitted(operators, node.shape, is_method_binding(symbol.qname))
         yield from fan_out(
-            operators, EdgeKind.BINDING, Layer.YAML, (symbol.path or "", symbol.line or 0) if symbol.path else None
+            operators,
+            EdgeKind.BINDING,
+            Layer.YAML,
+            Location(symbol.path or "", symbol.line or 0) if symbol.path else None,
         )
 
     @staticmethod
@@ -351,7 +359,7 @@ class PythonEdges:
         return found
 
     def _member_edges(
-        self, class_qname: str, name: str, site: tuple[str, int] | None, context: str, after: str | None = None
+        self, class_qname: str, name: str, site: Location | None, context: str, after: str | None = None
     ) -> Iterator[CallEdge]:
         mro = self.mro(class_qname)
         if after is not None and after in mro:
@@ -448,7 +456,7 @@ class PythonEdges:
         binding torchgen generates (`{"__truediv__", TypeError_to_NotImplemented_<THPVariable_div>}`
         in python_variable_methods.cpp) binds that Tensor method's operators."""
         binding = node.symbol
-        site = (binding.path or "", binding.line or 0)
+        site = Location(binding.path or "", binding.line or 0)
         kind = EdgeKind.PYBIND if binding.kind is SymbolKind.PYBIND else EdgeKind.METHOD_TABLE
         generated = self._generated_operators(binding)
         if generated:
@@ -644,7 +652,7 @@ class PythonEdges:
         for name in names:
             nested = self._nested(symbol, name)  # `self._apply(convert)`, convert defined inside
             if nested:
-                yield from fan_out(nested, EdgeKind.CALL, None, (symbol.path or "", symbol.line or 0))
+                yield from fan_out(nested, EdgeKind.CALL, None, Location(symbol.path or "", symbol.line or 0))
                 continue
             off_default = self.off_default_branches(symbol)
             for edge in self._dotted_targets(self._expand(symbol, name), module):
@@ -654,7 +662,7 @@ class PythonEdges:
                         EdgeKind.CALL,
                         edge.resolution,
                         edge.candidates,
-                        (symbol.path or "", symbol.line or 0),
+                        Location(symbol.path or "", symbol.line or 0),
                         off_default=edge.target.symbol.qname in off_default,
                     )
 

@@ -28,19 +28,11 @@ from explorer.errors import UsageError
 from explorer.index import IndexReader
 from explorer.runtime.events import PythonRecording
 from explorer.runtime.model import RECORDED_TRACE, RunTrace
-from explorer.runtime.profiler import (
-    Locator,
-    MergeReport,
-    NamingReport,
-    ProfileRecording,
-    ProfilerEvent,
-    TorchInstall,
-    call_tree,
-    classified,
-    named_tree,
-    operator_forest,
-    probe_torch,
-)
+from explorer.runtime.profile_events import ProfileRecording, ProfilerEvent, classified
+from explorer.runtime.profile_merge import MergeReport, call_tree, operator_forest
+from explorer.runtime.profile_naming import Locator, NamingReport
+from explorer.runtime.profiler import named_tree
+from explorer.runtime.torch_install import TorchInstall, probe_torch
 
 # The event categories kept, as the profiler names them; the others are its bookkeeping
 # ("Trace", "overhead"), synchronisation marks, flow arrows and Python frames (below).

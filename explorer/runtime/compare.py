@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from explorer.analysis import TraceReport
 from explorer.index import IndexReader
-from explorer.model import CallEdge, CallNode, EdgeKind, Language, Layer, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, EdgeKind, Language, Layer, Location, Symbol, SymbolKind
 from explorer.resolve import CallGraph, SourceLines
 from explorer.runtime.launcher import UNTRACED_FILES
 from explorer.runtime.model import Reach, RunFrame
@@ -322,7 +322,9 @@ class _Matcher:
         for site in sites:
             written = site.callee
             if re.split(r"\.|->|::", written)[-1] == member:
-                return CallEdge(self.node(callee) or caller, EdgeKind.METHOD_BY_NAME, site=(symbol.path, site.line))
+                return CallEdge(
+                    self.node(callee) or caller, EdgeKind.METHOD_BY_NAME, site=Location(symbol.path, site.line)
+                )
         return None
 
     def passed_in(self, grandparent: CallNode | None, callee: RunFrame) -> CallEdge | None:
@@ -337,7 +339,9 @@ class _Matcher:
             # a function defined inside the grandparent and handed down (`_apply(convert)`)
             nested = [s for s in self.store.symbols_with_qname(callee.name) if s.kind is SymbolKind.FUNCTION]
             if nested:
-                where = (grandparent.symbol.path, callee.line) if grandparent.symbol.path and callee.line else None
+                where = (
+                    Location(grandparent.symbol.path, callee.line) if grandparent.symbol.path and callee.line else None
+                )
                 return CallEdge(CallNode(nested[0], Layer.PYTHON), EdgeKind.PASSED, site=where)
         return None
 
@@ -352,7 +356,7 @@ class _Matcher:
                 if macro.kind is SymbolKind.MACRO and re.search(
                     rf"\b{re.escape(callee.name.rpartition(':')[2])}\s*\(", self.macro_body(macro)
                 ):
-                    return CallEdge(CallNode(macro, Layer.CPP), EdgeKind.MACRO, site=(symbol.path, site.line))
+                    return CallEdge(CallNode(macro, Layer.CPP), EdgeKind.MACRO, site=Location(symbol.path, site.line))
         return None
 
     def leads_to(self, edge: CallEdge, callee: RunFrame, budget: int = _ALIAS_DEPTH) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from explorer.model import Layer
+from explorer.model import Layer, Location
 
 
 class Reach(StrEnum):
@@ -31,7 +31,7 @@ class RunFrame:
     line: int | None
     reach: Reach = Reach.CALL
     key: str | None = None  # the dispatch key of a DISPATCH reach (CPU, CUDA, Composite...)
-    site: tuple[str, int] | None = None  # where the parent made the call, when known
+    site: Location | None = None  # where the parent made the call, when known
     calls: int = 1  # identical consecutive calls from one parent, folded into one frame
     children: tuple[RunFrame, ...] = ()
     receiver: str | None = None  # a method's `self` was of this class (module.qualname), where recorded

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, replace
 
 from explorer.index import IndexReader
-from explorer.model import Layer, Symbol, SymbolKind
+from explorer.model import Layer, Location, Symbol, SymbolKind
 from explorer.parsers.vendors import vendor_library
 from explorer.resolve import layer_of
 from explorer.runtime.events import PythonCode, RawFrame
@@ -246,7 +246,7 @@ class Namer:
 
     # -- locations --------------------------------------------------------------------------
 
-    def _site(self, raw: RawFrame, parent: RawFrame, program_file: str | None) -> tuple[str, int] | None:
+    def _site(self, raw: RawFrame, parent: RawFrame, program_file: str | None) -> Location | None:
         if raw.native:
             located = self.native.get(raw.site - 1)
             if located is None or located.file is None or located.line is None:
@@ -255,11 +255,11 @@ class Namer:
             # call passes through: then the line of the code that called them.
             for file, line in ((located.file, located.line), *located.inlined_in):
                 if not file.endswith(_ENTRY_HEADERS):
-                    return (self._relative(file), line)
-            return (self._relative(located.file), located.line)
+                    return Location(self._relative(file), line)
+            return Location(self._relative(located.file), located.line)
         if program_file is None or raw.site <= 0:
             return None
-        return (self._relative(program_file), raw.site)
+        return Location(self._relative(program_file), raw.site)
 
     def _file_of(self, raw: RawFrame) -> str | None:
         return None if raw.native else self.codes[raw.ident].file

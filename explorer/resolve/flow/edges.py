@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Iterator
 
 from explorer.index import IndexReader
-from explorer.model import CallEdge, CallNode, CallShape, EdgeKind, Key, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, CallShape, EdgeKind, Key, Layer, Location, Resolution, Symbol, SymbolKind
 from explorer.names import binding_operators, bound_stub, registered_operators
 from explorer.parsers.common import module_name
 from explorer.resolve.arity import python_call_shape
@@ -185,7 +185,7 @@ class FlowEdges:
                 yield from self._by_name(symbol, *position)
 
     def _targets(self, call: Call, caller: Symbol, depth: int) -> Iterator[CallEdge]:
-        where = (caller.path or "", call.line)
+        where = Location(caller.path or "", call.line)
         target = call.target
         if isinstance(target, Builtin):
             return
