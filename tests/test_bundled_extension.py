@@ -132,7 +132,7 @@ def test_the_user_project_reaches_the_extension_kernels_through_its_model(sample
 
 
 def test_bindings_and_registered_operators_are_found_by_their_python_names(sample_store):
-    from explorer.names.lookup import resolve
+    from explorer.names.lookup import look_up
     from explorer.names.search import search_symbols
 
     # indexed as TORCH_EXTENSION_NAME.scale; setup.py says the module is mini_ops._C
@@ -144,9 +144,9 @@ def test_bindings_and_registered_operators_are_found_by_their_python_names(sampl
         ("mini_ops.ops.scale", "function", "mini_ops/ops.py", 12),
         ("mini_ops._C.scale", "pybind", f"{OPS}/bindings.cpp", 7),
     ]
-    assert [(s.qname, s.path, s.line) for s in resolve(sample_store, "mini_ops._C.scale").symbols] == [
+    assert [(s.qname, s.path, s.line) for s in look_up(sample_store, "mini_ops._C.scale").symbols] == [
         ("mini_ops._C.scale", f"{OPS}/bindings.cpp", 7),
     ]
-    assert [(s.qname, s.path, s.line) for s in resolve(sample_store, "torch.ops.mini_ops.clamp_add").symbols] == [
+    assert [(s.qname, s.path, s.line) for s in look_up(sample_store, "torch.ops.mini_ops.clamp_add").symbols] == [
         ("mini_ops::clamp_add", f"{OPS}/ops.cpp", 30),
     ]

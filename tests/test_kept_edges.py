@@ -18,10 +18,10 @@ from tests.conftest import touch_later, write_tree
 def _native_nodes_reached(graph: CallGraph, queries: list[str], store) -> list:
     """Every node within reach of the queries' definitions whose edges the C++ rules give:
     operators, C++ functions, and the callables handed to them (nodes with `passed`)."""
-    from explorer.names.lookup import resolve
+    from explorer.names.lookup import look_up
 
     seen: dict[tuple, object] = {}
-    frontier = [graph.node(symbol) for query in queries for symbol in resolve(store, query).symbols]
+    frontier = [graph.node(symbol) for query in queries for symbol in look_up(store, query).symbols]
     while frontier:
         node = frontier.pop()
         if node.key in seen:

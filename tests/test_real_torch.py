@@ -17,7 +17,7 @@ import pytest
 from explorer.analysis.details import describe
 from explorer.index.build import RefreshReport, refresh
 from explorer.index.store import IndexStore
-from explorer.names.lookup import resolve
+from explorer.names.lookup import look_up
 from explorer.names.search import search_symbols
 from tests.real_chains import CONV2D_FORWARD_TO_CUDNN
 
@@ -77,16 +77,16 @@ def test_search_conv2d_finds_the_functional_alias_the_operators_and_the_kernels(
 def test_public_names_resolve_through_re_exports(indexed):
     _, store = indexed
     for name in ("torch.nn.Conv2d", "nn.Conv2d"):
-        [conv] = resolve(store, name).symbols
+        [conv] = look_up(store, name).symbols
         assert (conv.qname, conv.path, conv.line) == ("torch.nn.modules.conv.Conv2d", "torch/nn/modules/conv.py", 311)
-    [alias] = resolve(store, "F.conv2d").symbols
+    [alias] = look_up(store, "F.conv2d").symbols
     details = describe(store, REAL_TREE, alias)
     assert [s.qname for s in details.resolves_to] == ["aten::conv2d", "aten::conv2d.padding"]
 
 
 def test_operator_dispatch_tables_reach_their_kernels(indexed):
     _, store = indexed
-    [conv2d] = resolve(store, "aten::conv2d").symbols
+    [conv2d] = look_up(store, "aten::conv2d").symbols
     rows = describe(store, REAL_TREE, conv2d).kernels
     assert [(r.key, r.kernel, [(s.path, s.line) for s in r.definitions]) for r in rows] == [
         ("CompositeImplicitAutograd", "at::native::conv2d_symint", [("aten/src/ATen/native/Convolution.cpp", 945)]),
@@ -94,12 +94,12 @@ def test_operator_dispatch_tables_reach_their_kernels(indexed):
         # (aten/src/ATen/functorch/BatchRulesDecompositions.cpp:318)
         ("FuncTorchBatchedDecomposition", "at::native::conv2d_symint", [("aten/src/ATen/native/Convolution.cpp", 945)]),
     ]
-    [addmm_out] = resolve(store, "aten::addmm.out").symbols
+    [addmm_out] = look_up(store, "aten::addmm.out").symbols
     kernels = {r.key: [(s.path, s.line) for s in r.definitions] for r in describe(store, REAL_TREE, addmm_out).kernels}
     assert kernels["CPU"] == [("aten/src/ATen/native/LinearAlgebra.cpp", 1618)]
     assert kernels["CUDA"] == [("aten/src/ATen/native/cuda/Blas.cpp", 519)]  # TORCH_IMPL_FUNC(addmm_out_cuda)
     assert kernels["MPS"] == [("aten/src/ATen/native/mps/operations/LinearAlgebra.mm", 676)]
-    [convolution] = resolve(store, "aten::convolution").symbols
+    [convolution] = look_up(store, "aten::convolution").symbols
     [(path, formulas)] = describe(store, REAL_TREE, convolution).derivatives
     assert (path, formulas.line, [g for g, _ in formulas.formulas]) == (
         "tools/autograd/derivatives.yaml",
@@ -155,22 +155,22 @@ def test_most_dispatch_kernels_are_found(indexed):
         ("<lambda at line 262>", "kernel_lambda_test.cpp", 262, "_test::tensor_input", "CUDA"),
     } <= options
     assert len([row for row in rows if row[0].startswith("<kernel at line")]) == 0
-    [acos] = resolve(store, "at::native::acos_out").symbols
+    [acos] = look_up(store, "at::native::acos_out").symbols
     assert (acos.kind.value, acos.path, acos.line) == ("impl_func", "aten/src/ATen/native/UnaryOps.cpp", 321)
-    [ceil] = resolve(store, "at::native::ceil_out").symbols  # a macro whose body has a comment
+    [ceil] = look_up(store, "at::native::ceil_out").symbols  # a macro whose body has a comment
     assert (ceil.path, ceil.line) == ("aten/src/ATen/native/UnaryOps.cpp", 316)
-    [sparse_abs] = resolve(store, "at::native::abs_sparse_csr").symbols
+    [sparse_abs] = look_up(store, "at::native::abs_sparse_csr").symbols
     assert (sparse_abs.path, sparse_abs.line) == ("aten/src/ATen/native/sparse/SparseCsrTensorMath.cpp", 452)
 
 
 def test_both_sides_of_preprocessor_conditionals_are_indexed(indexed):
     _, store = indexed
-    assert [(s.path, s.line) for s in resolve(store, "at::native::cudnn_convolution").symbols] == [
+    assert [(s.path, s.line) for s in look_up(store, "at::native::cudnn_convolution").symbols] == [
         ("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 28),  # #if !AT_CUDNN_ENABLED()
         ("aten/src/ATen/native/cudnn/ConvShared.cpp", 240),
     ]
     # the vendor fork's own branch: #if defined(USE_MACA)
-    assert [(s.path, s.line) for s in resolve(store, "at::native::cudnn_convolution_bias_fused").symbols] == [
+    assert [(s.path, s.line) for s in look_up(store, "at::native::cudnn_convolution_bias_fused").symbols] == [
         ("aten/src/ATen/native/cudnn/ConvPlaceholders.cpp", 42),
         ("aten/src/ATen/native/cudnn/ConvShared.cpp", 819),
     ]
@@ -178,7 +178,7 @@ def test_both_sides_of_preprocessor_conditionals_are_indexed(indexed):
 
 def test_vendor_calls_are_external_symbols(indexed):
     _, store = indexed
-    [forward] = resolve(store, "cudnnConvolutionForward").symbols
+    [forward] = look_up(store, "cudnnConvolutionForward").symbols
     details = describe(store, REAL_TREE, forward)
     assert (forward.kind.value, forward.lang.value, forward.path) == ("external", "vendor", None)
     assert details.first_call_site == ("aten/src/ATen/native/cudnn/Conv_v7.cpp", 759)

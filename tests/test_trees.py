@@ -23,7 +23,7 @@ from explorer.analysis.trace import trace_symbol
 from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index.build import refresh
 from explorer.model import TreeKind
-from explorer.names.lookup import resolve
+from explorer.names.lookup import look_up
 from explorer.workspace import (
     SAMPLE_ROOT,
     Distribution,
@@ -177,11 +177,11 @@ def test_the_project_hides_its_own_packages_in_trees_joined_after_it(project):
     joined tree's copy is not read (one definition, in the project)."""
     (project / "mini_app" / "model.py").write_text("def run(x):\n    return x\n")
     with workspace(project, SAMPLE) as opened:
-        assert [(s.qname, s.path, s.line) for s in resolve(opened.reader, "mini_app.model.run").symbols] == [
+        assert [(s.qname, s.path, s.line) for s in look_up(opened.reader, "mini_app.model.run").symbols] == [
             ("mini_app.model.run", "mini_app/model.py", 1),
         ]
         with pytest.raises(UnknownSymbolError):
-            resolve(opened.reader, "mini_app.model.App")
+            look_up(opened.reader, "mini_app.model.App")
         # the joined tree's C++ is read, its call sites located in it (scale.cpp:26)
         assert [(path, site.caller, site.line) for path, site in opened.reader.call_sites_of("scale_cuda")] == [
             (f"{OPS}/scale.cpp", "mini_ops::scale", 26),
@@ -224,7 +224,7 @@ def test_an_installed_wheel_is_read_for_python_and_yaml_and_its_chains_end_at_th
         ]
         reader = opened.reader
         with pytest.raises(UnknownSymbolError):  # torch/include is C++: not read
-            resolve(reader, "at::conv2d")
+            look_up(reader, "at::conv2d")
         chain = hops(opened, "net.model.Net.forward", "aten::conv2d")
         assert chain == [
             ("net.model.Net.forward", "net/model.py", 9, None, None),
@@ -314,14 +314,14 @@ def test_an_installed_tree_is_refreshed_only_when_its_distribution_changes(tmp_p
     (root / "app.py").write_text("import torch\n")
     site = environment / "lib" / "python3.11" / "site-packages"
     with workspace(root, python=str(environment)) as opened:
-        assert resolve(opened.reader, "torch.nn.functional.conv2d").symbols[0].line == 37
+        assert look_up(opened.reader, "torch.nn.functional.conv2d").symbols[0].line == 37
     functional = site / "torch" / "nn" / "functional.py"
     functional.write_text("\n\n" + functional.read_text())
     with workspace(root, python=str(environment)) as opened:  # not walked: same install
-        assert resolve(opened.reader, "torch.nn.functional.conv2d").symbols[0].line == 37
+        assert look_up(opened.reader, "torch.nn.functional.conv2d").symbols[0].line == 37
     (site / "torch-9.9.0.dist-info" / "RECORD").write_text("torch/__init__.py,,\n")  # installed again
     with workspace(root, python=str(environment)) as opened:
-        assert resolve(opened.reader, "torch.nn.functional.conv2d").symbols[0].line == 39
+        assert look_up(opened.reader, "torch.nn.functional.conv2d").symbols[0].line == 39
 
 
 def test_a_wheel_beside_a_checkout_of_another_version_is_said_once_and_only_its_stubs_read(project, environment):
@@ -338,10 +338,10 @@ def test_a_wheel_beside_a_checkout_of_another_version_is_said_once_and_only_its_
             "for the names the checkout has none for (stubs its build generates)"
         ]
         assert all(
-            s.path and s.path.startswith(SAMPLE) for s in resolve(opened.reader, "torch.nn.functional.conv2d").symbols
+            s.path and s.path.startswith(SAMPLE) for s in look_up(opened.reader, "torch.nn.functional.conv2d").symbols
         )
         # the checkout has its own stubs here (the two @overload lines, 14 and 16): the wheel's same names add nothing
-        assert [(s.path, s.line) for s in resolve(opened.reader, "torch._C._VariableFunctions.conv2d").symbols] == [
+        assert [(s.path, s.line) for s in look_up(opened.reader, "torch._C._VariableFunctions.conv2d").symbols] == [
             (f"{SAMPLE}/torch/_C/_VariableFunctions.pyi", 14),
             (f"{SAMPLE}/torch/_C/_VariableFunctions.pyi", 16),
         ]

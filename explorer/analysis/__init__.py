@@ -65,4 +65,5 @@ __all__ = [  # the same names as _HOME (tests/test_doors.py)
     "trace_symbol",
 ]
 
-__getattr__ = door(__name__, _HOME)
+if not TYPE_CHECKING:  # to a type checker, the names are the imports above and nothing else
+    __getattr__ = door(__name__, _HOME)

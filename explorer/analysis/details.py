@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from explorer.errors import UnknownSymbolError
 from explorer.index import IndexReader, source_lines
 from explorer.model import DerivativeEntry, Language, Location, OperatorInfo, Symbol, SymbolKind, last_name
-from explorer.names import binding_operators, hidden_as_test, resolve
+from explorer.names import binding_operators, hidden_as_test, look_up
 from explorer.resolve import REGISTRABLE_KINDS, dispatch_kernels, registered_functions
 
 
@@ -105,7 +105,7 @@ def _targets(store: IndexReader, target: str, symbol: Symbol) -> list[Symbol]:
     if operators:
         return operators
     try:
-        return resolve(store, target).symbols
+        return look_up(store, target).symbols
     except UnknownSymbolError:
         return []
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from explorer.errors import UsageError
 from explorer.index import IndexReader
 from explorer.model import LAMBDA_MARK, CallEdge, CallNode, CallSite, EdgeKind, Layer, Symbol, SymbolKind
-from explorer.names import MAX_QUERY_LENGTH, PERIPHERAL_PATH, binding_symbol, resolve
+from explorer.names import MAX_QUERY_LENGTH, PERIPHERAL_PATH, binding_symbol, look_up
 from explorer.resolve import CallGraph, UnreadableDefinition, defining_stub, definition_lines, layer_of
 
 _BUILTINS = frozenset(dir(builtins))  # bare names that are never a local holding a method
@@ -49,7 +49,7 @@ def neighbours_of(
 ) -> NeighbourReport:
     if depth < 1:
         raise UsageError("--depth must be at least 1")
-    symbols = resolve(store, query).symbols
+    symbols = look_up(store, query).symbols
     symbol = sorted(symbols, key=lambda s: (s.kind is not SymbolKind.OPERATOR, s.lang != "python"))[0]
     graph = CallGraph(store, root, backend="all", tests=tests)
     start = graph.node(symbol) if direction == "callees" else CallNode(symbol, layer_of(symbol))

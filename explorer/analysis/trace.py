@@ -28,17 +28,17 @@ from explorer.index import IndexReader
 from explorer.model import CallEdge, CallNode, EdgeKind, Key, Layer, Location, Resolution, Symbol, SymbolKind
 from explorer.names import (
     VENDOR_TARGET,
+    NameMatch,
     TargetPattern,
     binding_operators,
     binding_symbol,
     is_out_overload,
+    look_up,
     matches_nothing,
     plain_call_order,
-    resolve,
     suggestions,
     target_pattern,
 )
-from explorer.names import Resolution as Named
 from explorer.resolve import BACKENDS, CallGraph, UnreadableDefinition, layer_of
 
 if TYPE_CHECKING:
@@ -569,7 +569,7 @@ def trace_symbol(
     if paths < 1:
         raise UsageError("--paths must be at least 1")
     graph = CallGraph(store, root, backend, tests, kept)
-    named = resolve(store, query)
+    named = look_up(store, query)
     # an `@overload` declaration has no body to trace: the implementation beside it does
     symbols = sorted(graph.python.implementations(named.symbols), key=_start_preference)
     entry, others = _entry(store, graph, named, symbols)
@@ -598,7 +598,7 @@ _OVERLOADABLE = frozenset(
 
 
 def _entry(
-    store: IndexReader, graph: CallGraph, named: Named, symbols: list[Symbol]
+    store: IndexReader, graph: CallGraph, named: NameMatch, symbols: list[Symbol]
 ) -> tuple[Entry | None, list[Symbol]]:
     """The entry the query names, if it names several overloads of one name (Entry), and the
     definitions it names besides, not traced."""

@@ -7,7 +7,7 @@ from rich.text import Text
 from explorer.analysis import DEFAULT_SNIPPET_LINES, describe
 from explorer.cli.common import open_index, reports_errors, stdout
 from explorer.errors import UsageError
-from explorer.names import resolve
+from explorer.names import look_up
 from explorer.render.json_out import details_json, dumps, write_json
 from explorer.render.text import details_text, printable
 from explorer.workspace import TreeRequest
@@ -27,7 +27,7 @@ def show(
     if lines < 1:
         raise UsageError("--lines must be at least 1")
     with open_index(where) as (tree, store):
-        resolution = resolve(store, symbol)
+        resolution = look_up(store, symbol)
         details = [describe(store, tree, found, lines, tests=tests) for found in resolution.symbols[:_MAX_SHOWN]]
     if json:
         write_json(

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
         stub_method,
     )
     from explorer.names.extensions import ExtensionModules, registered_operators
-    from explorer.names.lookup import PythonPaths, Resolution, find, plain_call_order, resolve, suggestions
+    from explorer.names.lookup import NameMatch, PythonPaths, find, look_up, plain_call_order, suggestions
     from explorer.names.patterns import (
         MAX_QUERY_LENGTH,
         VENDOR_TARGET,
@@ -55,10 +55,10 @@ _HOME = {  # each public name, and the module of this package that defines it
     "ExtensionModules": "extensions",
     "registered_operators": "extensions",
     "PythonPaths": "lookup",
-    "Resolution": "lookup",
+    "NameMatch": "lookup",
     "find": "lookup",
     "plain_call_order": "lookup",
-    "resolve": "lookup",
+    "look_up": "lookup",
     "suggestions": "lookup",
     "MAX_QUERY_LENGTH": "patterns",
     "TargetPattern": "patterns",
@@ -79,8 +79,8 @@ __all__ = [  # the same names as _HOME (tests/test_doors.py)
     "TORCH_MODULE_CLASSES",
     "VENDOR_TARGET",
     "ExtensionModules",
+    "NameMatch",
     "PythonPaths",
-    "Resolution",
     "SearchFilter",
     "SearchHit",
     "TargetPattern",
@@ -92,11 +92,11 @@ __all__ = [  # the same names as _HOME (tests/test_doors.py)
     "inherited_bindings",
     "is_method_binding",
     "is_out_overload",
+    "look_up",
     "matches_nothing",
     "operators_for",
     "plain_call_order",
     "registered_operators",
-    "resolve",
     "search_symbols",
     "stub_method",
     "suggestions",
@@ -104,4 +104,5 @@ __all__ = [  # the same names as _HOME (tests/test_doors.py)
     "target_pattern",
 ]
 
-__getattr__ = door(__name__, _HOME)
+if not TYPE_CHECKING:  # to a type checker, the names are the imports above and nothing else
+    __getattr__ = door(__name__, _HOME)

@@ -3,7 +3,7 @@
 A reader writes names the way the code uses them, not where they are defined:
 `torch.nn.Conv2d` (a re-export of `torch.nn.modules.conv.Conv2d`), `nn.Conv2d` and
 `F.conv2d` (import aliases the tree itself uses), `conv2d.padding` (an operator overload),
-`cudnn_convolution` (a bare name). Resolution tries, in order:
+`cudnn_convolution` (a bare name). Looking up tries, in order:
 1. the qualified name as stored (`at::native::cudnn_convolution`, `aten::conv2d.padding`);
 2. an operator overload without its namespace (`conv2d.padding` -> `aten::conv2d.padding`);
 3. a Python path followed through modules, re-exports (`from .conv import Conv2d`, star
@@ -34,7 +34,9 @@ _PATH_SEPARATOR = re.compile(r"::|\.")
 
 
 @dataclass(frozen=True, slots=True)
-class Resolution:
+class NameMatch:
+    """What a query names: its definitions, and the hops taken to them."""
+
     query: str
     symbols: list[Symbol]
     via: list[str] = field(default_factory=list)  # the hops taken, for display
@@ -43,7 +45,7 @@ class Resolution:
     binding: str | None = None
 
 
-def resolve(store: IndexReader, query: str) -> Resolution:
+def look_up(store: IndexReader, query: str) -> NameMatch:
     """What `query` names, or UnknownSymbolError with the closest names."""
     found = find(store, query)
     if found is None:
@@ -51,7 +53,7 @@ def resolve(store: IndexReader, query: str) -> Resolution:
     return found
 
 
-def find(store: IndexReader, query: str) -> Resolution | None:
+def find(store: IndexReader, query: str) -> NameMatch | None:
     """What `query` names, or None; no suggestions are worked out (an editor asks of every
     word under the cursor, `self` and `x` included)."""
     query = checked_query(query.strip(), "symbol name")
@@ -62,7 +64,7 @@ def find(store: IndexReader, query: str) -> Resolution | None:
         owner, _, name = query.rpartition(".")
         inherited = inherited_bindings(store, owner, name)  # the stub declares it, C++ binds it on a base
         if inherited:
-            return Resolution(
+            return NameMatch(
                 query,
                 [*_ordered(inherited), *_ordered(found)],
                 [f"{query} -> {inherited[0].qname} (bound on a base class)"],
@@ -71,36 +73,36 @@ def find(store: IndexReader, query: str) -> Resolution | None:
             bound_in_another_module(store, query, any(s.kind is SymbolKind.METHOD for s in found)) if found else None
         )
         if elsewhere is not None:  # the stub names another module than the one C++ binds it in
-            return Resolution(
+            return NameMatch(
                 query, [elsewhere, *_ordered(found)], [f"{query} -> {elsewhere.qname} (bound in another module)"]
             )
     if found:
-        return Resolution(query, _ordered(found))
+        return NameMatch(query, _ordered(found))
     if "." in query and "::" not in query:  # an overload: conv2d.padding
         found = store.symbols_with_qname(f"aten::{query}")
         if found:
-            return Resolution(query, found, [f"{query} -> aten::{query}"])
+            return NameMatch(query, found, [f"{query} -> aten::{query}"])
     if "." in query:
         path = PythonPaths(store)
         target = path.resolve(query)
         if target is not None:
-            return Resolution(query, _ordered(store.symbols_with_qname(target)), path.hops)
+            return NameMatch(query, _ordered(store.symbols_with_qname(target)), path.hops)
         expanded = path.expand_alias(query)
         operators = binding_operators(store, expanded)
         if operators:
             named = ", ".join(s.qname for s in operators)
-            return Resolution(query, operators, [f"{query} -> Python binding of {named}"], binding=expanded)
+            return NameMatch(query, operators, [f"{query} -> Python binding of {named}"], binding=expanded)
         bound = ExtensionModules(store).python_bindings(query) or registered_operators(store, query)
         if bound:  # `mini_ops._C.scale` (pybind11), `torch.ops.pyg.fps`
-            return Resolution(query, bound)
+            return NameMatch(query, bound)
         # a name only a stub the index does not hold declares (torch/_C/__init__.pyi.in's
         # `Def.name`), bound in another module of the extension: a method's class and name, else
         # a function's or class's name
         elsewhere = bound_in_another_module(store, query, True) or bound_in_another_module(store, query, False)
         if elsewhere is not None:
-            return Resolution(query, [elsewhere], [f"{query} -> {elsewhere.qname} (bound in another module)"])
+            return NameMatch(query, [elsewhere], [f"{query} -> {elsewhere.qname} (bound in another module)"])
     found = named_exactly(store, query)
-    return Resolution(query, _ordered(found)) if found else None
+    return NameMatch(query, _ordered(found)) if found else None
 
 
 def suggestions(store: IndexReader, query: str, count: int = 5) -> list[str]:
