@@ -125,3 +125,27 @@ def test_calls_inside_f_strings_run(tmp_path):
     result = invoke(["callgraph", "--root", str(root)])
     assert result.exit_code == 0
     assert json.loads(result.stdout)["mod.f"] == ["mod.g", "mod.h", "mod.k", "mod.m", "mod.width"]
+
+
+def test_an_iterator_that_is_its_own_instance_is_iterated_once(tmp_path):
+    # `__iter__` returns self, and `__next__` comes from a base outside the tree: iterating an
+    # instance gives the instance again, whose iteration must not start over for ever (on
+    # PyTorch 2.4 it did, until the stack or the step limit gave out)
+    from tests.command_line import invoke
+    from tests.conftest import write_tree
+
+    source = (
+        "from outside import Base\n\n\n"  # 1
+        "class Loop(Base):\n"  # 4
+        "    def __iter__(self):\n"  # 5
+        "        return self\n\n\n"
+        "def walk():\n"  # 9
+        "    for item in Loop():\n"  # 10
+        "        use(item)\n\n\n"  # 11
+        "def use(x):\n"  # 14
+        "    return x\n"
+    )
+    root = write_tree(tmp_path / "tree", {"mod.py": source})
+    result = invoke(["callgraph", "--root", str(root)])
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert json.loads(result.stdout)["mod.walk"] == ["mod.Loop.__iter__", "mod.use"]

@@ -85,8 +85,12 @@ CONTAINER_METHODS = {
 def iterate(solver: Solver, caller: ScopeKey, site: tuple[int, int], iterable: int, result: int) -> None:
     """`for x in iterable`: a container's elements, a generator's yields, a tensor's rows,
     or what an instance's `__iter__` (then `__next__`) gives."""
+    iterated: set[object] = set()  # an `__iter__` that returns its own instance comes back here
 
     def element(value: object) -> None:
+        if value in iterated:
+            return
+        iterated.add(value)
         if isinstance(value, Container):
             if value.kind == "dict":
                 solver.copy(solver.node(("keys", value)), result)
