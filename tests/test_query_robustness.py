@@ -575,3 +575,19 @@ def test_the_call_graph_of_a_module_of_20000_functions(tmp_path: Path):
     assert graph["pkg.big.f0"] == ["pkg.big.f1"] and graph[f"pkg.big.f{count - 1}"] == ["pkg.big.f0"]
     assert all(graph[f"pkg.big.f{number}"] == [f"pkg.big.f{number + 1}"] for number in range(count - 1))
     assert time.process_time() - started < 45  # a hang guard, not a benchmark
+
+
+def test_a_call_graph_the_solver_cannot_finish_is_refused_not_printed_in_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # the whole tree is solved at once, with STEPS_PER_SCOPE steps for each of its scopes: a
+    # graph past that would lack edges without saying which. Here one step a scope: m.py has
+    # four (the module, h, f and g), a budget of 4 steps, fewer than solving it takes.
+    from explorer.analysis import callgraph
+
+    monkeypatch.setattr(callgraph, "STEPS_PER_START", 3)
+    monkeypatch.setattr(callgraph, "STEPS_PER_SCOPE", 1)
+    root = str(write_tree(tmp_path / "tree", SOLVED_BY_NAME))
+    result = cli("callgraph", "--root", root)
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"error: the Python call graph of {root} was not finished: more than 4 steps\n"

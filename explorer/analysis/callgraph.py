@@ -14,6 +14,9 @@ tools measured against it), so their benchmarks compare directly:
   when that is a well-formed dotted name;
 - a call whose callee the solver knows nothing about (a method of a parameter nobody passes)
   has no edge: nothing says what it runs.
+The whole tree is solved at once, with a budget of steps that grows with its scopes
+(STEPS_PER_SCOPE); past it, or past Python's stack, the graph is not printed in part but
+refused with CallGraphUnfinished.
 """
 
 from __future__ import annotations
@@ -22,9 +25,12 @@ import os
 import re
 from dataclasses import dataclass
 
+from explorer.errors import ExplorerError
 from explorer.index import IndexReader
 from explorer.model import SymbolKind
 from explorer.resolve import (
+    STEPS_PER_SCOPE,
+    STEPS_PER_START,
     Builtin,
     Call,
     Class,
@@ -36,9 +42,15 @@ from explorer.resolve import (
     ScopeKey,
     SourceLines,
     TensorMethod,
+    WorkLimitReached,
 )
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+class CallGraphUnfinished(ExplorerError):
+    """The solver stopped before the tree's call graph was complete: printing what it had
+    would leave out edges without saying which."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +78,10 @@ def python_call_graph_report(store: IndexReader, root: str) -> PythonCallGraph:
         }
     )
     in_project = set(modules)
+    scopes = 0
     for module in modules:
         for scope in (facts.module(module) or {}).values():
+            scopes += 1
             if scope.kind == "class":
                 continue
             graph.setdefault(scope.qname, set())
@@ -79,12 +93,17 @@ def python_call_graph_report(store: IndexReader, root: str) -> PythonCallGraph:
     # nothing reached, as a library's caller outside the tree would call it (a method with
     # an instance of its own class): seeding those first would hand a base class's method
     # its own class even where only subclasses call it.
-    solver.solve()
-    for scope in functions:
-        if not solver.is_active((scope.qname, scope.line, None)):
-            owner = _owning_class(flow, scope)
-            solver.activate(scope, None, Instance(owner) if owner else None)
-    solver.solve()
+    solver.allow(max(STEPS_PER_START, STEPS_PER_SCOPE * scopes))
+    try:
+        solver.solve()
+        for scope in functions:
+            if not solver.is_active((scope.qname, scope.line, None)):
+                owner = _owning_class(flow, scope)
+                solver.activate(scope, None, Instance(owner) if owner else None)
+        solver.solve()
+    except (WorkLimitReached, RecursionError) as stopped:
+        why = "values flow through code nested past Python's stack" if isinstance(stopped, RecursionError) else stopped
+        raise CallGraphUnfinished(f"the Python call graph of {root} was not finished: {why}") from None
     for key, made in solver.calls.items():
         caller = _caller_name(flow, key)
         if caller is None or ((home := _module_of(flow, key)) is not None and home not in in_project):

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from explorer.resolve.flow.calls import Call, ScopeKey
     from explorer.resolve.flow.edges import FlowEdges
     from explorer.resolve.flow.facts import Scope
+    from explorer.resolve.flow.solver import STEPS_PER_SCOPE, STEPS_PER_START, WorkLimitReached
     from explorer.resolve.flow.values import Builtin, Class, External, Instance, TensorMethod
     from explorer.resolve.graph import CallGraph
     from explorer.resolve.nodes import (
@@ -39,6 +40,9 @@ _HOME = {  # each public name, and the module of this package that defines it
     "BACKENDS": "backends",
     "FlowEdges": "flow.edges",
     "Scope": "flow.facts",
+    "STEPS_PER_SCOPE": "flow.solver",
+    "STEPS_PER_START": "flow.solver",
+    "WorkLimitReached": "flow.solver",
     "Call": "flow.calls",
     "ScopeKey": "flow.calls",
     "Builtin": "flow.values",
@@ -60,6 +64,8 @@ _HOME = {  # each public name, and the module of this package that defines it
 __all__ = [  # the same names as _HOME (tests/test_doors.py)
     "BACKENDS",
     "REGISTRABLE_KINDS",
+    "STEPS_PER_SCOPE",
+    "STEPS_PER_START",
     "Builtin",
     "Call",
     "CallGraph",
@@ -73,6 +79,7 @@ __all__ = [  # the same names as _HOME (tests/test_doors.py)
     "SourceLines",
     "TensorMethod",
     "UnreadableDefinition",
+    "WorkLimitReached",
     "defining_stub",
     "definition_lines",
     "dispatch_kernels",

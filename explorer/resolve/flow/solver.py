@@ -99,11 +99,14 @@ _MAX_VALUES = 64  # a set larger than this is capped: more values would be noise
 # script's run_model, whose values reach dynamo, FSDP and inductor, took 1.8 million in a
 # minute without an end in sight.
 STEPS_PER_START = 500_000
+# Steps per scope of a whole tree solved at once (`explorer callgraph`): PyTorch 2.4's 97,888
+# scopes take 20.4 million (208 a scope, three and a half minutes), five times less than this.
+STEPS_PER_SCOPE = 1_000
 
 
 class WorkLimitReached(Exception):
-    """A start took more steps than STEPS_PER_START: the solver is left part way through,
-    and must not be asked again."""
+    """A start took more steps than its budget (STEPS_PER_START): the solver is left part way
+    through, and must not be asked again."""
 
 
 class Solver:
@@ -161,6 +164,7 @@ class Solver:
         # first line, last line)
         self.guards: dict[ScopeKey, list[tuple[int, bool, int, int]]] = {}
         self.steps = 0  # calls of add(), in all
+        self._budget = STEPS_PER_START
         self._step_limit = STEPS_PER_START
 
     # -- the constraint graph --------------------------------------------------------------
@@ -248,7 +252,7 @@ class Solver:
     def solve(self) -> None:
         while self._queue or self._to_compile:
             if self.steps > self._step_limit:
-                raise WorkLimitReached(f"more than {STEPS_PER_START:,} steps")
+                raise WorkLimitReached(f"more than {self._budget:,} steps")
             if self._to_compile:
                 scope, key, statements = self._to_compile.popleft()
                 Compiler(self, scope, key).statements(scope.body if statements is None else statements)
@@ -266,6 +270,11 @@ class Solver:
 
     # -- entry points ----------------------------------------------------------------------
 
+    def allow(self, steps: int) -> None:
+        """Let the next solving take this many steps before it gives up (WorkLimitReached)."""
+        self._budget = steps
+        self._step_limit = self.steps + steps
+
     def start(self, qname: str, line: int, context: Context) -> ScopeKey | None:
         """Make a function reachable, as called from outside (its parameters know nothing
         but `self`, which is an instance of `context`), and solve."""
@@ -273,7 +282,7 @@ class Solver:
         if scope is None or scope.kind not in ("function", "lambda"):
             return None
         receiver = Instance(context) if context and not is_made(context) else None
-        self._step_limit = self.steps + STEPS_PER_START
+        self.allow(STEPS_PER_START)
         key = self.activate(scope, context, receiver)
         self.solve()
         return key
