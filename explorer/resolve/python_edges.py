@@ -165,7 +165,7 @@ class PythonEdges:
         elif symbol.kind is SymbolKind.CLASS:
             yield from self._instance_call(symbol.qname)
         elif symbol.kind is SymbolKind.ALIAS and symbol.target:
-            for edge in self._dotted_targets(symbol.target, module_name(self.store.tree_relative(symbol.path or ""))):
+            for edge in self.dotted_name_edges(symbol.target, module_name(self.store.tree_relative(symbol.path or ""))):
                 target = edge.target
                 if target.symbol.kind is SymbolKind.METHOD:  # `__call__ = _wrapped_call_impl`: same instance
                     target = CallNode(target.symbol, target.layer, node.self_class)
@@ -254,9 +254,9 @@ class PythonEdges:
             if through_locals:
                 yield _ThroughLocal(written, self._local_values(symbol, written))
         else:
-            found = list(self._dotted_targets(site.qualified, module_name(self.store.tree_relative(symbol.path or ""))))
+            found = list(self.dotted_name_edges(site.qualified, module_name(self.store.tree_relative(symbol.path or ""))))
             if not found and rest and site.qualified == written and self.tensor_methods:
-                found = list(self._tensor_method(written.rsplit(".", 1)[-1], receiver_known=False))
+                found = list(self.tensor_method_edges(written.rsplit(".", 1)[-1], receiver_known=False))
             for edge in found:
                 yield CallEdge(
                     edge.target, edge.kind, edge.resolution, edge.candidates, where, dispatch_key=edge.dispatch_key
@@ -383,7 +383,7 @@ class PythonEdges:
                     )
                 return
 
-    def _dotted_targets(self, dotted: str, module: str) -> Iterator[CallEdge]:
+    def dotted_name_edges(self, dotted: str, module: str) -> Iterator[CallEdge]:
         """What a dotted name (imports already expanded) stands for, as call edges."""
         registered = registered_operators(self.store, dotted)
         if registered is not None:  # torch.ops.ns.op: what TORCH_LIBRARY (or the YAML) defines
@@ -553,7 +553,7 @@ class PythonEdges:
             if s.kind is SymbolKind.FUNCTION and s.path == symbol.path
         ]
 
-    def _tensor_method(self, name: str, receiver_known: bool, shape: CallShape | None = None) -> Iterator[CallEdge]:
+    def tensor_method_edges(self, name: str, receiver_known: bool, shape: CallShape | None = None) -> Iterator[CallEdge]:
         """What a tensor's method `name` runs: the entry of TensorBase's method table that
         names a function the tree writes by hand; else the operators of a Tensor method of
         that name; else the method as the extension module binds it, whose edges go on from there: in
@@ -613,7 +613,7 @@ class PythonEdges:
         module = module_name(self.store.tree_relative(variable.path or ""))
         factories = [
             e.target.symbol
-            for e in self._dotted_targets(self._expand(variable, call[0]), module)
+            for e in self.dotted_name_edges(self._expand(variable, call[0]), module)
             if e.target.symbol.kind is SymbolKind.FUNCTION and e.target.symbol.path
         ]
         for factory in factories[:1]:
@@ -634,7 +634,7 @@ class PythonEdges:
                 continue
             other = bound.get(if_true if bound[start] in _FALSE_LITERALS else if_false)
             if other:
-                found.update(e.target.symbol.qname for e in self._dotted_targets(self._expand(variable, other), module))
+                found.update(e.target.symbol.qname for e in self.dotted_name_edges(self._expand(variable, other), module))
         return found
 
     def _passed_functions(self, symbol: Symbol) -> Iterator[CallEdge]:
@@ -655,7 +655,7 @@ class PythonEdges:
                 yield from fan_out(nested, EdgeKind.CALL, None, Location(symbol.path or "", symbol.line or 0))
                 continue
             off_default = self.off_default_branches(symbol)
-            for edge in self._dotted_targets(self._expand(symbol, name), module):
+            for edge in self.dotted_name_edges(self._expand(symbol, name), module):
                 if edge.target.symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) or edge.kind is EdgeKind.BINDING:
                     yield CallEdge(
                         edge.target,

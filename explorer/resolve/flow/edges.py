@@ -195,7 +195,7 @@ class FlowEdges:
             shape = None
             if operator and target.name.startswith("__"):
                 shape = CallShape(_OPERATOR_ARGUMENTS.get(target.name, 1), (), False)
-            for edge in self.python._tensor_method(target.name, receiver_known=True, shape=shape):
+            for edge in self.python.tensor_method_edges(target.name, receiver_known=True, shape=shape):
                 if not operator:
                     node, kind = self._with_shape(edge.target, caller, call), edge.kind
                 else:  # no call is written to read the arguments from: the operator's are known
@@ -215,7 +215,7 @@ class FlowEdges:
             if aliased:
                 yield from aliased
                 return
-            for edge in self.python._dotted_targets(
+            for edge in self.python.dotted_name_edges(
                 target.dotted, module_name(self.python.store.tree_relative(caller.path or ""))
             ):
                 yield CallEdge(
