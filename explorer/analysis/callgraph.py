@@ -59,12 +59,12 @@ class PythonCallGraph:
     capped: int  # value sets the solver capped (edges it did not guess)
 
 
-def python_call_graph(store: IndexReader, root: str) -> dict[str, list[str]]:
-    return python_call_graph_report(store, root).calls
+def python_call_graph(reader: IndexReader, root: str) -> dict[str, list[str]]:
+    return python_call_graph_report(reader, root).calls
 
 
-def python_call_graph_report(store: IndexReader, root: str) -> PythonCallGraph:
-    flow = FlowEdges(store, PythonEdges(store, SourceLines(root), tensor_methods=False), contexts=False)
+def python_call_graph_report(reader: IndexReader, root: str) -> PythonCallGraph:
+    flow = FlowEdges(reader, PythonEdges(reader, SourceLines(root), tensor_methods=False), contexts=False)
     solver, facts = flow.solver, flow.facts
     graph: dict[str, set[str]] = {}
     functions: list[Scope] = []
@@ -73,7 +73,7 @@ def python_call_graph_report(store: IndexReader, root: str) -> PythonCallGraph:
     modules = sorted(
         {
             s.qname
-            for s in store.python_scopes()
+            for s in reader.python_scopes()
             if s.kind is SymbolKind.MODULE and (s.path or "").endswith(".py") and not os.path.isabs(s.path or "")
         }
     )

@@ -49,40 +49,40 @@ DEFAULT_SNIPPET_LINES = 15
 
 
 def describe(
-    store: IndexReader, root: str, symbol: Symbol, snippet_lines: int = DEFAULT_SNIPPET_LINES, tests: bool = False
+    reader: IndexReader, root: str, symbol: Symbol, snippet_lines: int = DEFAULT_SNIPPET_LINES, tests: bool = False
 ) -> SymbolDetails:
     """`tests`: also the kernels the tree's tests register for a production operator."""
     snippet = read_snippet(root, symbol, snippet_lines)
     if symbol.kind is SymbolKind.OPERATOR:
-        info = store.operator_info(symbol.qname)
-        kernels = _kernel_rows(store, symbol.qname)
+        info = reader.operator_info(symbol.qname)
+        kernels = _kernel_rows(reader, symbol.qname)
         if not kernels and info is not None and info.structured_delegate:
-            kernels = _kernel_rows(store, info.structured_delegate, via=info.structured_delegate)
+            kernels = _kernel_rows(reader, info.structured_delegate, via=info.structured_delegate)
         shown = kernels if tests else [row for row in kernels if not hidden_as_test(symbol.path, row.registered_in)]
         return SymbolDetails(
             symbol,
             snippet,
             operator=info,
             kernels=shown,
-            derivatives=store.derivatives_of(symbol.qname),
+            derivatives=reader.derivatives_of(symbol.qname),
             test_kernels=len(kernels) - len(shown),
         )
     if symbol.kind is SymbolKind.EXTERNAL:
         calls = sorted(
             Location(path, site.line)
-            for path, site in store.call_sites_of(symbol.name)
+            for path, site in reader.call_sites_of(symbol.name)
             if last_name(site.callee) == symbol.name
         )
         return SymbolDetails(symbol, None, call_sites=len(calls), first_call_site=calls[0] if calls else None)
     if symbol.target is not None:
-        return SymbolDetails(symbol, snippet, resolves_to=_targets(store, symbol.target, symbol))
+        return SymbolDetails(symbol, snippet, resolves_to=_targets(reader, symbol.target, symbol))
     return SymbolDetails(symbol, snippet)
 
 
-def _kernel_rows(store: IndexReader, operator: str, via: str | None = None) -> list[KernelRow]:
+def _kernel_rows(reader: IndexReader, operator: str, via: str | None = None) -> list[KernelRow]:
     rows = []
-    for entry in store.dispatch_of(operator):
-        kernels = dispatch_kernels(store, entry)
+    for entry in reader.dispatch_of(operator):
+        kernels = dispatch_kernels(reader, entry)
         # a C++ registration's kernel is stored with the namespaces around it: named as found
         named = kernels[0].qname if kernels and len({k.qname for k in kernels}) == 1 else entry.kernel
         rows.append(KernelRow(entry.key, named, entry.line, kernels, via, entry.path))
@@ -92,20 +92,20 @@ def _kernel_rows(store: IndexReader, operator: str, via: str | None = None) -> l
 _REGISTERED_KINDS = REGISTRABLE_KINDS | {SymbolKind.FIELD}
 
 
-def _targets(store: IndexReader, target: str, symbol: Symbol) -> list[Symbol]:
+def _targets(reader: IndexReader, target: str, symbol: Symbol) -> list[Symbol]:
     # A C++ registration's target is looked up as C++ does from where it is written (a
     # binding's `<lambda at line 851>` is its own file's, not another file's of that line)
     if symbol.lang in (Language.CPP, Language.CUDA):
-        registered = registered_functions(store, target, symbol.path, _REGISTERED_KINDS)
+        registered = registered_functions(reader, target, symbol.path, _REGISTERED_KINDS)
         if registered:
             return registered
     # Bindings first: `torch.conv2d` also reaches a .pyi stub through torch's star import,
     # but what it runs is the operator.
-    operators = binding_operators(store, target)
+    operators = binding_operators(reader, target)
     if operators:
         return operators
     try:
-        return look_up(store, target).symbols
+        return look_up(reader, target).symbols
     except UnknownSymbolError:
         return []
 

@@ -45,13 +45,13 @@ class NeighbourReport:
 
 
 def neighbours_of(
-    store: IndexReader, root: str, query: str, direction: str, depth: int = 1, tests: bool = False
+    reader: IndexReader, root: str, query: str, direction: str, depth: int = 1, tests: bool = False
 ) -> NeighbourReport:
     if depth < 1:
         raise UsageError("--depth must be at least 1")
-    symbols = look_up(store, query).symbols
+    symbols = look_up(reader, query).symbols
     symbol = sorted(symbols, key=lambda s: (s.kind is not SymbolKind.OPERATOR, s.lang != "python"))[0]
-    graph = CallGraph(store, root, backend="all", tests=tests)
+    graph = CallGraph(reader, root, backend="all", tests=tests)
     start = graph.node(symbol) if direction == "callees" else CallNode(symbol, layer_of(symbol))
     reverse = _Callers(graph) if direction == "callers" else None
     found: list[Neighbour] = []

@@ -543,7 +543,7 @@ class TraceReport:
 
 
 def trace_symbol(
-    store: IndexReader,
+    reader: IndexReader,
     root: str,
     query: str,
     *,
@@ -562,23 +562,23 @@ def trace_symbol(
     from production code into the tree's tests too (test_code.py)."""
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r}; one of: {', '.join(BACKENDS)}")
-    target = VENDOR_TARGET if to_vendor else target_pattern(store, to) if to is not None else None
+    target = VENDOR_TARGET if to_vendor else target_pattern(reader, to) if to is not None else None
     depth = max_depth if max_depth is not None else (DEFAULT_DEPTH_TO if target is not None else DEFAULT_DEPTH)
     if depth < 1:
         raise UsageError("--max-depth must be at least 1")
     if paths < 1:
         raise UsageError("--paths must be at least 1")
-    graph = CallGraph(store, root, backend, tests, kept)
-    named = look_up(store, query)
+    graph = CallGraph(reader, root, backend, tests, kept)
+    named = look_up(reader, query)
     # an `@overload` declaration has no body to trace: the implementation beside it does
     symbols = sorted(graph.python.implementations(named.symbols), key=_start_preference)
-    entry, others = _entry(store, graph, named, symbols)
+    entry, others = _entry(reader, graph, named, symbols)
     start = entry.root if entry is not None else graph.node(symbols[0])
     if entry is not None and entry.made:
         depth += 1  # the root is no definition: --max-depth counts from the overloads
-    if target is not None and to is not None and matches_nothing(store, target):
+    if target is not None and to is not None and matches_nothing(reader, target):
         nothing = Trace(TraceNode(start, None), [], [])
-        return TraceReport(query, backend, start, nothing, others, to, (), entry, suggestions(store, to))
+        return TraceReport(query, backend, start, nothing, others, to, (), entry, suggestions(reader, to))
     found = trace(graph, start, max_depth=depth, target=target, paths=paths, entry=entry)
     return TraceReport(query, backend, start, found, others, to, graph.python.unreadable.records(), entry)
 
@@ -598,14 +598,14 @@ _OVERLOADABLE = frozenset(
 
 
 def _entry(
-    store: IndexReader, graph: CallGraph, named: NameMatch, symbols: list[Symbol]
+    reader: IndexReader, graph: CallGraph, named: NameMatch, symbols: list[Symbol]
 ) -> tuple[Entry | None, list[Symbol]]:
     """The entry the query names, if it names several overloads of one name (Entry), and the
     definitions it names besides, not traced."""
     first = symbols[0]
     if named.binding is not None and all(s.kind is SymbolKind.OPERATOR for s in symbols):
         # the generated binding of the operators: `torch.add` on a tree without torch/_C stubs
-        root = CallNode(binding_symbol(store, named.binding, symbols), Layer.BINDING)
+        root = CallNode(binding_symbol(reader, named.binding, symbols), Layer.BINDING)
         return _binding_entry(root, symbols), []
     if (
         layer_of(first) is Layer.BINDING
@@ -613,7 +613,7 @@ def _entry(
         and first.kind not in (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE)
     ):
         # a torch._C stub (its `@overload` declarations are one binding): the operators it runs
-        operators = binding_operators(store, first.qname)
+        operators = binding_operators(reader, first.qname)
         others = [s for s in symbols if s.qname != first.qname]
         return _binding_entry(graph.node(first), operators), others
     if first.kind is SymbolKind.OPERATOR:

@@ -163,17 +163,17 @@ def _run(
     script, argv = (program[0], tuple(program[1:])) if program and code is None else (None, tuple(program or ()))
     shape = _Shape(tuple(include or ()), tuple(exclude or ()), max_depth)
 
-    def traced(store: IndexReader | None, tree: str, shown_from: str) -> None:
+    def traced(reader: IndexReader | None, tree: str, shown_from: str) -> None:
         """Run the program, shape what it ran, print or draw it: on a deep stack (the run's
         tree is as deep as the program went)."""
         if chrome_trace is not None:
-            trace = chrome_trace_run(Path(chrome_trace), store, python)
+            trace = chrome_trace_run(Path(chrome_trace), reader, python)
         else:
-            trace = run_program(RunRequest(code, script, argv, tree, python, backend_device, max_events), store)
+            trace = run_program(RunRequest(code, script, argv, tree, python, backend_device, max_events), reader)
         shown, cut = shape.apply(trace.root)
         comparison = (
-            compare_run(store, tree, trace.root, every_native_call=python is None and chrome_trace is None)
-            if compare and store is not None
+            compare_run(reader, tree, trace.root, every_native_call=python is None and chrome_trace is None)
+            if compare and reader is not None
             else None
         )
         if drawing.wanted:

@@ -39,15 +39,15 @@ TORCH_AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd
 _METHOD_OWNERS = ("torch.Tensor", "torch._tensor.Tensor", "torch._C.TensorBase", "torch._C._TensorBase", "Tensor")
 
 
-def binding_operators(store: IndexReader, dotted: str) -> list[Symbol]:
+def binding_operators(reader: IndexReader, dotted: str) -> list[Symbol]:
     """The operators (all overloads) that the Python name `dotted` is bound to, if any."""
     owner, _, name = dotted.rpartition(".")
     if not owner or not name:
         return []
     if owner in _METHOD_OWNERS:
-        return operators_for(store, name, variant="method")
+        return operators_for(reader, name, variant="method")
     if owner in _FUNCTION_MODULES:
-        return operators_for(store, name, variant="function", python_module=_FUNCTION_MODULES[owner])
+        return operators_for(reader, name, variant="function", python_module=_FUNCTION_MODULES[owner])
     return []
 
 
@@ -66,10 +66,10 @@ def is_out_overload(operator: Symbol) -> bool:
     return star >= 0 and "!)" in schema[star : arrow if arrow > star else len(schema)]
 
 
-def operators_for(store: IndexReader, name: str, variant: str, python_module: str | None = None) -> list[Symbol]:
+def operators_for(reader: IndexReader, name: str, variant: str, python_module: str | None = None) -> list[Symbol]:
     found = []
-    for symbol in store.operators_named(name):
-        info = store.operator_info(symbol.qname)
+    for symbol in reader.operators_named(name):
+        info = reader.operator_info(symbol.qname)
         if info is None or variant not in info.variants:
             continue
         if variant == "function" and info.python_module != python_module:
@@ -78,7 +78,7 @@ def operators_for(store: IndexReader, name: str, variant: str, python_module: st
     return sorted(found, key=lambda s: (s.qname != f"aten::{name}", s.qname))
 
 
-def binding_symbol(store: IndexReader, dotted: str, operators: list[Symbol]) -> Symbol:
+def binding_symbol(reader: IndexReader, dotted: str, operators: list[Symbol]) -> Symbol:
     """The torch._C definition a bound name stands for: its `.pyi` stub when the tree has
     one (`torch._C._VariableFunctions.conv2d`), else a definition without a source."""
     owner, _, name = dotted.rpartition(".")
@@ -88,7 +88,7 @@ def binding_symbol(store: IndexReader, dotted: str, operators: list[Symbol]) -> 
         module = _FUNCTION_MODULES.get(owner)
         qnames = [f"torch._C._VariableFunctions.{name}" if module is None else f"torch._C._{module}.{name}"]
     for qname in qnames:
-        stubs = sorted(store.symbols_with_qname(qname), key=lambda s: (s.path or "", s.line or 0))
+        stubs = sorted(reader.symbols_with_qname(qname), key=lambda s: (s.path or "", s.line or 0))
         if stubs:
             return stubs[0]
     bound = ", ".join(s.qname for s in operators)
@@ -97,17 +97,17 @@ def binding_symbol(store: IndexReader, dotted: str, operators: list[Symbol]) -> 
     )
 
 
-def stub_method(store: IndexReader, name: str) -> Symbol | None:
+def stub_method(reader: IndexReader, name: str) -> Symbol | None:
     """The Tensor method `name` as the torch._C stub declares it (`size`, `to`, `uniform_`):
     what `x.name()` on an object of unknown type may be, besides an operator."""
     for owner in ("torch._C.TensorBase", "torch._C._TensorBase"):
-        stubs = [s for s in store.symbols_with_qname(f"{owner}.{name}") if s.path and s.path.endswith(".pyi")]
+        stubs = [s for s in reader.symbols_with_qname(f"{owner}.{name}") if s.path and s.path.endswith(".pyi")]
         if stubs:
             return min(stubs, key=lambda s: (s.path or "", s.line or 0))
     return None
 
 
-def bound_stub(store: IndexReader, dotted: str) -> Symbol | None:
+def bound_stub(reader: IndexReader, dotted: str) -> Symbol | None:
     """A torch._C function or Tensor method that the stubs declare and no operator backs:
     `torch.Tensor._make_subclass`, `torch._C._set_grad_enabled`."""
     owner, _, name = dotted.rpartition(".")
@@ -118,7 +118,7 @@ def bound_stub(store: IndexReader, dotted: str) -> Symbol | None:
     else:
         return None
     for qname in candidates:
-        stubs = [s for s in store.symbols_with_qname(qname) if s.path and s.path.endswith(".pyi")]
+        stubs = [s for s in reader.symbols_with_qname(qname) if s.path and s.path.endswith(".pyi")]
         if stubs:
             return min(stubs, key=lambda s: (s.path or "", s.line or 0))
     return None
@@ -128,7 +128,7 @@ _BINDING_KINDS = (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE)
 _MAX_BASES_FOLLOWED = 32  # a class hierarchy deeper than this in bindings is not real code
 
 
-def inherited_bindings(store: IndexReader, class_qname: str, name: str) -> list[Symbol]:
+def inherited_bindings(reader: IndexReader, class_qname: str, name: str) -> list[Symbol]:
     """The bindings of a method `name` that a class bound from C++ (or declared in a stub)
     has through its bases, nearest base first: `torch._C.ScriptModule._method_names` is bound
     on ScriptObject (`py::class_<Module, Object>`, and the stub's `class ScriptModule(ScriptObject)`).
@@ -138,23 +138,23 @@ def inherited_bindings(store: IndexReader, class_qname: str, name: str) -> list[
     from explorer.parsers.cpp_bindings import BOUND_CLASS_BASES  # a parser's format, read here only
 
     if name == "__init__":  # a type object with no tp_init is made by its tp_new: torch._C.device(...)
-        made = [s for s in store.symbols_with_qname(f"{class_qname}.__new__") if s.kind in _BINDING_KINDS]
+        made = [s for s in reader.symbols_with_qname(f"{class_qname}.__new__") if s.kind in _BINDING_KINDS]
         if made:
             return made
-    queue, seen = _class_bases(store, class_qname, BOUND_CLASS_BASES), {class_qname}
+    queue, seen = _class_bases(reader, class_qname, BOUND_CLASS_BASES), {class_qname}
     while queue and len(seen) <= _MAX_BASES_FOLLOWED:
         owner = queue.pop(0)
         if owner in seen:
             continue
         seen.add(owner)
-        found = [s for s in store.symbols_with_qname(f"{owner}.{name}") if s.kind in _BINDING_KINDS]
+        found = [s for s in reader.symbols_with_qname(f"{owner}.{name}") if s.kind in _BINDING_KINDS]
         if found:
             return found
-        queue += _class_bases(store, owner, BOUND_CLASS_BASES)
+        queue += _class_bases(reader, owner, BOUND_CLASS_BASES)
     return []
 
 
-def bound_in_another_module(store: IndexReader, stub_name: str, is_method: bool) -> Symbol | None:
+def bound_in_another_module(reader: IndexReader, stub_name: str, is_method: bool) -> Symbol | None:
     """The one binding of a stub's name that the extension binds in another of its modules:
     torch/_C/__init__.pyi.in declares `Def.name` in torch._C, python_tree_views.cpp binds it in
     torch._C._jit_tree_views; _dynamo/compiled_autograd.pyi's functions are bound in the module
@@ -167,7 +167,7 @@ def bound_in_another_module(store: IndexReader, stub_name: str, is_method: bool)
     kinds = (*_BINDING_KINDS, SymbolKind.BOUND_CLASS)
     found = {
         s.qname: s
-        for s in store.symbols_named(parts[-1].lower())
+        for s in reader.symbols_named(parts[-1].lower())
         if s.kind in kinds
         and s.name == parts[-1]
         and s.qname != stub_name
@@ -179,35 +179,35 @@ def bound_in_another_module(store: IndexReader, stub_name: str, is_method: bool)
         found = {
             qname: s
             for qname, s in found.items()
-            if not any(o.kind is SymbolKind.BOUND_CLASS for o in store.symbols_with_qname(qname.rpartition(".")[0]))
+            if not any(o.kind is SymbolKind.BOUND_CLASS for o in reader.symbols_with_qname(qname.rpartition(".")[0]))
         }
     return next(iter(found.values())) if len(found) == 1 else None
 
 
-def _class_bases(store: IndexReader, class_qname: str, bound_class_bases: re.Pattern[str]) -> list[str]:
+def _class_bases(reader: IndexReader, class_qname: str, bound_class_bases: re.Pattern[str]) -> list[str]:
     """The Python names of a class's bases: a stub class's as written (`ScriptObject` is
     torch._C.ScriptObject, in the stub's module), a bound class's C++ bases by the bound
     classes that bind them (the same file's first)."""
     bases: list[str] = []
-    for symbol in store.symbols_with_qname(class_qname):
+    for symbol in reader.symbols_with_qname(class_qname):
         if symbol.kind is SymbolKind.CLASS and (symbol.path or "").endswith((".pyi", ".pyi.in")):
-            bases += [_stub_base(store, class_qname, written) for written in _stub_bases(symbol.signature or "")]
+            bases += [_stub_base(reader, class_qname, written) for written in _stub_bases(symbol.signature or "")]
         elif symbol.kind is SymbolKind.BOUND_CLASS:
             match = bound_class_bases.match(symbol.signature or "")
             for base in match.group(1).split(", ") if match else []:
-                bound = [s for s in store.symbols_targeting(base) if s.kind is SymbolKind.BOUND_CLASS]
+                bound = [s for s in reader.symbols_targeting(base) if s.kind is SymbolKind.BOUND_CLASS]
                 bases += [
                     s.qname for s in sorted(bound, key=lambda s: (s.path != symbol.path, s.path or "", s.line or 0))
                 ]
     return bases
 
 
-def _stub_base(store: IndexReader, class_qname: str, written: str) -> str:
+def _stub_base(reader: IndexReader, class_qname: str, written: str) -> str:
     """A base as a stub writes it, looked up from the class outward (`Backend.Options` in
     torch._C._distributed_c10d.ProcessGroupNCCL is torch._C._distributed_c10d.Backend.Options)."""
     scope = class_qname.rpartition(".")[0]
     while scope:
-        if store.symbols_with_qname(f"{scope}.{written}"):
+        if reader.symbols_with_qname(f"{scope}.{written}"):
             return f"{scope}.{written}"
         scope = scope.rpartition(".")[0]
     return written

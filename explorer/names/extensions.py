@@ -27,7 +27,7 @@ _TORCH_OPS = re.compile(r"torch\.ops\.(\w+)\.(\w+)(?:\.(\w+))?")
 DERIVED = "derived from the file name: no build declaration names this module"
 
 
-def registered_operators(store: IndexReader, dotted: str) -> list[Symbol] | None:
+def registered_operators(reader: IndexReader, dotted: str) -> list[Symbol] | None:
     """The operators `torch.ops.ns.op[.overload]` names, or None when `dotted` is no such name."""
     match = _TORCH_OPS.fullmatch(dotted)
     if match is None:
@@ -35,7 +35,7 @@ def registered_operators(store: IndexReader, dotted: str) -> list[Symbol] | None
     namespace, name, overload = match.groups()
     base = f"{namespace}::{name}"
     operators = [
-        s for s in store.operators_named(name) if s.kind is SymbolKind.OPERATOR and s.qname.partition(".")[0] == base
+        s for s in reader.operators_named(name) if s.kind is SymbolKind.OPERATOR and s.qname.partition(".")[0] == base
     ]
     if overload is not None:
         wanted = base if overload == "default" else f"{base}.{overload}"
@@ -55,8 +55,8 @@ class ModuleName:
 
 
 class ExtensionModules:
-    def __init__(self, store: IndexReader) -> None:
-        self.store = store
+    def __init__(self, reader: IndexReader) -> None:
+        self.store = reader
         self._declared: list[Symbol] | None = None
         self._bindings: dict[str, list[Symbol]] = {}  # every dotted call a trace resolves asks
         self._extensions: dict[str, list[Symbol]] = {}  # by path: the bindings of one file ask for the same

@@ -45,24 +45,24 @@ class NameMatch:
     binding: str | None = None
 
 
-def look_up(store: IndexReader, query: str) -> NameMatch:
+def look_up(reader: IndexReader, query: str) -> NameMatch:
     """What `query` names, or UnknownSymbolError with the closest names."""
-    found = find(store, query)
+    found = find(reader, query)
     if found is None:
-        raise UnknownSymbolError(query.strip(), suggestions(store, query.strip()))
+        raise UnknownSymbolError(query.strip(), suggestions(reader, query.strip()))
     return found
 
 
-def find(store: IndexReader, query: str) -> NameMatch | None:
+def find(reader: IndexReader, query: str) -> NameMatch | None:
     """What `query` names, or None; no suggestions are worked out (an editor asks of every
     word under the cursor, `self` and `x` included)."""
     query = checked_query(query.strip(), "symbol name")
     if not query:
         raise UsageError("give a symbol name")
-    found = store.symbols_with_qname(query)
+    found = reader.symbols_with_qname(query)
     if "." in query and all((s.path or "").endswith((".pyi", ".pyi.in")) for s in found):
         owner, _, name = query.rpartition(".")
-        inherited = inherited_bindings(store, owner, name)  # the stub declares it, C++ binds it on a base
+        inherited = inherited_bindings(reader, owner, name)  # the stub declares it, C++ binds it on a base
         if inherited:
             return NameMatch(
                 query,
@@ -70,7 +70,7 @@ def find(store: IndexReader, query: str) -> NameMatch | None:
                 [f"{query} -> {inherited[0].qname} (bound on a base class)"],
             )
         elsewhere = (
-            bound_in_another_module(store, query, any(s.kind is SymbolKind.METHOD for s in found)) if found else None
+            bound_in_another_module(reader, query, any(s.kind is SymbolKind.METHOD for s in found)) if found else None
         )
         if elsewhere is not None:  # the stub names another module than the one C++ binds it in
             return NameMatch(
@@ -79,33 +79,33 @@ def find(store: IndexReader, query: str) -> NameMatch | None:
     if found:
         return NameMatch(query, _ordered(found))
     if "." in query and "::" not in query:  # an overload: conv2d.padding
-        found = store.symbols_with_qname(f"aten::{query}")
+        found = reader.symbols_with_qname(f"aten::{query}")
         if found:
             return NameMatch(query, found, [f"{query} -> aten::{query}"])
     if "." in query:
-        path = PythonPaths(store)
+        path = PythonPaths(reader)
         target = path.resolve(query)
         if target is not None:
-            return NameMatch(query, _ordered(store.symbols_with_qname(target)), path.hops)
+            return NameMatch(query, _ordered(reader.symbols_with_qname(target)), path.hops)
         expanded = path.expand_alias(query)
-        operators = binding_operators(store, expanded)
+        operators = binding_operators(reader, expanded)
         if operators:
             named = ", ".join(s.qname for s in operators)
             return NameMatch(query, operators, [f"{query} -> Python binding of {named}"], binding=expanded)
-        bound = ExtensionModules(store).python_bindings(query) or registered_operators(store, query)
+        bound = ExtensionModules(reader).python_bindings(query) or registered_operators(reader, query)
         if bound:  # `mini_ops._C.scale` (pybind11), `torch.ops.pyg.fps`
             return NameMatch(query, bound)
         # a name only a stub the index does not hold declares (torch/_C/__init__.pyi.in's
         # `Def.name`), bound in another module of the extension: a method's class and name, else
         # a function's or class's name
-        elsewhere = bound_in_another_module(store, query, True) or bound_in_another_module(store, query, False)
+        elsewhere = bound_in_another_module(reader, query, True) or bound_in_another_module(reader, query, False)
         if elsewhere is not None:
             return NameMatch(query, [elsewhere], [f"{query} -> {elsewhere.qname} (bound in another module)"])
-    found = named_exactly(store, query)
+    found = named_exactly(reader, query)
     return NameMatch(query, _ordered(found)) if found else None
 
 
-def suggestions(store: IndexReader, query: str, count: int = 5) -> list[str]:
+def suggestions(reader: IndexReader, query: str, count: int = 5) -> list[str]:
     """Qualified names to offer for a name that resolved to nothing: close spellings of its
     last part first (a typo: `conv2dd` -> conv2d), then what search ranks best; the project's
     own definitions before other trees' (its paths are relative), and production code before
@@ -114,18 +114,18 @@ def suggestions(store: IndexReader, query: str, count: int = 5) -> list[str]:
 
     name = _PATH_SEPARATOR.split(query)[-1]
     # spellings sharing the first letter (`nrom` -> norm: a slip of the second letter too)
-    pool = store.names_with_prefix(name[:1].lower(), 20_000) if len(name) >= 2 else []
+    pool = reader.names_with_prefix(name[:1].lower(), 20_000) if len(name) >= 2 else []
     close = difflib.get_close_matches(name, pool, n=count, cutoff=0.75)
     qualifier = query[: len(query) - len(name)]  # `app.model.` of app.model.nrom: its own module first
     offered: list[Symbol] = []
     for spelling in close:
         named = {
-            symbol.qname: symbol for symbol in sorted(named_exactly(store, spelling), key=_owned_first, reverse=True)
+            symbol.qname: symbol for symbol in sorted(named_exactly(reader, spelling), key=_owned_first, reverse=True)
         }
         offered += sorted(
             named.values(), key=lambda s: (not s.qname.startswith(qualifier), *_owned_first(s), len(s.qname), s.qname)
         )[:2]
-    offered += [hit.symbol for hit in search_symbols(store, query, limit=count)]
+    offered += [hit.symbol for hit in search_symbols(reader, query, limit=count)]
     ranked = sorted(
         offered, key=lambda symbol: (not symbol.qname.startswith(qualifier), *_owned_first(symbol))
     )  # stable
@@ -136,9 +136,9 @@ def _owned_first(symbol: Symbol) -> tuple[bool, bool]:
     return bool(symbol.path) and os.path.isabs(symbol.path or ""), is_test_code(symbol.path)
 
 
-def named_exactly(store: IndexReader, name: str) -> list[Symbol]:
+def named_exactly(reader: IndexReader, name: str) -> list[Symbol]:
     """Every definition whose own name is `name`, case included."""
-    return [symbol for symbol in store.symbols_named(name.lower()) if symbol.name == name]
+    return [symbol for symbol in reader.symbols_named(name.lower()) if symbol.name == name]
 
 
 def plain_call_order(operators: list[Symbol]) -> list[tuple[Symbol, str]]:
@@ -221,8 +221,8 @@ def _ordered(symbols: list[Symbol]) -> list[Symbol]:
 class PythonPaths:
     """Follows a dotted Python name through modules, classes and import bindings."""
 
-    def __init__(self, store: IndexReader) -> None:
-        self.store = store
+    def __init__(self, reader: IndexReader) -> None:
+        self.store = reader
         self.hops: list[str] = []
 
     def expand_alias(self, dotted: str) -> str:

@@ -69,14 +69,14 @@ class TargetPattern:
 VENDOR_TARGET = TargetPattern("any vendor API", TargetKind.VENDOR)
 
 
-def matches_nothing(store: IndexReader, target: TargetPattern) -> bool:
+def matches_nothing(reader: IndexReader, target: TargetPattern) -> bool:
     """Whether no definition can match a --to written as part of a name: no name in the trees
     holds its last part. (A name some definition has matches by construction; a regular
     expression is tried as the trace goes.)"""
     if target.kind is not TargetKind.PART:
         return False
     last = _NAME_PARTS.split(target.written)[-1].lower()
-    return not store.names_matching_glob(f"*{last}*", 1)  # a plain name holds no GLOB character
+    return not reader.names_matching_glob(f"*{last}*", 1)  # a plain name holds no GLOB character
 
 
 def target_heading(written: str) -> str:
@@ -84,11 +84,11 @@ def target_heading(written: str) -> str:
     return written if _PLAIN_NAME.fullmatch(written) else f"/{written}/"
 
 
-def target_pattern(store: IndexReader, written: str) -> TargetPattern:
+def target_pattern(reader: IndexReader, written: str) -> TargetPattern:
     checked_query(written, "--to pattern")
     if _PLAIN_NAME.fullmatch(written):
         name = _NAME_PARTS.split(written)[-1]
-        if any(s.name == name and s.kind not in _NOT_TRACED for s in store.symbols_named(name.lower())):
+        if any(s.name == name and s.kind not in _NOT_TRACED for s in reader.symbols_named(name.lower())):
             return TargetPattern(written, TargetKind.NAME, _compile(rf"(?:^|\.|::){re.escape(written)}$"))
         return TargetPattern(written, TargetKind.PART)
     import re2  # `trace --to` alone

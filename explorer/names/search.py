@@ -87,7 +87,7 @@ class SearchFilter:
 
 
 def search_symbols(
-    store: IndexReader, query: str, limit: int = 20, where: SearchFilter = SearchFilter()
+    reader: IndexReader, query: str, limit: int = 20, where: SearchFilter = SearchFilter()
 ) -> list[SearchHit]:
     """The best `limit` symbols for `query`, best first.
 
@@ -106,8 +106,8 @@ def search_symbols(
     hits: dict[Key, SearchHit] = {}
     seen_names: set[str] = set()
     phases: tuple[Callable[[], list[str]], ...] = (
-        lambda: store.names_with_prefix(lowered, _PREFIX_CAP),
-        lambda: store.names_matching_glob(_letters_in_order(lowered), _FUZZY_CAP),
+        lambda: reader.names_with_prefix(lowered, _PREFIX_CAP),
+        lambda: reader.names_matching_glob(_letters_in_order(lowered), _FUZZY_CAP),
     )
     for candidates in phases:
         graded = []
@@ -118,11 +118,11 @@ def search_symbols(
             grading = grade(name_query, name)
             if grading is not None:
                 graded.append((grading, name))
-        _collect(store, name_query, graded, qualifiers, where, limit, hits)
+        _collect(reader, name_query, graded, qualifiers, where, limit, hits)
         if len(hits) >= limit:
             break
     native = (Language.CPP, Language.CUDA)
-    kernels = store.registered_kernels([hit.symbol.qname for hit in hits.values() if hit.symbol.lang in native])
+    kernels = reader.registered_kernels([hit.symbol.qname for hit in hits.values() if hit.symbol.lang in native])
 
     def rank(hit: SearchHit) -> Key:
         return _rank(hit, hit.symbol.qname in kernels)
@@ -132,16 +132,16 @@ def search_symbols(
         def depth(hit: SearchHit) -> int:
             return len(_PATH_SEPARATOR.split(hit.symbol.qname))
 
-        return _python_named(store, sorted(hits.values(), key=lambda hit: (hit.tier, depth(hit), rank(hit)))[:limit])
-    return _python_named(store, sorted(hits.values(), key=rank)[:limit])
+        return _python_named(reader, sorted(hits.values(), key=lambda hit: (hit.tier, depth(hit), rank(hit)))[:limit])
+    return _python_named(reader, sorted(hits.values(), key=rank)[:limit])
 
 
-def _python_named(store: IndexReader, hits: list[SearchHit]) -> list[SearchHit]:
+def _python_named(reader: IndexReader, hits: list[SearchHit]) -> list[SearchHit]:
     """A pybind11 binding is indexed under its module as written (`TORCH_EXTENSION_NAME`):
     shown by its Python name (`mini_ops._C.scale`) where the build files say it."""
     if not any(hit.symbol.kind is SymbolKind.PYBIND for hit in hits):
         return hits
-    modules = ExtensionModules(store)
+    modules = ExtensionModules(reader)
     named = []
     for hit in hits:
         names = modules.python_names(hit.symbol) if hit.symbol.kind is SymbolKind.PYBIND else []
@@ -150,7 +150,7 @@ def _python_named(store: IndexReader, hits: list[SearchHit]) -> list[SearchHit]:
 
 
 def _collect(
-    store: IndexReader,
+    reader: IndexReader,
     name_query: str,
     graded: list[tuple[tuple[MatchTier, float], str]],
     qualifiers: list[str],
@@ -168,7 +168,7 @@ def _collect(
         while end < len(graded) and (end - position < _FETCH_GROUP or graded[end][0] == graded[end - 1][0]):
             end += 1
         lowered = sorted({name.lower() for _, name in graded[position:end]})
-        for symbol in store.symbols_named_any(lowered):
+        for symbol in reader.symbols_named_any(lowered):
             if symbol.name not in gradings:  # same name in another case: graded on its own
                 gradings[symbol.name] = grade(name_query, symbol.name)
             grading = gradings[symbol.name]

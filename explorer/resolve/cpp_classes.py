@@ -38,20 +38,20 @@ def class_bases(signature: str) -> list[str]:
     return names
 
 
-def overrides(store: IndexReader, declaring: Symbol, member: str) -> list[Symbol]:
+def overrides(reader: IndexReader, declaring: Symbol, member: str) -> list[Symbol]:
     """The definitions of `member` in classes derived from `declaring`, nearest first."""
     found: list[tuple[int, Symbol]] = []
     ancestors = {declaring.name}
     candidates = [
         s
-        for s in store.symbols_named(member.lower())
+        for s in reader.symbols_named(member.lower())
         if s.name == member and s.kind in _METHOD_KINDS and "::" in s.qname
     ]
     owners = {s.qname.rpartition("::")[0] for s in candidates}
-    classes = store.symbols_with_qnames(sorted(owners)) if owners else {}
+    classes = reader.symbols_with_qnames(sorted(owners)) if owners else {}
     depth_of: dict[str, int | None] = {}
     for owner in owners:
-        depth_of[owner] = _depth(store, owner, ancestors, classes, 0)
+        depth_of[owner] = _depth(reader, owner, ancestors, classes, 0)
     for symbol in candidates:
         depth = depth_of.get(symbol.qname.rpartition("::")[0])
         if depth is not None:
@@ -60,14 +60,14 @@ def overrides(store: IndexReader, declaring: Symbol, member: str) -> list[Symbol
 
 
 def _depth(
-    store: IndexReader, owner: str, ancestors: set[str], classes: dict[str, list[Symbol]], depth: int
+    reader: IndexReader, owner: str, ancestors: set[str], classes: dict[str, list[Symbol]], depth: int
 ) -> int | None:
     """How many derivations separate class `owner` from a class named in `ancestors`, or None."""
     if depth >= _MAX_DEPTH:
         return None
     symbols = classes.get(owner)
     if symbols is None:
-        symbols = store.symbols_with_qname(owner)
+        symbols = reader.symbols_with_qname(owner)
     namespace = owner.rpartition("::")[0]
     for symbol in (s for s in symbols if s.kind in CLASS_KINDS):
         bases = class_bases(symbol.signature or "")
@@ -75,19 +75,19 @@ def _depth(
             return depth + 1
         for base in bases:
             qualified = f"{namespace}::{base}" if namespace else base
-            found = _depth(store, qualified, ancestors, {}, depth + 1)
+            found = _depth(reader, qualified, ancestors, {}, depth + 1)
             if found is not None:
                 return found
     return None
 
 
-def derives_from(store: IndexReader, derived: str, base: str) -> bool:
+def derives_from(reader: IndexReader, derived: str, base: str) -> bool:
     """Whether class `derived` (a qualified name) has a base class named `base`'s last name,
     directly or through others."""
-    return _depth(store, derived, {base.rpartition("::")[2]}, {}, 0) is not None
+    return _depth(reader, derived, {base.rpartition("::")[2]}, {}, 0) is not None
 
 
-def inherited_members(store: IndexReader, cls: Symbol, member: str, kinds: frozenset[SymbolKind]) -> list[Symbol]:
+def inherited_members(reader: IndexReader, cls: Symbol, member: str, kinds: frozenset[SymbolKind]) -> list[Symbol]:
     """The definitions of `member` a class has from its bases, the nearest base that defines
     it first (`ListType::getElementType` is SingleElementType's, a template base)."""
     seen = {cls.qname}
@@ -95,11 +95,11 @@ def inherited_members(store: IndexReader, cls: Symbol, member: str, kinds: froze
     for _ in range(_MAX_DEPTH):
         onward = []
         for current in frontier:
-            for base in _base_classes(store, current):
+            for base in _base_classes(reader, current):
                 if base.qname in seen:
                     continue
                 seen.add(base.qname)
-                found = [s for s in store.symbols_with_qname(f"{base.qname}::{member}") if s.kind in kinds]
+                found = [s for s in reader.symbols_with_qname(f"{base.qname}::{member}") if s.kind in kinds]
                 if found:
                     return found
                 onward.append(base)
@@ -109,7 +109,7 @@ def inherited_members(store: IndexReader, cls: Symbol, member: str, kinds: froze
     return []
 
 
-def _base_classes(store: IndexReader, cls: Symbol) -> list[Symbol]:
+def _base_classes(reader: IndexReader, cls: Symbol) -> list[Symbol]:
     """The classes a class header names as bases: in the class's namespace (or an enclosing
     one), else any class of that name."""
     namespace = cls.qname.rpartition("::")[0]
@@ -118,11 +118,11 @@ def _base_classes(store: IndexReader, cls: Symbol) -> list[Symbol]:
         scope, candidates = namespace, list[Symbol]()
         while not candidates:
             qualified = f"{scope}::{base}" if scope else base
-            candidates = [s for s in store.symbols_with_qname(qualified) if s.kind in CLASS_KINDS]
+            candidates = [s for s in reader.symbols_with_qname(qualified) if s.kind in CLASS_KINDS]
             if not scope:
                 break
             scope = scope.rpartition("::")[0]
         found += candidates or [
-            s for s in store.symbols_named(base.lower()) if s.name == base and s.kind in CLASS_KINDS
+            s for s in reader.symbols_named(base.lower()) if s.name == base and s.kind in CLASS_KINDS
         ]
     return found

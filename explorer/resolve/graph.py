@@ -35,18 +35,18 @@ _TOO_MUCH = "its values flow through more code than one query follows ({}); its 
 class CallGraph:
     def __init__(
         self,
-        store: IndexReader,
+        reader: IndexReader,
         root: str,
         backend: str = "cuda",
         tests: bool = False,
         kept: KeptEdges | None = None,
     ) -> None:
-        self.store = store
+        self.store = reader
         self.backend = backend
         self.tests = tests  # follow edges from production code into the tree's tests (test_code.py)
         sources = SourceLines(root)
-        self.python = PythonEdges(store, sources)
-        self.native = NativeEdges(store, backend, sources)
+        self.python = PythonEdges(reader, sources)
+        self.native = NativeEdges(reader, backend, sources)
         self._edges: dict[Key, list[CallEdge]] = {}
         self.kept = kept
 

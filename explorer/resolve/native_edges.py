@@ -95,8 +95,8 @@ _FUNCTION_KIND_SET = frozenset(_FUNCTION_KINDS)
 
 
 class NativeEdges:
-    def __init__(self, store: IndexReader, backend: str, sources: SourceLines) -> None:
-        self.store = store
+    def __init__(self, reader: IndexReader, backend: str, sources: SourceLines) -> None:
+        self.store = reader
         self.backend = backend
         self.sources = sources  # a call's arguments are read there, to tell overloads apart
         self._parameter_names: dict[str, set[str]] = {}
@@ -113,7 +113,7 @@ class NativeEdges:
         self._declarations: dict[
             tuple[str | None, int | None], Declarations
         ] = {}  # a definition's parameters' and locals' kinds
-        self._stored_callables = StoredCallables(store, sources, self._named)
+        self._stored_callables = StoredCallables(reader, sources, self._named)
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol

@@ -98,14 +98,14 @@ def undefined_function(qname: str, why: str = "not defined in the tree") -> Symb
     return Symbol(qname, qname.rpartition("::")[2], SymbolKind.FUNCTION, Language.CPP, None, None, None, why)
 
 
-def vendor_function(store: IndexReader, written: str) -> Symbol | None:
+def vendor_function(reader: IndexReader, written: str) -> Symbol | None:
     """A vendor library's API a registration names (`nvtx.def("rangePushA", nvtxRangePushA)`):
     the external symbol the tree's calls of it made, or one of its own; None for others."""
     name = written.rpartition("::")[2]
     library = vendor_library(name)
     if library is None:
         return None
-    known = [s for s in store.symbols_with_qname(name) if s.kind is SymbolKind.EXTERNAL]
+    known = [s for s in reader.symbols_with_qname(name) if s.kind is SymbolKind.EXTERNAL]
     return (
         known[0]
         if known
@@ -113,16 +113,16 @@ def vendor_function(store: IndexReader, written: str) -> Symbol | None:
     )
 
 
-def dispatch_kernels(store: IndexReader, entry: DispatchEntry) -> list[Symbol]:
+def dispatch_kernels(reader: IndexReader, entry: DispatchEntry) -> list[Symbol]:
     """The kernel a dispatch row names: by its qualified name for native_functions.yaml's
     (`at::native::relu`), looked up from the registration's namespaces for a C++ one."""
     if entry.path is None or entry.path.endswith(".yaml"):
-        return [s for s in store.symbols_with_qname(entry.kernel) if s.kind in REGISTRABLE_KINDS]
-    return registered_functions(store, entry.kernel, entry.path)
+        return [s for s in reader.symbols_with_qname(entry.kernel) if s.kind in REGISTRABLE_KINDS]
+    return registered_functions(reader, entry.kernel, entry.path)
 
 
 def registered_functions(
-    store: IndexReader, written: str, path: str | None, kinds: frozenset[SymbolKind] | None = None
+    reader: IndexReader, written: str, path: str | None, kinds: frozenset[SymbolKind] | None = None
 ) -> list[Symbol]:
     """The C++ function a registration names, stored with the namespaces around it in front
     of what was written (`at::functorch::native::conv2d_symint` for `native::conv2d_symint`
@@ -144,25 +144,25 @@ def registered_functions(
             # production code never registers a test's function (`add` of a test extension,
             # for ::c10d::Store::add with every qualifier dropped)
             found = [
-                s for s in store.symbols_with_qname(candidate) if s.kind in kinds and not hidden_as_test(path, s.path)
+                s for s in reader.symbols_with_qname(candidate) if s.kind in kinds and not hidden_as_test(path, s.path)
             ]
             if found:
                 return (visible_from(path, found) or found) if path else found
-    return _through_usings(store, parts, path, kinds) if path else []
+    return _through_usings(reader, parts, path, kinds) if path else []
 
 
-def _through_usings(store: IndexReader, parts: list[str], path: str, kinds: frozenset[SymbolKind]) -> list[Symbol]:
+def _through_usings(reader: IndexReader, parts: list[str], path: str, kinds: frozenset[SymbolKind]) -> list[Symbol]:
     """A registered name its file brings in with a using-declaration (`using
     caffe2::serialize::PyTorchStreamWriter;` before `&PyTorchStreamWriter::archiveName`) or
     finds through a using-directive (`using namespace torch::autograd;`)."""
-    usings = [b for b in store.import_bindings(path) if b.name != "#include"]
+    usings = [b for b in reader.import_bindings(path) if b.name != "#include"]
     candidates = []
     for index, part in enumerate(parts[:-1] if len(parts) > 1 else parts):
         candidates += ["::".join([b.target, *parts[index + 1 :]]) for b in usings if b.name == part]
     for directive in (b.target for b in usings if b.name == "*"):
         candidates += ["::".join([directive, *parts[start:]]) for start in range(len(parts))]
     for candidate in candidates:
-        found = [s for s in store.symbols_with_qname(candidate) if s.kind in kinds]
+        found = [s for s in reader.symbols_with_qname(candidate) if s.kind in kinds]
         if found:
             return found
     return []

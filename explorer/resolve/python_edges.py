@@ -138,13 +138,13 @@ class _ThroughLocal:
 
 
 class PythonEdges:
-    def __init__(self, store: IndexReader, sources: SourceLines, tensor_methods: bool = True) -> None:
-        self.store = store
+    def __init__(self, reader: IndexReader, sources: SourceLines, tensor_methods: bool = True) -> None:
+        self.store = reader
         self.sources = sources
         # `x.softmax()` on an unknown `x` taken for the Tensor method (PyTorch trees); off
         # for a plain Python call graph
         self.tensor_methods = tensor_methods
-        self.extensions = ExtensionModules(store)
+        self.extensions = ExtensionModules(reader)
         self._outside_bases: dict[str, frozenset[str]] = {}
         self._mro: dict[str, list[str]] = {}
         self._off_default: dict[Key, set[str]] = {}  # a factory-made function -> branches taken only when asked
@@ -254,7 +254,9 @@ class PythonEdges:
             if through_locals:
                 yield _ThroughLocal(written, self._local_values(symbol, written))
         else:
-            found = list(self.dotted_name_edges(site.qualified, module_name(self.store.tree_relative(symbol.path or ""))))
+            found = list(
+                self.dotted_name_edges(site.qualified, module_name(self.store.tree_relative(symbol.path or "")))
+            )
             if not found and rest and site.qualified == written and self.tensor_methods:
                 found = list(self.tensor_method_edges(written.rsplit(".", 1)[-1], receiver_known=False))
             for edge in found:
@@ -553,7 +555,9 @@ class PythonEdges:
             if s.kind is SymbolKind.FUNCTION and s.path == symbol.path
         ]
 
-    def tensor_method_edges(self, name: str, receiver_known: bool, shape: CallShape | None = None) -> Iterator[CallEdge]:
+    def tensor_method_edges(
+        self, name: str, receiver_known: bool, shape: CallShape | None = None
+    ) -> Iterator[CallEdge]:
         """What a tensor's method `name` runs: the entry of TensorBase's method table that
         names a function the tree writes by hand; else the operators of a Tensor method of
         that name; else the method as the extension module binds it, whose edges go on from there: in
@@ -634,7 +638,9 @@ class PythonEdges:
                 continue
             other = bound.get(if_true if bound[start] in _FALSE_LITERALS else if_false)
             if other:
-                found.update(e.target.symbol.qname for e in self.dotted_name_edges(self._expand(variable, other), module))
+                found.update(
+                    e.target.symbol.qname for e in self.dotted_name_edges(self._expand(variable, other), module)
+                )
         return found
 
     def _passed_functions(self, symbol: Symbol) -> Iterator[CallEdge]:

@@ -51,8 +51,8 @@ _HEADERS = (".h", ".hpp", ".hh", ".cuh", ".inl")
 
 
 class StoredCallables:
-    def __init__(self, store: IndexReader, sources: SourceLines, named: Named) -> None:
-        self.store = store
+    def __init__(self, reader: IndexReader, sources: SourceLines, named: Named) -> None:
+        self.store = reader
         self.sources = sources
         self.named = named
         self._members: dict[

@@ -95,7 +95,7 @@ def read_chrome_trace(path: Path) -> tuple[ProfileRecording, int]:
     return recording, python_functions
 
 
-def chrome_trace_run(path: Path, store: IndexReader | None, python: str | None) -> RunTrace:
+def chrome_trace_run(path: Path, reader: IndexReader | None, python: str | None) -> RunTrace:
     """The trace as a run: operators and kernels named and placed in the --root index (and
     the wheel of --python, where given)."""
     profile, python_functions = read_chrome_trace(path)
@@ -105,7 +105,9 @@ def chrome_trace_run(path: Path, store: IndexReader | None, python: str | None) 
     calls = call_tree(_NO_CALLS, profile.program_end)
     forest = operator_forest(profile, report)
     calls.children = sorted((span for spans in forest.values() for span in spans), key=lambda span: span.start)
-    tree, naming = named_tree(calls, _NO_CALLS, profile, Locator(install, store), str(path), None if devices else "CPU")
+    tree, naming = named_tree(
+        calls, _NO_CALLS, profile, Locator(install, reader), str(path), None if devices else "CPU"
+    )
     return RunTrace(
         command=str(path),
         runtime=RECORDED_TRACE,
@@ -114,7 +116,7 @@ def chrome_trace_run(path: Path, store: IndexReader | None, python: str | None) 
         exit_code=0,
         python_events=0,
         native_events=report.operators + report.device_events,
-        notes=tuple(_notes(store, report, naming, python_functions)),
+        notes=tuple(_notes(reader, report, naming, python_functions)),
     )
 
 
@@ -207,9 +209,9 @@ def _no_install(cuda: bool) -> TorchInstall:
 
 
 def _notes(
-    store: IndexReader | None, report: MergeReport, naming: NamingReport, python_functions: int
+    reader: IndexReader | None, report: MergeReport, naming: NamingReport, python_functions: int
 ) -> Iterator[str]:
-    if store is None:
+    if reader is None:
         yield "no --root: operators are not mapped to their C++ kernels (give --root with a PyTorch source tree)"
     yield "read from a profiler trace: nothing ran; operators are named without their overloads (the trace has none)"
     if python_functions:

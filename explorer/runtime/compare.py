@@ -73,14 +73,14 @@ class Comparison:
 
 
 def compare_run(
-    store: IndexReader, root: str, tree: RunFrame, backend: str = "all", every_native_call: bool = True
+    reader: IndexReader, root: str, tree: RunFrame, backend: str = "all", every_native_call: bool = True
 ) -> Comparison:
     """Walk the run from the program down, each frame matched to a graph node in the context
     its caller reached it with (the class of `self`, the functions passed to it), as a static
     trace would have it. `every_native_call`: the run recorded every C++ call (the bundled
     runtime), not only operators, CUDA API calls and kernels (a profiler)."""
-    graph = CallGraph(store, root, backend)
-    matcher = _Matcher(store, graph, root, every_native_call)
+    graph = CallGraph(reader, root, backend)
+    matcher = _Matcher(reader, graph, root, every_native_call)
     confirmed: list[RunEdge] = []
     dynamic_only: list[RunEdge] = []
     not_taken: list[NotTaken] = []
@@ -152,8 +152,8 @@ def compare_run(
 
 
 class _Matcher:
-    def __init__(self, store: IndexReader, graph: CallGraph, root: str, every_native_call: bool = True) -> None:
-        self.store = store
+    def __init__(self, reader: IndexReader, graph: CallGraph, root: str, every_native_call: bool = True) -> None:
+        self.store = reader
         self.graph = graph
         self.every_native_call = every_native_call
         self.unindexed: set[str] = set()

@@ -53,9 +53,9 @@ class _Named:
 
 class Namer:
     def __init__(
-        self, store: IndexReader, root: str, codes: list[PythonCode], program: str, native: dict[int, NativeSymbol]
+        self, reader: IndexReader, root: str, codes: list[PythonCode], program: str, native: dict[int, NativeSymbol]
     ) -> None:
-        self.store = store
+        self.store = reader
         self.root = os.path.join(os.path.abspath(root), "")
         self.codes = codes
         self.program = program  # "<string>" or the script's absolute path

@@ -58,9 +58,9 @@ class Locator:
     --root index, else in the wheel's packaged native_functions.yaml; C++ and CUDA kernels
     in the --root index only."""
 
-    def __init__(self, install: TorchInstall, store: IndexReader | None) -> None:
+    def __init__(self, install: TorchInstall, reader: IndexReader | None) -> None:
         self.install = install
-        self.store = store
+        self.store = reader
         self._operators: dict[str, Symbol] | None = None  # from the wheel's YAML, without --root
         self._stubs: dict[str, dict[str, Symbol]] = {}  # stub file -> qname -> first definition
         self._lines: dict[str, list[str]] = {}

@@ -76,7 +76,7 @@ def _run_child(install: TorchInstall, request: RunRequest, workdir: Path) -> tup
 # -- 5. the whole run ---------------------------------------------------------------------
 
 
-def run_profiled(request: RunRequest, store: IndexReader | None) -> RunTrace:
+def run_profiled(request: RunRequest, reader: IndexReader | None) -> RunTrace:
     """Run the request's program with the interpreter of --python (real PyTorch); `store`
     is the index of the --root source tree, or None without one."""
     if request.python is None:
@@ -89,13 +89,13 @@ def run_profiled(request: RunRequest, store: IndexReader | None) -> RunTrace:
         )
     with new_workdir() as folder:
         python, profile = _run_child(install, request, Path(folder))
-    return build_trace(request, install, store, python, profile)
+    return build_trace(request, install, reader, python, profile)
 
 
 def build_trace(
     request: RunRequest,
     install: TorchInstall,
-    store: IndexReader | None,
+    reader: IndexReader | None,
     python: PythonRecording,
     profile: ProfileRecording,
 ) -> RunTrace:
@@ -112,7 +112,7 @@ def build_trace(
         default_device = "CPU"
     else:
         default_device = None
-    tree, naming = named_tree(calls, python, profile, Locator(install, store), program, default_device)
+    tree, naming = named_tree(calls, python, profile, Locator(install, reader), program, default_device)
     return RunTrace(
         command=request.command,
         runtime=request.python or install.python,
@@ -121,7 +121,7 @@ def build_trace(
         exit_code=python.exit_code,
         python_events=len(python.events),
         native_events=report.operators + report.device_events,
-        notes=tuple(_notes(request, install, store, python, profile, report, naming)),
+        notes=tuple(_notes(request, install, reader, python, profile, report, naming)),
     )
 
 
@@ -141,13 +141,13 @@ def named_tree(
 def _notes(
     request: RunRequest,
     install: TorchInstall,
-    store: IndexReader | None,
+    reader: IndexReader | None,
     python: PythonRecording,
     profile: ProfileRecording,
     report: MergeReport,
     naming: NamingReport,
 ) -> Iterator[str]:
-    if store is None:
+    if reader is None:
         yield "no --root: operators are not mapped to their C++ kernels (give --root with a PyTorch source tree)"
     else:
         tree_version = _tree_version(request.root)

@@ -14,21 +14,21 @@ from explorer.runtime.shaping import fold_repeats
 from explorer.runtime.symbols import SymbolTable
 
 
-def run_program(request: RunRequest, store: IndexReader | None) -> RunTrace:
+def run_program(request: RunRequest, reader: IndexReader | None) -> RunTrace:
     """Run on the bundled reference runtime (request.python None) or on real PyTorch."""
     check_program(request)
     if request.python is not None:
         from explorer.runtime.profiler import run_profiled
 
-        return run_profiled(request, store)
-    assert store is not None, "the bundled runtime is always run with its tree's index"
+        return run_profiled(request, reader)
+    assert reader is not None, "the bundled runtime is always run with its tree's index"
     with new_workdir() as folder:
         recordings = run_bundled(request, Path(folder))
         python = read_python(recordings.python_events)
         native = read_native(recordings.native_events) if recordings.native_events else None
     raw = merge(python, native)
     names = SymbolTable(native.library).resolve(site_offsets(raw)) if native and native.events else {}
-    tree = Namer(store, request.root, python.codes, request.program_file, names).tree(raw)
+    tree = Namer(reader, request.root, python.codes, request.program_file, names).tree(raw)
     notes = list(recordings.notes)
     if native is not None and native.dropped_calls:
         notes.append(

@@ -43,10 +43,10 @@ _EDGE_KINDS = {
 
 
 class FlowEdges:
-    def __init__(self, store: IndexReader, python: PythonEdges, contexts: bool = True) -> None:
-        self.store = store
+    def __init__(self, reader: IndexReader, python: PythonEdges, contexts: bool = True) -> None:
+        self.store = reader
         self.python = python
-        self.facts = FlowFacts(store)
+        self.facts = FlowFacts(reader)
         self._torch_ops_files: dict[str, bool] = {}
         self._outside_classes: dict[str, bool] = {}
         self.solver = Solver(

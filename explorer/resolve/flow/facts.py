@@ -99,8 +99,8 @@ class FlowFacts:
     theirs is first needed, and each scope's statements turned into tuples only then: most
     modules a trace meets are only imported, not run."""
 
-    def __init__(self, store: IndexReader) -> None:
-        self.store = store
+    def __init__(self, reader: IndexReader) -> None:
+        self.store = reader
         self._paths: dict[str, str | None] = {}
         self._modules: dict[str, dict[tuple[str, int], Scope]] = {}
         # per module read: its scopes by qname, and its own scope (a module of 100,000
