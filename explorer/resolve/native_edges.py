@@ -34,7 +34,6 @@ ambiguous; nothing is picked at random.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 from collections.abc import Iterator
 
@@ -56,11 +55,23 @@ from explorer.model import (
     last_name,
 )
 from explorer.names import is_out_overload, operators_for
-from explorer.parsers.common import collapse, enclosing_candidates, parenthesised_items, strip_template_args
+from explorer.parsers.common import enclosing_candidates, strip_template_args
 from explorer.resolve.argument_kinds import Declarations, Kind, call_argument_kinds, declarations, fitting_kinds
 from explorer.resolve.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.resolve.backends import dispatch_key_allowed
 from explorer.resolve.cpp_classes import CLASS_KINDS, derives_from, inherited_members, overrides
+from explorer.resolve.cpp_text import (
+    NOT_CLASSES,
+    RETURNED_NAME,
+    TYPE_NAME,
+    local_declaration,
+    local_dereferenced,
+    parameter_names,
+    parameter_type,
+    parameter_types,
+    range_elements,
+    returned_class,
+)
 from explorer.resolve.generated_api import FAST_PATHS, generated
 from explorer.resolve.nodes import (
     defining_stub,
@@ -415,7 +426,7 @@ class NativeEdges:
         """Parameters that may hold a callable: of a template parameter's type (`Fn fn`,
         `const F& f`) or a function wrapper's (`const std::function<void(int64_t, int64_t)>& f`)."""
         wrapped = {
-            name for name, written in _parameter_types(symbol.signature).items() if _FUNCTION_WRAPPER.search(written)
+            name for name, written in parameter_types(symbol.signature).items() if _FUNCTION_WRAPPER.search(written)
         }
         return self._generic_parameters(symbol) | wrapped if wrapped else self._generic_parameters(symbol)
 
@@ -631,7 +642,7 @@ class NativeEdges:
                 return found
             # `for (auto& da : device_allocator) da->emptyCache();`: an element of a member container
             container = (
-                _range_elements(self.sources.of_definition(caller)).get(receiver) if caller.path is not None else None
+                range_elements(self.sources.of_definition(caller)).get(receiver) if caller.path is not None else None
             )
             if container is not None:
                 return self._method_of_field(
@@ -827,13 +838,15 @@ class NativeEdges:
         if function.path is None:
             return None
         text = self.sources.of_definition(function)
-        returned = set(_RETURNED_NAME.findall(text))
+        returned = set(RETURNED_NAME.findall(text))
         if len(returned) != 1:
             return None
         name = returned.pop()
-        declared = re.search(rf"\b(?:(?:static|thread_local)\s+)+(?P<type>{_TYPE})\s+{re.escape(name)}\s*[;({{]", text)
+        declared = re.search(
+            rf"\b(?:(?:static|thread_local)\s+)+(?P<type>{TYPE_NAME})\s+{re.escape(name)}\s*[;({{]", text
+        )
         written = declared.group("type") if declared is not None else None
-        return written if written is not None and written not in _NOT_CLASSES else None
+        return written if written is not None and written not in NOT_CLASSES else None
 
     def _autograd_forward(self, caller: Symbol, written_class: str) -> list[Symbol]:
         """`ScatterSum::apply(...)` of a C++ autograd Function (`struct ScatterSum : public
@@ -1010,16 +1023,6 @@ def _argument_index(arguments: list[str] | None, argument: str, lambdas: list[st
     return None
 
 
-@functools.lru_cache(maxsize=4096)
-def parameter_names(signature: str) -> tuple[str, ...]:
-    """Each parameter's name, in order, from a C++ signature ("" where none is written)."""
-    names = []
-    for written in parenthesised_items(signature, templates=True) or []:
-        declared = _IDENTIFIER.findall(written.partition("=")[0])
-        names.append(declared[-1] if len(declared) >= 2 else "")
-    return tuple(names)
-
-
 _FUNCTION_WRAPPER = re.compile(r"\b(?:function|function_ref)\s*<")
 
 
@@ -1033,10 +1036,6 @@ def _fast_path(callee: str) -> bool:
 # accessors (sizes(), data_ptr(), options()) that every kernel calls, edges that would bury the
 # chain a reader follows under boilerplate.
 _VALUE_CLASSES = frozenset({"Tensor", "TensorBase"})
-# `const c10::intrusive_ptr<::c10d::ProcessGroup>& self`: a type, then the parameter's name
-_SMART_POINTERS = re.compile(
-    r"^(?:(?:c10|std)::)?(?:intrusive_ptr|shared_ptr|unique_ptr|weak_intrusive_ptr)\s*<\s*(.+?)\s*>$"
-)
 
 
 # What a typed operator handle is called with to run its operator through the dispatcher
@@ -1054,138 +1053,10 @@ def _may_be_virtual(method: Symbol) -> bool:
 _OPERATOR_HANDLE_CALLS = frozenset(("call", "redispatch", "callBoxed", "redispatchBoxed"))
 # A receiver that is a call: `get()`, `c10::cuda::CUDACachingAllocator::get()`, `registry(key)`
 _CALL_RECEIVER = re.compile(r"^((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*\(.*\)$")
-_SPECIFIERS = re.compile(
-    r"\b(?:static|inline|virtual|constexpr|explicit|extern|friend|const|volatile|typename|C10_\w+|TORCH_\w+)\b"
-)
-
-
-def local_declaration(text: str, name: str) -> tuple[str | None, str | None]:
-    """See NativeEdges._local_type: (class as written, initialising call) for local `name`."""
-    return local_declarations(text).get(name, (None, None))
-
-
-@functools.lru_cache(maxsize=256)
-def _range_elements(text: str) -> dict[str, str]:
-    """Each range-for variable of a definition's text and the container it ranges over, a name."""
-    return {match.group(1): match.group(2) for match in _RANGE_FOR.finditer(text)}
-
-
-def local_dereferenced(text: str, name: str) -> str | None:
-    """The pointer a local `auto& name = *pointer;` is bound through, or None."""
-    return _dereferences(text).get(name)
-
-
-@functools.lru_cache(maxsize=256)
-def _dereferences(text: str) -> dict[str, str]:
-    return {match.group(1): match.group(2) for match in _DEREFERENCED_LOCAL.finditer(text)}
-
-
-@functools.lru_cache(maxsize=256)
-def local_declarations(text: str) -> dict[str, tuple[str | None, str | None]]:
-    """Every local a definition's text declares in a way that says what it is, read once: its
-    class as written (`auto self = (THCPEvent*)_self;`, a cast; `THCPEvent* self = ...`), or
-    the call that initialises an `auto` (`auto& engine = PythonEngine::get_python_engine();`).
-    The first declaration of a name wins."""
-    found: dict[str, tuple[str | None, str | None]] = {}
-    for match in _CAST_LOCAL.finditer(text):
-        found.setdefault(match.group("name"), (match.group("c") or match.group("s"), None))
-    for match in _CALLED_LOCAL.finditer(text):
-        found.setdefault(match.group("name"), (None, match.group("call")))
-    for match in _TYPED_LOCAL.finditer(text):
-        written = match.group("type").strip()
-        pointee = _SMART_POINTERS.match(written)
-        written = pointee.group(1).strip() if pointee is not None else written
-        if "<" not in written and written not in _NOT_CLASSES and written not in _NOT_TYPES:
-            found.setdefault(match.group("name"), (written, None))
-    return found
-
-
-_TYPE = r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*"
-_RETURNED_NAME = re.compile(r"\breturn\s+([A-Za-z_]\w*)\s*;")
-_CAST_LOCAL = re.compile(
-    rf"\bauto\s*[*&]*\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?:\(\s*(?P<c>{_TYPE})\s*\*\s*\)"
-    rf"|(?:static|reinterpret|dynamic)_cast\s*<\s*(?:const\s+)?(?P<s>{_TYPE})\s*[*&]?\s*>)"
-)
-_CALLED_LOCAL = re.compile(
-    r"\bauto\s*[*&]*\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<call>(?:::)?[A-Za-z_][\w:]*\s*\([^;]*\))\s*;"
-)
-_TYPED_LOCAL = re.compile(
-    rf"(?:^|[;{{}}(]|\n)\s*(?:const\s+)?(?P<type>{_TYPE}(?:\s*<[^;(){{}}]*>)?)\s*[*&]*\s*\b(?P<name>[A-Za-z_]\w*)\s*(?:[=({{;]|:(?!:))"
-)
-_RANGE_FOR = re.compile(r"\bfor\s*\(\s*(?:const\s+)?auto\s*[&*]*\s*([A-Za-z_]\w*)\s*:\s*([A-Za-z_]\w*)\s*\)")
-_DEREFERENCED_LOCAL = re.compile(r"\bauto\s*&\s*([A-Za-z_]\w*)\s*=\s*\*\s*([A-Za-z_]\w*)\s*;")
-_NOT_TYPES = frozenset(("return", "auto", "else", "new", "delete", "case", "goto", "throw"))
 
 
 # A data member of the caller's own class as a receiver: `device_allocator[device]`, `impl_`
 _OWN_FIELD = re.compile(r"^([A-Za-z_]\w*)\s*(\[.*\])?$")
-# Containers whose element a subscript gives
-_CONTAINERS = re.compile(
-    r"^(?:(?:std|c10|at)::)?(?:vector|array|deque|SmallVector|ArrayRef)\s*<\s*(.+?)\s*(?:,[^<>]*)?>$"
-)
-
-
-@functools.lru_cache(maxsize=4096)
-def returned_class(signature: str, name: str, opening: str = "(", element: bool = False) -> str | None:
-    """The class a function whose first line is `signature` returns, as written: `CUDAAllocator`
-    for `inline CUDAAllocator* get()`, the pointee of a smart pointer; None for a type that is
-    no class name (`void`, `auto`, a template parameter is not told apart). With `opening`
-    empty, the class of a data member (`at::cuda::CUDAEvent cuda_event;`)."""
-    marker = re.compile(rf"\b{re.escape(name)}\b\s*{re.escape(opening)}")
-    head = marker.split(signature, maxsplit=1)[0] if marker.search(signature) else ""
-    head = _OWNER_QUALIFIER.sub(
-        "", head
-    )  # `Engine& PythonEngine::get_python_engine()`: the class written before the name
-    written = _SPECIFIERS.sub(" ", head)
-    written = collapse(written.replace("&", " ").replace("*", " ")).strip()
-    contained = _CONTAINERS.match(written) if element else None
-    if contained is not None:  # `std::vector<std::unique_ptr<DeviceCachingAllocator>> device_allocator;` subscripted
-        written = contained.group(1).strip()
-    pointee = _SMART_POINTERS.match(written)
-    if pointee is not None:
-        written = pointee.group(1).strip()
-    if not written or " " in written or "<" in written or written in _NOT_CLASSES:
-        return None
-    return written.removeprefix("::")
-
-
-_OWNER_QUALIFIER = re.compile(r"(?:[A-Za-z_]\w*(?:<[^<>]*>)?::)+\s*$")
-_NOT_CLASSES = frozenset(
-    ("auto", "void", "int", "bool", "float", "double", "char", "size_t", "int64_t", "int32_t", "uint64_t")
-)
-
-
-def parameter_type(signature: str, name: str) -> str | None:
-    """The class a parameter of the function whose first line is `signature` has, as written
-    (`PyTorchStreamWriter` for `PyTorchStreamWriter& self`; the pointee of a smart pointer);
-    None for a name that is no parameter there, or a type that is no class name."""
-    if not name.isidentifier() or "(" not in signature:
-        return None
-    written = _parameter_types(signature).get(name)
-    if written is None:
-        return None
-    pointee = _SMART_POINTERS.match(written)
-    if pointee is not None:
-        written = pointee.group(1)
-    if "<" in written or written in ("auto", "int", "bool", "float", "double", "char", "void", "size_t", "int64_t"):
-        return None
-    return written
-
-
-_PARAMETER = re.compile(
-    r"^\s*(?:const\s+)?((?:::)?[A-Za-z_][\w:]*(?:\s*<.*>)?)\s*(?:const\s*)?[&*]*\s*([A-Za-z_]\w*)\s*(?:=.*)?$", re.S
-)
-
-
-@functools.lru_cache(maxsize=4096)
-def _parameter_types(signature: str) -> dict[str, str]:
-    """Each parameter's type as written, by name, read once per signature."""
-    types = {}
-    for written in parenthesised_items(signature, templates=True) or []:
-        match = _PARAMETER.match(written)
-        if match is not None:
-            types[match.group(2)] = match.group(1).strip()
-    return types
 
 
 def _scopes(qname: str) -> list[str]:
