@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         operators_for,
         stub_method,
     )
-    from explorer.names.extensions import ExtensionModules, registered_operators
+    from explorer.names.extensions import ExtensionModules, extension_modules, registered_operators
     from explorer.names.lookup import NameMatch, PythonPaths, find, look_up, plain_call_order, suggestions
     from explorer.names.patterns import (
         MAX_QUERY_LENGTH,
@@ -53,6 +53,7 @@ _HOME = {  # each public name, and the module of this package that defines it
     "operators_for": "bindings",
     "stub_method": "bindings",
     "ExtensionModules": "extensions",
+    "extension_modules": "extensions",
     "registered_operators": "extensions",
     "PythonPaths": "lookup",
     "NameMatch": "lookup",
@@ -87,6 +88,7 @@ __all__ = [  # the same names as _HOME (tests/test_doors.py)
     "binding_operators",
     "binding_symbol",
     "bound_stub",
+    "extension_modules",
     "find",
     "hidden_as_test",
     "inherited_bindings",

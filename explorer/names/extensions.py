@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import weakref
 from dataclasses import dataclass
 
 from explorer.index import IndexReader
@@ -52,6 +53,15 @@ def registered_operators(reader: IndexReader, dotted: str) -> list[Symbol] | Non
 class ModuleName:
     dotted: str
     derived: bool  # named after the file: nothing in the tree declares the extension
+
+
+def extension_modules(reader: IndexReader) -> ExtensionModules:
+    """The extensions of the trees a reader spans, one view per reader: name lookup, search and
+    the call graph share what it has read, for as long as the reader is open."""
+    found = _BY_READER.get(reader)
+    if found is None:
+        found = _BY_READER[reader] = ExtensionModules(reader)
+    return found
 
 
 class ExtensionModules:
@@ -136,3 +146,6 @@ def _package_folder(extension: Symbol, where: str) -> str:
     package = extension.qname.rpartition(".")[0].replace(".", "/")
     joined = "/".join(part for part in (folder, package) if part)
     return f"{joined}/" if joined else ""
+
+
+_BY_READER: weakref.WeakKeyDictionary[IndexReader, ExtensionModules] = weakref.WeakKeyDictionary()

@@ -23,7 +23,7 @@ from explorer.errors import UnknownSymbolError, UsageError
 from explorer.index import IndexReader
 from explorer.model import Symbol, SymbolKind
 from explorer.names.bindings import binding_operators, bound_in_another_module, inherited_bindings, is_out_overload
-from explorer.names.extensions import ExtensionModules, registered_operators
+from explorer.names.extensions import extension_modules, registered_operators
 from explorer.names.patterns import checked_query
 from explorer.names.search import search_symbols
 from explorer.names.test_code import is_test_code
@@ -92,7 +92,7 @@ def find(reader: IndexReader, query: str) -> NameMatch | None:
         if operators:
             named = ", ".join(s.qname for s in operators)
             return NameMatch(query, operators, [f"{query} -> Python binding of {named}"], binding=expanded)
-        bound = ExtensionModules(reader).python_bindings(query) or registered_operators(reader, query)
+        bound = extension_modules(reader).python_bindings(query) or registered_operators(reader, query)
         if bound:  # `mini_ops._C.scale` (pybind11), `torch.ops.pyg.fps`
             return NameMatch(query, bound)
         # a name only a stub the index does not hold declares (torch/_C/__init__.pyi.in's

@@ -28,7 +28,7 @@ from enum import IntEnum
 
 from explorer.index import IndexReader
 from explorer.model import Key, Language, Symbol, SymbolKind
-from explorer.names.extensions import ExtensionModules
+from explorer.names.extensions import extension_modules
 from explorer.names.patterns import checked_query
 
 _PREFIX_CAP = 2000
@@ -141,7 +141,7 @@ def _python_named(reader: IndexReader, hits: list[SearchHit]) -> list[SearchHit]
     shown by its Python name (`mini_ops._C.scale`) where the build files say it."""
     if not any(hit.symbol.kind is SymbolKind.PYBIND for hit in hits):
         return hits
-    modules = ExtensionModules(reader)
+    modules = extension_modules(reader)
     named = []
     for hit in hits:
         names = modules.python_names(hit.symbol) if hit.symbol.kind is SymbolKind.PYBIND else []

@@ -45,11 +45,11 @@ from explorer.model import (
 )
 from explorer.names import (
     TORCH_MODULE_CLASSES,
-    ExtensionModules,
     PythonPaths,
     binding_operators,
     binding_symbol,
     bound_stub,
+    extension_modules,
     inherited_bindings,
     is_method_binding,
     operators_for,
@@ -144,7 +144,7 @@ class PythonEdges:
         # `x.softmax()` on an unknown `x` taken for the Tensor method (PyTorch trees); off
         # for a plain Python call graph
         self.tensor_methods = tensor_methods
-        self.extensions = ExtensionModules(reader)
+        self.extensions = extension_modules(reader)
         self._outside_bases: dict[str, frozenset[str]] = {}
         self._mro: dict[str, list[str]] = {}
         self._off_default: dict[Key, set[str]] = {}  # a factory-made function -> branches taken only when asked
