@@ -8,65 +8,7 @@ definition with an id (the byte offset of the name it binds), and each read of a
 names the definitions that may reach it, so `f = a; f = b; f()` calls only `b`, while an
 assignment in an `if` branch, a loop or a `try` adds to what reaches past it.
 
-Expressions (tuples, tag first; JSON turns them into lists):
-    ("name", NAME, DEFS)          a local (DEFS: the definition ids that reach the read) or,
-                                  with DEFS None, a name of an enclosing scope, the module
-                                  or the builtins
-    ("attr", OBJ, NAME)           OBJ.NAME
-    ("call", FN, ARGS, KWARGS, LINE, COL)
-                                  ARGS: expressions, ("star", E) for *E;
-                                  KWARGS: (NAME, E) pairs, (None, E) for **E
-    ("item", OBJ, KEY[, LINE, COL, INDEX])
-                                  OBJ[KEY]; KEY a str or int constant, or None; INDEX
-                                  what the brackets hold, as handed to `__getitem__`, at
-                                  the `[` (LINE, COL); without them an item the syntax
-                                  does not write (unpacking `a, b = t`)
-    ("dict", ((KEY, E), ...))     KEY as for item; ("list" | "tuple" | "set", (E, ...))
-    ("const", TYPE[, VALUE])      a literal: str, int, float, bool, None; a short plain
-                                  string and a bool ("True", "False") keep their VALUE
-    ("def", QNAME, LINE) ("class", QNAME, LINE) ("lambda", QNAME, LINE)
-                                  the function or class a statement or lambda defines
-                                  (LINE tells apart two definitions of one name)
-    ("import", DOTTED)            the module or object an import names (absolute)
-    ("any", (E, ...))             one of these (a conditional, `a or b`)
-    ("elem", E, LINE, COL)        an element got by iterating E (for, comprehension, *x)
-    ("super", LINE, COL)          super() in a method (the solver knows the class)
-    ("caught", E)                 what `except E as e` binds: an instance of the class(es) E
-    ("augmented", L, R, METHOD, LINE, COL, BINARY, REFLECTED)
-                                  `L op= R`: L's in-place METHOD (`__iadd__`) where its
-                                  class defines one, else `L op R` (BINARY, REFLECTED as
-                                  for binop); a list extended by R
-    ("binop", L, R, METHOD, REFLECTED, LINE, COL)
-                                  `L op R` at the operator's (LINE, COL): L's METHOD
-                                  (`__add__`, `__lt__`) with R, or, where L has none, R's
-                                  REFLECTED (`__radd__`, `__gt__`) with L; REFLECTED None
-                                  for `in` (`R.__contains__(L)`, written with L and R
-                                  swapped)
-    ("unop", E, METHOD, LINE, COL)
-                                  `-E`, `+E`, `~E`: E's METHOD (`__neg__`)
-    ("unknown",)                  a value nothing follows (arithmetic, f-strings)
-Statements:
-    ("bind", TARGET, E, LINE)     TARGET: ("local", NAME, ID) | ("free", NAME) (global or
-                                  nonlocal) | ("attr", OBJ, NAME, LINE, COL) | ("item", OBJ,
-                                  KEY[, LINE, COL, INDEX]) (`__setitem__`)
-    ("eval", E) ("return", E) ("yield", E) ("raise", E, LINE)
-    ("enter", E, LINE, COL)       `with E`: its __enter__ and __exit__ run
-    ("star_import", DOTTED)       `from DOTTED import *`
-    ("guard", E, TRUTH, FIRST, LAST)
-                                  lines FIRST..LAST run only where E, a name, is true (TRUTH
-                                  true) or false: an `if NAME:` or `if not NAME:` branch, its
-                                  `else`, or what follows a branch that returns. E names only
-                                  the definitions of a local made outside any branch or loop
-                                  (`flag = default`, before `if ...: flag = ...`): its value
-                                  where nothing the call passed changed it
-Scopes: (QNAME, KIND, LINE, PARAMS, BASES, GENERATOR, FREE), KIND module | class | function
-| lambda; PARAMS: (NAME, KIND, DEFAULT or None, ID[, TYPE or None]), KIND pos | kwonly | star |
-starstar, TYPE the class its annotation names (`x: Tensor`, `Optional[Tensor]`);
-BASES: a class's base expressions; FREE: the names its statements bind as global or nonlocal.
-
-The text is one JSON line of the scopes, then one JSON line of statements per scope, in the
-same order: a query decodes a scope's statements only when it runs them (most scopes of a
-module it reads are never run).
+The facts' shapes are described in explorer/flow_schema.py.
 
 Python's scoping, as the solver needs it: a name bound anywhere in a function is local to
 all of it unless declared global or nonlocal; comprehension variables are the
@@ -81,11 +23,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from explorer import treesitter as tsx
-
-# The facts are tagged tuples whose shape the tag decides (the list above); JSON carries them as
-# lists, which the solver reads as they are decoded (resolve/flow/facts.py says why).
-Expr = tuple[Any, ...]
-Stmt = tuple[Any, ...]
+from explorer.flow_schema import Expr, Param, ScopeHeader, Stmt
 
 _MAX_DEPTH = 120  # deeper expressions are "unknown": nesting must not exhaust the stack
 _UNKNOWN: Expr = ("unknown",)
@@ -214,7 +152,7 @@ class _Reader:
         self.module = module
         self.package = package
         self.bindings = bindings
-        self.scopes: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []  # (header, statements)
+        self.scopes: list[tuple[ScopeHeader, tuple[Stmt, ...]]] = []
         self.depth = 0  # scopes inside scopes (lambdas in lambdas): bounded like expressions
 
     # -- scopes ----------------------------------------------------------------------------
@@ -224,8 +162,8 @@ class _Reader:
         node: tsx.Node,
         qname: str,
         kind: str,
-        params: tuple[Any, ...],
-        bases: tuple[Any, ...] = (),
+        params: tuple[Param, ...],
+        bases: tuple[Expr, ...] = (),
         returns: Expr | None = None,
     ) -> None:
         if self.depth > _MAX_DEPTH:
@@ -241,8 +179,8 @@ class _Reader:
         node: tsx.Node,
         qname: str,
         kind: str,
-        params: tuple[Any, ...],
-        bases: tuple[Any, ...],
+        params: tuple[Param, ...],
+        bases: tuple[Expr, ...],
         returns: Expr | None,
     ) -> None:
         body = node if kind == "module" else node.child_by_field_name("body")
@@ -261,7 +199,8 @@ class _Reader:
             walker.block(body)
         statements = tuple(walker.statements)
         free = sorted({s[1][1] for s in statements if s[0] == "bind" and s[1][0] == "free"})
-        self.scopes.append(((qname, kind, tsx.line(node), params, bases, walker.generator, free, returns), statements))
+        header = ScopeHeader(qname, kind, tsx.line(node), params, bases, walker.generator, free, returns)
+        self.scopes.append((header, statements))
 
 
 class _ScopeWalker:
@@ -512,10 +451,10 @@ class _ScopeWalker:
                 bases.append(self.expr(child))
         return tuple(bases)
 
-    def parameters(self, node: tsx.Node | None) -> tuple[Any, ...]:
+    def parameters(self, node: tsx.Node | None) -> tuple[Param, ...]:
         if node is None:
             return ()
-        params: list[tuple[Any, ...]] = []
+        params: list[Param] = []
         keyword_only = False
         for child in node.named_children:
             kind = child.type
@@ -526,7 +465,7 @@ class _ScopeWalker:
                 inner = child.named_children[0] if child.named_children else None
                 if inner is not None and inner.type == "identifier":
                     params.append(
-                        (
+                        Param(
                             tsx.text(inner),
                             "star" if kind == "list_splat_pattern" else "starstar",
                             None,
@@ -543,13 +482,13 @@ class _ScopeWalker:
                 inner = name_node.named_children[0] if name_node.named_children else None
                 if inner is not None:
                     star = "star" if name_node.type == "list_splat_pattern" else "starstar"
-                    params.append((tsx.text(inner), star, None, inner.start_byte, None))
+                    params.append(Param(tsx.text(inner), star, None, inner.start_byte, None))
                     keyword_only = keyword_only or star == "star"
                 continue
             value = self.expr(default) if default is not None else None
             declared = _declared_type(annotation)
             params.append(
-                (
+                Param(
                     tsx.text(name_node),
                     "kwonly" if keyword_only else "pos",
                     value,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer.resolve.flow.facts import Fact, Scope
+from explorer.flow_schema import Fact
+from explorer.resolve.flow.facts import Scope
 from explorer.resolve.flow.values import (
     Builtin,
     External,

@@ -7,9 +7,10 @@ import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from explorer.flow_schema import Fact
 from explorer.resolve.flow.builtin_models import BUILTINS, instances_of, iterate
 from explorer.resolve.flow.calls import Arguments, Call, OpenSite, ScopeKey, binds, is_made
-from explorer.resolve.flow.facts import Fact, Scope
+from explorer.resolve.flow.facts import Scope
 from explorer.resolve.flow.values import (
     TENSOR,
     Builtin,

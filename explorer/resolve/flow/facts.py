@@ -10,14 +10,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from explorer.flow_schema import Fact, ScopeHeader
 from explorer.index import IndexReader
 from explorer.model import SymbolKind
-
-# An expression, statement or parameter of the facts (parsers/python_flow.py lists them): a
-# sequence, tag first for expressions and statements, read as JSON decoded it.
-Fact = Sequence[Any]
 
 
 @dataclass(slots=True, eq=False)
@@ -30,10 +26,10 @@ class Scope:
     qname: str
     kind: str  # module, class, function, lambda
     line: int
-    params: list[Fact]  # (name, kind, default expression or None, definition id)
-    bases: list[Fact]  # a class's base expressions
+    params: Sequence[Fact]  # (name, kind, default expression or None, definition id)
+    bases: Sequence[Fact]  # a class's base expressions
     generator: bool
-    free: list[str]  # the names its statements bind as global or nonlocal
+    free: Sequence[str]  # the names its statements bind as global or nonlocal
     module: str
     path: str
     _statements: str | list[Fact]  # the JSON text until first read
@@ -182,11 +178,20 @@ class FlowFacts:
             return {}
         header, *bodies = text.split("\n")
         scopes: dict[tuple[str, int], Scope] = {}
-        for (qname, kind, line, params, bases, generator, free, returns), body in zip(
-            json.loads(header), bodies, strict=True
-        ):
-            scopes[(qname, line)] = Scope(
-                qname, kind, line, params, bases, bool(generator), free, name, path, body, returns=returns
+        for row, body in zip(json.loads(header), bodies, strict=True):
+            scope = ScopeHeader._make(row)
+            scopes[(scope.qname, scope.line)] = Scope(
+                scope.qname,
+                scope.kind,
+                scope.line,
+                scope.params,
+                scope.bases,
+                bool(scope.generator),
+                scope.free,
+                name,
+                path,
+                body,
+                returns=scope.returns,
             )
         return scopes
 

@@ -34,6 +34,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Collection, Iterable
 
+from explorer.flow_schema import Fact
 from explorer.model import Key
 from explorer.names import TORCH_AUTOGRAD_FUNCTIONS, TORCH_MODULE_CLASSES
 from explorer.resolve.flow.builtin_models import (
@@ -47,7 +48,7 @@ from explorer.resolve.flow.builtin_models import (
 )
 from explorer.resolve.flow.calls import Arguments, Call, Context, OpenSite, ScopeKey, argument_for, binds, is_made
 from explorer.resolve.flow.compiler import Compiler
-from explorer.resolve.flow.facts import Fact, FlowFacts, Scope
+from explorer.resolve.flow.facts import FlowFacts, Scope
 from explorer.resolve.flow.values import (
     IDENTITY,
     TENSOR,
