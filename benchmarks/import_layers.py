@@ -2,7 +2,7 @@
 
 A room is a subpackage of explorer (`query`, `query/flow`, ...) or a top-level module
 (`model`, `trees`, ...). For each room the script prints its size and every other room it
-imports, with how many import statements do so (those written inside functions counted
+imports, with how many names it imports from each (those imported inside functions counted
 apart, as `lazy`), then the largest modules. Run it before and after a re-drawing of the
 package to see what moved:
 
