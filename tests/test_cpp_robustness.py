@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from explorer.model import Language, SymbolKind
 from explorer.parsers import parse_file
-from explorer.parsers.cpp import MAX_NESTING, MAX_SCOPE_DEPTH
+from explorer.parsers.cpp import MAX_NESTING
+from explorer.parsers.cpp_scopes import MAX_SCOPE_DEPTH
 
 
 def nested_namespaces(depth: int, body: str = "void leaf() { g(); }\n") -> bytes:

@@ -34,17 +34,23 @@ from explorer.parsers.common import ScopeMap, collapse, source_order, strip_temp
 from explorer.parsers.cpp_bindings import ScopeOf
 from explorer.parsers.cpp_macros import Macro, call_end
 from explorer.parsers.cpp_namespaces import (
-    NamespaceExtent,
-    anonymous_map,
     matching_brace,
-    namespace_extents,
-    namespace_map,
 )
 from explorer.parsers.cpp_preprocessor import Invocation, Preprocessed, preprocess
 from explorer.parsers.cpp_rewrites import readable_to_the_grammar
+from explorer.parsers.cpp_scopes import (
+    MAX_SCOPE_DEPTH,
+    Enclosures,
+    RecoveredNamespaces,
+    declared_name,
+    enclosing_names,
+    field_name,
+    in_anonymous_namespace,
+    qualify,
+    signature_of,
+)
 from explorer.stage_clock import stage
 
-_CLASS_TYPES = {"class_specifier", "struct_specifier"}
 _CONTAINER_KINDS = {
     "definition.class": SymbolKind.CLASS,
     "definition.struct": SymbolKind.STRUCT,
@@ -89,12 +95,12 @@ def parse_cpp(path: str, source: bytes, lang: Language = Language.CPP) -> FileFa
     facts.diagnostics += [Diagnostic(path, reason, skipped=False) for reason in preprocessed.diagnostics]
     scopes = ScopeMap(path)  # code outside any function is attributed to the file
     # Where error recovery may have swallowed a namespace, braces say where it is.
-    namespaces = _RecoveredNamespaces(source) if root.has_error else None
+    namespaces = RecoveredNamespaces(source) if root.has_error else None
     found = tsx.captures(tsx.query(grammar, *_QUERIES[grammar]), root)
-    enclosures = _Enclosures()
+    enclosures = Enclosures()
     structured = _registrations(found, lang, facts, scopes, namespaces, enclosures)
     registered_lambdas: set[int] = set()  # start bytes of lambdas bound or registered as kernels
-    scope_of = lambda node: _enclosing_names(node, namespaces, enclosures)[0]  # noqa: E731
+    scope_of = lambda node: enclosing_names(node, namespaces, enclosures)[0]  # noqa: E731
     modules = cpp_bindings.python_modules(root, source, lang, path, scope_of)
     facts.symbols += modules.classes
     facts.module_arguments = modules.arguments
@@ -182,208 +188,6 @@ _QUERIES = {
 # -- scopes and names ----------------------------------------------------------------------
 
 
-class _RecoveredNamespaces:
-    """Namespaces by brace scan, computed on first need: for a definition that error recovery
-    left inside an ERROR node, whose namespace ancestors in the tree may be gone."""
-
-    def __init__(self, source: bytes) -> None:
-        self.source = source
-        self._extents: list[NamespaceExtent] | None = None
-        self._map: ScopeMap | None = None
-        self._anonymous: ScopeMap | None = None
-
-    @property
-    def scanned(self) -> bool:
-        return self._extents is not None
-
-    @property
-    def extents(self) -> list[NamespaceExtent]:
-        if self._extents is None:
-            self._extents = namespace_extents(self.source)
-        return self._extents
-
-    def at(self, offset: int) -> str:
-        if self._map is None:
-            self._map = namespace_map(self.extents)
-        return self._map.innermost(offset)
-
-    def in_anonymous(self, offset: int) -> bool:
-        if self._anonymous is None:
-            self._anonymous = anonymous_map(self.extents)
-        return bool(self._anonymous.innermost(offset))
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Enclosure:
-    """What the children of a node are inside: the names of the namespaces and classes
-    around them, outermost first; which names are namespaces; whether any ancestor is an
-    ERROR node; whether the nearest named scope is a class (None: no scope yet)."""
-
-    names: tuple[str, ...] = ()
-    from_namespace: tuple[bool, ...] = ()
-    in_error: bool = False
-    in_class: bool | None = None
-    in_anonymous: bool = False  # inside an anonymous namespace: what it defines is file-local
-
-    def inside(self, node: tsx.Node) -> _Enclosure:
-        kind = node.type
-        if len(self.names) >= MAX_SCOPE_DEPTH and kind != "ERROR":
-            return self  # deeper scopes add no name (parse_cpp says so in a diagnostic)
-        if kind == "ERROR":
-            return dataclasses.replace(self, in_error=True)
-        if kind == "namespace_definition":
-            name = node.child_by_field_name("name")
-            if name is None:  # anonymous: members are reached by their plain name
-                return dataclasses.replace(self, in_class=False, in_anonymous=True)
-            return _Enclosure(
-                (*self.names, tsx.text(name).replace(" ", "")),
-                (*self.from_namespace, True),
-                self.in_error,
-                False,
-                self.in_anonymous,
-            )
-        if kind in _CLASS_TYPES:
-            name = node.child_by_field_name("name")
-            if name is not None:
-                return _Enclosure(
-                    (*self.names, strip_template_args(tsx.text(name))),
-                    (*self.from_namespace, False),
-                    self.in_error,
-                    True,
-                    self.in_anonymous,
-                )
-        return self
-
-
-# No real code nests namespaces and classes this deep; past it, every deeper name would make
-# the qualified names (and the work) grow with the square of the depth.
-MAX_SCOPE_DEPTH = 256
-
-
-class _Enclosures:
-    """The enclosure of each node a parse asks about, remembered per ancestor. tree-sitter
-    finds a node's parent by walking down from the root, so climbing to the root from every
-    definition costs the cube of the nesting depth (1,000 nested namespaces: 18 s); with
-    each ancestor remembered, a climb stops at the first one already seen. One per parse:
-    node ids are addresses, reused by later trees."""
-
-    def __init__(self) -> None:
-        self._inside: dict[int, _Enclosure] = {}  # node id -> what its children are inside
-        self.too_deep_at: int | None = None  # the line where scopes reach MAX_SCOPE_DEPTH
-
-    def above(self, node: tsx.Node) -> _Enclosure:
-        climbed: list[tsx.Node] = []
-        parent = node.parent
-        while parent is not None and parent.id not in self._inside:
-            climbed.append(parent)
-            parent = parent.parent
-        enclosure = self._inside[parent.id] if parent is not None else _Enclosure()
-        for ancestor in reversed(climbed):  # outermost first
-            enclosure = self._inside[ancestor.id] = enclosure.inside(ancestor)
-            if len(enclosure.names) >= MAX_SCOPE_DEPTH and self.too_deep_at is None:
-                self.too_deep_at = tsx.line(ancestor)
-        return enclosure
-
-
-def _enclosing_names(
-    node: tsx.Node, namespaces: _RecoveredNamespaces | None, enclosures: _Enclosures
-) -> tuple[list[str], bool]:
-    """Names of the namespaces and classes around `node`, outermost first, and whether the
-    nearest one is a class. Anonymous namespaces add no name: their members are reached by
-    their plain name from the rest of the file. In a file with errors, a node inside an ERROR
-    node or outside any namespace node takes its namespaces from the brace scan (error
-    recovery may have lost them), its classes from the tree; so does a node whose namespaces in
-    the tree are a part of the brace scan's (a stray `}` before `namespace autograd::profiler {`
-    in kineto_shim.cpp left it outside `torch` in the tree, and methods in `torch` alone)."""
-    enclosure = enclosures.above(node)
-    names = list(enclosure.names)
-    if namespaces is None:
-        return names, bool(enclosure.in_class)
-    if enclosure.in_error or not any(enclosure.from_namespace):
-        recovered = namespaces.at(node.start_byte)
-    else:
-        written = "::".join(name for name, namespace in zip(enclosure.names, enclosure.from_namespace) if namespace)
-        recovered = namespaces.at(node.start_byte)
-        if recovered == written or f"::{written}::" not in f"::{recovered}::":
-            return names, bool(enclosure.in_class)  # the tree's are right, or no part of the scan's
-    classes = [name for name, namespace in zip(enclosure.names, enclosure.from_namespace) if not namespace]
-    return [*(recovered.split("::") if recovered else []), *classes], bool(enclosure.in_class)
-
-
-def _field_name(declarator: tsx.Node) -> str | None:
-    """The member a field declarator declares (`name_`, `*sizes_`, `&ref`, `data[4]`); None for
-    a member function's declaration (a function declarator under the pointers)."""
-    while declarator.type in ("pointer_declarator", "reference_declarator", "array_declarator"):
-        inner = declarator.child_by_field_name("declarator")
-        if inner is None:  # a reference declarator has no field name
-            inner = declarator.named_children[-1] if declarator.named_children else None
-        if inner is None:
-            return None
-        declarator = inner
-    return tsx.text(declarator) if declarator.type == "field_identifier" else None
-
-
-def _in_anonymous_namespace(node: tsx.Node, namespaces: _RecoveredNamespaces | None, enclosures: _Enclosures) -> bool:
-    """Whether an anonymous namespace encloses `node`: from the tree, or from the brace scan
-    where _enclosing_names takes namespaces from it (error recovery may have lost them)."""
-    enclosure = enclosures.above(node)
-    if enclosure.in_anonymous:
-        return True
-    recovered = namespaces is not None and (enclosure.in_error or not any(enclosure.from_namespace))
-    return recovered and namespaces is not None and namespaces.in_anonymous(node.start_byte)
-
-
-def _declared_name(declarator: tsx.Node | None) -> str | None:
-    """The name a function declarator introduces, looking through pointers and references
-    (`Tensor& add_out(...)`: the grammar gives a reference declarator no field name)."""
-    while declarator is not None:
-        if declarator.type == "function_declarator":
-            inner = declarator.child_by_field_name("declarator")
-            if inner is None:
-                return None
-            if inner.type in ("parenthesized_declarator", "pointer_declarator", "reference_declarator"):
-                declarator = inner
-                continue
-            return strip_template_args(collapse(tsx.text(inner))).lstrip(":")
-        if declarator.type in ("reference_declarator", "parenthesized_declarator"):
-            declarator = declarator.named_children[-1] if declarator.named_child_count else None
-        else:
-            declarator = declarator.child_by_field_name("declarator")
-    return None
-
-
-def _qualify(scope: list[str], name: str) -> str:
-    return "::".join([*scope, name]) if scope else name
-
-
-def _signature(node: tsx.Node) -> str:
-    """The header, cut to 300 characters, but never before the name and its template
-    arguments: `gemm<float>(` says which specialisation a definition is."""
-    body = node.child_by_field_name("body")
-    if body is None and node.type == "declaration":  # `void f() {};`, read as a brace initializer
-        body = tsx.field(node, "declarator").child_by_field_name("value")
-    elif body is None and node.type == "field_declaration":  # the same in a class
-        body = node.child_by_field_name("default_value")
-    end = body.start_byte if body is not None else node.end_byte
-    header = collapse(tsx.head(node, end))
-    if len(header) <= 300:
-        return header
-    parameters = _parameters(node.child_by_field_name("declarator"))
-    named = collapse(tsx.head(node, parameters.start_byte + 1)) if parameters is not None else ""
-    return (named if len(named) > 297 else header[:297]) + "..."
-
-
-def _parameters(declarator: tsx.Node | None) -> tsx.Node | None:
-    """The parameter list of the function a declarator declares (through pointers and
-    references, as _declared_name looks)."""
-    while declarator is not None and declarator.type != "function_declarator":
-        if declarator.type in ("reference_declarator", "parenthesized_declarator"):
-            declarator = declarator.named_children[-1] if declarator.named_child_count else None
-        else:
-            declarator = declarator.child_by_field_name("declarator")
-    return declarator.child_by_field_name("parameters") if declarator is not None else None
-
-
 # -- registrations -------------------------------------------------------------------------
 
 
@@ -401,8 +205,8 @@ def _registrations(
     lang: Language,
     facts: FileFacts,
     scopes: ScopeMap,
-    namespaces: _RecoveredNamespaces | None,
-    enclosures: _Enclosures,
+    namespaces: RecoveredNamespaces | None,
+    enclosures: Enclosures,
 ) -> set[int]:
     """Record macro registrations; return the ids of function nodes they account for."""
     accounted: set[int] = set()
@@ -412,14 +216,14 @@ def _registrations(
         args = _macro_arguments(tsx.field(macro_call, "parameters"))
         if not args:
             continue
-        scope, _ = _enclosing_names(node, namespaces, enclosures)
+        scope, _ = enclosing_names(node, namespaces, enclosures)
         # TORCH_META_FUNC2(add, Tensor) is the meta function of the overload add.Tensor,
         # named like the class the macro expands to.
         name = "_".join(args[:2]) if macro.endswith("FUNC2") else args[0]
         kind = SymbolKind.STRUCTURED_KERNEL if "_IMPL_" in macro else SymbolKind.META_FUNCTION
-        qname = _qualify(scope, name)
+        qname = qualify(scope, name)
         facts.symbols.append(
-            Symbol(qname, name, kind, lang, facts.path, tsx.line(node), tsx.end_line(node), _signature(node))
+            Symbol(qname, name, kind, lang, facts.path, tsx.line(node), tsx.end_line(node), signature_of(node))
         )
         scopes.add(node.start_byte, node.end_byte, qname)
         accounted.add(node.id)
@@ -429,13 +233,13 @@ def _registrations(
         args = _macro_arguments(tsx.field(node, "arguments"))
         if not args:
             continue
-        scope, _ = _enclosing_names(node, namespaces, enclosures)
+        scope, _ = enclosing_names(node, namespaces, enclosures)
         statement = collapse(tsx.text(node))
         if macro.startswith(("DECLARE", "DEFINE")):
             stub = args[-1]
             facts.symbols.append(
                 Symbol(
-                    _qualify(scope, stub),
+                    qualify(scope, stub),
                     stub,
                     SymbolKind.DISPATCH_STUB,
                     lang,
@@ -447,10 +251,10 @@ def _registrations(
             )
         elif len(args) >= 2:
             stub, kernel = args[0], args[1]
-            target = kernel if "::" in kernel or not scope else _qualify(scope, kernel)
+            target = kernel if "::" in kernel or not scope else qualify(scope, kernel)
             facts.symbols.append(
                 Symbol(
-                    _qualify(scope, stub),
+                    qualify(scope, stub),
                     stub,
                     SymbolKind.DISPATCH_REGISTRATION,
                     lang,
@@ -473,8 +277,8 @@ def _definitions(
     facts: FileFacts,
     scopes: ScopeMap,
     skip: set[int],
-    namespaces: _RecoveredNamespaces | None,
-    enclosures: _Enclosures,
+    namespaces: RecoveredNamespaces | None,
+    enclosures: Enclosures,
 ) -> None:
     for tag, kind in _CONTAINER_KINDS.items():
         for node in found.get(tag, []):
@@ -482,11 +286,11 @@ def _definitions(
             if name_node is None:
                 continue
             name = strip_template_args(tsx.text(name_node))
-            scope, _ = _enclosing_names(node, namespaces, enclosures)
+            scope, _ = enclosing_names(node, namespaces, enclosures)
             header = collapse(tsx.head(node, tsx.field(node, "body").start_byte))
             facts.symbols.append(
                 Symbol(
-                    _qualify(scope, name),
+                    qualify(scope, name),
                     name.rsplit("::", 1)[-1],
                     kind,
                     lang,
@@ -498,16 +302,16 @@ def _definitions(
             )
 
     for node in found.get("definition.field", []):
-        scope, in_class = _enclosing_names(node, namespaces, enclosures)
+        scope, in_class = enclosing_names(node, namespaces, enclosures)
         if not in_class:
             continue  # a member of a struct with no name, outside any class
         header = collapse(tsx.text(node))[:300]
         for declarator in node.children_by_field_name("declarator"):
-            member = _field_name(declarator)
+            member = field_name(declarator)
             if member:
                 facts.symbols.append(
                     Symbol(
-                        _qualify(scope, member),
+                        qualify(scope, member),
                         member,
                         SymbolKind.FIELD,
                         lang,
@@ -522,10 +326,10 @@ def _definitions(
     for node in found.get("definition.function", []):
         if node.id in skip:
             continue
-        declared = _declared_name(node.child_by_field_name("declarator"))
+        declared = declared_name(node.child_by_field_name("declarator"))
         if not declared:
             continue
-        scope, in_class = _enclosing_names(node, namespaces, enclosures)
+        scope, in_class = enclosing_names(node, namespaces, enclosures)
         if not in_class and scopes.innermost(node.start_byte) != facts.path:
             # a function cannot be defined in a function: this is a call the grammar misread
             # (`gpu_reduce_kernel<T, U, 2>(iter, ops, acc_t{});`): a call of its caller's
@@ -535,8 +339,8 @@ def _definitions(
         registered = _registered_by_macro(declared)
         if registered is not None:
             declared = registered[0]
-        qname = _qualify(scope, declared)
-        file_local = (not in_class and _declared_static(node)) or _in_anonymous_namespace(node, namespaces, enclosures)
+        qname = qualify(scope, declared)
+        file_local = (not in_class and _declared_static(node)) or in_anonymous_namespace(node, namespaces, enclosures)
         if registered is not None:
             kind = registered[1]
         elif node.id in kernels:
@@ -554,7 +358,7 @@ def _definitions(
                 facts.path,
                 tsx.line(node),
                 tsx.end_line(node),
-                _signature(node),
+                signature_of(node),
                 file_local=file_local,
             )
         )
@@ -600,8 +404,8 @@ def _recovered_definitions(
     lang: Language,
     facts: FileFacts,
     scopes: ScopeMap,
-    namespaces: _RecoveredNamespaces | None,
-    enclosures: _Enclosures,
+    namespaces: RecoveredNamespaces | None,
+    enclosures: Enclosures,
     source: bytes,
 ) -> None:
     """Functions that error recovery took apart: a declarator in an ERROR node followed by
@@ -612,25 +416,25 @@ def _recovered_definitions(
             continue
         if scopes.innermost(declarator.start_byte) != facts.path:
             continue  # inside a function: `g<T>(x, acc_t{})` is a call with a braced argument, not a definition
-        declared = _declared_name(declarator)
+        declared = declared_name(declarator)
         if not declared:
             continue
         first = declarator
         while first.prev_sibling is not None and first.prev_sibling.type in _RETURN_TYPE_PARTS:
             first = first.prev_sibling
         end = matching_brace(source, opening.start_byte)
-        scope, _ = _enclosing_names(declarator, namespaces, enclosures)
+        scope, _ = enclosing_names(declarator, namespaces, enclosures)
         registered = _registered_by_macro(declared)
         if registered is not None:
             declared, kind = registered
         else:
             kind = SymbolKind.METHOD if _looks_like_member(declared) else SymbolKind.FUNCTION
-        qname = _qualify(scope, declared)
+        qname = qualify(scope, declared)
         end_line = tsx.line(first) + source.count(b"\n", first.start_byte, max(first.start_byte, end - 1))
         signature = collapse(source[first.start_byte : opening.start_byte].decode("utf-8", "replace"))
         # `static` is not read here: error recovery may have lost the class around a static
         # member function, which is not file-local.
-        file_local = _in_anonymous_namespace(declarator, namespaces, enclosures)
+        file_local = in_anonymous_namespace(declarator, namespaces, enclosures)
         facts.symbols.append(
             Symbol(
                 qname,
@@ -654,7 +458,7 @@ _STRUCTURED_HEADER = re.compile(
 
 
 def _recovered_structured(
-    source: bytes, lang: Language, facts: FileFacts, scopes: ScopeMap, namespaces: _RecoveredNamespaces
+    source: bytes, lang: Language, facts: FileFacts, scopes: ScopeMap, namespaces: RecoveredNamespaces
 ) -> None:
     """`TORCH_IMPL_FUNC(sum_out_mps)(...) {...}` where error recovery flattened the code into
     loose tokens (an Objective-C++ file read with the C++ grammar leaves no function nodes):
@@ -680,7 +484,7 @@ def _recovered_structured(
         opening = body.end() - 1
         end = matching_brace(source, opening)
         name, kind = registered
-        qname = _qualify([part for part in namespaces.at(start).split("::") if part], name)
+        qname = qualify([part for part in namespaces.at(start).split("::") if part], name)
         end_line = line + source.count(b"\n", start, max(start, end - 1))
         signature = collapse(source[start:opening].decode("utf-8", "replace"))[:300]
         facts.symbols.append(Symbol(qname, name, kind, lang, facts.path, line, end_line, signature))
@@ -692,8 +496,8 @@ def _namespace_symbols(
     lang: Language,
     facts: FileFacts,
     source: bytes,
-    namespaces: _RecoveredNamespaces | None,
-    enclosures: _Enclosures,
+    namespaces: RecoveredNamespaces | None,
+    enclosures: Enclosures,
 ) -> None:
     """One symbol per named namespace the file opens (a namespace reopened is one symbol):
     from the brace scan where definitions needed it (the tree lost namespaces there), else
@@ -704,8 +508,8 @@ def _namespace_symbols(
             name_node = node.child_by_field_name("name")
             if name_node is None:
                 continue  # anonymous
-            scope, _ = _enclosing_names(node, None, enclosures)
-            qname = _qualify(scope, tsx.text(name_node).replace(" ", ""))
+            scope, _ = enclosing_names(node, None, enclosures)
+            qname = qualify(scope, tsx.text(name_node).replace(" ", ""))
             opened.setdefault(qname, (tsx.line(node), tsx.end_line(node)))
     else:
         for extent in namespaces.extents:
@@ -826,13 +630,13 @@ def _written_by(
 
 
 def _includes_in_namespaces(
-    found: dict[str, list[tsx.Node]], facts: FileFacts, namespaces: _RecoveredNamespaces | None, enclosures: _Enclosures
+    found: dict[str, list[tsx.Node]], facts: FileFacts, namespaces: RecoveredNamespaces | None, enclosures: Enclosures
 ) -> None:
     """`namespace at::native { #include "X.cuh" }`: an import binding named `#include` whose
     target is `at::native|X.cuh` (the query layer puts the header's definitions there)."""
     for node in found.get("include", []):
         written = node.child_by_field_name("path")
-        names, _ = _enclosing_names(node, namespaces, enclosures)
+        names, _ = enclosing_names(node, namespaces, enclosures)
         if written is None or not names:
             continue
         header = tsx.text(written).strip().strip('"<>')
@@ -862,7 +666,7 @@ def _looks_like_member(name: str) -> bool:
 
 
 def _values_in_scope(
-    found: dict[str, list[tsx.Node]], scopes: ScopeMap, namespaces: _RecoveredNamespaces | None, enclosures: _Enclosures
+    found: dict[str, list[tsx.Node]], scopes: ScopeMap, namespaces: RecoveredNamespaces | None, enclosures: Enclosures
 ) -> dict[str, set[str]]:
     """The names each definition declares as values (locals, parameters, loop variables,
     those of its lambdas too), and each class its fields, by qualified name."""
@@ -870,7 +674,7 @@ def _values_in_scope(
     for node in found.get("local", []):
         values.setdefault(scopes.innermost(node.start_byte), set()).add(tsx.text(node))
     for node in found.get("member", []):
-        names, _ = _enclosing_names(node, namespaces, enclosures)
+        names, _ = enclosing_names(node, namespaces, enclosures)
         if names:
             values.setdefault("::".join(names), set()).add(tsx.text(node))
     return values

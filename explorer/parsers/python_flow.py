@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
-from collections.abc import Iterable
 from typing import Any
 
 from explorer import treesitter as tsx
 from explorer.flow_schema import Expr, Param, ScopeHeader, Stmt
+from explorer.parsers.python_scope_names import ScopeBindings, scope_key
 
 _MAX_DEPTH = 120  # deeper expressions are "unknown": nesting must not exhaust the stack
 _UNKNOWN: Expr = ("unknown",)
@@ -85,70 +85,15 @@ def flow_facts(root: tsx.Node, module: str, package: str, found: dict[str, list[
     """The file's scopes as compact JSON lines (see above). `package` is what a relative import
     is relative to (the module itself for a package's __init__, else its parent); `found`, the
     captures of a query that includes grammars/python/bindings.scm."""
-    reader = _Reader(module, package, _Bindings(found))
+    reader = _Reader(module, package, ScopeBindings(found))
     reader.scope(root, module, "module", ())
     lines = [json.dumps([scope for scope, _ in reader.scopes], separators=(",", ":"))]
     lines += [json.dumps(body, separators=(",", ":")) for _, body in reader.scopes]
     return "\n".join(lines)  # JSON escapes newlines inside strings: a line is one value
 
 
-class _Bindings:
-    """Where each scope of a file binds its names, from the captures of
-    grammars/python/bindings.scm: per scope, every binding's offset and name in document order,
-    and the names it declares global or nonlocal. A scope is keyed by its body's range; the
-    module by _MODULE."""
-
-    def __init__(self, found: dict[str, list[tsx.Node]]) -> None:
-        self.bound: dict[tuple[int, int, int], list[tuple[int, str]]] = {}
-        self.free: dict[tuple[int, int, int], set[str]] = {}
-        # a lambda whose body is a comprehension has the comprehension's range: the lambda's
-        # scope (0) is the outer of the two
-        scopes = sorted(
-            [(node.start_byte, node.end_byte, 0) for node in found.get("binding.scope", ())]
-            + [(node.start_byte, node.end_byte, 1) for node in found.get("binding.comprehension", ())],
-            key=lambda scope: (scope[0], -scope[1], scope[2]),
-        )
-        names: list[tuple[int, str, bool]] = []  # (offset, name, declared free)
-        for target in found.get("binding.target", ()):
-            names += [(node.start_byte, tsx.text(node), False) for node in _identifiers(target)]
-        for node in found.get("binding.name", ()):
-            names.append((node.start_byte, tsx.text(node), False))
-        for statement in found.get("binding.import", ()):
-            names += [(node.start_byte, tsx.text(node), False) for node in _imported_names(statement)]
-        names += [(node.start_byte, tsx.text(node), True) for node in found.get("binding.free", ())]
-        names.sort()
-        open_scopes: list[tuple[int, int, int]] = [_MODULE]
-        next_scope = 0
-        for offset, name, free in names:
-            while next_scope < len(scopes) and scopes[next_scope][0] <= offset:
-                _close_before(open_scopes, scopes[next_scope][0])
-                open_scopes.append(scopes[next_scope])
-                next_scope += 1
-            _close_before(open_scopes, offset)
-            scope = open_scopes[-1]
-            if free:
-                self.free.setdefault(scope, set()).add(name)
-            else:
-                self.bound.setdefault(scope, []).append((offset, name))
-
-
-_MODULE = (-1, 1 << 62, 2)
-
-
-def _close_before(open_scopes: list[tuple[int, int, int]], offset: int) -> None:
-    """Leave the scopes that end at or before `offset` (they nest: the innermost ends first)."""
-    while open_scopes[-1][1] <= offset:
-        open_scopes.pop()
-
-
-def _scope_key(node: tsx.Node, body: tsx.Node | None) -> tuple[int, int, int]:
-    if body is None or node.type == "module":
-        return _MODULE
-    return (body.start_byte, body.end_byte, 0)
-
-
 class _Reader:
-    def __init__(self, module: str, package: str, bindings: _Bindings) -> None:
+    def __init__(self, module: str, package: str, bindings: ScopeBindings) -> None:
         self.module = module
         self.package = package
         self.bindings = bindings
@@ -184,7 +129,7 @@ class _Reader:
         returns: Expr | None,
     ) -> None:
         body = node if kind == "module" else node.child_by_field_name("body")
-        key = _scope_key(node, body)
+        key = scope_key(node, body)
         bound = self.bindings.bound.get(key, []) if body is not None else []
         declared_free = self.bindings.free.get(key, set()) if body is not None else set()
         local_names = {name for _, name in bound} | {p[0] for p in params}
@@ -1039,48 +984,6 @@ def _declared_type(annotation: tsx.Node | None) -> tsx.Node | None:
     ):
         return _declared_type(node.child_by_field_name("left"))  # torch.Tensor | None
     return node if node.type in ("identifier", "attribute") else None
-
-
-def _identifiers(node: tsx.Node | None) -> Iterable[tsx.Node]:
-    """The plain names a target binds (`a`, `a, (b, *c)`), not `x.y` or `x[0]`."""
-    if node is None:
-        return
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "identifier":
-            yield current
-        elif current.type in (
-            "pattern_list",
-            "tuple_pattern",
-            "list_pattern",
-            "tuple",
-            "list",
-            "expression_list",
-            "list_splat_pattern",
-            "list_splat",
-            "parenthesized_expression",
-            "as_pattern_target",
-        ):
-            stack.extend(reversed(current.named_children))
-
-
-def _imported_names(statement: tsx.Node) -> Iterable[tsx.Node]:
-    """The names an import statement binds: `import a.b` binds a, `import a as b` b,
-    `from m import x as y` y."""
-    if statement.type == "import_statement":
-        for child in statement.named_children:
-            if child.type == "dotted_name" and child.named_children:
-                yield child.named_children[0]
-            elif child.type == "aliased_import" and (alias := child.child_by_field_name("alias")) is not None:
-                yield alias
-        return
-    for child in statement.children_by_field_name("name"):
-        bound = child.child_by_field_name("alias") if child.type == "aliased_import" else child
-        if bound is not None and bound.type == "identifier":
-            yield bound
-        elif bound is not None and bound.type == "dotted_name" and bound.named_children:
-            yield bound.named_children[0]
 
 
 def _merge(states: list[dict[str, frozenset[int]]]) -> dict[str, frozenset[int]]:
