@@ -1,4 +1,5 @@
-"""The records that flow between explorer's parsers, index, queries and renderers.
+"""The records that flow between explorer's parsers, index, queries and renderers (the
+value-flow facts' own shapes are in flow_schema.py).
 
 Modelling principles:
 - Every record is immutable and carries no behaviour beyond small derived views.
@@ -7,8 +8,10 @@ Modelling principles:
   C++ `at::native::conv2d_symint`, vendor `cudnnConvolutionForward`.
 - Every record carries a location: a path (relative to the project's root, absolute in another
   tree) and a 1-based line; a place of its own is a `Location`.
-- Parsers produce facts about one file and nothing else; linking facts across files is the
-  job of the query layer, which never looks at syntax trees.
+- Parsers produce facts about one file and nothing else; linking them across files is the
+  job of the index (index/linking.py, after a refresh) and of resolve/, which reads facts. Where
+  resolve/ still reads a definition's source (its lines, libcst for the name rules' locals),
+  it asks parsers/ (python_precise.py, common.py): no syntax tree is walked outside parsers/.
 """
 
 from __future__ import annotations
