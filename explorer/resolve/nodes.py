@@ -19,6 +19,7 @@ from explorer.model import (
     SymbolKind,
 )
 from explorer.names import hidden_as_test
+from explorer.parsers.common import module_name
 from explorer.parsers.vendors import vendor_library
 from explorer.resolve.visibility import visible_from
 
@@ -169,3 +170,9 @@ def _through_usings(reader: IndexReader, parts: list[str], path: str, kinds: fro
 
 
 REGISTRABLE_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.KERNEL, SymbolKind.STRUCTURED_KERNEL})
+
+
+def module_of(reader: IndexReader, path: str | None) -> str:
+    """The Python module a file of the trees is (`torch/nn/functional.py` ->
+    `torch.nn.functional`), named from its tree's root whichever tree holds it."""
+    return module_name(reader.tree_relative(path or ""))

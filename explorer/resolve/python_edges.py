@@ -56,7 +56,7 @@ from explorer.names import (
     registered_operators,
     stub_method,
 )
-from explorer.parsers.common import expand, module_name
+from explorer.parsers.common import expand
 from explorer.resolve.arity import fits_schema, python_call_shape
 from explorer.resolve.cpp_classes import CLASS_KINDS, inherited_members, overrides
 from explorer.resolve.nodes import (
@@ -64,6 +64,7 @@ from explorer.resolve.nodes import (
     definition_lines,
     fan_out,
     layer_of,
+    module_of,
     registered_functions,
     undefined_function,
     vendor_function,
@@ -165,7 +166,7 @@ class PythonEdges:
         elif symbol.kind is SymbolKind.CLASS:
             yield from self._instance_call(symbol.qname)
         elif symbol.kind is SymbolKind.ALIAS and symbol.target:
-            for edge in self.dotted_name_edges(symbol.target, module_name(self.store.tree_relative(symbol.path or ""))):
+            for edge in self.dotted_name_edges(symbol.target, module_of(self.store, symbol.path)):
                 target = edge.target
                 if target.symbol.kind is SymbolKind.METHOD:  # `__call__ = _wrapped_call_impl`: same instance
                     target = CallNode(target.symbol, target.layer, node.self_class)
@@ -254,9 +255,7 @@ class PythonEdges:
             if through_locals:
                 yield _ThroughLocal(written, self._local_values(symbol, written))
         else:
-            found = list(
-                self.dotted_name_edges(site.qualified, module_name(self.store.tree_relative(symbol.path or "")))
-            )
+            found = list(self.dotted_name_edges(site.qualified, module_of(self.store, symbol.path)))
             if not found and rest and site.qualified == written and self.tensor_methods:
                 found = list(self.tensor_method_edges(written.rsplit(".", 1)[-1], receiver_known=False))
             for edge in found:
@@ -352,7 +351,7 @@ class PythonEdges:
                 classes = [s for s in self.store.symbols_with_qname(owner) if s.kind is SymbolKind.CLASS]
                 if not classes:
                     continue
-                module = module_name(self.store.tree_relative(classes[0].path or ""))
+                module = module_of(self.store, classes[0].path)
                 for written in _base_names(classes[0].signature):
                     expanded = self._expand(classes[0], written)
                     if paths.resolve(expanded) is None and paths.resolve(f"{module}.{written}") is None:
@@ -614,7 +613,7 @@ class PythonEdges:
             return found
         if call is None:
             return found
-        module = module_name(self.store.tree_relative(variable.path or ""))
+        module = module_of(self.store, variable.path)
         factories = [
             e.target.symbol
             for e in self.dotted_name_edges(self._expand(variable, call[0]), module)
@@ -654,7 +653,7 @@ class PythonEdges:
         except UnreadableSource as error:
             self._unreadable(symbol, error)
             return
-        module = module_name(self.store.tree_relative(symbol.path or ""))
+        module = module_of(self.store, symbol.path)
         for name in names:
             nested = self._nested(symbol, name)  # `self._apply(convert)`, convert defined inside
             if nested:
@@ -704,7 +703,7 @@ class PythonEdges:
         if not classes:
             return []
         symbol = classes[0]
-        module = module_name(self.store.tree_relative(symbol.path or ""))
+        module = module_of(self.store, symbol.path)
         bases = []
         for written in _base_names(symbol.signature):
             expanded = self._expand(symbol, written)
@@ -717,7 +716,7 @@ class PythonEdges:
 
     def _expand(self, symbol: Symbol, dotted: str) -> str:
         """A dotted name through the imports and top-level names of the symbol's module."""
-        module = module_name(self.store.tree_relative(symbol.path or ""))
+        module = module_of(self.store, symbol.path)
         bindings = {b.name: b.target for b in self.store.import_bindings(module) if b.name != "*"}
         head = dotted.split(".", 1)[0]
         if head not in bindings and self.store.symbols_with_qname(f"{module}.{head}"):
@@ -725,7 +724,7 @@ class PythonEdges:
         return expand(dotted, bindings)
 
     def _module_defines(self, symbol: Symbol, name: str) -> bool:
-        return bool(self.store.symbols_with_qname(f"{module_name(self.store.tree_relative(symbol.path or ''))}.{name}"))
+        return bool(self.store.symbols_with_qname(f"{module_of(self.store, symbol.path)}.{name}"))
 
     def _instances(self, symbol: Symbol, name: str) -> list[str]:
         """The classes a local name was made from by calling them (`a = A()`)."""

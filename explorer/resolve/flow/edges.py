@@ -19,13 +19,12 @@ from collections.abc import Iterator
 from explorer.index import IndexReader
 from explorer.model import CallEdge, CallNode, CallShape, EdgeKind, Key, Layer, Location, Resolution, Symbol, SymbolKind
 from explorer.names import binding_operators, bound_stub, registered_operators
-from explorer.parsers.common import module_name
 from explorer.resolve.arity import python_call_shape
 from explorer.resolve.flow.calls import Call, ScopeKey, is_made
 from explorer.resolve.flow.facts import FlowFacts
 from explorer.resolve.flow.solver import Solver
 from explorer.resolve.flow.values import Builtin, External, Function, TensorMethod
-from explorer.resolve.nodes import definition_lines, layer_of
+from explorer.resolve.nodes import definition_lines, layer_of, module_of
 from explorer.resolve.python_edges import PythonEdges
 
 _MAX_LAMBDA_DEPTH = 8
@@ -215,9 +214,7 @@ class FlowEdges:
             if aliased:
                 yield from aliased
                 return
-            for edge in self.python.dotted_name_edges(
-                target.dotted, module_name(self.python.store.tree_relative(caller.path or ""))
-            ):
+            for edge in self.python.dotted_name_edges(target.dotted, module_of(self.python.store, caller.path)):
                 yield CallEdge(
                     self._with_shape(edge.target, caller, call),
                     edge.kind,
