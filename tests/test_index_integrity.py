@@ -196,6 +196,53 @@ def test_an_index_damaged_after_its_check_says_what_happens_next(tree: Path, tmp
     )
 
 
+def _damaged_while_read(index: Path, monkeypatch: pytest.MonkeyPatch, method: str) -> None:
+    """The index at `index` fails `method` as a damaged page does: damaged after its checks
+    passed, by the time the read comes."""
+    from explorer.index.store import IndexStore
+
+    original = getattr(IndexStore, method)
+
+    def damaged(store: IndexStore, *args: object) -> object:
+        if store.path == index:
+            raise sqlite3.DatabaseError("database disk image is malformed")
+        return original(store, *args)
+
+    monkeypatch.setattr(IndexStore, method, damaged)
+
+
+@pytest.mark.parametrize(
+    "method", ["imported_top_level", "names_with_prefix"], ids=["read while the trees open", "read by the query"]
+)
+def test_a_tree_s_index_damaged_after_its_check_is_not_blamed_on_another(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str
+):
+    # the project's index fails a read while a source tree joined with --tree is open beside
+    # it: a read across both does not say which failed, so the error names neither and every
+    # index of the command is checked again next time. Read while the trees were opened, it
+    # once named the last index opened (the joined tree's), and only that one was checked again.
+    other = write_tree(tmp_path / "other", {"lib/util.py": "def helper():\n    return 1\n"})
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    index = tmp_path / "index.sqlite"
+    command = ["search", "conv", "--root", str(tree), "--index", str(index), "--tree", str(other)]
+    assert invoke(command).exit_code == 0
+    with monkeypatch.context() as damaging:
+        _damaged_while_read(index, damaging, method)
+        result = invoke(command)
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        "error: one of the trees' indexes is damaged (database disk image is malformed); "
+        "the next command checks and rebuilds it\n"
+    )
+    # both are checked again and, their records forgotten, rebuilt: nothing said which failed
+    healed = invoke(command)
+    assert healed.exit_code == 0
+    assert healed.stderr == (
+        "note: index rebuilt (index file corrupt (its content changed since explorer wrote it))\n"
+        f"note: index of {other} rebuilt (index file corrupt (its content changed since explorer wrote it))\n"
+    )
+
+
 def test_an_index_touched_or_copied_with_its_record_is_used_as_it_is(
     tree: Path, tmp_path: Path, clean_output: dict[str, str]
 ):

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from explorer.errors import ExplorerError
-from explorer.index import IndexReader, RefreshReport, WalkOptions, reading, refresh, writing
+from explorer.index import IndexReader, RefreshReport, WalkOptions, refresh, writing
 from explorer.model import Tree, TreeKind
 from explorer.render.places import name_trees
 from explorer.workspace import TreeRequest, Workspace, open_workspace
@@ -165,8 +165,7 @@ def open_trees(where: TreeRequest) -> Iterator[Workspace]:
         name_trees(workspace.trees)  # for the text this command prints (render/places.py)
         for note in workspace.notes:
             stderr.print(note, markup=False, highlight=False, soft_wrap=True)
-        with reading(workspace.index_paths):
-            yield workspace
+        yield workspace
 
 
 def _refresh_tree(tree: Tree, index_path: Path, options: WalkOptions | None, leave_out: frozenset[str]) -> None:

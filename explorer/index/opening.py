@@ -26,16 +26,14 @@ class IndexDamaged(ExplorerError):
     def __init__(self, index_paths: Sequence[Path], error: Exception) -> None:
         for path in index_paths:
             forget_verified(path)  # checked (and rebuilt) by the next command
-        which = f"the index at {index_paths[0]}" if len(index_paths) == 1 else "one of the trees' indexes"
-        super().__init__(f"{which} is damaged ({error}); the next command checks and rebuilds it")
+        super().__init__(f"{_which(index_paths)} is damaged ({error}); the next command checks and rebuilds it")
 
 
 class IndexUnreadable(ExplorerError):
     """An index file that could not be read for a reason other than damage (locked, gone)."""
 
     def __init__(self, index_paths: Sequence[Path], error: Exception) -> None:
-        which = f"the index at {index_paths[0]}" if len(index_paths) == 1 else "one of the trees' indexes"
-        super().__init__(f"cannot read {which}: {error}")
+        super().__init__(f"cannot read {_which(index_paths)}: {error}")
 
 
 class IndexUnwritable(ExplorerError):
@@ -43,9 +41,15 @@ class IndexUnwritable(ExplorerError):
         super().__init__(f"cannot write the index at {index_path}: {error}")
 
 
+def _which(index_paths: Sequence[Path]) -> str:
+    """A read of several trees' indexes at once does not say which one failed."""
+    return f"the index at {index_paths[0]}" if len(index_paths) == 1 else "one of the trees' indexes"
+
+
 @contextmanager
 def reading(index_paths: Sequence[Path]) -> Iterator[None]:
-    """Reads of these index files: SQLite's errors become IndexDamaged or IndexUnreadable."""
+    """Reads of these index files (the list may grow while they run): SQLite's errors become
+    IndexDamaged or IndexUnreadable."""
     try:
         yield
     except sqlite3.Error as error:
@@ -65,12 +69,12 @@ def writing(index_path: Path) -> Iterator[None]:
 
 @contextmanager
 def opened(index_path: Path) -> Iterator[IndexStore]:
-    """The index file open for reading, closed when done."""
+    """The index file open for reading, closed when done. Only opening it is guarded here: a
+    read may span several trees' indexes, and is guarded by what reads (`reading`)."""
     with reading([index_path]):
         store = IndexStore.open(index_path)
     try:
-        with reading([index_path]):
-            yield store
+        yield store
     finally:
         store.close()
 

@@ -33,6 +33,7 @@ from explorer.index import (
     WalkOptions,
     open_kept_edges,
     opened,
+    reading,
     write_meta,
 )
 from explorer.model import Language, Tree, TreeKind
@@ -93,9 +94,11 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree, partial: boo
     Workspace.waiting), so that what is ready answers at once."""
     project = Tree("project", resolve_root(request.root), TreeKind.PROJECT)
     sources = source_trees(request.trees, project.root)
-    with ExitStack() as closing:
+    index_paths: list[Path] = []
+    # SQLite's errors, from the reads made here and those of whoever holds the workspace, become
+    # explorer's, naming every index open (a read across trees does not say which one failed)
+    with reading(index_paths), ExitStack() as closing:
         parts: list[TreeIndex] = []
-        index_paths: list[Path] = []
         waiting: list[str] = []
         provided: dict[str, Tree] = {}  # top-level Python name -> the first tree that has it
         for tree in [project, *sources]:
