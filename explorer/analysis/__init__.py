@@ -12,15 +12,29 @@ from typing import TYPE_CHECKING
 
 from explorer.doors import door
 
-if TYPE_CHECKING:
-    from explorer.analysis.at_position import implementations, symbols_at, symbols_called_at
-    from explorer.analysis.callgraph import python_call_graph_report
-    from explorer.analysis.details import DEFAULT_SNIPPET_LINES, SymbolDetails, describe
-    from explorer.analysis.limits import DEFAULT_DEPTH, DEFAULT_DEPTH_TO, DEFAULT_MAX_NODES, DEFAULT_PATHS
-    from explorer.analysis.neighbours import NeighbourReport, callers_of, neighbours_of
-    from explorer.analysis.trace import Entry, Overload, TraceNode, TraceReport, hop_cost, trace_symbol
+if TYPE_CHECKING:  # each name as its own alias: the names this door exports
+    from explorer.analysis.at_position import implementations as implementations
+    from explorer.analysis.at_position import symbols_at as symbols_at
+    from explorer.analysis.at_position import symbols_called_at as symbols_called_at
+    from explorer.analysis.callgraph import python_call_graph_report as python_call_graph_report
+    from explorer.analysis.details import DEFAULT_SNIPPET_LINES as DEFAULT_SNIPPET_LINES
+    from explorer.analysis.details import SymbolDetails as SymbolDetails
+    from explorer.analysis.details import describe as describe
+    from explorer.analysis.limits import DEFAULT_DEPTH as DEFAULT_DEPTH
+    from explorer.analysis.limits import DEFAULT_DEPTH_TO as DEFAULT_DEPTH_TO
+    from explorer.analysis.limits import DEFAULT_MAX_NODES as DEFAULT_MAX_NODES
+    from explorer.analysis.limits import DEFAULT_PATHS as DEFAULT_PATHS
+    from explorer.analysis.neighbours import NeighbourReport as NeighbourReport
+    from explorer.analysis.neighbours import callers_of as callers_of
+    from explorer.analysis.neighbours import neighbours_of as neighbours_of
+    from explorer.analysis.trace import Entry as Entry
+    from explorer.analysis.trace import Overload as Overload
+    from explorer.analysis.trace import TraceNode as TraceNode
+    from explorer.analysis.trace import TraceReport as TraceReport
+    from explorer.analysis.trace import hop_cost as hop_cost
+    from explorer.analysis.trace import trace_symbol as trace_symbol
 
-_HOME = {  # each public name, and the module of this package that defines it
+_HOME = {  # each name above, and the module of this package that defines it (tests/test_doors.py)
     "implementations": "at_position",
     "symbols_at": "at_position",
     "symbols_called_at": "at_position",
@@ -42,28 +56,6 @@ _HOME = {  # each public name, and the module of this package that defines it
     "hop_cost": "trace",
     "trace_symbol": "trace",
 }
-__all__ = [  # the same names as _HOME (tests/test_doors.py)
-    "DEFAULT_DEPTH",
-    "DEFAULT_DEPTH_TO",
-    "DEFAULT_MAX_NODES",
-    "DEFAULT_PATHS",
-    "DEFAULT_SNIPPET_LINES",
-    "Entry",
-    "NeighbourReport",
-    "Overload",
-    "SymbolDetails",
-    "TraceNode",
-    "TraceReport",
-    "callers_of",
-    "describe",
-    "hop_cost",
-    "implementations",
-    "neighbours_of",
-    "python_call_graph_report",
-    "symbols_at",
-    "symbols_called_at",
-    "trace_symbol",
-]
 
 if not TYPE_CHECKING:  # to a type checker, the names are the imports above and nothing else
     __getattr__ = door(__name__, _HOME)

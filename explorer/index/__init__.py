@@ -20,24 +20,28 @@ from typing import TYPE_CHECKING
 
 from explorer.doors import door
 
-if TYPE_CHECKING:
-    from explorer.index.build import RefreshReport, refresh, saved_walk_options
-    from explorer.index.files import WalkOptions, source_lines
-    from explorer.index.kept_edges import KeptEdges, node_key_text, open_kept_edges
-    from explorer.index.multi import MultiTreeIndex, TreeIndex
-    from explorer.index.opening import (
-        IndexDamaged,
-        IndexUnreadable,
-        IndexUnwritable,
-        opened,
-        reading,
-        write_meta,
-        writing,
-    )
-    from explorer.index.reader import IndexReader
-    from explorer.index.store import IndexStore
+if TYPE_CHECKING:  # each name as its own alias: the names this door exports
+    from explorer.index.build import RefreshReport as RefreshReport
+    from explorer.index.build import refresh as refresh
+    from explorer.index.build import saved_walk_options as saved_walk_options
+    from explorer.index.files import WalkOptions as WalkOptions
+    from explorer.index.files import source_lines as source_lines
+    from explorer.index.kept_edges import KeptEdges as KeptEdges
+    from explorer.index.kept_edges import node_key_text as node_key_text
+    from explorer.index.kept_edges import open_kept_edges as open_kept_edges
+    from explorer.index.multi import MultiTreeIndex as MultiTreeIndex
+    from explorer.index.multi import TreeIndex as TreeIndex
+    from explorer.index.opening import IndexDamaged as IndexDamaged
+    from explorer.index.opening import IndexUnreadable as IndexUnreadable
+    from explorer.index.opening import IndexUnwritable as IndexUnwritable
+    from explorer.index.opening import opened as opened
+    from explorer.index.opening import reading as reading
+    from explorer.index.opening import write_meta as write_meta
+    from explorer.index.opening import writing as writing
+    from explorer.index.reader import IndexReader as IndexReader
+    from explorer.index.store import IndexStore as IndexStore
 
-_HOME = {  # each public name, and the module of this package that defines it
+_HOME = {  # each name above, and the module of this package that defines it (tests/test_doors.py)
     "RefreshReport": "build",
     "refresh": "build",
     "saved_walk_options": "build",
@@ -58,27 +62,6 @@ _HOME = {  # each public name, and the module of this package that defines it
     "IndexReader": "reader",
     "IndexStore": "store",
 }
-__all__ = [  # the same names as _HOME (tests/test_doors.py)
-    "IndexDamaged",
-    "IndexReader",
-    "IndexStore",
-    "IndexUnreadable",
-    "IndexUnwritable",
-    "KeptEdges",
-    "MultiTreeIndex",
-    "RefreshReport",
-    "TreeIndex",
-    "WalkOptions",
-    "node_key_text",
-    "open_kept_edges",
-    "opened",
-    "reading",
-    "refresh",
-    "saved_walk_options",
-    "source_lines",
-    "write_meta",
-    "writing",
-]
 
 if not TYPE_CHECKING:  # to a type checker, the names are the imports above and nothing else
     __getattr__ = door(__name__, _HOME)

@@ -15,33 +15,39 @@ from typing import TYPE_CHECKING
 
 from explorer.doors import door
 
-if TYPE_CHECKING:
-    from explorer.names.bindings import (
-        TORCH_AUTOGRAD_FUNCTIONS,
-        TORCH_MODULE_CLASSES,
-        binding_operators,
-        binding_symbol,
-        bound_stub,
-        inherited_bindings,
-        is_method_binding,
-        is_out_overload,
-        operators_for,
-        stub_method,
-    )
-    from explorer.names.extensions import ExtensionModules, extension_modules, registered_operators
-    from explorer.names.lookup import NameMatch, PythonPaths, find, look_up, plain_call_order, suggestions
-    from explorer.names.patterns import (
-        MAX_QUERY_LENGTH,
-        VENDOR_TARGET,
-        TargetPattern,
-        matches_nothing,
-        target_heading,
-        target_pattern,
-    )
-    from explorer.names.search import PERIPHERAL_PATH, SearchFilter, SearchHit, search_symbols
-    from explorer.names.test_code import hidden_as_test
+if TYPE_CHECKING:  # each name as its own alias: the names this door exports
+    from explorer.names.bindings import TORCH_AUTOGRAD_FUNCTIONS as TORCH_AUTOGRAD_FUNCTIONS
+    from explorer.names.bindings import TORCH_MODULE_CLASSES as TORCH_MODULE_CLASSES
+    from explorer.names.bindings import binding_operators as binding_operators
+    from explorer.names.bindings import binding_symbol as binding_symbol
+    from explorer.names.bindings import bound_stub as bound_stub
+    from explorer.names.bindings import inherited_bindings as inherited_bindings
+    from explorer.names.bindings import is_method_binding as is_method_binding
+    from explorer.names.bindings import is_out_overload as is_out_overload
+    from explorer.names.bindings import operators_for as operators_for
+    from explorer.names.bindings import stub_method as stub_method
+    from explorer.names.extensions import ExtensionModules as ExtensionModules
+    from explorer.names.extensions import extension_modules as extension_modules
+    from explorer.names.extensions import registered_operators as registered_operators
+    from explorer.names.lookup import NameMatch as NameMatch
+    from explorer.names.lookup import PythonPaths as PythonPaths
+    from explorer.names.lookup import find as find
+    from explorer.names.lookup import look_up as look_up
+    from explorer.names.lookup import plain_call_order as plain_call_order
+    from explorer.names.lookup import suggestions as suggestions
+    from explorer.names.patterns import MAX_QUERY_LENGTH as MAX_QUERY_LENGTH
+    from explorer.names.patterns import VENDOR_TARGET as VENDOR_TARGET
+    from explorer.names.patterns import TargetPattern as TargetPattern
+    from explorer.names.patterns import matches_nothing as matches_nothing
+    from explorer.names.patterns import target_heading as target_heading
+    from explorer.names.patterns import target_pattern as target_pattern
+    from explorer.names.search import PERIPHERAL_PATH as PERIPHERAL_PATH
+    from explorer.names.search import SearchFilter as SearchFilter
+    from explorer.names.search import SearchHit as SearchHit
+    from explorer.names.search import search_symbols as search_symbols
+    from explorer.names.test_code import hidden_as_test as hidden_as_test
 
-_HOME = {  # each public name, and the module of this package that defines it
+_HOME = {  # each name above, and the module of this package that defines it (tests/test_doors.py)
     "TORCH_AUTOGRAD_FUNCTIONS": "bindings",
     "TORCH_MODULE_CLASSES": "bindings",
     "binding_operators": "bindings",
@@ -73,38 +79,6 @@ _HOME = {  # each public name, and the module of this package that defines it
     "search_symbols": "search",
     "hidden_as_test": "test_code",
 }
-__all__ = [  # the same names as _HOME (tests/test_doors.py)
-    "MAX_QUERY_LENGTH",
-    "PERIPHERAL_PATH",
-    "TORCH_AUTOGRAD_FUNCTIONS",
-    "TORCH_MODULE_CLASSES",
-    "VENDOR_TARGET",
-    "ExtensionModules",
-    "NameMatch",
-    "PythonPaths",
-    "SearchFilter",
-    "SearchHit",
-    "TargetPattern",
-    "binding_operators",
-    "binding_symbol",
-    "bound_stub",
-    "extension_modules",
-    "find",
-    "hidden_as_test",
-    "inherited_bindings",
-    "is_method_binding",
-    "is_out_overload",
-    "look_up",
-    "matches_nothing",
-    "operators_for",
-    "plain_call_order",
-    "registered_operators",
-    "search_symbols",
-    "stub_method",
-    "suggestions",
-    "target_heading",
-    "target_pattern",
-]
 
 if not TYPE_CHECKING:  # to a type checker, the names are the imports above and nothing else
     __getattr__ = door(__name__, _HOME)

@@ -14,28 +14,33 @@ from typing import TYPE_CHECKING
 
 from explorer.doors import door
 
-if TYPE_CHECKING:
-    from explorer.resolve.arity import fitting
-    from explorer.resolve.backends import BACKENDS
-    from explorer.resolve.flow.calls import Call, ScopeKey
-    from explorer.resolve.flow.edges import FlowEdges
-    from explorer.resolve.flow.facts import Scope
-    from explorer.resolve.flow.solver import STEPS_PER_SCOPE, STEPS_PER_START, WorkLimitReached
-    from explorer.resolve.flow.values import Builtin, Class, External, Instance, TensorMethod
-    from explorer.resolve.graph import CallGraph
-    from explorer.resolve.nodes import (
-        REGISTRABLE_KINDS,
-        defining_stub,
-        definition_lines,
-        dispatch_kernels,
-        layer_of,
-        registered_functions,
-    )
-    from explorer.resolve.notes import UnreadableDefinition
-    from explorer.resolve.python_edges import PythonEdges
-    from explorer.resolve.sources import SourceLines
+if TYPE_CHECKING:  # each name as its own alias: the names this door exports
+    from explorer.resolve.arity import fitting as fitting
+    from explorer.resolve.backends import BACKENDS as BACKENDS
+    from explorer.resolve.flow.calls import Call as Call
+    from explorer.resolve.flow.calls import ScopeKey as ScopeKey
+    from explorer.resolve.flow.edges import FlowEdges as FlowEdges
+    from explorer.resolve.flow.facts import Scope as Scope
+    from explorer.resolve.flow.solver import STEPS_PER_SCOPE as STEPS_PER_SCOPE
+    from explorer.resolve.flow.solver import STEPS_PER_START as STEPS_PER_START
+    from explorer.resolve.flow.solver import WorkLimitReached as WorkLimitReached
+    from explorer.resolve.flow.values import Builtin as Builtin
+    from explorer.resolve.flow.values import Class as Class
+    from explorer.resolve.flow.values import External as External
+    from explorer.resolve.flow.values import Instance as Instance
+    from explorer.resolve.flow.values import TensorMethod as TensorMethod
+    from explorer.resolve.graph import CallGraph as CallGraph
+    from explorer.resolve.nodes import REGISTRABLE_KINDS as REGISTRABLE_KINDS
+    from explorer.resolve.nodes import defining_stub as defining_stub
+    from explorer.resolve.nodes import definition_lines as definition_lines
+    from explorer.resolve.nodes import dispatch_kernels as dispatch_kernels
+    from explorer.resolve.nodes import layer_of as layer_of
+    from explorer.resolve.nodes import registered_functions as registered_functions
+    from explorer.resolve.notes import UnreadableDefinition as UnreadableDefinition
+    from explorer.resolve.python_edges import PythonEdges as PythonEdges
+    from explorer.resolve.sources import SourceLines as SourceLines
 
-_HOME = {  # each public name, and the module of this package that defines it
+_HOME = {  # each name above, and the module of this package that defines it (tests/test_doors.py)
     "fitting": "arity",
     "BACKENDS": "backends",
     "FlowEdges": "flow.edges",
@@ -61,32 +66,6 @@ _HOME = {  # each public name, and the module of this package that defines it
     "PythonEdges": "python_edges",
     "SourceLines": "sources",
 }
-__all__ = [  # the same names as _HOME (tests/test_doors.py)
-    "BACKENDS",
-    "REGISTRABLE_KINDS",
-    "STEPS_PER_SCOPE",
-    "STEPS_PER_START",
-    "Builtin",
-    "Call",
-    "CallGraph",
-    "Class",
-    "External",
-    "FlowEdges",
-    "Instance",
-    "PythonEdges",
-    "Scope",
-    "ScopeKey",
-    "SourceLines",
-    "TensorMethod",
-    "UnreadableDefinition",
-    "WorkLimitReached",
-    "defining_stub",
-    "definition_lines",
-    "dispatch_kernels",
-    "fitting",
-    "layer_of",
-    "registered_functions",
-]
 
 if not TYPE_CHECKING:  # to a type checker, the names are the imports above and nothing else
     __getattr__ = door(__name__, _HOME)

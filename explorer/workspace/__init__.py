@@ -21,36 +21,31 @@ from typing import TYPE_CHECKING
 
 from explorer.doors import door
 
-if TYPE_CHECKING:
-    from explorer.workspace.cache_files import read_kept, write_kept
-    from explorer.workspace.environment import (
-        Distribution,
-        Environment,
-        find_distributions,
-        find_environment,
-        pyenv_choice,
-    )
-    from explorer.workspace.places import (
-        GRAMMARS_DIR,
-        SAMPLE_ROOT,
-        cache_folder,
-        default_index_path,
-        resolve_index_path,
-        resolve_root,
-    )
-    from explorer.workspace.trees import (
-        TREES_VARIABLE,
-        RefreshTree,
-        TreeNotReady,
-        TreeRequest,
-        Workspace,
-        nested_roots,
-        open_workspace,
-        source_trees,
-        source_version,
-    )
+if TYPE_CHECKING:  # each name as its own alias: the names this door exports
+    from explorer.workspace.cache_files import read_kept as read_kept
+    from explorer.workspace.cache_files import write_kept as write_kept
+    from explorer.workspace.environment import Distribution as Distribution
+    from explorer.workspace.environment import Environment as Environment
+    from explorer.workspace.environment import find_distributions as find_distributions
+    from explorer.workspace.environment import find_environment as find_environment
+    from explorer.workspace.environment import pyenv_choice as pyenv_choice
+    from explorer.workspace.places import GRAMMARS_DIR as GRAMMARS_DIR
+    from explorer.workspace.places import SAMPLE_ROOT as SAMPLE_ROOT
+    from explorer.workspace.places import cache_folder as cache_folder
+    from explorer.workspace.places import default_index_path as default_index_path
+    from explorer.workspace.places import resolve_index_path as resolve_index_path
+    from explorer.workspace.places import resolve_root as resolve_root
+    from explorer.workspace.trees import TREES_VARIABLE as TREES_VARIABLE
+    from explorer.workspace.trees import RefreshTree as RefreshTree
+    from explorer.workspace.trees import TreeNotReady as TreeNotReady
+    from explorer.workspace.trees import TreeRequest as TreeRequest
+    from explorer.workspace.trees import Workspace as Workspace
+    from explorer.workspace.trees import nested_roots as nested_roots
+    from explorer.workspace.trees import open_workspace as open_workspace
+    from explorer.workspace.trees import source_trees as source_trees
+    from explorer.workspace.trees import source_version as source_version
 
-_HOME = {  # each public name, and the module of this package that defines it
+_HOME = {  # each name above, and the module of this package that defines it (tests/test_doors.py)
     "read_kept": "cache_files",
     "write_kept": "cache_files",
     "Distribution": "environment",
@@ -74,30 +69,6 @@ _HOME = {  # each public name, and the module of this package that defines it
     "source_trees": "trees",
     "source_version": "trees",
 }
-__all__ = [  # the same names as _HOME (tests/test_doors.py)
-    "GRAMMARS_DIR",
-    "SAMPLE_ROOT",
-    "TREES_VARIABLE",
-    "Distribution",
-    "Environment",
-    "RefreshTree",
-    "TreeNotReady",
-    "TreeRequest",
-    "Workspace",
-    "cache_folder",
-    "default_index_path",
-    "find_distributions",
-    "find_environment",
-    "nested_roots",
-    "open_workspace",
-    "pyenv_choice",
-    "read_kept",
-    "resolve_index_path",
-    "resolve_root",
-    "source_trees",
-    "source_version",
-    "write_kept",
-]
 
 if not TYPE_CHECKING:  # to a type checker, the names are the imports above and nothing else
     __getattr__ = door(__name__, _HOME)
