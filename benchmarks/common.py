@@ -1,13 +1,17 @@
-"""What the benchmark scripts share: the command line, and timing a command."""
+"""What the benchmark scripts share: the command line, timing a command, and a language server
+started on a tree."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import statistics
 import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 
 def arguments(
@@ -47,3 +51,18 @@ def median_seconds(
         subprocess.run(command, check=check, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         samples.append(time.perf_counter() - started)
     return statistics.median(samples)
+
+
+async def started_server(client_name: str, root: Path, env: dict[str, str]) -> Any:
+    """`explorer lsp` on `root`, driven over stdio as an editor drives it, once it answers a
+    workspace symbol (its index is ready). The caller shuts it down."""
+    from lsprotocol import types as lsp
+    from pygls.lsp.client import LanguageClient
+
+    client = LanguageClient(client_name, "1")
+    await client.start_io(sys.executable, "-m", "explorer", "lsp", env=env)
+    await client.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=root.as_uri()))
+    client.initialized(lsp.InitializedParams())
+    while not await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="conv2d")):
+        await asyncio.sleep(0.2)
+    return client

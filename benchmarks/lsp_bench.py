@@ -31,9 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import arguments
+from common import arguments, started_server
 from lsprotocol import types as lsp
-from pygls.lsp.client import LanguageClient
 
 import explorer
 
@@ -68,12 +67,7 @@ async def _lsp_figures(
 ) -> tuple[list[tuple[str, float, float, int]], int | None]:
     """Each request's first and median round trip and its answer's size; the server's resident
     memory (KiB) after them all."""
-    client = LanguageClient("explorer-bench", "1")
-    await client.start_io(sys.executable, "-m", "explorer", "lsp", env=env)
-    await client.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=root.as_uri()))
-    client.initialized(lsp.InitializedParams())
-    while not await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="conv2d")):
-        await asyncio.sleep(0.2)
+    client = await started_server("explorer-bench", root, env)
 
     def doc(path: str) -> lsp.TextDocumentIdentifier:
         return lsp.TextDocumentIdentifier((root / path).as_uri())

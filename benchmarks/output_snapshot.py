@@ -20,9 +20,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from common import started_server
 from lsprotocol import types as lsp
 from lsprotocol.converters import get_converter
-from pygls.lsp.client import LanguageClient
 
 _KERNEL = "raw_cudnn_convolution_forward_out_32bit"
 _COMMANDS = (
@@ -66,12 +66,7 @@ def _position(root: Path, path: str, text: str, after: str = "", offset: int = 0
 
 
 async def _lsp_answers(root: Path, env: dict[str, str]) -> dict[str, object]:
-    client = LanguageClient("explorer-snapshot", "1")
-    await client.start_io(sys.executable, "-m", "explorer", "lsp", env=env)
-    await client.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=root.as_uri()))
-    client.initialized(lsp.InitializedParams())
-    while not await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="conv2d")):
-        await asyncio.sleep(0.2)
+    client = await started_server("explorer-snapshot", root, env)
     doc = lambda path: lsp.TextDocumentIdentifier((root / path).as_uri())  # noqa: E731
     call = _position(root, _CONV, "F.conv2d(", offset=3)
     forward = _position(root, _CONV, "def forward", after="class Conv2d", offset=5)
