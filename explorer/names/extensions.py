@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from explorer.index import IndexReader
 from explorer.model import Symbol, SymbolKind
 
+# one view per open reader, dropped with it
+_BY_READER: weakref.WeakKeyDictionary[IndexReader, ExtensionModules] = weakref.WeakKeyDictionary()
 _TORCH_OPS = re.compile(r"torch\.ops\.(\w+)\.(\w+)(?:\.(\w+))?")
 DERIVED = "derived from the file name: no build declaration names this module"
 
@@ -146,6 +148,3 @@ def _package_folder(extension: Symbol, where: str) -> str:
     package = extension.qname.rpartition(".")[0].replace(".", "/")
     joined = "/".join(part for part in (folder, package) if part)
     return f"{joined}/" if joined else ""
-
-
-_BY_READER: weakref.WeakKeyDictionary[IndexReader, ExtensionModules] = weakref.WeakKeyDictionary()

@@ -1,13 +1,14 @@
 """`explorer run --python PATH`: a program on real PyTorch, as one tree of Python calls,
 torch bindings, operators, their C++ kernels and CUDA kernels.
 
-1. Probe: the interpreter exists and imports torch; where its torch package and torchgen
+1. Probe (torch_install.py): the interpreter exists and imports torch; where its torch package and torchgen
    are, whether CUDA is available (a missing interpreter is a usage error, one without
    torch an ExplorerError).
 2. Record: profile_bootstrap.py runs the program in that interpreter and writes the Python
    calls and torch builtin calls (sys.setprofile, CLOCK_MONOTONIC) and the PyTorch
-   profiler's events (wall clock). Its docstring says how the clocks are brought together.
-3. Merge: calls and builtin calls form a tree of intervals; the profiler's CPU operators
+   profiler's events (wall clock), read by profile_events.py. Its docstring says how the
+   clocks are brought together.
+3. Merge (profile_merge.py): calls and builtin calls form a tree of intervals; the profiler's CPU operators
    form one per thread (their own nesting, exact on their own clock). Operators are moved
    to the Recorder's clock (the offset measured in the child, interpolated between its
    start and end readings) and both trees are merged by interval containment: an
@@ -16,7 +17,7 @@ torch bindings, operators, their C++ kernels and CUDA kernels.
    Operators of other threads (autograd's device threads) go only under a builtin call
    that was waiting for them (`run_backward`). Device kernels hang under the operator that
    launched them: their linked correlation id is that operator's correlation id.
-4. Name: frames are named as the static index names definitions (see ProfileNamer).
+4. Name (profile_naming.py): frames are named as the static index names definitions.
 5. Fold identical consecutive siblings (shaping.fold_repeats).
 """
 
@@ -41,10 +42,7 @@ from explorer.runtime.torch_install import TorchInstall, probe_torch
 PROFILE_BOOTSTRAP = Path(__file__).resolve().parent / "profile_bootstrap.py"
 
 
-# -- 1. the interpreter -------------------------------------------------------------------
-
-
-# -- 2. the recordings --------------------------------------------------------------------
+# -- 2. recording: the program run under the profiler, in an interpreter of its own ---------
 
 
 def _run_child(install: TorchInstall, request: RunRequest, workdir: Path) -> tuple[PythonRecording, ProfileRecording]:
@@ -67,13 +65,7 @@ def _run_child(install: TorchInstall, request: RunRequest, workdir: Path) -> tup
     return read_python(python_events), read_profile(profile)
 
 
-# -- 3. merging calls and operators -------------------------------------------------------
-
-
-# -- 4. names and locations ---------------------------------------------------------------
-
-
-# -- 5. the whole run ---------------------------------------------------------------------
+# -- 1 to 5: the whole run ---------------------------------------------------------------
 
 
 def run_profiled(request: RunRequest, reader: IndexReader | None) -> RunTrace:
