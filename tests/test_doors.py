@@ -2,7 +2,8 @@
 __init__.py (explorer/doors.py). Nothing outside index/ imports SQLite or the index's own
 modules, nothing outside another room that room's modules, and every name a door lists opens
 as the name of its module (not as a module of the room: `from room import x` would give the
-submodule x once loaded)."""
+submodule x once loaded).
+SQLite's errors leave the index's door as explorer's own, in one line."""
 
 from __future__ import annotations
 
@@ -77,3 +78,25 @@ def test_every_name_of_a_door_opens(door):
     for name, module in door._HOME.items():
         home = importlib.import_module(f"{door.__name__}.{module}")
         assert getattr(door, name) is getattr(home, name)
+
+
+def test_sqlite_s_errors_leave_the_index_as_explorer_s(tmp_path: Path):
+    # a read that fails for a reason other than damage (a lock held too long) says which index
+    # and why, in one line, and leaves its record alone: nothing says the file is damaged
+    import sqlite3
+
+    from explorer.index import IndexDamaged, IndexUnreadable, reading
+
+    index = tmp_path / "index.sqlite"
+    record = tmp_path / "index.sqlite.verified"
+    record.write_text("{}")
+    with pytest.raises(IndexUnreadable) as unreadable, reading([index]):
+        raise sqlite3.OperationalError("database is locked")
+    assert str(unreadable.value) == f"cannot read the index at {index}: database is locked"
+    assert record.exists()
+    with pytest.raises(IndexDamaged) as damaged, reading([index, tmp_path / "other.sqlite"]):
+        raise sqlite3.DatabaseError("file is not a database")
+    assert str(damaged.value) == (
+        "one of the trees' indexes is damaged (file is not a database); the next command checks and rebuilds it"
+    )
+    assert not record.exists()  # checked again by the next command
