@@ -263,6 +263,20 @@ def test_the_text_tree_and_an_svg_diagram(tmp_path):
         assert "aten::addmm" in svg.read_text()
 
 
+def test_a_caller_that_took_none_of_its_edges_says_so():
+    # Tensor::contiguous (Tensor.cpp:50) returns *this for a contiguous tensor: clone, at line
+    # 52, is not taken, and nothing else it calls is recorded (is_contiguous is inline,
+    # TensorBody.h:46); the line said "taken:" and no more
+    result = invoke(["run", "--compare", "-c", CONV2D])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    at = lines.index("  at::Tensor::contiguous")
+    assert lines[at + 1 : at + 3] == [
+        "    not taken: at::Tensor::clone (call)  at aten/src/ATen/core/Tensor.cpp:52",
+        "    taken:     nothing the run recorded",
+    ]
+
+
 def test_trace_dynamic_compares_the_static_trace_with_a_run():
     result = invoke(["trace", "torch.nn.Conv2d", "--to", "cudnnConvolutionForward", "--dynamic", CONV2D])
     assert result.exit_code == 0, result.output

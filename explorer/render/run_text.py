@@ -129,8 +129,9 @@ def comparison_text(console: Console, comparison: Comparison, within: set[str] |
                         "dim",
                     )
                 )
-            console.print(Text(f"    taken:     {', '.join(items[0].taken)}", "green"))
+            taken = ", ".join(items[0].taken) or "nothing the run recorded"
+            console.print(Text(f"    taken:     {taken}", "green"))
 
 
 def _at(site: Location | None) -> str:
-    return f"  at {site[0]}:{site[1]}" if site else ""
+    return f"  at {site.path}:{site.line}" if site else ""
