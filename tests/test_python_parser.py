@@ -153,15 +153,6 @@ def test_syntax_errors_are_reported_and_the_rest_is_indexed():
     assert "broken.ok" in {s.qname for s in facts.symbols}
 
 
-def test_valid_python_the_grammar_cannot_read_is_not_called_a_syntax_error():
-    source = b"def f(args):\n    return *(g(*args)), *args\n\ndef after():\n    pass\n"
-    facts = parse_python("new_syntax.py", source)
-    assert [d.reason for d in facts.diagnostics] == [
-        "the Python grammar cannot read line 2 (valid Python); indexed the rest"
-    ]
-    assert "new_syntax.after" in {s.qname for s in facts.symbols}
-
-
 def test_docstring_wrappers_with_built_strings_are_aliases():
     source = b'conv2d = _add_docstr(\n    torch.conv2d,\n    r"""doc""" + f"""{notes}""",\n)\nrelu_ = wrap(torch.relu_, "{}".format(x))\nnot_alias = f(torch.relu, x)\n'
     facts = parse_python("m.py", source)

@@ -27,6 +27,7 @@ from explorer.model import (
 )
 from explorer.parsers.common import ScopeMap, collapse, expand, module_name, source_order
 from explorer.parsers.python_flow import flow_facts
+from explorer.parsers.python_grammar_gaps import repaired
 from explorer.stage_clock import stage
 
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
@@ -50,6 +51,8 @@ def parse_python(path: str, source: bytes) -> FileFacts:
         facts.diagnostics.append(Diagnostic(path, reason, skipped=False))
         source = source.replace(b"\x00", b" ")
     tree = tsx.parse(Language.PYTHON, source)
+    if tree.root_node.has_error and nul < 0 and _python_accepts(source) and (bridged := repaired(source, tree)):
+        source, tree = bridged  # valid Python the grammar cannot read, read by libcst
     root = tree.root_node
     facts.symbols.append(
         Symbol(
@@ -103,11 +106,7 @@ def _syntax_problem(source: bytes, root: tsx.Node) -> str:
     RecursionError or MemoryError, tree-sitter's first error stands in."""
     last_line = source.count(b"\n") + 1
     try:
-        with warnings.catch_warnings():
-            # Only its verdict is wanted: an invalid escape in a string is no news here, and
-            # where warnings are errors it would be reported in place of the real problem.
-            warnings.simplefilter("ignore")
-            ast.parse(source)
+        _python_parse(source)
     except SyntaxError as error:
         message = " ".join(str(error.msg).split())
         if error.lineno is not None and 1 <= error.lineno <= last_line:
@@ -123,6 +122,24 @@ def _syntax_problem(source: bytes, root: tsx.Node) -> str:
     else:
         return f"the Python grammar cannot read line {_first_error_line(root)} (valid Python); indexed the rest"
     return f"syntax error near line {_first_error_line(root)}; indexed what parsed"
+
+
+def _python_parse(source: bytes) -> None:
+    with warnings.catch_warnings():
+        # Only its verdict is wanted: an invalid escape in a string is no news here, and
+        # where warnings are errors it would be reported in place of the real problem.
+        warnings.simplefilter("ignore")
+        ast.parse(source)
+
+
+def _python_accepts(source: bytes) -> bool:
+    """Whether Python's own parser reads the file: only then is libcst given it (libcst is
+    ten times slower, and a broken file has nothing for it to bridge)."""
+    try:
+        _python_parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _first_error_line(root: tsx.Node) -> int:

@@ -43,7 +43,7 @@ class UnreadableSource(Exception):
 def function_locals(function_source: str) -> dict[str, tuple[str, ...]]:
     """Local name -> the dotted names assigned to it anywhere in the function (not in the
     functions and classes nested in it), in source order; `C()` for what a call returned."""
-    module = _parse(function_source)
+    module = parse_module(function_source)
     values: dict[str, list[str]] = {}
     try:
         for statement in module.body:
@@ -67,7 +67,7 @@ def function_locals(function_source: str) -> dict[str, tuple[str, ...]]:
 def passed_names(statement_source: str) -> tuple[str, ...]:
     """The dotted names an assignment `x = f(a, b=c)` passes to the call on its right."""
     passed: list[str] = []
-    module = _parse(statement_source)
+    module = parse_module(statement_source)
     try:
         for statement in module.body:
             if not isinstance(statement, cst.SimpleStatementLine):
@@ -85,7 +85,7 @@ def factory_arguments(statement_source: str) -> tuple[str, tuple[tuple[str | Non
     """An assignment `x = f(a, b=c, default=False)`: the callee's dotted name, and each
     argument by keyword (None for a positional one) as a dotted name or a literal's text
     (`False`, `3`, `'return_indices'`); "" for any other expression. None for another shape."""
-    module = _parse(statement_source)
+    module = parse_module(statement_source)
     try:
         statement = module.body[0] if module.body else None
         small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and statement.body else None
@@ -116,7 +116,7 @@ def boolean_branches(factory_source: str) -> tuple[tuple[str, ...], str, str, st
     default`, then `if dispatch_flag: return if_true(...) else: return if_false(...)`): the
     factory's parameters, and those for the flag's start, the true branch and the false
     branch. None for any other shape."""
-    module = _parse(factory_source)
+    module = parse_module(factory_source)
     try:
         factory = module.body[0] if module.body else None
         if not isinstance(factory, cst.FunctionDef):
@@ -260,7 +260,8 @@ _TOKEN = re.compile(
 )
 
 
-def _parse(source: str) -> cst.Module:
+def parse_module(source: str) -> cst.Module:
+    """The module libcst reads in the source (dedented), or UnreadableSource."""
     source = _dedented(source)
     depth = nesting_depth(source)
     if depth > MAX_NESTING:
