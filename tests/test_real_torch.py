@@ -316,3 +316,21 @@ def test_a_hand_written_torch_c_function_reaches_its_cpp_through_the_method_tabl
         ),
         ("cudaDeviceSynchronize", None, None, "call", ("c10/cuda/CUDAFunctions.cpp", 141)),
     ]
+
+
+def test_callers_of_a_name_a_factory_made_are_the_calls_of_the_name(indexed):
+    # functional.py:799 `max_pool2d = boolean_dispatch(...)` holds the closure `fn` of
+    # _jit_internal.py:493; pooling.py:164 `return F.max_pool2d(input, ...)` in
+    # MaxPool2d.forward (line 163) calls it. Callers once started at the name and found none.
+    _, store = indexed
+    from explorer.analysis.neighbours import neighbours_of
+
+    report = neighbours_of(store, REAL_TREE, "torch.nn.functional.max_pool2d", "callers")
+    assert (report.start.symbol.path, report.start.symbol.line) == ("torch/_jit_internal.py", 493)
+    found = {(n.node.symbol.qname, n.node.symbol.line, n.edge.site) for n in report.found}
+    assert ("torch.nn.modules.pooling.MaxPool2d.forward", 163, ("torch/nn/modules/pooling.py", 164)) in found
+    assert (
+        "torch.ao.nn.quantized.functional.max_pool2d",
+        411,
+        ("torch/ao/nn/quantized/functional.py", 424),
+    ) in found

@@ -577,6 +577,12 @@ def test_callers_of_an_operator_a_kernel_and_a_function_passed_to_a_call(sample_
         (1, "python", "torch.nn.functional.max_pool2d", "call", ("torch/_jit_internal.py", 57)),
         (2, "python", "torch.nn.modules.pooling.MaxPool2d.forward", "call", ("torch/nn/modules/pooling.py", 56)),
     ]
+    # the name itself stands for that closure, as in a trace: its callers are the calls of the name
+    report = neighbours_of(sample_store, sample_root, "torch.nn.functional.max_pool2d", "callers")
+    assert (report.start.symbol.path, report.start.symbol.line) == ("torch/_jit_internal.py", 49)
+    assert listed(report) == [
+        (1, "python", "torch.nn.modules.pooling.MaxPool2d.forward", "call", ("torch/nn/modules/pooling.py", 56)),
+    ]
 
 
 def test_callers_of_a_lambda_are_the_function_it_is_handed_to(sample_store, sample_root):

@@ -52,7 +52,10 @@ def neighbours_of(
     symbols = look_up(reader, query).symbols
     symbol = sorted(symbols, key=lambda s: (s.kind is not SymbolKind.OPERATOR, s.lang != "python"))[0]
     graph = CallGraph(reader, root, backend="all", tests=tests)
-    start = graph.node(symbol) if direction == "callees" else CallNode(symbol, layer_of(symbol))
+    # a module's name a factory's call made (`max_pool2d = boolean_dispatch(...)`) stands for the
+    # closure it holds, both ways: calls of the name arrive there
+    whole = direction == "callees" or symbol.kind is SymbolKind.VARIABLE
+    start = graph.node(symbol) if whole else CallNode(symbol, layer_of(symbol))
     reverse = _Callers(graph) if direction == "callers" else None
     found: list[Neighbour] = []
     seen = {_identity(start)}
@@ -121,16 +124,15 @@ class _Callers:
                         yield holder, CallEdge(node, EdgeKind.FNPTR, site=holder.passed_at)
 
     def _edges(self, candidate: CallNode, sites: list[CallSite] | None) -> Iterator[CallEdge]:
-        """The candidate's edges: all of them, or only those of the call sites that matter
+        """The candidate's edges. A Python definition's are all of them, as the value-flow
+        solver gives them to `trace` (its calls through locals and receivers are what the
+        sites' names alone do not say). Of C++, only the call sites that matter are resolved
         (resolving every call of every function that mentions `add` would take minutes)."""
-        if sites is None:
+        if sites is None or candidate.layer is Layer.PYTHON:
             yield from self.graph.edges(candidate)
             return
         for site in sites:
-            if candidate.layer is Layer.PYTHON:
-                yield from self.graph.python.call_targets(candidate, site)
-            else:
-                yield from self.graph.native.call_targets(candidate.symbol, site)
+            yield from self.graph.native.call_targets(candidate.symbol, site)
 
     def _candidates(self, node: CallNode) -> Iterator[tuple[CallNode, list[CallSite] | None]]:
         symbol = node.symbol
@@ -243,7 +245,7 @@ class _Callers:
         module = function.qname.rsplit(".", 1)[0]
         for variable in self.store.symbols_in_module(module, SymbolKind.VARIABLE):
             if function.name in variable.signature:
-                yield CallNode(variable, Layer.PYTHON)
+                yield self.graph.node(variable)
 
     def _definitions_at(self, path: str, qname: str, sites: list[CallSite]) -> list[Symbol]:
         """The definitions named `qname` in `path` that hold some of the sites."""
