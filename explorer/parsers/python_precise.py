@@ -1,14 +1,15 @@
-"""Precise facts about one Python definition, read with libcst when a query needs them.
+"""Precise facts about one Python definition, read with libcst when a query needs them, and
+libcst's reading of a whole file where tree-sitter's grammar has a gap (python_grammar_gaps.py).
 
-The fast pass (python.py) records every call site of a tree but not what local names hold.
-Tracing needs a little more inside the definitions it walks through:
-- what a function assigned to a local name (`forward_call = self._slow_forward if tracing
-  else self.forward`, then `forward_call(*args)`): every dotted name it may hold;
+What a local name holds is the value-flow solver's to say (resolve/flow/, from python_flow.py's
+facts). A query asks libcst only about module-level assignments that build functions:
 - which names a module-level assignment passes to the call on its right
-  (`max_pool2d = boolean_dispatch(if_true=max_pool2d_with_indices, if_false=_max_pool2d)`).
-libcst is about ten times slower than tree-sitter, so it reads only the lines of the one
-definition a query reaches (the index says where it starts and ends), never a whole tree,
-nor a whole module. It only parses: nothing is imported or executed.
+  (`max_pool2d = boolean_dispatch(if_true=max_pool2d_with_indices, if_false=_max_pool2d)`);
+- the factory's call and the factory's shape, to tell which branch a plain call takes.
+libcst is about ten times slower than tree-sitter, so a query has it read only the lines of
+the one definition it reaches (the index says where it starts and ends), and indexing a
+whole file only where the grammar stopped in valid Python. It only parses: nothing is
+imported or executed.
 
 libcst is not trusted with every input. It rejects some valid Python (`else( 2 if d else 3)`
 fails its own validation), its native parser overflows the C stack on deeply nested code
@@ -38,30 +39,6 @@ class UnreadableSource(Exception):
         super().__init__(reason)
         self.reason = reason
         self.line = line  # where libcst's parser stopped, counted from the source's first line
-
-
-def function_locals(function_source: str) -> dict[str, tuple[str, ...]]:
-    """Local name -> the dotted names assigned to it anywhere in the function (not in the
-    functions and classes nested in it), in source order; `C()` for what a call returned."""
-    module = parse_module(function_source)
-    values: dict[str, list[str]] = {}
-    try:
-        for statement in module.body:
-            if isinstance(statement, cst.FunctionDef):
-                for small in _own_small_statements(statement.body):
-                    if isinstance(small, cst.Assign):
-                        for target in small.targets:
-                            if isinstance(target.target, cst.Name):
-                                values.setdefault(target.target.value, []).extend(_values(small.value))
-                    elif (
-                        isinstance(small, cst.AnnAssign)
-                        and isinstance(small.target, cst.Name)
-                        and small.value is not None
-                    ):
-                        values.setdefault(small.target.value, []).extend(_values(small.value))
-    except Exception as error:  # a libcst node that does not behave as documented
-        raise _unreadable(error) from None
-    return {name: tuple(dict.fromkeys(found)) for name, found in values.items()}
 
 
 def passed_names(statement_source: str) -> tuple[str, ...]:
@@ -327,24 +304,3 @@ _STATEMENT_HOLDERS = (
     cst.Finally,
     cst.MatchCase,
 )
-
-
-def _values(expression: cst.BaseExpression) -> list[str]:
-    """Every dotted name an expression may evaluate to: both sides of `x if c else y` and of
-    `x or y`. The result of a call is written `f()`: an instance, when `f` is a class."""
-    found: list[str] = []
-    pending = [expression]
-    while pending:  # a stack, not recursion: `a or b or c ...` can be long
-        current = pending.pop()
-        name = dotted(current)
-        if name is not None:
-            found.append(name)
-        elif isinstance(current, cst.Call):
-            called = dotted(current.func)
-            if called is not None:
-                found.append(f"{called}()")
-        elif isinstance(current, cst.IfExp):
-            pending += [current.orelse, current.body]  # the body's names first
-        elif isinstance(current, cst.BooleanOperation):
-            pending += [current.right, current.left]
-    return found

@@ -1,11 +1,14 @@
-"""What a Python definition calls, resolved to definitions of the index.
+"""What a Python definition calls, by the names its calls are written with, resolved to
+definitions of the index. The value-flow solver (flow/) answers for every function with
+source; these rules answer for what it leaves: a call no value reached the callee of,
+`torch.ops.ns.op(...)`, what it has no facts of (an alias, a class, a binding, a module-level
+name) and a definition it could not finish (said in a note).
 
 Rules, in the order a call's callee is tried:
 - `self.m()` / `cls.m()`: `m` looked up along the MRO of the class whose instance `self` is
   (the class a trace started from, when known, else the method's own class);
 - `super().m()`: the same MRO, after the method's own class;
-- a bare local name: what libcst says the function assigned to it (every branch), each of
-  those resolved as if called;
+- a bare local name: nothing (what a local holds is the solver's to say);
 - a dotted name, its first part expanded through the file's imports by the fast pass:
   the torch._C binding it names (torch.conv2d, _VF.lstm, torch._C._nn.linear), else the
   definition it reaches through modules, re-exports and star imports; a class called is its
@@ -25,7 +28,6 @@ import keyword
 import re
 import tokenize
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.index import IndexReader
@@ -123,19 +125,6 @@ _BOUND_KINDS = REGISTRABLE_KINDS | {SymbolKind.FIELD}
 _BINDING_KINDS = {SymbolKind.PYBIND, SymbolKind.METHOD_TABLE}
 _CALLABLE_KINDS = {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.ALIAS, SymbolKind.VARIABLE}
 _MEMBER_KINDS = _CALLABLE_KINDS | _BINDING_KINDS  # what a class's member may be: a bound class's are bindings
-# The names a definition's text writes before `=` or `name: annotation =` (each of `a = b = c`):
-# more than libcst finds assigned (keyword arguments, defaults) but never fewer, so a called
-# name not among them is no local and the definition need not be parsed. On PyTorch most bare
-# calls are of builtins and globals: this spares libcst two definitions in three.
-_ASSIGNED = re.compile(r"(?<![\w.])([^\W\d]\w*)\)*[ \t\\\n]*(?::[^\n]*?)?=(?!=)")
-
-
-@dataclass(frozen=True, slots=True)
-class _ThroughLocal:
-    """A call of a local name (`fn = helper`, then `fn()`): each value it may hold is called."""
-
-    name: str
-    values: tuple[str, ...]
 
 
 class PythonEdges:
@@ -149,9 +138,7 @@ class PythonEdges:
         self._outside_bases: dict[str, frozenset[str]] = {}
         self._mro: dict[str, list[str]] = {}
         self._off_default: dict[Key, set[str]] = {}  # a factory-made function -> branches taken only when asked
-        self.unreadable = UnreadableDefinitions()  # met while reading locals with libcst
-        self._locals: dict[tuple[str | None, int | None], dict[str, tuple[str, ...]]] = {}
-        self._assigned: dict[tuple[str | None, int | None], frozenset[str]] = {}  # by _ASSIGNED, before libcst
+        self.unreadable = UnreadableDefinitions()  # met while reading definitions with libcst
 
     # -- entry points ----------------------------------------------------------------------
 
@@ -189,44 +176,24 @@ class PythonEdges:
                 if site.kind is not CallKind.DECORATOR:
                     yield from self.call_targets(node, site)
 
-    def call_targets(self, node: CallNode, site: CallSite, through_locals: bool = True) -> Iterator[CallEdge]:
-        """The definitions one call site may run. A call through a local name is resolved as
-        a call of each value the local may hold, in a loop rather than by recursion: each local
-        is followed once (`a = b; b = a` must not loop, and a chain of a thousand locals must
-        neither recurse that deep nor be followed along every branch of every `if`)."""
-        followed: set[str] = set()
-        pending = [site]
-        shape: list[CallShape | None] = []  # read from the source once, when a binding is reached
-        while pending:
-            current = pending.pop()
-            for found in self._site_targets(node, current, through_locals):
-                if isinstance(found, CallEdge):
-                    if found.target.layer is Layer.BINDING or found.target.symbol.kind is SymbolKind.ALIAS:
-                        if not shape:
-                            path = node.symbol.path
-                            shape.append(
-                                python_call_shape(self.sources, path, site.line, site.column) if path else None
-                            )
-                        found = dataclasses.replace(found, target=dataclasses.replace(found.target, shape=shape[0]))
-                    yield found
-                elif found.name not in followed:
-                    followed.add(found.name)
-                    values = [value for value in found.values if not value.endswith("()") and value not in followed]
-                    # a stack: the first value's targets come first, as written
-                    pending += [
-                        current._replace(callee=value, qualified=self._expand(node.symbol, value))
-                        for value in reversed(values)
-                    ]
-
-    def _site_targets(
-        self, node: CallNode, site: CallSite, through_locals: bool = True
-    ) -> Iterator[CallEdge | _ThroughLocal]:
-        """The edges of one call site by the rules that do not look through locals; a call of
-        a local name is handed back to call_targets as the values the local may hold. Without
-        `through_locals` (the value-flow solver has followed them already), locals are not
-        read at all."""
+    def call_targets(self, node: CallNode, site: CallSite) -> Iterator[CallEdge]:
+        """The definitions one call site may run, by the name it is written with: what a
+        local name holds is the value-flow solver's to say (flow/), so a call of a local
+        (`fn()`, `a.m()` on a local `a`) is left to it; a call through a binding gets the
+        call's shape, read from the source once."""
         symbol = node.symbol
         where = Location(symbol.path or "", site.line)
+        shape: list[CallShape | None] = []
+        for found in self._site_targets(node, site, where):
+            if found.target.layer is Layer.BINDING or found.target.symbol.kind is SymbolKind.ALIAS:
+                if not shape:
+                    path = symbol.path
+                    shape.append(python_call_shape(self.sources, path, site.line, site.column) if path else None)
+                found = dataclasses.replace(found, target=dataclasses.replace(found.target, shape=shape[0]))
+            yield found
+
+    def _site_targets(self, node: CallNode, site: CallSite, where: Location) -> Iterator[CallEdge]:
+        symbol = node.symbol
         own_class = symbol.qname.rsplit(".", 1)[0] if symbol.kind is SymbolKind.METHOD else None
         written = site.callee
         head, _, rest = written.partition(".")
@@ -238,22 +205,11 @@ class PythonEdges:
             if own_class is not None and "." not in name:
                 context = node.self_class or own_class
                 yield from self._member_edges(context, name, where, context, after=own_class)
-        elif (
-            through_locals
-            and rest
-            and "." not in rest
-            and site.qualified == written
-            and (made_from := self._instances(symbol, head))
-        ):
-            # `a = A(); a.m()`: a method of the class the local was made from
-            for class_qname in made_from:
-                yield from self._member_edges(class_qname, rest, where, class_qname)
         elif not rest and (nested := self._nested(symbol, written)):
             # a function defined inside the caller (`def remove_from(...)` in __setattr__)
             yield from fan_out(nested, EdgeKind.CALL, None, where)
         elif not rest and site.qualified == written and not self._module_defines(symbol, written):
-            if through_locals:
-                yield _ThroughLocal(written, self._local_values(symbol, written))
+            return  # a local name, or a builtin: the solver knows what it holds
         else:
             found = list(self.dotted_name_edges(site.qualified, module_of(self.store, symbol.path)))
             if not found and rest and site.qualified == written and self.tensor_methods:
@@ -725,45 +681,6 @@ class PythonEdges:
 
     def _module_defines(self, symbol: Symbol, name: str) -> bool:
         return bool(self.store.symbols_with_qname(f"{module_of(self.store, symbol.path)}.{name}"))
-
-    def _instances(self, symbol: Symbol, name: str) -> list[str]:
-        """The classes a local name was made from by calling them (`a = A()`)."""
-        if symbol.kind not in (SymbolKind.FUNCTION, SymbolKind.METHOD) or name in ("self", "cls"):
-            return []
-        classes = []
-        for value in self._local_values(symbol, name):
-            if value.endswith("()"):
-                target = PythonPaths(self.store).resolve(self._expand(symbol, value[:-2]))
-                if target is not None and any(
-                    s.kind is SymbolKind.CLASS for s in self.store.symbols_with_qname(target)
-                ):
-                    classes.append(target)
-        return classes
-
-    def _local_values(self, symbol: Symbol, name: str) -> tuple[str, ...]:
-        key = (symbol.path, symbol.line)
-        found = self._locals.get(key)
-        if found is None:
-            assigned = self._assigned.get(key)
-            if assigned is None:
-                assigned = self._assigned[key] = frozenset(_ASSIGNED.findall(self.sources.of_definition(symbol)))
-            if name not in assigned:
-                return ()  # never assigned: no need to parse the definition to know
-            found = self._locals[key] = self._read_locals(symbol)
-        return tuple(value for value in found.get(name, ()) if value != name)
-
-    def _read_locals(self, symbol: Symbol) -> dict[str, tuple[str, ...]]:
-        """What libcst says the definition assigns to its local names; nothing when libcst
-        cannot read it, which is noted once, as the answer is poorer for it."""
-        # libcst takes a fifth of a second to import: only a query that reads locals pays it
-        from explorer.parsers.python_precise import UnreadableSource, function_locals
-
-        source = self.sources.of_definition(symbol)
-        try:
-            return function_locals(source) if source else {}
-        except UnreadableSource as error:
-            self._unreadable(symbol, error)
-            return {}
 
     def _unreadable(self, symbol: Symbol, error: UnreadableSource) -> None:
         reason = error.reason

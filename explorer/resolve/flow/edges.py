@@ -254,7 +254,7 @@ class FlowEdges:
         node = CallNode(symbol, Layer.PYTHON)
         for site in self.store.calls_in(symbol.qname, symbol.path or "", (line, line)):
             if site.column == column or (site.line == line and column == 0):
-                yield from self.python.call_targets(node, site, through_locals=False)
+                yield from self.python.call_targets(node, site)
                 return
 
     def _torch_ops_sites(self, symbol: Symbol) -> set[tuple[int, int]]:
