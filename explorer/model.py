@@ -9,10 +9,9 @@ Modelling principles:
 - Every record carries a location: a path (relative to the project's root, absolute in another
   tree) and a 1-based line; a place of its own is a `Location`.
 - Parsers produce facts about one file and nothing else; linking them across files is the
-  job of the index (index/linking.py, after a refresh) and of resolve/, which reads facts. Where
-  resolve/ still reads a definition's source (its lines; libcst for the functions a module-level
-  call is passed), it asks parsers/ (python_precise.py, common.py): no syntax tree is walked
-  outside parsers/.
+  job of the index (index/linking.py, after a refresh) and of resolve/, which reads facts (and
+  a definition's source lines, through resolve/sources.py): no syntax tree is walked outside
+  parsers/.
 """
 
 from __future__ import annotations

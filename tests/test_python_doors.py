@@ -457,25 +457,3 @@ def test_a_trace_of_max_pool2d_starts_at_the_closure_and_takes_the_default_branc
         for h in path
         if h.edge
     )
-
-
-def test_an_assignment_whose_call_passes_no_names_is_not_parsed_for_them():
-    # what a module variable made by a call passes (`max_pool2d = boolean_dispatch(...,
-    # if_true=max_pool2d_with_indices, ...)`) is read with libcst; a call given only literals
-    # and keyword names passes no function, and its tokens say so without libcst
-    from explorer.resolve.python_edges import _names_a_value
-
-    assert [
-        _names_a_value(source)
-        for source in (
-            'Stub = collections.namedtuple(\n    "Stub", ("resolution_callback", "def_")\n)\n',
-            'T = TypeVar("T", bound=None)\n',
-            "x = 3\n",
-            "flags = dict(strict=True, depth=2)\n",
-            'pool = boolean_dispatch(arg_name="return_indices", default=False, if_true=with_indices)\n',
-            "log = logging.getLogger(__name__)\n",
-            "fn = f(\n    'a',\n    g)\n",
-            "apply = functools.partial(lambda x: x)\n",
-            'broken = f("unterminated\n',
-        )
-    ] == [False, False, False, False, True, True, True, True, True]

@@ -58,6 +58,29 @@ def test_a_gap_that_cannot_be_bridged_without_moving_anything_is_reported_as_bef
     assert ("g", line, source.split(b"\n")[line - 1].index(b"g(")) in calls(source)
 
 
+DEEP_FOR_PYTHON = (
+    "the Python grammar cannot read line 2, and the file is nested too deeply for Python's parser to check it;"
+    " indexed what parsed"
+)
+
+
+@pytest.mark.parametrize(
+    "nested, reason",
+    [
+        # valid, but nested past what libcst is given
+        ("y = " + " + ".join(["a"] * 300) + "\n", PARTIAL.format(2)),
+        # a chain that crashes libcst's parser (and that Python's own cannot check either)
+        ("if a:\n    pass\n" + "elif a:\n    pass\n" * 9000, DEEP_FOR_PYTHON),
+    ],
+    ids=["300-operators", "9000-elifs"],
+)
+def test_a_file_with_a_gap_nested_too_deeply_for_libcst_is_not_handed_to_it(nested, reason):
+    source = ("def f(x):\n    return *(g(x)), x\n" + nested).encode()
+    facts = parse_python("m.py", source)
+    assert [d.reason for d in facts.diagnostics] == [reason]
+    assert ("g", 2, 13) in calls(source)
+
+
 GAPS = (
     "def helper():\n"  # 1
     "    return 1\n"

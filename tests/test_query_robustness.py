@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from explorer.names.search import _letters_in_order
-from explorer.parsers.python_precise import UnreadableSource, nesting_depth, passed_names
+from explorer.parsers.python_libcst import UnreadableSource, nesting_depth, parse_module
 from tests.command_line import invoke
 from tests.conftest import write_tree
 
@@ -94,7 +94,7 @@ def test_callgraph_reads_a_definition_libcst_rejects(tmp_path: Path):
     assert json.loads(result.stdout) == {"m": [], "m.f": ["m.helper"], "m.g": ["m.helper"], "m.helper": []}
 
 
-def test_any_exception_from_libcst_makes_the_definition_unreadable(monkeypatch: pytest.MonkeyPatch):
+def test_any_exception_from_libcst_makes_the_source_unreadable(monkeypatch: pytest.MonkeyPatch):
     import libcst
 
     for error in (
@@ -108,7 +108,7 @@ def test_any_exception_from_libcst_makes_the_definition_unreadable(monkeypatch: 
 
         monkeypatch.setattr(libcst, "parse_module", failing)
         with pytest.raises(UnreadableSource):
-            passed_names("x = f(g)\n")
+            parse_module("x = f(g)\n")
 
 
 # m.g's calls: `fn = h; fn()` and f(), whose h() the name rules find as the solver does; what

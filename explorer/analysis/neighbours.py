@@ -41,7 +41,7 @@ class NeighbourReport:
     start: CallNode
     found: list[Neighbour]
     truncated: bool  # some name had more callers than were examined
-    unreadable: tuple[UnreadableDefinition, ...] = ()  # definitions whose locals libcst could not read
+    unreadable: tuple[UnreadableDefinition, ...] = ()  # definitions the solver could not finish
 
 
 def neighbours_of(
@@ -87,7 +87,7 @@ def neighbours_of(
                     next_frontier.append(other)
         frontier = next_frontier
     truncated = truncated or (reverse is not None and reverse.truncated)
-    return NeighbourReport(query, direction, start, found, truncated, graph.python.unreadable.records())
+    return NeighbourReport(query, direction, start, found, truncated, graph.unreadable.records())
 
 
 def _identity(node: CallNode) -> tuple[object, ...]:

@@ -536,7 +536,7 @@ class TraceReport:
     trace: Trace
     other_matches: list[Symbol]  # further definitions the query named, not traced
     to: str | None = None  # the --to name or regex, as given
-    unreadable: tuple[UnreadableDefinition, ...] = ()  # definitions whose locals libcst could not read
+    unreadable: tuple[UnreadableDefinition, ...] = ()  # definitions the solver could not finish
     entry: Entry | None = None  # the query names several overloads: `start` is their root
     # --to names nothing in the trees: the names closest to it, and no walk was made
     target_closest: list[str] | None = None
@@ -580,7 +580,7 @@ def trace_symbol(
         nothing = Trace(TraceNode(start, None), [], [])
         return TraceReport(query, backend, start, nothing, others, to, (), entry, suggestions(reader, to))
     found = trace(graph, start, max_depth=depth, target=target, paths=paths, entry=entry)
-    return TraceReport(query, backend, start, found, others, to, graph.python.unreadable.records(), entry)
+    return TraceReport(query, backend, start, found, others, to, graph.unreadable.records(), entry)
 
 
 # What has overloads: a definition a call runs. A dispatch stub's DECLARE_DISPATCH and

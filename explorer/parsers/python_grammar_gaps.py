@@ -72,7 +72,7 @@ def _bracketed_tuples(text: str, stopped: set[int]) -> list[_Insertion]:
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    from explorer.parsers.python_precise import UnreadableSource, parse_module
+    from explorer.parsers.python_libcst import UnreadableSource, parse_module
 
     try:
         module = parse_module(text)

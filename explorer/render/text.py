@@ -52,8 +52,9 @@ def site_text(site: Location) -> str:
 
 
 def unreadable_note(unreadable: tuple[UnreadableDefinition, ...]) -> str | None:
-    """One line saying which definitions could not be read in full (libcst could not parse
-    them, or their values flow deeper than Python's stack), and what that costs."""
+    """One line saying which definitions could not be read in full (the solver stopped in
+    them: their values flow deeper than Python's stack, or through more code than one query
+    follows), and what that costs."""
     if not unreadable:
         return None
     named = "; ".join(

@@ -21,7 +21,7 @@ from explorer.names import hidden_as_test
 from explorer.resolve.backends import node_allowed
 from explorer.resolve.native_edges import NativeEdges
 from explorer.resolve.nodes import layer_of
-from explorer.resolve.notes import UnreadableDefinition
+from explorer.resolve.notes import UnreadableDefinition, UnreadableDefinitions
 from explorer.resolve.python_edges import PythonEdges
 from explorer.resolve.sources import SourceLines
 
@@ -49,6 +49,7 @@ class CallGraph:
         self.native = NativeEdges(reader, backend, sources)
         self._edges: dict[Key, list[CallEdge]] = {}
         self.kept = kept
+        self.unreadable = UnreadableDefinitions()  # the definitions the solver could not finish
 
     @functools.cached_property
     def flow(self) -> FlowEdges:
@@ -115,7 +116,7 @@ class CallGraph:
             del self.flow  # a fresh solver for the next node
             symbol = node.symbol
             reason = _TOO_DEEP if isinstance(stopped, RecursionError) else _TOO_MUCH.format(stopped)
-            self.python.unreadable.add(UnreadableDefinition(symbol.qname, symbol.path or "", symbol.line or 0, reason))
+            self.unreadable.add(UnreadableDefinition(symbol.qname, symbol.path or "", symbol.line or 0, reason))
             return None
 
     def edges(self, node: CallNode) -> list[CallEdge]:

@@ -1,9 +1,10 @@
 """What a query could not read, kept as records for the user to see once.
 
-A query goes on past a definition libcst cannot read (see parsers/python_precise.py): the
-calls made through that definition's local names are then not followed, and the answer is
-that much poorer. The edge rules record each such definition here, once; the reports carry
-the records and the CLI says how many there were, in one note on stderr.
+A query goes on past a definition the value-flow solver could not finish (its values flow
+through code nested past Python's stack, or through more code than one query follows): its
+calls are then found by name, those made through its local names are not followed, and the
+answer is that much poorer. The call graph records each such definition here, once; the
+reports carry the records and the CLI says how many there were, in one note on stderr.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ class UnreadableDefinition:
     qname: str
     path: str
     line: int
-    reason: str  # libcst's message, or why the definition was not handed to libcst
+    reason: str  # why the solver stopped
 
 
 class UnreadableDefinitions:
-    """The definitions met during one query that libcst could not read, in the order met."""
+    """The definitions met during one query that the solver could not finish, in the order met."""
 
     def __init__(self) -> None:
         self._found: dict[tuple[str, int], UnreadableDefinition] = {}

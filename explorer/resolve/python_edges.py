@@ -23,12 +23,8 @@ their targets, and a module-level name assigned from a call to the functions pas
 from __future__ import annotations
 
 import dataclasses
-import io
-import keyword
 import re
-import tokenize
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Sequence
 
 from explorer.index import IndexReader
 from explorer.model import (
@@ -38,7 +34,6 @@ from explorer.model import (
     CallShape,
     CallSite,
     EdgeKind,
-    Key,
     Layer,
     Location,
     Resolution,
@@ -71,11 +66,7 @@ from explorer.resolve.nodes import (
     undefined_function,
     vendor_function,
 )
-from explorer.resolve.notes import UnreadableDefinition, UnreadableDefinitions
 from explorer.resolve.sources import SourceLines
-
-if TYPE_CHECKING:  # libcst takes a fifth of a second to import: only when it is needed
-    from explorer.parsers.python_precise import UnreadableSource
 
 _MAX_MRO = 32
 # The operator methods torch._C.TensorBase gets from PyTorch's hand-written method table
@@ -114,8 +105,6 @@ _TENSOR_BASE_OPERATORS = {
     "__invert__": "bitwise_not",
 }
 _TENSOR_BASES = ("torch._C.TensorBase", "torch._C._TensorBase")
-_FALSE_LITERALS = ("False", "None", "0")
-_TRUE_LITERALS = ("True", "1")
 # The Python binding torchgen generates for a Tensor method `name` (get_pycname in
 # tools/autograd/gen_python_functions.py): generated at build time, absent from the tree
 _GENERATED_BINDING = re.compile(r"\bTHPVariable_(\w+)")
@@ -137,8 +126,6 @@ class PythonEdges:
         self.extensions = extension_modules(reader)
         self._outside_bases: dict[str, frozenset[str]] = {}
         self._mro: dict[str, list[str]] = {}
-        self._off_default: dict[Key, set[str]] = {}  # a factory-made function -> branches taken only when asked
-        self.unreadable = UnreadableDefinitions()  # met while reading definitions with libcst
 
     # -- entry points ----------------------------------------------------------------------
 
@@ -168,8 +155,6 @@ class PythonEdges:
                     edge.candidates,
                     Location(symbol.path or "", symbol.line or 0),
                 )
-        elif symbol.kind is SymbolKind.VARIABLE:
-            yield from self._passed_functions(symbol)
         elif symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and symbol.path is not None:
             yield from self._decorators(node)
             for site in self.store.calls_in(symbol.qname, symbol.path, definition_lines(symbol)):
@@ -550,82 +535,20 @@ class PythonEdges:
                 edge.target, EdgeKind.METHOD, edge.resolution if receiver_known else Resolution.NAME, edge.candidates
             )
 
-    def off_default_branches(self, variable: Symbol) -> set[str]:
-        """The functions a factory-made function (`max_pool2d = boolean_dispatch(...,
-        default=False, if_true=max_pool2d_with_indices, if_false=_max_pool2d, ...)`) calls only
-        when its caller asks: read off the factory, whose closure starts its flag at one
-        parameter and returns a call of one of two others by it (the if_true branch, here);
-        empty where the factory is not of that shape or the flag's start is no literal."""
-        from explorer.parsers.python_precise import UnreadableSource, boolean_branches, factory_arguments
-
-        key = (variable.qname, variable.path, variable.line)
-        if key in self._off_default:
-            return self._off_default[key]
-        found: set[str] = set()
-        self._off_default[key] = found
-        try:
-            call = factory_arguments(self.sources.of_definition(variable))
-        except UnreadableSource:
-            return found
-        if call is None:
-            return found
-        module = module_of(self.store, variable.path)
-        factories = [
-            e.target.symbol
-            for e in self.dotted_name_edges(self._expand(variable, call[0]), module)
-            if e.target.symbol.kind is SymbolKind.FUNCTION and e.target.symbol.path
-        ]
-        for factory in factories[:1]:
-            try:
-                shape = boolean_branches(self.sources.of_definition(factory))
-            except UnreadableSource:
-                continue
-            if shape is None:
-                continue
-            parameters, start, if_true, if_false = shape
-            bound = {
-                parameters[index]: value
-                for index, (keyword, value) in enumerate(call[1])
-                if keyword is None and index < len(parameters)
-            }
-            bound.update({keyword: value for keyword, value in call[1] if keyword is not None})
-            if bound.get(start) not in _FALSE_LITERALS + _TRUE_LITERALS:
-                continue
-            other = bound.get(if_true if bound[start] in _FALSE_LITERALS else if_false)
-            if other:
-                found.update(
-                    e.target.symbol.qname for e in self.dotted_name_edges(self._expand(variable, other), module)
-                )
-        return found
-
-    def _passed_functions(self, symbol: Symbol) -> Iterator[CallEdge]:
-        source = self.sources.of_definition(symbol)
-        if not _names_a_value(source):
-            return  # `T = TypeVar("T")`, `Stub = namedtuple("Stub", ("a", "b"))`: nothing passed is a function
-        from explorer.parsers.python_precise import UnreadableSource, passed_names  # libcst: slow to import
-
-        try:
-            names = passed_names(source)
-        except UnreadableSource as error:
-            self._unreadable(symbol, error)
-            return
+    def passed_functions(self, symbol: Symbol, names: Sequence[str]) -> Iterator[CallEdge]:
+        """The functions a name's assignment passes to the call on its right (`names`, as the
+        flow facts have them), each taken for called when the name is: a function defined
+        inside the definition, else what the name reaches through the module's imports."""
         module = module_of(self.store, symbol.path)
+        where = Location(symbol.path or "", symbol.line or 0)
         for name in names:
             nested = self._nested(symbol, name)  # `self._apply(convert)`, convert defined inside
             if nested:
-                yield from fan_out(nested, EdgeKind.CALL, None, Location(symbol.path or "", symbol.line or 0))
+                yield from fan_out(nested, EdgeKind.CALL, None, where)
                 continue
-            off_default = self.off_default_branches(symbol)
             for edge in self.dotted_name_edges(self._expand(symbol, name), module):
                 if edge.target.symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) or edge.kind is EdgeKind.BINDING:
-                    yield CallEdge(
-                        edge.target,
-                        EdgeKind.CALL,
-                        edge.resolution,
-                        edge.candidates,
-                        Location(symbol.path or "", symbol.line or 0),
-                        off_default=edge.target.symbol.qname in off_default,
-                    )
+                    yield CallEdge(edge.target, EdgeKind.CALL, edge.resolution, edge.candidates, where)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -682,12 +605,6 @@ class PythonEdges:
     def _module_defines(self, symbol: Symbol, name: str) -> bool:
         return bool(self.store.symbols_with_qname(f"{module_of(self.store, symbol.path)}.{name}"))
 
-    def _unreadable(self, symbol: Symbol, error: UnreadableSource) -> None:
-        reason = error.reason
-        if error.line is not None and symbol.line is not None:
-            reason += f" at line {symbol.line + error.line - 1}"
-        self.unreadable.add(UnreadableDefinition(symbol.qname, symbol.path or "", symbol.line or 0, reason))
-
 
 def _base_names(signature: str) -> list[str]:
     """`class Conv2d(_ConvNd, Generic[T], metaclass=M):` -> ["_ConvNd", "Generic"]."""
@@ -728,30 +645,3 @@ def _c3(head: str, base_mros: list[list[str]]) -> list[str]:
         result.append(candidate)
         sequences = [[name for name in sequence if name != candidate] for sequence in sequences]
     return result
-
-
-def _names_a_value(statement_source: str) -> bool:
-    """Whether an assignment's right side may pass a name to its call: a name after the first
-    `(` that is neither a keyword (`True`, `lambda`) nor a keyword argument's own name. Its
-    tokens say so (literals hold no names) without parsing it as libcst does, which costs a
-    third of a second to import; a statement that cannot be tokenised is left to libcst, which
-    says why it cannot read it."""
-    try:
-        tokens = [
-            token
-            for token in tokenize.generate_tokens(io.StringIO(statement_source).readline)
-            if token.type in (tokenize.NAME, tokenize.OP)
-        ]
-    except (tokenize.TokenError, SyntaxError):
-        return True
-    opened = next((place for place, token in enumerate(tokens) if token.string == "("), None)
-    if opened is None:
-        return False
-    following = tokens[opened + 1 :]
-    for place, token in enumerate(following):
-        if token.type != tokenize.NAME or keyword.iskeyword(token.string):
-            continue
-        if place + 1 < len(following) and following[place + 1].string == "=":
-            continue  # `default=False`: the keyword's name
-        return True
-    return False

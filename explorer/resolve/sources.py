@@ -1,5 +1,5 @@
 """The lines of a tree's files, read once per query: what a rule needs beyond the index
-(a definition's own lines for libcst, the decorators above a `def`, a call's arguments)."""
+(a definition's own lines, the decorators above a `def`, a call's arguments)."""
 
 from __future__ import annotations
 

@@ -58,8 +58,8 @@ class ScipCounts:
     relationships: int = 0
     external_symbols: int = 0
     too_deep: int = 0  # definitions whose calls could not be followed (nested past the stack)
-    # definitions read only in part (libcst could not read them, or the solver stopped in
-    # them): their calls were found by name, and the exact ones are references
+    # definitions read only in part (the solver stopped in them): their calls were found
+    # by name, and the exact ones are references
     read_in_part: tuple[UnreadableDefinition, ...] = ()
 
 
@@ -103,7 +103,7 @@ def scip_index(
     read_in_part: list[UnreadableDefinition] = []
     for done, path in enumerate(paths, start=1):
         if done % _FILES_PER_GRAPH == 0:
-            read_in_part += graph.python.unreadable.records()
+            read_in_part += graph.unreadable.records()
             graph = graphs()
         for symbol in reader.symbols_in_file(path):
             if symbol.kind in _CALLERS:
@@ -121,7 +121,7 @@ def scip_index(
     index.metadata.tool_info.version = __version__
     index.metadata.project_root = Path(root).resolve().as_uri()
     index.metadata.text_document_encoding = scip_pb2.UTF8
-    read_in_part += graph.python.unreadable.records()
+    read_in_part += graph.unreadable.records()
     counts = ScipCounts(too_deep=facts.too_deep, read_in_part=tuple(read_in_part))
     for path in paths:
         index.documents.append(_document(reader, namer, SourceLines(root), path, facts, counts))

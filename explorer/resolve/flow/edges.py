@@ -65,7 +65,8 @@ class FlowEdges:
         if not (symbol.path or "").endswith(".py"):
             return None
         if symbol.kind is SymbolKind.VARIABLE:
-            return self._made_by_factory(symbol)
+            made = self._made_by_factory(symbol)
+            return made if made is not None else self._passed_functions(symbol)
         if symbol.kind not in (SymbolKind.FUNCTION, SymbolKind.METHOD):
             return None
         if symbol.line is None or self.facts.scope(symbol.qname, symbol.line) is None:
@@ -87,10 +88,6 @@ class FlowEdges:
             return None
         edges: list[CallEdge] = []
         made = f"@{variable.qname}"
-        original = next(
-            (s for s in self.store.symbols_with_qname(variable.qname) if s.kind is SymbolKind.VARIABLE), variable
-        )
-        off_default = self.python.off_default_branches(original)  # the branch a plain call does not take
         for closure in closures:
             symbol = self._symbol(closure.qname, closure.line)
             if symbol is None:
@@ -98,11 +95,25 @@ class FlowEdges:
             key: ScopeKey = (closure.qname, closure.line, made)
             if key not in self.solver.calls and key not in self.solver.open_sites:
                 self.solver.start(closure.qname, closure.line, made)
+            # the branch a plain call does not take: `if flag: return if_true(...)` where the
+            # factory's call started the flag False (`default=False`)
             edges += (
-                dataclasses.replace(edge, off_default=True) if edge.target.symbol.qname in off_default else edge
+                dataclasses.replace(edge, off_default=True)
+                if edge.site is not None and self.solver.off_default(key, edge.site.line)
+                else edge
                 for edge in self._edges_of(key, symbol, 0)
             )
         return edges
+
+    def _passed_functions(self, variable: Symbol) -> list[CallEdge] | None:
+        """A name assigned from a call that makes no closure (`hook = partial(f, 1)`): the
+        functions the call is passed, taken for called when the name is. None where the
+        facts hold no scope that binds the name."""
+        owner = variable.qname.rpartition(".")[0]
+        scope = self.facts.class_scope(owner) or self.facts.module_scope(owner)
+        if scope is None or scope.qname != owner or variable.line is None:
+            return None
+        return list(self.python.passed_functions(variable, scope.passed_names(variable.name, variable.line)))
 
     def named_closure(self, variable: Symbol) -> CallNode | None:
         """The node a module's `name = factory(...)` stands for where the call returns a

@@ -76,6 +76,37 @@ class Scope:
             )
         return self._makes_closure
 
+    def passed_names(self, name: str, line: int) -> tuple[str, ...]:
+        """The dotted names the statement binding `name` at `line` passes to the call on its
+        right, in order, once each: `max_pool2d = boolean_dispatch(..., if_true=max_pool2d_with_indices,
+        if_false=_max_pool2d)`, `a, b = f(x, *y)` (each of a and b), `global g; g = f(x)`."""
+        passed: list[str] = []
+        for statement in self.body:
+            if statement[0] != "bind" or statement[1][0] not in ("local", "free") or statement[1][1] != name:
+                continue
+            if statement[3] != line:
+                continue
+            call = self._unpacked(statement[2])
+            if call is None or call[0] != "call":
+                continue
+            for argument in [*call[2], *(value for _, value in call[3])]:
+                dotted = _dotted(argument[1] if argument[0] == "star" else argument)
+                if dotted is not None:
+                    passed.append(dotted)
+        return tuple(dict.fromkeys(passed))
+
+    def _unpacked(self, expression: Fact) -> Fact | None:
+        """What an unpacking target takes its part of (`a, b = f(x)` binds a to an item of a
+        temporary holding f(x)): the expression unpacked, else the expression itself."""
+        while (expression[0] == "item" and len(expression) == 3) or expression[0] == "elem":
+            expression = expression[1]
+            if expression[0] == "name" and expression[1].startswith("$"):  # the extractor's temporary
+                held = self.bindings(expression[1])
+                if not held:
+                    return None
+                expression = held[0][2]
+        return expression
+
     def _parameter_returned(self) -> str | None:
         returns = [statement[1] for statement in self.body if statement[0] == "return"]
         if not returns or not all(r[0] == "name" and r[2] is not None for r in returns):
@@ -213,3 +244,15 @@ def _defines(expression: Fact, inner: str) -> bool:
             return True
         stack.extend(item for item in current if isinstance(item, (list, tuple)))
     return False
+
+
+def _dotted(expression: Fact) -> str | None:
+    """`a.b.c` written as names and attributes; None for any other expression."""
+    parts: list[str] = []
+    while expression[0] == "attr":
+        parts.append(expression[2])
+        expression = expression[1]
+    if expression[0] != "name":
+        return None
+    parts.append(expression[1])
+    return ".".join(reversed(parts))
