@@ -10,7 +10,9 @@ Expressions (tuples, tag first; JSON turns them into lists):
     ("name", NAME, DEFS)          a local (DEFS: the definition ids that reach the read) or,
                                   with DEFS None, a name of an enclosing scope, the module
                                   or the builtins
-    ("attr", OBJ, NAME)           OBJ.NAME
+    ("attr", OBJ, NAME, LINE, COL)
+                                  OBJ.NAME, its NAME at (LINE, COL): where a property's
+                                  getter or `__getattr__` runs as it is read
     ("call", FN, ARGS, KWARGS, LINE, COL)
                                   ARGS: expressions, ("star", E) for *E;
                                   KWARGS: (NAME, E) pairs, (None, E) for **E

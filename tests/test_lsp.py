@@ -206,6 +206,20 @@ CONV_TO_CUDNN = [
 ]
 
 
+async def test_a_property_read_is_an_outgoing_call_at_its_line(client: LanguageClient):
+    # mynet/layers.py:24 `(y,) = ctx.saved_tensors` runs the property FunctionCtx.saved_tensors
+    # (torch/autograd/function.py:22); the read was once a call at line 0, and the server
+    # failed on it (a range at line -1)
+    (backward,) = await client.text_document_prepare_call_hierarchy_async(
+        lsp.CallHierarchyPrepareParams(doc("mynet/layers.py"), lsp.Position(22, 9))
+    )
+    assert backward.name == "mynet.layers.SoftExp.backward"
+    calls = await client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(backward))
+    assert [(c.to.name, c.to.range.start.line, [r.start.line for r in c.from_ranges]) for c in calls] == [
+        ("torch.autograd.function.FunctionCtx.saved_tensors", 21, [23]),
+    ]
+
+
 async def test_outgoing_calls_reach_the_vendor_call_as_trace_does(client: LanguageClient):
     (item,) = await client.text_document_prepare_call_hierarchy_async(
         lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(242, 9))

@@ -316,3 +316,13 @@ def test_an_initialization_option_the_server_does_not_read_is_said_to_be_ignored
     assert logged == [
         {"type": 2, "message": "explorer: initializationOptions python_env, tree ignored (it reads pythonEnv, trees)"}
     ]
+
+
+def test_a_call_at_no_line_has_no_place_in_the_editor():
+    # a call Python makes that no line writes (unpacking's `__getitem__`, iterating a spread)
+    # is at line 0 of its file: no range, where a range at line -1 would fail the request
+    from explorer.lsp.convert import site_location
+    from explorer.model import Location
+
+    assert site_location(None, Location("m.py", 0)) is None  # type: ignore[arg-type]
+    assert site_location(None, None) is None  # type: ignore[arg-type]

@@ -132,7 +132,11 @@ def _name_column(text: str, name: str) -> int:
     return found.start() if found is not None else -1
 
 
-def site_location(session: Session, site: Location) -> lsp.Location:
+def site_location(session: Session, site: Location | None) -> lsp.Location | None:
+    """The line of a call, or None where there is none: no site, or a site in a file at no
+    line (line 0: a call Python makes that no line writes, such as unpacking's `__getitem__`)."""
+    if site is None or site.line < 1:
+        return None
     path, line = site
     return lsp.Location(
         uri_of(path, session.root), in_buffer(session, path, line_range(line, session.sources.line(path, line)))
@@ -171,8 +175,7 @@ def hierarchy_item(
             uri_of(symbol.path, session.root),
             in_buffer(session, symbol.path, name_range(session, symbol)),
         )
-    elif site is not None:
-        place = site_location(session, site)
+    elif (place := site_location(session, site)) is not None:
         uri, whole, selection = place.uri, place.range, place.range
     elif near is not None:
         uri, whole, selection = near.uri, near.selection_range, near.selection_range
@@ -224,7 +227,8 @@ def hierarchy_steps(
         # a hop without a call in the source (a generated binding to its operator): the range
         # is the caller item's own, so that editors show the hop
         caller = other_item if incoming else item
-        ranges = [site_location(session, edge.site).range] if edge.site is not None else [caller.selection_range]
+        place = site_location(session, edge.site)
+        ranges = [place.range] if place is not None else [caller.selection_range]
         answered.append((other_item, ranges))
     return answered
 

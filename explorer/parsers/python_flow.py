@@ -673,11 +673,12 @@ class _ScopeWalker:
         if kind == "call":
             return self.call(node, depth)
         if kind == "attribute":
-            return (
-                "attr",
-                self.expr(node.child_by_field_name("object"), depth + 1),
-                tsx.text(node.child_by_field_name("attribute")),
-            )
+            name = node.child_by_field_name("attribute")
+            obj = self.expr(node.child_by_field_name("object"), depth + 1)
+            if name is None:  # `x.` in a file the grammar reads in part
+                return ("attr", obj, "")
+            # where the name is: reading it may run a method (a property, `__getattr__`)
+            return ("attr", obj, tsx.text(name), tsx.line(name), name.start_point[1])
         if kind == "subscript":
             return self.subscript(node, depth)
         if kind == "parenthesized_expression":

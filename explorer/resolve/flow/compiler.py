@@ -221,7 +221,9 @@ class Compiler:
         if tag == "name":
             return self.name(expression[1], expression[2])
         if tag == "attr":
-            return self.attribute(self.expr(expression[1]), expression[2], (0, 0))
+            # a property's getter, or `__getattr__`, runs where the name is read
+            site = (expression[3], expression[4]) if len(expression) > 4 else (0, 0)
+            return self.attribute(self.expr(expression[1]), expression[2], site)
         if tag == "call":
             return self.call(expression)
         if tag == "item":
