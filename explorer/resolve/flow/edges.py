@@ -17,7 +17,18 @@ import dataclasses
 from collections.abc import Iterator
 
 from explorer.index import IndexReader
-from explorer.model import CallEdge, CallNode, CallShape, EdgeKind, Key, Layer, Location, Resolution, Symbol, SymbolKind
+from explorer.model import (
+    CallEdge,
+    CallNode,
+    CallShape,
+    EdgeKind,
+    Key,
+    Layer,
+    Location,
+    Resolution,
+    Symbol,
+    SymbolKind,
+)
 from explorer.names import binding_operators, bound_stub, registered_operators
 from explorer.resolve.arity import python_call_shape
 from explorer.resolve.flow.calls import Call, ScopeKey, is_made
@@ -178,6 +189,8 @@ class FlowEdges:
             if (site.line, site.column) not in by_site and not self.solver.values(site.callee_node)
         }
         written = self._torch_ops_sites(symbol)
+        if depth == 0:
+            unresolved |= self._sites_never_run(key, symbol)
         # the calls the function makes with its defaults come first: of `if flag: return
         # a()` / `return b()`, where flag is False unless the call passes True, b() leads
         positions = sorted({*by_site, *unresolved, *written})
@@ -193,6 +206,34 @@ class FlowEdges:
                     yield from self._targets(call, symbol, depth)
             else:
                 yield from self._by_name(symbol, *position)
+
+    def _sites_never_run(self, key: ScopeKey, symbol: Symbol) -> set[tuple[int, int]]:
+        """The calls of the definition's lambdas that the solver never reached: a lambda
+        nothing it follows calls (`assertRaises(E, lambda: F.conv2d(x, w))`, `torch._check(c,
+        lambda: f"...{t.dim()}")`, handed to code outside the tree). The index gives a lambda's
+        calls to the definition it is written in; the name rules answer them, as they answer
+        a call whose callee no value reached."""
+        lambdas = [
+            scope
+            for scope in self.facts.lambdas_in(symbol.qname)
+            if symbol.line is not None and symbol.line <= scope.line <= (symbol.end_line or symbol.line)
+        ]
+        if not lambdas:
+            return set()
+        reached: set[tuple[int, int]] = set()
+        pending, seen = [key], set()
+        while pending:
+            current = pending.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            reached.update((site.line, site.column) for site in self.solver.open_sites.get(current, ()))
+            for call in self.solver.calls.get(current, ()):
+                reached.add((call.line, call.column))
+                target = call.target
+                if not isinstance(target, (Builtin, External, TensorMethod)) and "<lambda" in target[0]:
+                    pending.append(target)  # a lambda it called: its calls were reached there
+        return {position for scope in lambdas for position in scope.call_positions()} - reached
 
     def _targets(self, call: Call, caller: Symbol, depth: int) -> Iterator[CallEdge]:
         where = Location(caller.path or "", call.line)

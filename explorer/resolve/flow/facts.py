@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from explorer.flow_schema import Fact, ScopeHeader
 from explorer.index import IndexReader
@@ -95,6 +96,17 @@ class Scope:
                     passed.append(dotted)
         return tuple(dict.fromkeys(passed))
 
+    def call_positions(self) -> set[tuple[int, int]]:
+        """Where the calls its statements write are, as (LINE, COL)."""
+        found: set[tuple[int, int]] = set()
+        pending: list[Any] = list(self.body)
+        while pending:
+            current = pending.pop()
+            if current and current[0] == "call" and len(current) >= 6:
+                found.add((current[4], current[5]))
+            pending.extend(item for item in current if isinstance(item, list) and item)
+        return found
+
     def _unpacked(self, expression: Fact) -> Fact | None:
         """What an unpacking target takes its part of (`a, b = f(x)` binds a to an item of a
         temporary holding f(x)): the expression unpacked, else the expression itself."""
@@ -134,6 +146,7 @@ class FlowFacts:
         # definitions is asked about each of them: no scan of all per question)
         self._named: dict[str, dict[str, list[Scope]]] = {}
         self._module_scopes: dict[str, Scope | None] = {}
+        self._lambdas: dict[str, dict[str, list[Scope]]] = {}  # per module: a definition -> the lambdas in it
 
     def exists(self, name: str) -> bool:
         """Whether the tree has Python source for module `name` (no decoding)."""
@@ -165,6 +178,21 @@ class FlowFacts:
         module = self._module_of(qname)
         scopes = self.module(module) if module else None
         return scopes.get((qname, line)) if scopes else None
+
+    def lambdas_in(self, qname: str) -> list[Scope]:
+        """The lambdas written in the definitions named `qname`, and in those lambdas: the
+        index gives their calls to the definition."""
+        module = self._module_of(qname)
+        if module is None or self.module(module) is None:
+            return []
+        if module not in self._lambdas:
+            by_owner: dict[str, list[Scope]] = {}
+            for name, scopes in self._named[module].items():
+                owner, mark, _ = name.partition(".<lambda")
+                if mark:
+                    by_owner.setdefault(owner, []).extend(s for s in scopes if s.kind == "lambda")
+            self._lambdas[module] = by_owner
+        return self._lambdas[module].get(qname, [])
 
     def class_scope(self, qname: str) -> Scope | None:
         """The body of class `qname` (the last, where a name is defined twice)."""

@@ -1,0 +1,72 @@
+"""A lambda handed to code outside the tree (`assertRaises(E, lambda: f(x))`) runs there; its
+calls, which the index gives to the definition the lambda is written in, are that
+definition's calls, answered by the name rules, in callees and in callers alike. A lambda the
+solver sees called gives its calls once. Lines were counted off the source written here."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.analysis.neighbours import neighbours_of
+from explorer.index.build import refresh
+from explorer.index.store import IndexStore
+from explorer.resolve.graph import CallGraph
+
+SOURCE = (
+    "import unittest\n"  # 1
+    "\n"
+    "def helper(x):\n"  # 3
+    "    return x\n"
+    "\n"
+    "def other():\n"  # 6
+    "    return 2\n"
+    "\n"
+    "class T(unittest.TestCase):\n"  # 9
+    "    def test_it(self):\n"  # 10
+    "        self.assertRaises(ValueError, lambda: helper(1))\n"  # 11
+    "        run(lambda: (lambda: other())())\n"  # 12
+    "\n"
+    "def invoked():\n"  # 14
+    "    f = lambda: helper(2)\n"  # 15
+    "    return f()\n"  # 16
+)
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("lambdas") / "tree"
+    root.mkdir()
+    (root / "m.py").write_text(SOURCE)
+    refresh(str(root), root.parent / "index.sqlite", jobs=1)
+    store = IndexStore.open(root.parent / "index.sqlite")
+    yield store, str(root)
+    store.close()
+
+
+def callees(tree, qname: str) -> list[tuple]:
+    store, root = tree
+    graph = CallGraph(store, root, "all")
+    (symbol,) = store.symbols_with_qname(qname)
+    return [
+        (e.site, e.label, e.resolution.value, e.target.symbol.qname) for e in graph.edges_by_site(graph.node(symbol))
+    ]
+
+
+def test_calls_in_lambdas_handed_to_code_outside_the_tree(tree):
+    assert [edge for edge in callees(tree, "m.T.test_it") if edge[3].startswith("m.")] == [
+        (("m.py", 11), "call", "exact", "m.helper"),
+        (("m.py", 12), "call", "exact", "m.other"),  # in a lambda in a lambda
+    ]
+
+
+def test_a_lambda_the_solver_sees_called_gives_its_calls_once(tree):
+    assert callees(tree, "m.invoked") == [(("m.py", 15), "call", "exact", "m.helper")]
+
+
+def test_callers_find_the_definition_the_lambda_is_written_in(tree):
+    store, root = tree
+    report = neighbours_of(store, root, "m.helper", "callers")
+    assert [(n.node.symbol.qname, n.edge.site) for n in report.found] == [
+        ("m.T.test_it", ("m.py", 11)),
+        ("m.invoked", ("m.py", 15)),
+    ]
