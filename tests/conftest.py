@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,18 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
         else:
             path.write_text(content, encoding="utf-8")
     return root
+
+
+@contextmanager
+def indexed_tree(root: Path, files: dict[str, str | bytes]) -> Iterator[tuple[IndexStore, str]]:
+    """A small tree written at `root` and indexed beside it, open for queries."""
+    write_tree(root, files)
+    refresh(str(root), root.parent / "index.sqlite", jobs=1)
+    store = IndexStore.open(root.parent / "index.sqlite")
+    try:
+        yield store, str(root)
+    finally:
+        store.close()
 
 
 def touch_later(path: Path) -> None:

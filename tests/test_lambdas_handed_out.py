@@ -8,9 +8,8 @@ from __future__ import annotations
 import pytest
 
 from explorer.analysis.neighbours import neighbours_of
-from explorer.index.build import refresh
-from explorer.index.store import IndexStore
 from explorer.resolve.graph import CallGraph
+from tests.conftest import indexed_tree
 
 SOURCE = (
     "import unittest\n"  # 1
@@ -34,13 +33,8 @@ SOURCE = (
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("lambdas") / "tree"
-    root.mkdir()
-    (root / "m.py").write_text(SOURCE)
-    refresh(str(root), root.parent / "index.sqlite", jobs=1)
-    store = IndexStore.open(root.parent / "index.sqlite")
-    yield store, str(root)
-    store.close()
+    with indexed_tree(tmp_path_factory.mktemp("lambdas") / "tree", {"m.py": SOURCE}) as opened:
+        yield opened
 
 
 def callees(tree, qname: str) -> list[tuple]:

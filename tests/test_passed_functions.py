@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.index.build import refresh
-from explorer.index.store import IndexStore
 from explorer.resolve.flow.facts import FlowFacts
 from explorer.resolve.graph import CallGraph
+from tests.conftest import indexed_tree
 
 SOURCE = (
     "import functools\n"  # 1
@@ -34,15 +33,9 @@ OTHER = "def far():\n    pass\n"
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("passed") / "tree"
-    (root / "pkg").mkdir(parents=True)
-    (root / "m.py").write_text(SOURCE)
-    (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "other.py").write_text(OTHER)
-    refresh(str(root), root.parent / "index.sqlite", jobs=1)
-    store = IndexStore.open(root.parent / "index.sqlite")
-    yield store, str(root)
-    store.close()
+    files = {"m.py": SOURCE, "pkg/__init__.py": "", "pkg/other.py": OTHER}
+    with indexed_tree(tmp_path_factory.mktemp("passed") / "tree", files) as opened:
+        yield opened
 
 
 def test_the_names_a_statement_passes_to_its_call(tree):

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.index.build import refresh
-from explorer.index.store import IndexStore
 from explorer.model import SymbolKind
 from explorer.parsers.python import parse_python
 from explorer.resolve.graph import CallGraph
+from tests.conftest import indexed_tree
 
 PARTIAL = "the Python grammar cannot read line {} (valid Python); indexed the rest"
 
@@ -95,19 +94,12 @@ GAPS = (
 def test_what_flows_through_the_bridged_statement_is_followed(tmp_path):
     """`fn` holds `helper` only by the statement tree-sitter cannot read: without it the
     solver knows nothing of `fn`, and `run` calls nothing."""
-    root = tmp_path / "tree"
-    root.mkdir()
-    (root / "gaps.py").write_text(GAPS)
-    report = refresh(str(root), tmp_path / "index.sqlite", jobs=1)
-    assert report.partial == []
-    store = IndexStore.open(tmp_path / "index.sqlite")
-    try:
-        graph = CallGraph(store, str(root), "all")
+    with indexed_tree(tmp_path / "tree", {"gaps.py": GAPS}) as (store, root):
+        assert store.partial() == []  # the file is read whole
+        graph = CallGraph(store, root, "all")
         (run,) = store.symbols_with_qname("gaps.run")
         found = [
             (e.site, e.label, e.resolution.value, e.target.symbol.qname, e.target.symbol.line)
             for e in graph.edges(graph.node(run))
         ]
-    finally:
-        store.close()
     assert found == [(("gaps.py", 7), "call", "exact", "gaps.helper", 1)]
