@@ -1,11 +1,15 @@
 """`explorer callers` and `explorer callees`: who calls a definition, and what it calls, to a
 depth, across every layer.
 
-Callees follow the graph's edges. Callers are found by reversing them without a second set
-of rules: candidates come from the index (the call sites that name the definition, the
-dispatch rows that name a kernel, the aliases that end in its name, the methods of the
-classes along a method's MRO), and each candidate is kept only if its own forward edges reach
-the definition. So `callers` and `trace` can never disagree about an edge.
+Callees follow the graph's edges. Callers are found by reversing them: candidates come from
+the index (the call sites that name the definition, the dispatch rows that name a kernel, the
+aliases that end in its name, the methods of the classes along a method's MRO), and each
+candidate is kept only if its own forward edges, at those sites, reach the definition. For
+C++ those are the edges `trace` follows. For Python they are the name rules the value-flow
+solver hands names to, with a local taken for what the flow facts say it is assigned from:
+solving every candidate, as `trace` solves what it walks, measured 4 to 30 times slower on
+PyTorch (0.35 s to 1.6 s for `callers torch.nn.functional.conv2d`, 0.22 s to 6.6 s for
+relu), and found the same callers but for receivers the solver knows are no tensors.
 """
 
 from __future__ import annotations
@@ -112,7 +116,7 @@ class _Callers:
             if key in reported:
                 continue
             for edge in self._edges(candidate, sites):
-                if _reaches(edge.target, node):
+                if _reaches(self._as_called(edge.target), node):
                     reported.add(key)
                     yield candidate, edge
                     break
@@ -124,15 +128,45 @@ class _Callers:
                         yield holder, CallEdge(node, EdgeKind.FNPTR, site=holder.passed_at)
 
     def _edges(self, candidate: CallNode, sites: list[CallSite] | None) -> Iterator[CallEdge]:
-        """The candidate's edges. A Python definition's are all of them, as the value-flow
-        solver gives them to `trace` (its calls through locals and receivers are what the
-        sites' names alone do not say). Of C++, only the call sites that matter are resolved
-        (resolving every call of every function that mentions `add` would take minutes)."""
-        if sites is None or candidate.layer is Layer.PYTHON:
+        """The candidate's edges, or those of the call sites that matter, by the name rules
+        (resolving every call of every function that mentions `add` would take minutes; the
+        value-flow solver, which `trace` asks, would take as long for each)."""
+        if sites is None:
             yield from self.graph.edges(candidate)
-            return
-        for site in sites:
-            yield from self.graph.native.call_targets(candidate.symbol, site)
+        elif candidate.layer is Layer.PYTHON:
+            for site in sites:
+                yield from self._python_site(candidate, site)
+        else:
+            for site in sites:
+                yield from self.graph.native.call_targets(candidate.symbol, site)
+
+    def _python_site(self, candidate: CallNode, site: CallSite) -> Iterator[CallEdge]:
+        """A call of a local is taken for a call of each name the flow facts say it is
+        assigned from (`fn = F.relu`, then `fn(x)`); of its member, for the member of each
+        class that made it (`opt = SGD(...)`, then `opt.zero_grad()`)."""
+        python = self.graph.python
+        head, _, member = site.callee.partition(".")
+        held = self.graph.flow.local_values(candidate.symbol, head) if head.isidentifier() else ()
+        names = [value for value in held if not value.endswith("()")]
+        made_by = [value[:-2] for value in held if value.endswith("()")]
+        if not member and names:
+            for value in names:
+                yield from python.value_targets(candidate, site, value)
+        elif member and "." not in member and made_by:
+            classes = [c for value in made_by if (c := python.class_made_by(candidate.symbol, value)) is not None]
+            for class_qname in classes:
+                yield from python.member_targets(candidate, site, class_qname, member)
+            if not classes:  # made by a function (`scores = q @ k`): what the names say
+                yield from python.call_targets(candidate, site)
+        elif not (held and not member):  # a local called that holds only what calls made: no name says what
+            yield from python.call_targets(candidate, site)
+
+    def _as_called(self, target: CallNode) -> CallNode:
+        """A module's name a factory made, reached by name, as the closure it stands for
+        (`F.max_pool2d` is the closure boolean_dispatch made), as `trace` reaches it."""
+        if target.symbol.kind is SymbolKind.VARIABLE and target.layer is Layer.PYTHON:
+            return self.graph.node(target.symbol)
+        return target
 
     def _candidates(self, node: CallNode) -> Iterator[tuple[CallNode, list[CallSite] | None]]:
         symbol = node.symbol

@@ -177,6 +177,23 @@ class PythonEdges:
                 found = dataclasses.replace(found, target=dataclasses.replace(found.target, shape=shape[0]))
             yield found
 
+    def value_targets(self, node: CallNode, site: CallSite, value: str) -> Iterator[CallEdge]:
+        """What a call of a local that holds `value` runs (`fn = F.relu`, then `fn(x)`)."""
+        yield from self.call_targets(node, site._replace(callee=value, qualified=self._expand(node.symbol, value)))
+
+    def class_made_by(self, symbol: Symbol, made_by: str) -> str | None:
+        """The class of the index that calling `made_by`, written in `symbol`, makes an
+        instance of (`torch.optim.SGD`), or None for a function or an unknown name."""
+        target = PythonPaths(self.store).resolve(self._expand(symbol, made_by))
+        if target is None or not any(s.kind is SymbolKind.CLASS for s in self.store.symbols_with_qname(target)):
+            return None
+        return target
+
+    def member_targets(self, node: CallNode, site: CallSite, class_qname: str, member: str) -> Iterator[CallEdge]:
+        """What `a.member(...)` runs on an instance of the class (`opt = torch.optim.SGD(...)`,
+        then `opt.zero_grad()`): the member along the class's MRO."""
+        yield from self._member_edges(class_qname, member, Location(node.symbol.path or "", site.line), class_qname)
+
     def _site_targets(self, node: CallNode, site: CallSite, where: Location) -> Iterator[CallEdge]:
         symbol = node.symbol
         own_class = symbol.qname.rsplit(".", 1)[0] if symbol.kind is SymbolKind.METHOD else None
