@@ -146,7 +146,8 @@ class _Callers:
         class that made it (`opt = SGD(...)`, then `opt.zero_grad()`)."""
         python = self.graph.python
         head, _, member = site.callee.partition(".")
-        held = self.graph.flow.local_values(candidate.symbol, head) if head.isidentifier() else ()
+        assigned = head.isidentifier() and python.may_assign(candidate.symbol, head)
+        held = self.graph.flow.local_values(candidate.symbol, head) if assigned else ()
         names = [value for value in held if not value.endswith("()")]
         made_by = [value[:-2] for value in held if value.endswith("()")]
         if not member and names:

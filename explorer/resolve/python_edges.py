@@ -114,6 +114,11 @@ _BOUND_KINDS = REGISTRABLE_KINDS | {SymbolKind.FIELD}
 _BINDING_KINDS = {SymbolKind.PYBIND, SymbolKind.METHOD_TABLE}
 _CALLABLE_KINDS = {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.ALIAS, SymbolKind.VARIABLE}
 _MEMBER_KINDS = _CALLABLE_KINDS | _BINDING_KINDS  # what a class's member may be: a bound class's are bindings
+# The names a definition's text writes before `=`, `:=` or `name: annotation =` (each of
+# `a = b = c`): more than it assigns (keyword arguments, defaults) but never fewer of the
+# assignments whose values are names or calls, so a name not among them holds no such value,
+# and the flow facts of the definition's module need not be read to say so.
+_ASSIGNED = re.compile(r"(?<![\w.])([^\W\d]\w*)\)*[ \t\\\n]*(?::[^\n]*?)?=(?!=)")
 
 
 class PythonEdges:
@@ -125,6 +130,7 @@ class PythonEdges:
         self.tensor_methods = tensor_methods
         self.extensions = extension_modules(reader)
         self._outside_bases: dict[str, frozenset[str]] = {}
+        self._assigned: dict[tuple[str | None, int | None], frozenset[str]] = {}  # by _ASSIGNED, per definition
         self._mro: dict[str, list[str]] = {}
 
     # -- entry points ----------------------------------------------------------------------
@@ -176,6 +182,27 @@ class PythonEdges:
                     shape.append(python_call_shape(self.sources, path, site.line, site.column) if path else None)
                 found = dataclasses.replace(found, target=dataclasses.replace(found.target, shape=shape[0]))
             yield found
+
+    def may_assign(self, symbol: Symbol, name: str) -> bool:
+        """Whether the text of the definition, or of the functions it is nested in, may
+        assign `name` a value (see _ASSIGNED)."""
+        outer = symbol
+        while True:  # the outermost function around it: a closure reads its locals too
+            owner = outer.qname.rpartition(".")[0]
+            around = [
+                s
+                for s in self.store.symbols_with_qname(owner)
+                if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD)
+                and s.path == symbol.path
+                and (s.line or 0) <= (symbol.line or 0) <= (s.end_line or 0)
+            ]
+            if not around:
+                break
+            outer = around[0]
+        key = (outer.path, outer.line)
+        if key not in self._assigned:
+            self._assigned[key] = frozenset(_ASSIGNED.findall(self.sources.of_definition(outer)))
+        return name in self._assigned[key]
 
     def value_targets(self, node: CallNode, site: CallSite, value: str) -> Iterator[CallEdge]:
         """What a call of a local that holds `value` runs (`fn = F.relu`, then `fn(x)`)."""
