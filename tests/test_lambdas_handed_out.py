@@ -49,6 +49,13 @@ SOURCE = (
     "    def shadow(opt):\n"  # 34
     "        return opt.add(2)\n"  # 35: a parameter of its own, not train's opt
     "    return closure, shadow\n"
+    "\n"
+    "def wrapper_factory():\n"  # 38
+    "    def unpack(args):\n"  # 39
+    "        return args\n"
+    "    def wrapped(*args):\n"  # 41
+    "        return unpack(args)\n"  # 42: the sibling closure, a free name
+    "    return wrapped\n"
 )
 
 
@@ -108,3 +115,9 @@ def test_a_member_of_a_local_is_the_member_of_the_class_that_made_it(tree):
     assert [(n.node.symbol.qname, n.edge.label, n.edge.site) for n in report.found] == [
         ("m.train.closure", "method", ("m.py", 33)),
     ]
+
+
+def test_a_closure_calling_its_sibling_started_on_its_own(tree):
+    # started at `wrapped` (nothing calls wrapper_factory first), `unpack` is a free name the
+    # function around it defines: the name rules find that def, as Python looks it up
+    assert callees(tree, "m.wrapper_factory.wrapped") == [(("m.py", 42), "call", "exact", "m.wrapper_factory.unpack")]

@@ -533,11 +533,24 @@ class PythonEdges:
         return None
 
     def _nested(self, symbol: Symbol, name: str) -> list[Symbol]:
-        return [
-            s
-            for s in self.store.symbols_with_qname(f"{symbol.qname}.{name}")
-            if s.kind is SymbolKind.FUNCTION and s.path == symbol.path
-        ]
+        """The function `name` defined inside the definition, or else inside a function it is
+        nested in (a sibling closure: `_unpack(args)` in a wrapper defined beside `_unpack`),
+        as Python looks a free name up; a class body around it is no such scope."""
+        scope = symbol.qname
+        while True:
+            found = [
+                s
+                for s in self.store.symbols_with_qname(f"{scope}.{name}")
+                if s.kind is SymbolKind.FUNCTION and s.path == symbol.path
+            ]
+            if found or (scope == symbol.qname and symbol.kind not in (SymbolKind.FUNCTION, SymbolKind.METHOD)):
+                return found
+            scope = scope.rpartition(".")[0]
+            if not scope or not any(
+                s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and s.path == symbol.path
+                for s in self.store.symbols_with_qname(scope)
+            ):
+                return []
 
     def tensor_method_edges(
         self, name: str, receiver_known: bool, shape: CallShape | None = None
