@@ -321,7 +321,8 @@ def test_a_hand_written_torch_c_function_reaches_its_cpp_through_the_method_tabl
 def test_callers_of_a_name_a_factory_made_are_the_calls_of_the_name(indexed):
     # functional.py:799 `max_pool2d = boolean_dispatch(...)` holds the closure `fn` of
     # _jit_internal.py:493; pooling.py:164 `return F.max_pool2d(input, ...)` in
-    # MaxPool2d.forward (line 163) calls it. Callers once started at the name and found none.
+    # MaxPool2d.forward (line 163) calls it. Callers once started at the name, not at the closure
+    # that trace shows for it.
     _, store = indexed
     from explorer.analysis.neighbours import neighbours_of
 
