@@ -148,19 +148,19 @@ class _Callers:
         head, _, member = site.callee.partition(".")
         assigned = head.isidentifier() and python.may_assign(candidate.symbol, head)
         held = self.graph.flow.local_values(candidate.symbol, head) if assigned else ()
-        names = [value for value in held if not value.endswith("()")]
-        made_by = [value[:-2] for value in held if value.endswith("()")]
-        if not member and names:
-            for value in names:
-                yield from python.value_targets(candidate, site, value)
-        elif member and "." not in member and made_by:
+        if not held:
+            yield from python.call_targets(candidate, site)
+        elif not member:  # a local called: each name it holds (what a call made it, no name says)
+            for value in held:
+                if not value.endswith("()"):
+                    yield from python.value_targets(candidate, site, value)
+        else:
+            made_by = [value[:-2] for value in held if value.endswith("()")] if "." not in member else []
             classes = [c for value in made_by if (c := python.class_made_by(candidate.symbol, value)) is not None]
             for class_qname in classes:
                 yield from python.member_targets(candidate, site, class_qname, member)
-            if not classes:  # made by a function (`scores = q @ k`): what the names say
+            if not classes:  # made by a function (`scores = q @ k`), or a name: what the names say
                 yield from python.call_targets(candidate, site)
-        elif not (held and not member):  # a local called that holds only what calls made: no name says what
-            yield from python.call_targets(candidate, site)
 
     def _as_called(self, target: CallNode) -> CallNode:
         """A module's name a factory made, reached by name, as the closure it stands for

@@ -51,8 +51,10 @@ def parse_python(path: str, source: bytes) -> FileFacts:
         facts.diagnostics.append(Diagnostic(path, reason, skipped=False))
         source = source.replace(b"\x00", b" ")
     tree = tsx.parse(Language.PYTHON, source)
-    if tree.root_node.has_error and nul < 0 and _python_accepts(source) and (bridged := repaired(source, tree)):
+    verdict = _python_verdict(source) if tree.root_node.has_error and nul < 0 else None
+    if verdict is _ACCEPTED and (bridged := repaired(source, tree)):
         source, tree = bridged  # valid Python the grammar cannot read, read by libcst
+        verdict = None
     root = tree.root_node
     facts.symbols.append(
         Symbol(
@@ -66,8 +68,8 @@ def parse_python(path: str, source: bytes) -> FileFacts:
             signature=f"module {module}",
         )
     )
-    if nul < 0 and root.has_error:
-        facts.diagnostics.append(Diagnostic(path, _syntax_problem(source, root), skipped=False))
+    if verdict is not None:
+        facts.diagnostics.append(Diagnostic(path, _syntax_problem(source, root, verdict), skipped=False))
 
     # The binding hands captures back in an order that changes from run to run; the facts
     # (and which of two imports of one name wins) must not.
@@ -97,49 +99,46 @@ def _position(node: tsx.Node) -> tuple[int, int]:
     return node.start_byte, node.end_byte
 
 
-def _syntax_problem(source: bytes, root: tsx.Node) -> str:
-    """Say what tree-sitter could not read. Python's own parser (which compiles, never runs)
-    tells a real syntax error from newer syntax the grammar does not know yet.
+_ACCEPTED = "accepted"  # Python's own parser reads the file
+
+
+def _python_verdict(source: bytes) -> object:
+    """What Python's own parser (which compiles, never runs) says of the file: _ACCEPTED, or
+    the exception it stopped with. Asked once, where tree-sitter stopped: only an accepted file
+    is handed to libcst (ten times slower; a broken file has no gap to bridge), and the
+    diagnostic words the rest."""
+    try:
+        with warnings.catch_warnings():
+            # Only its verdict is wanted: an invalid escape in a string is no news here, and
+            # where warnings are errors it would be reported in place of the real problem.
+            warnings.simplefilter("ignore")
+            ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return error
+    return _ACCEPTED
+
+
+def _syntax_problem(source: bytes, root: tsx.Node, verdict: object) -> str:
+    """Say what tree-sitter could not read: Python's verdict tells a real syntax error from
+    newer syntax the grammar does not know yet.
 
     Every answer names a line of the file: where Python's parser names none or counts past
     the end (it also ends lines at a lone carriage return), or gives up on deep nesting with
     RecursionError or MemoryError, tree-sitter's first error stands in."""
     last_line = source.count(b"\n") + 1
-    try:
-        _python_parse(source)
-    except SyntaxError as error:
-        message = " ".join(str(error.msg).split())
-        if error.lineno is not None and 1 <= error.lineno <= last_line:
-            return f"syntax error at line {error.lineno}: {message}; indexed what parsed"
+    if isinstance(verdict, SyntaxError):
+        message = " ".join(str(verdict.msg).split())
+        if verdict.lineno is not None and 1 <= verdict.lineno <= last_line:
+            return f"syntax error at line {verdict.lineno}: {message}; indexed what parsed"
         return f"syntax error near line {_first_error_line(root)}: {message}; indexed what parsed"
-    except (RecursionError, MemoryError):
+    if isinstance(verdict, (RecursionError, MemoryError)):
         return (
             f"the Python grammar cannot read line {_first_error_line(root)}, and the file is nested too deeply"
             " for Python's parser to check it; indexed what parsed"
         )
-    except ValueError:
-        pass
-    else:
+    if verdict is _ACCEPTED:
         return f"the Python grammar cannot read line {_first_error_line(root)} (valid Python); indexed the rest"
-    return f"syntax error near line {_first_error_line(root)}; indexed what parsed"
-
-
-def _python_parse(source: bytes) -> None:
-    with warnings.catch_warnings():
-        # Only its verdict is wanted: an invalid escape in a string is no news here, and
-        # where warnings are errors it would be reported in place of the real problem.
-        warnings.simplefilter("ignore")
-        ast.parse(source)
-
-
-def _python_accepts(source: bytes) -> bool:
-    """Whether Python's own parser reads the file: only then is libcst given it (libcst is
-    ten times slower, and a broken file has nothing for it to bridge)."""
-    try:
-        _python_parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
+    return f"syntax error near line {_first_error_line(root)}; indexed what parsed"  # ValueError: a NUL byte
 
 
 def _first_error_line(root: tsx.Node) -> int:

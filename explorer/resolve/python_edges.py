@@ -34,6 +34,7 @@ from explorer.model import (
     CallShape,
     CallSite,
     EdgeKind,
+    Key,
     Layer,
     Location,
     Resolution,
@@ -131,6 +132,7 @@ class PythonEdges:
         self.extensions = extension_modules(reader)
         self._outside_bases: dict[str, frozenset[str]] = {}
         self._assigned: dict[tuple[str | None, int | None], frozenset[str]] = {}  # by _ASSIGNED, per definition
+        self._around: dict[Key, list[Symbol]] = {}  # a definition -> the functions it is nested in
         self._mro: dict[str, list[str]] = {}
 
     # -- entry points ----------------------------------------------------------------------
@@ -186,23 +188,34 @@ class PythonEdges:
     def may_assign(self, symbol: Symbol, name: str) -> bool:
         """Whether the text of the definition, or of the functions it is nested in, may
         assign `name` a value (see _ASSIGNED)."""
-        outer = symbol
-        while True:  # the outermost function around it: a closure reads its locals too
-            owner = outer.qname.rpartition(".")[0]
-            around = [
-                s
-                for s in self.store.symbols_with_qname(owner)
-                if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD)
-                and s.path == symbol.path
-                and (s.line or 0) <= (symbol.line or 0) <= (s.end_line or 0)
-            ]
-            if not around:
-                break
-            outer = around[0]
+        outer = (self._functions_around(symbol) or [symbol])[-1]  # a closure reads its locals too
         key = (outer.path, outer.line)
         if key not in self._assigned:
             self._assigned[key] = frozenset(_ASSIGNED.findall(self.sources.of_definition(outer)))
         return name in self._assigned[key]
+
+    def _functions_around(self, symbol: Symbol) -> list[Symbol]:
+        """The functions the definition is nested in, innermost first; a class body ends the
+        chain, as it ends the scopes Python looks a free name up in. Worked out once each."""
+        key = (symbol.qname, symbol.path, symbol.line)
+        if key not in self._around:
+            around: list[Symbol] = []
+            inner = symbol
+            while True:
+                owner = inner.qname.rpartition(".")[0]
+                found = [
+                    s
+                    for s in self.store.symbols_with_qname(owner)
+                    if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD)
+                    and s.path == symbol.path
+                    and (s.line or 0) <= (symbol.line or 0) <= (s.end_line or 0)
+                ]
+                if not found:
+                    break
+                inner = found[0]
+                around.append(inner)
+            self._around[key] = around
+        return self._around[key]
 
     def value_targets(self, node: CallNode, site: CallSite, value: str) -> Iterator[CallEdge]:
         """What a call of a local that holds `value` runs (`fn = F.relu`, then `fn(x)`)."""
@@ -535,22 +548,19 @@ class PythonEdges:
     def _nested(self, symbol: Symbol, name: str) -> list[Symbol]:
         """The function `name` defined inside the definition, or else inside a function it is
         nested in (a sibling closure: `_unpack(args)` in a wrapper defined beside `_unpack`),
-        as Python looks a free name up; a class body around it is no such scope."""
-        scope = symbol.qname
-        while True:
+        as Python looks a free name up."""
+        scopes = [symbol]
+        for scope in scopes:
             found = [
                 s
-                for s in self.store.symbols_with_qname(f"{scope}.{name}")
+                for s in self.store.symbols_with_qname(f"{scope.qname}.{name}")
                 if s.kind is SymbolKind.FUNCTION and s.path == symbol.path
             ]
-            if found or (scope == symbol.qname and symbol.kind not in (SymbolKind.FUNCTION, SymbolKind.METHOD)):
+            if found:
                 return found
-            scope = scope.rpartition(".")[0]
-            if not scope or not any(
-                s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and s.path == symbol.path
-                for s in self.store.symbols_with_qname(scope)
-            ):
-                return []
+            if scope is symbol and symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD):
+                scopes += self._functions_around(symbol)  # only when the definition has none of its own
+        return []
 
     def tensor_method_edges(
         self, name: str, receiver_known: bool, shape: CallShape | None = None
