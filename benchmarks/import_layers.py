@@ -3,7 +3,7 @@
 A room is a subpackage of explorer (`query`, `query/flow`, ...) or a top-level module
 (`model`, `trees`, ...). For each room the script prints its size and every other room it
 imports, with how many names it imports from each (those imported inside functions counted
-apart, as `lazy`), then the largest modules. Run it before and after a re-drawing of the
+apart, as `lazy`), then the pairs of rooms that import each other, then the largest modules. Run it before and after a re-drawing of the
 package to see what moved:
 
     python benchmarks/import_layers.py [--package explorer] [--largest 12]
@@ -99,6 +99,14 @@ def main() -> None:
             f"{other}{' (lazy)' if lazy else ''} {count}" for (other, lazy), count in sorted(imports.items())
         )
         print(f"{room:<18} {size[room]:>6,} lines  {size[room] / total:5.1%}  imports: {shown or '-'}")
+    mutual = sorted(
+        (room, other)
+        for room, imports in edges.items()
+        for other in {other for other, _ in imports}
+        if room < other and any(back == room for back, _ in edges.get(other, Counter()))
+    )
+    shown_pairs = [f"{a} <-> {b}{' (a room and its own part)' if b.startswith(a + '/') else ''}" for a, b in mutual]
+    print("\nrooms importing each other:", ", ".join(shown_pairs) or "none")
     print("\nlargest modules:")
     for path, lines in sorted(lines_of.items(), key=lambda item: (-item[1], item[0]))[: args.largest]:
         print(f"  {lines:>6,}  {path}")

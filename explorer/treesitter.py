@@ -15,9 +15,9 @@ import tree_sitter_cpp
 import tree_sitter_cuda
 import tree_sitter_python
 
+from explorer.folders import GRAMMARS_DIR
 from explorer.model import Language
 from explorer.stage_clock import stage
-from explorer.workspace import GRAMMARS_DIR
 
 Node = ts.Node
 Tree = ts.Tree

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from explorer.folders import SAMPLE_ROOT
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
-from explorer.workspace import SAMPLE_ROOT
 
 
 @pytest.fixture(scope="session")
@@ -20,7 +20,7 @@ def _sample_indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     on it: what a command prints must not depend on whether it was the first to index the
     tree (a first index says how it goes: test_progress.py)."""
     cache = tmp_path_factory.getbasetemp() / "cache"
-    from explorer.workspace import default_index_path
+    from explorer.folders import default_index_path
 
     previous = os.environ.get("EXPLORER_CACHE_DIR")
     os.environ["EXPLORER_CACHE_DIR"] = str(cache)

@@ -11,7 +11,7 @@ import pytest
 
 from explorer.config import ConfigFile, Setting, find_config, read_config, resolve_settings
 from explorer.errors import UsageError
-from explorer.workspace import SAMPLE_ROOT
+from explorer.folders import SAMPLE_ROOT
 from tests.command_line import invoke
 
 

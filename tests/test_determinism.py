@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from explorer.folders import SAMPLE_ROOT
 from explorer.index import build
 from explorer.index.build import refresh
-from explorer.workspace import SAMPLE_ROOT
 
 
 def index_content(index: Path) -> dict[str, list[tuple]]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.workspace import SAMPLE_ROOT
+from explorer.folders import SAMPLE_ROOT
 
 EMACS = shutil.which("emacs")
 REPO = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from explorer.errors import UsageError
-from explorer.workspace import cache_folder
+from explorer.folders import cache_folder
 from tests.command_line import invoke
 
 

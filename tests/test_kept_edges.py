@@ -7,10 +7,10 @@ import sqlite3
 from pathlib import Path
 
 from explorer.analysis.trace import trace_symbol
+from explorer.folders import default_index_path
 from explorer.index.kept_edges import KeptEdges, decode_edges, encode_edges, kept_edges_path
 from explorer.model import Layer
 from explorer.resolve.graph import CallGraph
-from explorer.workspace import default_index_path
 from tests.command_line import invoke
 from tests.conftest import touch_later, write_tree
 

@@ -15,7 +15,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from explorer.workspace import SAMPLE_ROOT
+from explorer.folders import SAMPLE_ROOT
 
 CACHE = tempfile.mkdtemp(prefix="explorer-lsp-test-")
 SERVER = ClientServerConfig(

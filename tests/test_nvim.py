@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.workspace import SAMPLE_ROOT
+from explorer.folders import SAMPLE_ROOT
 
 NVIM = shutil.which("nvim")
 PROBE = Path(__file__).parent / "nvim" / "lsp_probe.lua"

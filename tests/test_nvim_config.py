@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.workspace import SAMPLE_ROOT
+from explorer.folders import SAMPLE_ROOT
 
 NVIM = shutil.which("nvim")
 REPO = Path(__file__).resolve().parent.parent

@@ -21,11 +21,11 @@ import pytest
 
 from explorer.analysis.trace import trace_symbol
 from explorer.errors import UnknownSymbolError, UsageError
+from explorer.folders import SAMPLE_ROOT
 from explorer.index.build import refresh
 from explorer.model import TreeKind
 from explorer.names.lookup import look_up
 from explorer.workspace import (
-    SAMPLE_ROOT,
     Distribution,
     TreeRequest,
     Workspace,

@@ -126,8 +126,8 @@ def _complete_symbol(context: typer.Context, incomplete: str) -> list[str]:
     project's index as it stands (completion never builds or refreshes one: it must answer at
     once), the project named as the command line and its configuration name it."""
     from explorer.config import configure
+    from explorer.folders import resolve_index_path, resolve_root
     from explorer.index import IndexStore
-    from explorer.workspace import resolve_index_path, resolve_root
 
     try:
         arguments: dict[str, object] = {"root": context.params.get("root"), "index": context.params.get("index")}

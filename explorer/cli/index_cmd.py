@@ -6,11 +6,12 @@ import dataclasses
 
 from explorer.cli.common import open_trees, refresh_index, reports_errors, stderr, stdout
 from explorer.errors import UsageError
+from explorer.folders import resolve_index_path, resolve_root
 from explorer.index import WalkOptions, saved_walk_options
 from explorer.model import Tree, TreeKind
 from explorer.render.json_out import dumps, report_json, trees_json
 from explorer.render.text import report_text, trees_text
-from explorer.workspace import TreeRequest, nested_roots, resolve_index_path, resolve_root, source_trees
+from explorer.workspace import TreeRequest, nested_roots, source_trees
 
 
 @reports_errors

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Protocol
 
 from explorer.errors import ExplorerError
+from explorer.folders import cache_folder
 from explorer.index.disk import (
     foreign_file,
     index_file_stamp,
@@ -54,7 +55,6 @@ from explorer.index.store import IndexStats, IndexStore, StoredFile
 from explorer.model import Diagnostic
 from explorer.parsers import parse_file
 from explorer.stage_clock import stage
-from explorer.workspace import cache_folder
 
 _BATCH = 256  # files per transaction
 _PARALLEL_THRESHOLD = 48  # fewer changed files than this are parsed in-process

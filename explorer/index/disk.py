@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from explorer.folders import read_kept, write_kept
 from explorer.index.schema import SCHEMA_VERSION, extraction_fingerprint
-from explorer.workspace import read_kept, write_kept
 
 
 def connect(path: Path) -> sqlite3.Connection:

@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from explorer.folders import GRAMMARS_DIR
 from explorer.index.disk import index_file_stamp
 from explorer.model import (
     CallEdge,
@@ -48,7 +49,6 @@ from explorer.model import (
     Symbol,
     SymbolKind,
 )
-from explorer.workspace import GRAMMARS_DIR
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -27,9 +27,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from explorer.folders import read_kept, write_kept
 from explorer.index.files import SourceFile, WalkOptions, stat_stamp, walk
 from explorer.model import Diagnostic, Language
-from explorer.workspace import read_kept, write_kept
 
 _VERSION = 3  # 2: each file's size and time, and the index's stat once it holds them; 3: when it was read
 # A folder changed this close to the moment it was stat'ed may change again within the same

@@ -8,7 +8,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from explorer.workspace import GRAMMARS_DIR
+from explorer.folders import GRAMMARS_DIR
 
 SCHEMA_VERSION = 19  # 19: symbols_lname holds the kind; 18: module arguments, bindings on them; 13: namespace_prefixes; 14: python_flow; 15: its statements decoded per scope; 16: C++ registrations, extensions; 17: vendor calls judged without a leading ::
 

@@ -27,6 +27,7 @@ from explorer.analysis import (
 )
 from explorer.diagram.build import trace_diagram
 from explorer.diagram.fold import shape
+from explorer.folders import cache_folder
 from explorer.lsp.convert import (
     definitions_at,
     hierarchy_item,
@@ -50,7 +51,6 @@ from explorer.resolve import (
     FlowEdges,  # noqa: F401 - loaded with the server, not by its first request
     layer_of,
 )
-from explorer.workspace import cache_folder
 
 # The initializationOptions the server reads (the CLI's --tree and --python-env); others are
 # said to be ignored, so that a misspelt one is not silently without effect

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from explorer.workspace import GRAMMARS_DIR
+from explorer.folders import GRAMMARS_DIR
 
 
 @cache

@@ -32,8 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.errors import UsageError
-from explorer.workspace.cache_files import read_kept, write_kept
-from explorer.workspace.places import cache_folder
+from explorer.folders import cache_folder, read_kept, write_kept
 
 _PROJECT_ENVIRONMENTS = (".venv", "venv", "env")
 _SITE_QUERY = (

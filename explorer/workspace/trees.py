@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.errors import UsageError
+from explorer.folders import default_index_path, resolve_index_path, resolve_root
 from explorer.index import (
     IndexReader,
     IndexStore,
@@ -38,7 +39,6 @@ from explorer.index import (
 )
 from explorer.model import Language, Tree, TreeKind
 from explorer.workspace.environment import Distribution, Environment, find_distributions, find_environment
-from explorer.workspace.places import default_index_path, resolve_index_path, resolve_root
 
 TREES_VARIABLE = "EXPLORER_TREES"
 INSTALLED_LANGUAGES = (Language.PYTHON.value, Language.YAML.value)

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from explorer.workspace import SAMPLE_ROOT
+from explorer.folders import SAMPLE_ROOT
 
 TOL = 1e-4
 DEVICES = ("cpu", "cuda")

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from explorer.workspace import SAMPLE_ROOT
+from explorer.folders import SAMPLE_ROOT
 
 CPP_SOURCES = sorted(p for p in SAMPLE_ROOT.rglob("*.cpp") if "third_party" not in p.parts)
 INCLUDES = ["aten/src", ".", "third_party/cuda/include", "third_party/mkl-dnn/include", "torch/csrc/api/include"]

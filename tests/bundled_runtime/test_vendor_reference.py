@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.workspace import SAMPLE_ROOT
+from explorer.folders import SAMPLE_ROOT
 
 pytestmark = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler on this machine")
 

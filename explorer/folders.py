@@ -1,15 +1,27 @@
-"""Where the tree to explore is, and where its index lives."""
+"""explorer's folders: its data folders (the bundled tree, the grammars), the root to explore,
+the cache folder, each tree's index file in it, and the small JSON files kept there beside the
+indexes (the last walk of a tree, what an index file was verified as, what an interpreter and
+its packages said).
+
+Below every room: the parsers read the grammars, the index keeps its files in the cache folder,
+and the workspace (above the index) opens the trees. Each kept JSON file is only a cache: one
+that is missing, unreadable or cannot be written means the work it saves is done again, never
+an error.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import pwd
 from pathlib import Path
+from typing import Any
 
 from explorer.errors import RootNotFoundError, UsageError
 
-_PACKAGE = Path(__file__).resolve().parent.parent  # explorer/
+_PACKAGE = Path(__file__).resolve().parent  # explorer/
 
 
 def _data_folder(name: str) -> Path:
@@ -75,3 +87,26 @@ def _home() -> Path:
 
 def resolve_index_path(root: str, index: str | None) -> Path:
     return Path(index).expanduser().resolve() if index else default_index_path(root)
+
+
+def read_kept(path: Path | str) -> dict[str, Any] | None:
+    """The JSON object the file holds, or None."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            kept = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return kept if isinstance(kept, dict) else None
+
+
+def write_kept(path: Path | str, kept: dict[str, Any]) -> None:
+    """Written beside and renamed into place: a reader sees the old file or the new one whole."""
+    partial = f"{path}.{os.getpid()}"
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with open(partial, "w", encoding="utf-8") as handle:
+            json.dump(kept, handle, separators=(",", ":"))
+        os.replace(partial, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(partial)
