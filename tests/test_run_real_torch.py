@@ -16,13 +16,15 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
 from explorer.errors import ExplorerError, UsageError
+from explorer.index import IndexReader, WalkOptions, refresh
 from explorer.index.store import IndexStore
-from explorer.model import Layer
+from explorer.model import Layer, Tree
 from explorer.runtime.events import CALL, RETURN, PythonCode, PythonRecording
 from explorer.runtime.model import Reach, RunFrame, RunTrace
 from explorer.runtime.profile_events import C_CALL, C_RETURN, ProfileRecording, ProfilerEvent
@@ -30,6 +32,7 @@ from explorer.runtime.profile_naming import Locator
 from explorer.runtime.profiler import build_trace, run_profiled
 from explorer.runtime.request import RunRequest
 from explorer.runtime.torch_install import TorchInstall, probe_torch
+from explorer.workspace import open_installed
 
 PINNED = "2.13.0"
 YAML = "torchgen/packaged/ATen/native/native_functions.yaml"
@@ -343,19 +346,41 @@ def real_torch() -> TorchInstall:
     return found
 
 
-def run(code: str, store: IndexStore | None = None, root: str = "/nonexistent", **options: object) -> RunTrace:
+@pytest.fixture(scope="session")
+def wheel(real_torch: TorchInstall, tmp_path_factory: pytest.TempPathFactory) -> Iterator[IndexReader]:
+    """The index of the interpreter's torch distribution, as `explorer run --python` without
+    --root opens it (workspace.open_installed), in a cache folder of its own."""
+
+    def refresh_tree(tree: Tree, index_path: Path, options: WalkOptions | None, leave_out: frozenset[str]) -> None:
+        refresh(tree.root, index_path, options=options, leave_out=leave_out)
+
+    with ExitStack() as stack:
+        with pytest.MonkeyPatch.context() as patch:  # only while it is built and opened
+            patch.setenv("EXPLORER_CACHE_DIR", str(tmp_path_factory.mktemp("wheel-cache")))
+            reader = stack.enter_context(open_installed(real_torch.python, "torch", refresh_tree))
+        assert reader is not None
+        yield reader
+
+
+def run(
+    code: str,
+    store: IndexStore | None = None,
+    root: str = "/nonexistent",
+    wheel: IndexReader | None = None,
+    **options: object,
+) -> RunTrace:
     request = RunRequest(code=code, script=None, argv=(), root=root, python=sys.executable, **options)  # type: ignore[arg-type]
-    return run_profiled(request, store)
+    return run_profiled(request, store, wheel)
 
 
 @pytest.fixture(scope="module")
-def conv_trace(real_torch: TorchInstall) -> RunTrace:
-    return run(CONV)
+def conv_trace(wheel: IndexReader) -> RunTrace:
+    return run(CONV, wheel=wheel)
 
 
 @pytest.fixture(scope="module")
-def linear_trace(real_torch: TorchInstall) -> RunTrace:
-    return run(LINEAR)
+def linear_trace(wheel: IndexReader) -> RunTrace:
+    return run(LINEAR, wheel=wheel)
 
 
 CONV_CHAIN = [
@@ -649,3 +674,33 @@ def test_with_root_each_operator_runs_its_kernel_for_the_cpu(
         "--root is PyTorch 2.4.0 but the program ran torch 2.13.0+cpu: operator and kernel locations are the tree's, "
         "Python lines the interpreter's",
     )
+
+
+def test_without_a_source_tree_run_places_bindings_and_operators_in_the_wheel_s_index(
+    real_torch: TorchInstall, tmp_path: Path
+):
+    # No --root: the interpreter's torch distribution is indexed once (its stubs and packaged
+    # native_functions.yaml, the index a project importing torch is given) and read from there.
+    command = [sys.executable, "-m", "explorer.cli", "run", "--python", sys.executable, "-c"]
+    command.append("import torch; torch.relu(torch.ones(2))")
+    env = {key: value for key, value in os.environ.items() if key not in ("EXPLORER_ROOT", "EXPLORER_PYTHON_ENV")}
+    env["EXPLORER_CACHE_DIR"] = str(tmp_path / "cache")
+    first = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert first.returncode == 0, first.stderr
+    lines = [" ".join(line.split()).lstrip("│└├─ ") for line in first.stdout.splitlines()]
+    relu = lines.index(
+        "binding torch._C._VariableFunctions.relu torch/_C/_VariableFunctions.pyi:24624 ← binding, at <string>:1"
+    )
+    # torch/_C/_VariableFunctions.pyi:24624 `def relu(input: Tensor) -> Tensor: ...`;
+    # native_functions.yaml:5001 `- func: relu(Tensor self) -> Tensor`, 1565 `- func: clamp_min(...)`
+    assert lines[relu + 1 : relu + 3] == [
+        f"yaml aten::relu {YAML}:5001 ← profiled",
+        f"yaml aten::clamp_min {YAML}:1565 ← profiled",
+    ]
+    indexed = [line for line in first.stderr.splitlines() if line.startswith("indexed torch ")]
+    assert len(indexed) == 1 and indexed[0].startswith(f"indexed torch {real_torch.version}: ")
+    # the second run reads the same index: nothing indexed, the same tree
+    second = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert second.returncode == 0 and "indexing" not in second.stderr and "indexed" not in second.stderr
+    assert second.stdout == first.stdout
+    assert [path.name.split("-")[0] for path in (tmp_path / "cache").glob("*.sqlite")] == ["torch"]

@@ -19,7 +19,7 @@ from explorer.errors import ExplorerError
 from explorer.index import IndexReader, RefreshReport, WalkOptions, refresh, writing
 from explorer.model import Tree, TreeKind
 from explorer.render.places import name_trees
-from explorer.workspace import TreeRequest, Workspace, open_workspace
+from explorer.workspace import TreeRequest, Workspace, open_installed, open_workspace
 
 
 def _reader_went_away() -> NoReturn:
@@ -166,6 +166,14 @@ def open_trees(where: TreeRequest) -> Iterator[Workspace]:
         for note in workspace.notes:
             stderr.print(note, markup=False, highlight=False, soft_wrap=True)
         yield workspace
+
+
+@contextmanager
+def open_wheel(python: str) -> Iterator[IndexReader | None]:
+    """The index of the torch distribution the interpreter `python` imports (built once per
+    install, as for a project importing torch), or None where it has none."""
+    with open_installed(python, "torch", _refresh_tree) as reader:
+        yield reader
 
 
 def _refresh_tree(tree: Tree, index_path: Path, options: WalkOptions | None, leave_out: frozenset[str]) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from explorer.analysis import DEFAULT_MAX_NODES
-from explorer.cli.common import open_index, reports_errors, stdout
+from explorer.cli.common import open_index, open_wheel, reports_errors, stdout
 from explorer.cli.diagram_options import diagram_request, write_diagram
 from explorer.errors import UsageError
 from explorer.render.json_out import dumps
@@ -163,13 +163,13 @@ def _run(
     script, argv = (program[0], tuple(program[1:])) if program and code is None else (None, tuple(program or ()))
     shape = _Shape(tuple(include or ()), tuple(exclude or ()), max_depth)
 
-    def traced(reader: IndexReader | None, tree: str, shown_from: str) -> None:
+    def traced(reader: IndexReader | None, tree: str, shown_from: str, wheel: IndexReader | None = None) -> None:
         """Run the program, shape what it ran, print or draw it: on a deep stack (the run's
         tree is as deep as the program went)."""
         if chrome_trace is not None:
             trace = chrome_trace_run(Path(chrome_trace), reader, python)
         else:
-            trace = run_program(RunRequest(code, script, argv, tree, python, backend_device, max_events), reader)
+            trace = run_program(RunRequest(code, script, argv, tree, python, backend_device, max_events), reader, wheel)
         shown, cut = shape.apply(trace.root)
         comparison = (
             compare_run(reader, tree, trace.root, every_native_call=python is None and chrome_trace is None)
@@ -194,11 +194,18 @@ def _run(
         # the program imports from the interpreter it runs with: so do the static queries
         where = dataclasses.replace(where, python=python)
     if python is not None and chrome_trace is None and where.root is None and not os.environ.get("EXPLORER_ROOT"):
-        # Real PyTorch without a source tree: operators come from the installed wheel's YAML,
-        # and there is no static graph to index or compare with.
+        # Real PyTorch without a source tree: bindings and operators are placed in the index of
+        # the interpreter's torch distribution, and there is no static graph to compare with.
         if compare:
             raise UsageError("--compare needs the PyTorch source tree the run is compared with: add --root")
-        _on_a_deep_stack(lambda: traced(None, "", os.getcwd()))
+        from explorer.runtime.request import check_program
+        from explorer.runtime.torch_install import probe_torch
+
+        # a missing script, and an interpreter without torch, are said before anything is indexed
+        check_program(RunRequest(code, script, argv, "", python, backend_device, max_events))
+        probe_torch(python)
+        with open_wheel(python) as wheel:  # in the main thread, as below
+            _on_a_deep_stack(lambda: traced(None, "", os.getcwd(), wheel))
     else:
         # opened here, in the main thread: a refresh may fork parser processes, which a fork
         # from another thread can leave waiting for ever on a lock that thread never frees

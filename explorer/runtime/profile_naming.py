@@ -1,14 +1,13 @@
 """Step 4 of `explorer run --python` (profiler.py): the merged tree's frames named as the
 static index names definitions, and located: Python files and binding stubs in the
-interpreter's torch package, operators in the index or the wheel's native_functions.yaml,
-C++ and CUDA kernels in the index."""
+interpreter's torch package, binding stubs and operators in the --root index or the index of
+the interpreter's torch distribution, C++ and CUDA kernels in the --root index."""
 
 from __future__ import annotations
 
 import os
 import re
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from explorer.index import IndexReader
 from explorer.model import Layer, Location, Symbol, SymbolKind
@@ -20,9 +19,6 @@ from explorer.runtime.naming import qualified_name
 from explorer.runtime.profile_events import API_KINDS, AUTOGRAD_WRAPPER, ProfileRecording
 from explorer.runtime.profile_merge import Span, SpanKind
 from explorer.runtime.torch_install import TorchInstall
-
-WHEEL_OPERATORS_YAML = "torchgen/packaged/ATen/native/native_functions.yaml"  # relative to site-packages
-
 
 # As naming.py does for the bundled runtime: the static side attributes the calls of
 # these to the enclosing definition.
@@ -53,16 +49,16 @@ class KernelChoice:
 
 
 class Locator:
-    """Where a run's definitions are: Python files and binding stubs in the interpreter's
-    torch package (stubs in the --root index first, for a built tree); operators in the
-    --root index, else in the wheel's packaged native_functions.yaml; C++ and CUDA kernels
-    in the --root index only."""
+    """Where a run's definitions are: Python files in the interpreter's torch package;
+    binding stubs and operators in the --root index (a built tree), else in the index of the
+    interpreter's torch distribution (its stubs and packaged native_functions.yaml, indexed
+    once per install, as for a project that imports torch); C++ and CUDA kernels in the
+    --root index only."""
 
-    def __init__(self, install: TorchInstall, reader: IndexReader | None) -> None:
+    def __init__(self, install: TorchInstall, reader: IndexReader | None, wheel: IndexReader | None = None) -> None:
         self.install = install
         self.store = reader
-        self._operators: dict[str, Symbol] | None = None  # from the wheel's YAML, without --root
-        self._stubs: dict[str, dict[str, Symbol]] = {}  # stub file -> qname -> first definition
+        self.wheel = wheel  # read where there is no --root
         self._lines: dict[str, list[str]] = {}
         self._kernels: dict[tuple[str, str], KernelChoice | None] = {}
         self._bindings: dict[str, Location | None] = {}
@@ -108,7 +104,7 @@ class Locator:
 
     def binding(self, name: str) -> Location | None:
         """A torch._C binding's stub: in the --root index if it has one (a built tree),
-        else in the interpreter's torch package (`torch/_C/_VariableFunctions.pyi`)."""
+        else in the wheel's (`torch/_C/_VariableFunctions.pyi`)."""
         found = self._bindings.get(name)
         if found is None:
             found = self._bindings[name] = self._find_binding(name)
@@ -119,29 +115,19 @@ class Locator:
             found = sorted(self.store.symbols_with_qname(name), key=lambda s: (s.path or "", s.line or 0))
             if found:
                 return _place(found[0])
+        if self.wheel is None:
+            return None
+        # the stub of the module that defines the name: the innermost module with a stub first
+        # (a .py of the same name, or a stub further out re-exporting it, is not the binding)
+        defined = self.wheel.symbols_with_qname(name)
         module = name
         while "." in module:
             module = module.rsplit(".", 1)[0]
-            for candidate in (module.replace(".", "/") + ".pyi", module.replace(".", "/") + "/__init__.pyi"):
-                symbol = self._stub(candidate).get(name)
-                if symbol is not None:
-                    return _place(symbol)
+            for stub in (module.replace(".", "/") + ".pyi", module.replace(".", "/") + "/__init__.pyi"):
+                in_stub = [s for s in defined if s.path == stub]
+                if in_stub:
+                    return _place(min(in_stub, key=lambda s: s.line or 0))
         return None
-
-    def _stub(self, relative: str) -> dict[str, Symbol]:
-        found = self._stubs.get(relative)
-        if found is None:
-            found = {}
-            path = Path(self.install.site) / relative
-            if path.is_file():
-                from explorer.parsers.python import parse_python
-
-                for symbol in parse_python(relative, path.read_bytes()).symbols:
-                    known = found.get(symbol.qname)
-                    if known is None or (symbol.line or 0) < (known.line or 0):
-                        found[symbol.qname] = symbol
-            self._stubs[relative] = found
-        return found
 
     # operators -----------------------------------------------------------------------------
 
@@ -150,38 +136,21 @@ class Locator:
         profiler cannot tell, so the name stays the base name (exact only when the base
         has a single overload), located at its default overload or else its first entry."""
         qname = name if overload is None or overload == "" else f"{name}.{overload}"
-        if self.store is not None:
-            found = self.store.symbols_with_qname(qname)
+        operators: list[Symbol] = []
+        reader = self.store or self.wheel
+        if reader is not None:
+            found = reader.symbols_with_qname(qname)
             if overload is None and not found:
                 # the overloads of this operator: of its own namespace only (quantized::mul is
                 # not an overload of aten::mul)
                 overloads = (
-                    s for s in self.store.operators_named(name.split("::", 1)[-1]) if s.qname.split(".", 1)[0] == name
+                    s for s in reader.operators_named(name.split("::", 1)[-1]) if s.qname.split(".", 1)[0] == name
                 )
                 found = sorted(overloads, key=lambda s: s.line or 0)
             operators = [s for s in found if s.kind is SymbolKind.OPERATOR]
-        else:
-            table = self._wheel_operators()
-            operators = [table[qname]] if qname in table else []
-            if overload is None and not operators:
-                operators = sorted(
-                    (s for q, s in table.items() if q.split(".", 1)[0] == name), key=lambda s: s.line or 0
-                )
         if overload is None and len(operators) == 1:
             qname = operators[0].qname
         return qname, _place(operators[0]) if operators else None
-
-    def _wheel_operators(self) -> dict[str, Symbol]:
-        if self._operators is None:
-            self._operators = {}
-            if self.install.torchgen is not None:
-                path = Path(self.install.torchgen).parent / WHEEL_OPERATORS_YAML
-                if path.is_file():
-                    from explorer.parsers.yaml_ops import parse_native_functions
-
-                    for symbol in parse_native_functions(WHEEL_OPERATORS_YAML, path.read_bytes()).symbols:
-                        self._operators.setdefault(symbol.qname, symbol)
-        return self._operators
 
     def kernel(self, operator: str, device_key: str) -> KernelChoice | None:
         """The kernel the dispatcher runs for `operator` on a `device_key` tensor (with

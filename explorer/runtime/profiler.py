@@ -17,7 +17,10 @@ torch bindings, operators, their C++ kernels and CUDA kernels.
    Operators of other threads (autograd's device threads) go only under a builtin call
    that was waiting for them (`run_backward`). Device kernels hang under the operator that
    launched them: their linked correlation id is that operator's correlation id.
-4. Name (profile_naming.py): frames are named as the static index names definitions.
+4. Name (profile_naming.py): frames are named as the static index names definitions, and
+   placed in it: the --root tree's index, else the index of the interpreter's torch
+   distribution (its stubs and packaged native_functions.yaml), the one a project that
+   imports torch is given.
 5. Fold identical consecutive siblings (shaping.fold_repeats).
 """
 
@@ -68,9 +71,10 @@ def _run_child(install: TorchInstall, request: RunRequest, workdir: Path) -> tup
 # -- 1 to 5: the whole run ---------------------------------------------------------------
 
 
-def run_profiled(request: RunRequest, reader: IndexReader | None) -> RunTrace:
-    """Run the request's program with the interpreter of --python (real PyTorch); `store`
-    is the index of the --root source tree, or None without one."""
+def run_profiled(request: RunRequest, reader: IndexReader | None, wheel: IndexReader | None = None) -> RunTrace:
+    """Run the request's program with the interpreter of --python (real PyTorch); `reader`
+    is the index of the --root source tree, or None without one, and `wheel` then the index
+    of the interpreter's torch distribution (workspace.open_installed)."""
     if request.python is None:
         raise UsageError("give --python with an interpreter that has torch installed")
     install = probe_torch(request.python)
@@ -81,7 +85,7 @@ def run_profiled(request: RunRequest, reader: IndexReader | None) -> RunTrace:
         )
     with new_workdir() as folder:
         python, profile = _run_child(install, request, Path(folder))
-    return build_trace(request, install, reader, python, profile)
+    return build_trace(request, install, reader, python, profile, wheel)
 
 
 def build_trace(
@@ -90,6 +94,7 @@ def build_trace(
     reader: IndexReader | None,
     python: PythonRecording,
     profile: ProfileRecording,
+    wheel: IndexReader | None = None,
 ) -> RunTrace:
     """Steps 3 to 5 of the module docstring, from the two recordings of a run."""
     report = MergeReport()
@@ -104,7 +109,7 @@ def build_trace(
         default_device = "CPU"
     else:
         default_device = None
-    tree, naming = named_tree(calls, python, profile, Locator(install, reader), program, default_device)
+    tree, naming = named_tree(calls, python, profile, Locator(install, reader, wheel), program, default_device)
     return RunTrace(
         command=request.command,
         runtime=request.python or install.python,

@@ -14,13 +14,14 @@ from explorer.runtime.shaping import fold_repeats
 from explorer.runtime.symbols import SymbolTable
 
 
-def run_program(request: RunRequest, reader: IndexReader | None) -> RunTrace:
-    """Run on the bundled reference runtime (request.python None) or on real PyTorch."""
+def run_program(request: RunRequest, reader: IndexReader | None, wheel: IndexReader | None = None) -> RunTrace:
+    """Run on the bundled reference runtime (request.python None) or on real PyTorch (`wheel`:
+    the index of its torch distribution, read where there is no --root)."""
     check_program(request)
     if request.python is not None:
         from explorer.runtime.profiler import run_profiled
 
-        return run_profiled(request, reader)
+        return run_profiled(request, reader, wheel)
     assert reader is not None, "the bundled runtime is always run with its tree's index"
     with new_workdir() as folder:
         recordings = run_bundled(request, Path(folder))

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # each name as its own alias: the names this door exports
     from explorer.workspace.trees import TreeRequest as TreeRequest
     from explorer.workspace.trees import Workspace as Workspace
     from explorer.workspace.trees import nested_roots as nested_roots
+    from explorer.workspace.trees import open_installed as open_installed
     from explorer.workspace.trees import open_workspace as open_workspace
     from explorer.workspace.trees import source_trees as source_trees
     from explorer.workspace.trees import source_version as source_version
@@ -47,6 +48,7 @@ _HOME = {  # each name above, and the module of this package that defines it (te
     "TreeRequest": "trees",
     "Workspace": "trees",
     "nested_roots": "trees",
+    "open_installed": "trees",
     "open_workspace": "trees",
     "source_trees": "trees",
     "source_version": "trees",

@@ -139,7 +139,7 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree, partial: boo
                     notes.extend(_version_notes(distribution, environment, shadowing, provided, stubs_only))
                     if not stubs_only:
                         continue
-                index_path = default_index_path(f"{tree.root}::{distribution.name}", name=distribution.name)
+                index_path = _installed_index_path(distribution)
                 try:
                     store = closing.enter_context(_installed_index(tree, index_path, refresh_tree))
                 except TreeNotReady as error:
@@ -157,6 +157,26 @@ def open_workspace(request: TreeRequest, refresh_tree: RefreshTree, partial: boo
         yield Workspace(
             project.root, reader, [part.tree for part in parts], index_paths, environment, notes, closing, waiting
         )
+
+
+@contextmanager
+def open_installed(python: str, package: str, refresh_tree: RefreshTree) -> Iterator[IndexReader | None]:
+    """The index of the distribution that installs `package` for the interpreter `python`
+    (None where none does): the file a project importing the package reads it from, built
+    and refreshed as a workspace does (once per install). `explorer run --python` without a
+    source tree names the wheel's bindings and operators from it."""
+    environment = find_environment("", python, "--python")
+    found = _distributions(environment, {package}) if environment is not None else []
+    if not found:
+        yield None
+        return
+    index_path = _installed_index_path(found[0])
+    with reading([index_path]), _installed_index(installed_tree(found[0]), index_path, refresh_tree) as store:
+        yield store
+
+
+def _installed_index_path(distribution: Distribution) -> Path:
+    return default_index_path(f"{distribution.site_folder}::{distribution.name}", name=distribution.name)
 
 
 def source_trees(named: tuple[str, ...], project_root: str) -> list[Tree]:
