@@ -176,6 +176,26 @@ def trace_root_children(found: RunTrace) -> tuple[RunFrame, ...]:
     return found.root.children
 
 
+def test_a_nested_function_is_named_as_the_index_names_its_definition():
+    # Python's __qualname__ says `outer.<locals>.inner`; the index (and the bundled runtime's
+    # runs) say `outer.inner`: a run's name must be one a query finds
+    inner = PythonCode(
+        f"{SITE}/torch/nn/modules/module.py", "Module.__setattr__.<locals>.remove_from", 1972, "torch.nn.modules.module"
+    )
+    found = trace(
+        [PROGRAM, inner],
+        [(CALL, 100, 0, 0, 1), (CALL, 200, 1, 1, 1), (RETURN, 300, 1, 0, 0), (RETURN, 1000, 0, 0, 0)],
+        [],
+        [],
+    )
+    (nested,) = trace_root_children(found)
+    assert (nested.name, nested.path, nested.site) == (
+        "torch.nn.modules.module.Module.__setattr__.remove_from",
+        "torch/nn/modules/module.py",
+        ("<string>", 1),
+    )
+
+
 def test_python_called_back_from_inside_an_operator_goes_under_that_operator():
     found = trace(
         [PROGRAM, HOOK],

@@ -30,7 +30,9 @@ from explorer.runtime.symbols import NativeSymbol
 # The bundled runtime's ctypes layer (the stand-in for the compiled extension torch._C).
 RUNTIME_PACKAGE = "torch._extension"
 BINDING_MODULE = "torch._C"
-_FOLDED_PYTHON = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>")
+# Python code objects the static side attributes to the enclosing definition: their frames are
+# folded into their caller's, in the bundled runtime's runs and real PyTorch's alike.
+FOLDED_PYTHON = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>")
 _WRAPPER = re.compile(r"wrapper_(?P<key>[A-Za-z]+)_(?P<op>\w+)$")
 _OBJECT_PLUMBING = ("__init__", "__del__", "__new__", "__init_subclass__")
 # The build folder of the bundled runtime's library: <cache>/<name>_<16 hex digits>/ (the
@@ -139,7 +141,7 @@ class Namer:
         return cached
 
     def _python(self, code: PythonCode) -> _Named:
-        if code.qualname.rsplit(".", 1)[-1] in _FOLDED_PYTHON:
+        if code.qualname.rsplit(".", 1)[-1] in FOLDED_PYTHON:
             return _Named(None)
         path = self._relative(code.file)
         if code.module == BINDING_MODULE:
@@ -158,9 +160,7 @@ class Namer:
             return _Named(RunFrame(code.module, Layer.PYTHON, path, 1, Reach.IMPORT))
         if code.body:
             return _Named(None)  # a class body: what it calls belongs to the enclosing scope
-        module = "__main__" if code.file == self.program else code.module
-        # A nested function is `outer.inner` in the index, `outer.<locals>.inner` in Python.
-        name = f"{module}.{code.qualname.replace('.<locals>', '')}"
+        name = python_name("__main__" if code.file == self.program else code.module, code.qualname)
         return _Named(RunFrame(name, Layer.PYTHON, path, self._def_line(name, path, code.line)))
 
     def _def_line(self, name: str, path: str, first_line: int) -> int:
@@ -276,6 +276,12 @@ class Namer:
     def _first(self, qname: str) -> Symbol | None:
         found = self.store.symbols_with_qname(qname)
         return min(found, key=lambda s: (s.path or "", s.line or 0)) if found else None
+
+
+def python_name(module: str, qualname: str) -> str:
+    """A Python function's name as the index names its definition: a nested function is
+    `outer.inner` there, `outer.<locals>.inner` in Python's `__qualname__`."""
+    return f"{module}.{qualname.replace('.<locals>', '')}"
 
 
 def _protocol_method(qualname: str) -> bool:

@@ -15,15 +15,10 @@ from explorer.parsers.common import parenthesised_items
 from explorer.resolve import fitting
 from explorer.runtime.events import PythonCode, PythonRecording
 from explorer.runtime.model import Reach, RunFrame
-from explorer.runtime.naming import qualified_name
+from explorer.runtime.naming import FOLDED_PYTHON, python_name, qualified_name
 from explorer.runtime.profile_events import API_KINDS, AUTOGRAD_WRAPPER, ProfileRecording
 from explorer.runtime.profile_merge import Span, SpanKind
 from explorer.runtime.torch_install import TorchInstall
-
-# As naming.py does for the bundled runtime: the static side attributes the calls of
-# these to the enclosing definition.
-_FOLDED_PYTHON = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>")
-
 
 # PyTorch's fallback from a backend key to the composite kernels (computeDispatchTableEntry).
 _FALLBACK_KEYS = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
@@ -325,18 +320,16 @@ class ProfileNamer:
 
     def _python(self, span: Span, site: Location | None) -> list[RunFrame]:
         code: PythonCode = self.codes[span.ident]
-        if code.qualname.rsplit(".", 1)[-1] in _FOLDED_PYTHON:
+        if code.qualname.rsplit(".", 1)[-1] in FOLDED_PYTHON:
             return self._frames(span.children, code.file, None)
         path = self.locator.python_path(code.file)
         if code.qualname == "<module>":
             return [RunFrame(code.module, Layer.PYTHON, path, 1, Reach.IMPORT, site=site)]
-        module = "__main__" if code.file == self.program else code.module
+        name = python_name("__main__" if code.file == self.program else code.module, code.qualname)
         reach = Reach.CALL if span.explicit else Reach.IMPLICIT
         line = self.locator.definition_line(code.file, code.line)
         children = self._frames(span.children, code.file, None)
-        return [
-            RunFrame(f"{module}.{code.qualname}", Layer.PYTHON, path, line, reach, site=site, children=tuple(children))
-        ]
+        return [RunFrame(name, Layer.PYTHON, path, line, reach, site=site, children=tuple(children))]
 
     def _operator(self, span: Span, device: str | None) -> list[RunFrame]:
         event = self.profile.events[span.ident]
