@@ -72,15 +72,24 @@ def last_name(callee: str) -> str:
     return callee
 
 
-class Location(NamedTuple):
-    """A place in a tree: a file and a 1-based line. The path is relative to the project's root
-    in the project and absolute in the other trees a query spans (a PyTorch checkout, an
-    installed wheel), so that the path alone says which tree it is in. Made where a parser or
-    a profiler learns the place and printed as `path:line` by the renderers, never rebuilt on
-    the way. A NamedTuple: it reads, compares and serialises as the (path, line) pair it is."""
+@dataclass(frozen=True, slots=True, order=True)
+class Location:
+    """A place in a tree: a file, a 1-based line and, where the parser saw it, the 0-based
+    column the call starts at (in bytes of the line's UTF-8, as tree-sitter counts; None for
+    a place only a line says: a YAML entry, a profiler's record, a registration).
+
+    The path is relative to the project's root in the project and absolute in the other
+    trees a query spans (a PyTorch checkout, an installed wheel): the path alone says which
+    tree it is in (render/places.py names the tree in text). Made where a parser or a
+    profiler learns the place and carried unchanged to the renderers, which print
+    `path:line`, and to the language server, which highlights the call from its column.
+
+    Two places on one line are one place (the column is not compared): every answer that
+    prints a place prints its line, and two calls of one function on a line are one hop."""
 
     path: str
     line: int
+    column: int | None = field(default=None, compare=False)
 
 
 class CallKind(StrEnum):

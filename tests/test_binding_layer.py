@@ -19,6 +19,7 @@ from explorer.model import Layer, Resolution, SymbolKind
 from explorer.names.lookup import find
 from explorer.parsers.cpp import parse_cpp
 from explorer.resolve.graph import CallGraph
+from tests.places import path_line
 
 MODULE_CPP = (
     "#include <Python.h>\n"  # 1
@@ -277,7 +278,7 @@ def test_a_method_of_a_bound_class_is_reached_through_an_instance(tree):
                 h.node.symbol.path,
                 h.node.symbol.line,
                 h.edge.label if h.edge else None,
-                h.edge.site if h.edge else None,
+                path_line(h.edge.site) if h.edge else None,
             )
             for h in report.trace.paths[0]
         ]
@@ -508,7 +509,7 @@ def test_a_class_bound_from_cpp_with_no_stub_is_constructed(tree):
         graph = CallGraph(store, str(root), "all")
         (save,) = store.symbols_with_qname("torch.serialization.save")
         edges = [
-            (e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.label, e.site)
+            (e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.label, path_line(e.site))
             for e in graph.edges(graph.node(save))
         ]
         (cls,) = [s for s in store.symbols_with_qname("torch._C.PyTorchFileWriter") if s.kind is SymbolKind.BOUND_CLASS]
@@ -1155,7 +1156,7 @@ def test_a_function_declared_to_return_a_bound_class_returns_an_instance_of_it(t
     with indexed(root, tmp_path) as (store, graph):
         (caller,) = store.symbols_with_qname("torch.distributed.distributed_c10d.all_reduce")
         edges = [
-            (e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.site)
+            (e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, path_line(e.site))
             for e in graph.edges(graph.node(caller))
         ]
     # _get_default_group's body returns a global nothing in the tree sets; its annotation says

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from explorer.analysis.trace import trace_symbol
+from tests.places import path_line
 
 OPS = "mini_ops/csrc"
 MODULE = "torch/nn/modules/module.py"
@@ -22,7 +23,7 @@ def hops(store, root: str, query: str, to: str, backend: str = "cuda") -> list[t
             h.node.symbol.path,
             h.node.symbol.line,
             h.edge.label if h.edge else None,
-            h.edge.site if h.edge else None,
+            path_line(h.edge.site) if h.edge else None,
         )
         for h in report.trace.paths[0]
     ]

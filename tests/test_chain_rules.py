@@ -12,6 +12,7 @@ from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.render.json_out import trace_json
 from tests.conftest import touch_later, write_tree
+from tests.places import path_line
 
 YAML = "aten/src/ATen/native/native_functions.yaml"
 
@@ -84,7 +85,7 @@ def test_a_static_or_anonymous_namespace_function_is_called_only_from_its_own_fi
 def test_register_dispatch_binds_the_kernel_its_own_file_defines(tmp_path):
     stub = traced(tmp_path, FILE_LOCAL, "at::native::fill_stub").trace.tree
     registered = sorted(
-        (c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.resolution.value, c.edge.site)
+        (c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.resolution.value, path_line(c.edge.site))
         for c in stub.children
     )
     assert registered == [
@@ -673,7 +674,7 @@ def test_a_functor_handed_to_a_helper_reaches_the_kernel_that_calls_its_members(
             c.node.symbol.line,
             c.edge.label,
             c.edge.resolution.value,
-            c.edge.site,
+            path_line(c.edge.site),
         )
         for c in kernel.children
     ) == [
@@ -700,7 +701,9 @@ def test_a_kernel_traced_alone_does_not_guess_the_functor(tmp_path):
 def test_a_functor_with_a_call_operator_is_called_by_the_helper(tmp_path):
     report = traced(tmp_path, FUNCTORS, "at::native::square_kernel", max_depth=2)
     (helper,) = report.trace.tree.children
-    assert [(c.node.symbol.qname, c.node.symbol.line, c.edge.label, c.edge.site) for c in helper.children] == [
+    assert [
+        (c.node.symbol.qname, c.node.symbol.line, c.edge.label, path_line(c.edge.site)) for c in helper.children
+    ] == [
         ("at::native::Square::operator()", 10, "functor", ("src/reduce.cu", 15)),
     ]
 

@@ -20,6 +20,7 @@ from explorer.names.lookup import plain_call_order
 from explorer.render.json_out import trace_json
 from tests.command_line import invoke
 from tests.conftest import write_tree
+from tests.places import path_line
 
 YAML = "aten/src/ATen/native/native_functions.yaml"
 FUNCS = "torch/_C/_VariableFunctions.pyi"
@@ -35,7 +36,7 @@ def hops(path) -> list[tuple]:
             hop.node.symbol.path,
             hop.node.symbol.line,
             hop.edge.label if hop.edge else None,
-            hop.edge.site if hop.edge else None,
+            path_line(hop.edge.site) if hop.edge else None,
         )
         for hop in path
     ]
@@ -116,7 +117,7 @@ def test_torch_add_starts_from_both_overloads_of_its_binding(sample_store, sampl
         (1, "aten::add.Tensor", 29, "a plain call takes it"),
         (2, "aten::add.out", 35, "out= only"),
     ]
-    assert [(c.node.symbol.qname, c.edge.label, c.edge.site) for c in report.trace.tree.children] == [
+    assert [(c.node.symbol.qname, c.edge.label, path_line(c.edge.site)) for c in report.trace.tree.children] == [
         ("aten::add.Tensor", "binding", (FUNCS, 59)),
         ("aten::add.out", "binding", (FUNCS, 59)),
     ]
@@ -255,7 +256,8 @@ def test_a_cpp_function_overloaded_is_one_entry_with_nothing_ranking_its_overloa
     assert report.entry is not None and not report.entry.ranked
     assert starts(report) == [(1, "at::conv2d", 14, ""), (2, "at::conv2d", 29, "")]
     children = [
-        [(g.node.symbol.qname, g.node.symbol.line, g.edge.site) for g in c.children] for c in report.trace.tree.children
+        [(g.node.symbol.qname, g.node.symbol.line, path_line(g.edge.site)) for g in c.children]
+        for c in report.trace.tree.children
     ]
     assert children == [
         [
@@ -489,7 +491,7 @@ def test_a_python_name_defined_on_both_sides_of_an_if(blend):
     report = trace_symbol(store, root, "pkg.mod.run", max_depth=1)
     assert report.entry is not None and report.entry.noun == "definition"
     assert [
-        (c.node.symbol.line, [(g.node.symbol.qname, g.node.symbol.line, g.edge.site) for g in c.children])
+        (c.node.symbol.line, [(g.node.symbol.qname, g.node.symbol.line, path_line(g.edge.site)) for g in c.children])
         for c in report.trace.tree.children
     ] == [
         (13, [("pkg.mod._slow", 8, ("pkg/mod.py", 14))]),

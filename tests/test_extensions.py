@@ -14,6 +14,7 @@ from explorer.index.store import IndexStore
 from explorer.model import SymbolKind
 from explorer.names.extensions import ExtensionModules
 from explorer.resolve.graph import CallGraph
+from tests.places import path_line
 
 EXTENSION = {
     "setup.py": (
@@ -177,7 +178,7 @@ def hops(extension, query: str, to: str, backend: str = "cuda") -> list[tuple]:
             hop.node.symbol.path,
             hop.node.symbol.line,
             hop.edge.label if hop.edge else None,
-            hop.edge.site if hop.edge else None,
+            path_line(hop.edge.site) if hop.edge else None,
         )
         for hop in report.trace.paths[0]
     ]
@@ -224,7 +225,7 @@ def test_an_operator_registered_twice_is_ambiguous_between_its_kernels(extension
     graph = CallGraph(store, root, "cuda")
     (operator,) = list(store.symbols_with_qname("myext_legacy::legacy_op"))[:1]
     edges = [
-        (e.target.symbol.qname, e.label, e.resolution.value, e.candidates, e.site)
+        (e.target.symbol.qname, e.label, e.resolution.value, e.candidates, path_line(e.site))
         for e in graph.edges(graph.node(operator))
     ]
     rivals = ("legacy_op", "legacy_op_again")
@@ -556,7 +557,7 @@ def test_cpp_extension_load_and_load_inline_modules_lead_to_their_cpp(tmp_path):
                 h.node.symbol.path,
                 h.node.symbol.line,
                 h.edge.label if h.edge else None,
-                h.edge.site if h.edge else None,
+                path_line(h.edge.site) if h.edge else None,
             )
             for h in report.trace.paths[0]
         ] == [
@@ -626,7 +627,12 @@ def test_older_registrations_through_register_operators_options(tmp_path):
         ]
         report = trace_symbol(store, str(root), "myops.add", to="add_cuda")
         assert [
-            (h.node.symbol.qname, h.node.symbol.line, h.edge.label if h.edge else None, h.edge.site if h.edge else None)
+            (
+                h.node.symbol.qname,
+                h.node.symbol.line,
+                h.edge.label if h.edge else None,
+                path_line(h.edge.site) if h.edge else None,
+            )
             for h in report.trace.paths[0]
         ] == [
             ("myops.add", 4, None, None),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from explorer.analysis.trace import trace_symbol
 from explorer.model import EdgeKind, SymbolKind
 from tests.conftest import write_tree
+from tests.places import path_line
 from tests.test_binding_layer import indexed
 
 PG = "pg.cpp"
@@ -86,7 +87,7 @@ def _edges(graph, node):
                 e.target.symbol.qname,
                 e.target.symbol.line,
                 e.kind,
-                e.site[1] if e.site else None,
+                e.site.line if path_line(e.site) else None,
                 tuple(p.qname for p in e.target.passed),
                 e.target.passed_as,
             )
@@ -109,7 +110,7 @@ def test_the_lambda_is_called_where_the_helper_calls_its_parameter(tmp_path):
         # the 3-argument overload, holding the lambda as its `fn`
         assert (
             to_outer.target.symbol.line,
-            to_outer.site,
+            path_line(to_outer.site),
             [p.qname for p in to_outer.target.passed],
             to_outer.target.passed_as,
         ) == (
@@ -129,7 +130,7 @@ def test_the_lambda_is_called_where_the_helper_calls_its_parameter(tmp_path):
             (_lambda(21), 21, EdgeKind.FNPTR, 14, (), ()),
         ]
         (lambda_edge,) = [e for e in graph.edges(to_inner.target) if e.target.symbol.line == 21]
-        assert [(e.target.symbol.qname, e.site) for e in graph.edges(lambda_edge.target)] == [
+        assert [(e.target.symbol.qname, path_line(e.site)) for e in graph.edges(lambda_edge.target)] == [
             ("ncclAllReduce", (PG, 21)),
             ("c10d::ProcessGroupNCCL::count", (PG, 21)),
         ]

@@ -11,6 +11,7 @@ import pytest
 from explorer.analysis.neighbours import neighbours_of
 from explorer.resolve.graph import CallGraph
 from tests.conftest import indexed_tree
+from tests.places import path_line
 
 SOURCE = (
     "import unittest\n"  # 1
@@ -70,7 +71,8 @@ def callees(tree, qname: str) -> list[tuple]:
     graph = CallGraph(store, root, "all")
     (symbol,) = store.symbols_with_qname(qname)
     return [
-        (e.site, e.label, e.resolution.value, e.target.symbol.qname) for e in graph.edges_by_site(graph.node(symbol))
+        (path_line(e.site), e.label, e.resolution.value, e.target.symbol.qname)
+        for e in graph.edges_by_site(graph.node(symbol))
     ]
 
 
@@ -88,7 +90,7 @@ def test_a_lambda_the_solver_sees_called_gives_its_calls_once(tree):
 def test_callers_find_the_definition_the_lambda_is_written_in(tree):
     store, root = tree
     report = neighbours_of(store, root, "m.helper", "callers")
-    assert [(n.node.symbol.qname, n.edge.site) for n in report.found] == [
+    assert [(n.node.symbol.qname, path_line(n.edge.site)) for n in report.found] == [
         ("m.T.test_it", ("m.py", 11)),
         ("m.invoked", ("m.py", 15)),
     ]
@@ -112,7 +114,7 @@ def test_a_member_of_a_local_is_the_member_of_the_class_that_made_it(tree):
     # the same name hides it
     store, root = tree
     report = neighbours_of(store, root, "m.Opt.add", "callers")
-    assert [(n.node.symbol.qname, n.edge.label, n.edge.site) for n in report.found] == [
+    assert [(n.node.symbol.qname, n.edge.label, path_line(n.edge.site)) for n in report.found] == [
         ("m.train.closure", "method", ("m.py", 33)),
     ]
 

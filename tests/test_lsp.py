@@ -8,6 +8,8 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -220,21 +222,67 @@ async def test_a_property_read_is_an_outgoing_call_at_its_line(client: LanguageC
     ]
 
 
-async def test_outgoing_calls_reach_the_vendor_call_as_trace_does(client: LanguageClient):
+async def conv_to_cudnn_calls(
+    client: LanguageClient,
+) -> list[tuple[lsp.CallHierarchyItem, lsp.CallHierarchyOutgoingCall]]:
+    """Conv2d.forward's outgoing calls followed hop by hop along CONV_TO_CUDNN: each caller and
+    its call of the next hop."""
     (item,) = await client.text_document_prepare_call_hierarchy_async(
         lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(242, 9))
     )
-    steps = []
+    hops = []
     for wanted, line, _, _ in CONV_TO_CUDNN:
         calls = await client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(item))
         matching = [
             c for c in calls or [] if c.to.name == wanted and (line is None or c.to.selection_range.start.line == line)
         ]
         assert matching, f"{item.name} has no outgoing call to {wanted}: {[c.to.name for c in calls or []]}"
-        call = matching[0]
-        steps.append((call.to.name, line, call.to.detail, call.from_ranges[0].start.line if call.from_ranges else None))
-        item = call.to
+        hops.append((item, matching[0]))
+        item = matching[0].to
+    return hops
+
+
+async def test_outgoing_calls_reach_the_vendor_call_as_trace_does(client: LanguageClient):
+    steps = [
+        (call.to.name, line, call.to.detail, call.from_ranges[0].start.line if call.from_ranges else None)
+        for (_, call), (_, line, _, _) in zip(await conv_to_cudnn_calls(client), CONV_TO_CUDNN, strict=True)
+    ]
     assert steps == CONV_TO_CUDNN
+
+
+async def test_an_outgoing_call_s_range_is_the_callee_it_writes(client: LanguageClient):
+    # The same chain, each hop's from-range read back from the file: the callee as written
+    # where a call is (the parser's column), the whole line where the hop has no call of its
+    # own (an alias's assignment, a YAML entry). (text, start, end; LSP characters)
+    ranges = []
+    for caller, call in await conv_to_cudnn_calls(client):
+        (written,) = call.from_ranges
+        # a from-range is in the caller's file
+        text = Path(caller.uri.removeprefix("file://")).read_text(encoding="utf-8").splitlines()[written.start.line]
+        assert written.start.line == written.end.line
+        ranges.append((text[written.start.character : written.end.character], written.start.character))
+    stub = (
+        "def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Union[_int, _size] = 1, "
+        "padding: Union[_int, _size] = 0, dilation: Union[_int, _size] = 1, groups: _int = 1) -> Tensor: ..."
+    )
+    assert ranges == [
+        ("self._conv_forward", 15),  # conv.py:244 `        return self._conv_forward(input, ...)`
+        ("F.conv2d", 19),  # conv.py:230 `            return F.conv2d(`
+        ("conv2d = _add_docstr(", 0),  # functional.py:37, the alias: its whole line
+        (stub, 0),  # _VariableFunctions.pyi:14, the binding of aten::conv2d
+        ("    CompositeImplicitAutograd: conv2d_symint", 0),  # native_functions.yaml:76
+        ("at::convolution_symint", 18),  # Convolution.cpp:183 `  Tensor output = at::convolution_symint(`
+        ("    CompositeExplicitAutograd: convolution", 0),  # native_functions.yaml:65
+        ("at::_convolution", 9),  # Convolution.cpp:223 `  return at::_convolution(`
+        ("    CompositeExplicitAutograd: _convolution", 0),  # native_functions.yaml:71
+        ("at::cudnn_convolution", 15),  # Convolution.cpp:259 `      output = at::cudnn_convolution(`
+        ("    CUDA: cudnn_convolution", 0),  # native_functions.yaml:90
+        ("cudnn_convolution_forward_out", 2),  # ConvShared.cpp:72
+        ("raw_cudnn_convolution_forward_out", 2),  # ConvShared.cpp:61
+        ("split_batch_dim_to_32bit_out", 2),  # Conv_v7.cpp:124
+        ("split_batch_dim_to_32bit_out", 2),  # the function pointer it is handed, in that same call
+        ("cudnnConvolutionForward", 17),  # Conv_v7.cpp:110 `  AT_CUDNN_CHECK(cudnnConvolutionForward(`
+    ]
 
 
 async def test_incoming_calls_climb_from_the_vendor_call_to_the_module(client: LanguageClient):
@@ -276,16 +324,24 @@ async def test_incoming_calls_lead_from_a_kernel_back_up(client: LanguageClient)
     )
 
 
-async def test_an_unsaved_buffer_is_answered_at_its_own_lines(client: LanguageClient):
-    # conv.py with two lines typed above everything and not saved: every saved line is two
-    # lower in the buffer (before: positions were read against the file as saved)
+@contextmanager
+def conv_typed_above(client: LanguageClient, typed: str) -> Iterator[str]:
+    """conv.py open in the editor with `typed` above its first line, not saved; its URI."""
     conv = SAMPLE_ROOT / "torch/nn/modules/conv.py"
-    typed = "from torch.nn import functional as G\n_draft = G.relu(1)\n"
     uri = conv.as_uri()
     client.text_document_did_open(
         lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "python", 1, typed + conv.read_text()))
     )
     try:
+        yield uri
+    finally:
+        client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+
+
+async def test_an_unsaved_buffer_is_answered_at_its_own_lines(client: LanguageClient):
+    # conv.py with two lines typed above everything and not saved: every saved line is two
+    # lower in the buffer (before: positions were read against the file as saved)
+    with conv_typed_above(client, "from torch.nn import functional as G\n_draft = G.relu(1)\n") as uri:
         # conv.py:230 `return F.conv2d(` is buffer line 232: the alias, functional.py:37
         found = await client.text_document_definition_async(
             lsp.DefinitionParams(doc("torch/nn/modules/conv.py"), lsp.Position(231, 22))
@@ -321,8 +377,19 @@ async def test_an_unsaved_buffer_is_answered_at_its_own_lines(client: LanguageCl
             lsp.CallHierarchyPrepareParams(doc("torch/nn/modules/conv.py"), lsp.Position(242, 9))
         )
         assert (forward.name, forward.selection_range.start.line) == ("torch.nn.modules.conv.Conv2d.forward", 242)
-    finally:
-        client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+
+
+async def test_an_unsaved_call_after_wide_characters_is_found_at_its_characters(client: LanguageClient):
+    # The parser counts a line's bytes, the editor its characters: `日本` is 2 characters and
+    # 6 bytes, so the typed call's `relu` starts 4 bytes later than its character (before: the
+    # call was missed at the cursor, and the name alone gave every relu of the tree)
+    typed = 'from torch.nn import functional as G\n_note = "日本"; _draft = G.relu(1)\n'
+    with conv_typed_above(client, typed):
+        found = await client.text_document_definition_async(
+            lsp.DefinitionParams(doc("torch/nn/modules/conv.py"), lsp.Position(1, typed.splitlines()[1].index("relu")))
+        )
+    # torch.nn.functional.relu, functional.py:136
+    assert [where(location)[:2] for location in found or []] == [("torch/nn/functional.py", 135)]
 
 
 async def test_references_are_the_call_sites_across_languages(client: LanguageClient):

@@ -9,6 +9,7 @@ import pytest
 from explorer.resolve.flow.facts import FlowFacts
 from explorer.resolve.graph import CallGraph
 from tests.conftest import indexed_tree
+from tests.places import path_line
 
 SOURCE = (
     "import functools\n"  # 1
@@ -66,7 +67,7 @@ def test_calling_the_name_calls_the_functions_passed(tree, qname, expected):
     graph = CallGraph(store, root, "all")
     (variable,) = store.symbols_with_qname(qname)
     found = [
-        (e.site, e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line)
+        (path_line(e.site), e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line)
         for e in graph.edges(graph.node(variable))
     ]
     assert found == expected

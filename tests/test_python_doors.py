@@ -35,6 +35,7 @@ from explorer.analysis.trace import trace_symbol
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.resolve.graph import CallGraph
+from tests.places import path_line
 
 OPS = (
     "from torch import Tensor\n"  # 1
@@ -211,7 +212,14 @@ def doors(tmp_path_factory: pytest.TempPathFactory, sample_root: str):
 
 def edges_of(graph: CallGraph, node) -> list[tuple]:
     return [
-        (e.site, e.label, e.resolution.value, e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line)
+        (
+            path_line(e.site),
+            e.label,
+            e.resolution.value,
+            e.target.symbol.qname,
+            e.target.symbol.path,
+            e.target.symbol.line,
+        )
         for e in graph.edges(node)
     ]
 
@@ -265,7 +273,9 @@ def test_an_operator_method_of_the_cpp_method_table_binds_what_its_function_does
     graph = CallGraph(store, root, "all")
     at = "user/ops.py"
     divide = graph.edges(node_of(store, graph, "user.ops.divide"))
-    assert [(e.site, e.label, e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line) for e in divide] == [
+    assert [
+        (path_line(e.site), e.label, e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line) for e in divide
+    ] == [
         ((at, 46), "operator", "torch._C.TensorBase.__truediv__", METHODS, 14),
         ((at, 47), "operator", "torch._C.TensorBase.__getitem__", METHODS, 15),
     ]
@@ -285,21 +295,15 @@ def test_a_method_the_method_table_writes_by_hand_is_that_entry_not_an_operator(
     # native_functions.yaml has a method overload of size (size.Dimname; size.int is a function)
     store, root, _ = doors
     graph = CallGraph(store, root, "all")
-    (edge,) = graph.edges(node_of(store, graph, "user.ops.rows"))
-    assert (
-        edge.site,
-        edge.label,
-        edge.resolution.value,
-        edge.target.symbol.qname,
-        edge.target.symbol.path,
-        edge.target.symbol.line,
-    ) == (("user/ops.py", 51), "method", "exact", "torch._C.TensorBase.size", METHODS, 16)
+    rows = node_of(store, graph, "user.ops.rows")
+    assert edges_of(graph, rows) == [(("user/ops.py", 51), "method", "exact", "torch._C.TensorBase.size", METHODS, 16)]
+    (edge,) = graph.edges(rows)
     assert edges_of(graph, edge.target) == [
         ((METHODS, 16), "method_table", "exact", "torch::autograd::THPVariable_size", METHODS, 37)
     ]
     # `TensorBase.size(x, -2)`: the entry too, not the stub's binding of size's operators
     (named,) = graph.edges(node_of(store, graph, "user.ops.rows_of"))
-    assert (named.site, named.target.symbol.qname, named.target.symbol.path, named.target.symbol.line) == (
+    assert (path_line(named.site), named.target.symbol.qname, named.target.symbol.path, named.target.symbol.line) == (
         ("user/ops.py", 58),
         "torch._C.TensorBase.size",
         METHODS,
@@ -337,7 +341,9 @@ def test_a_closure_a_factory_made_is_known_by_its_public_name(doors):
     run = graph.edges(node_of(store, graph, "user.ops.run"))
     # `act(x) + swapped(x)` (37): each name is the closure `chosen` (15) its own call made;
     # the sum of what they return (relu's, softmax's tensors) runs __add__
-    assert [(e.site, e.label, e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line) for e in run] == [
+    assert [
+        (path_line(e.site), e.label, e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line) for e in run
+    ] == [
         ((at, 37), "call", "user.ops.act", at, 15),
         ((at, 37), "operator", "torch._C.TensorBase.__add__", STUBS, 94),
         ((at, 37), "call", "user.ops.swapped", at, 15),
@@ -373,7 +379,7 @@ def test_the_residual_connection_reaches_the_add_kernel(sample_store, sample_roo
             hop.node.symbol.path,
             hop.node.symbol.line,
             hop.edge.label if hop.edge else None,
-            hop.edge.site if hop.edge else None,
+            path_line(hop.edge.site) if hop.edge else None,
         )
         for hop in report.trace.paths[0]
     ] == [
@@ -411,7 +417,13 @@ def test_max_pool2d_is_the_closure_boolean_dispatch_made(sample_store, sample_ro
     # max_pool2d_with_indices at :198
     report = trace_symbol(sample_store, sample_root, "torch.nn.modules.pooling.MaxPool2d.forward", max_depth=2)
     (pool,) = report.trace.tree.children
-    assert (pool.node.symbol.qname, pool.node.symbol.path, pool.node.symbol.line, pool.edge.label, pool.edge.site) == (
+    assert (
+        pool.node.symbol.qname,
+        pool.node.symbol.path,
+        pool.node.symbol.line,
+        pool.edge.label,
+        path_line(pool.edge.site),
+    ) == (
         "torch.nn.functional.max_pool2d",
         "torch/_jit_internal.py",
         49,
@@ -419,7 +431,8 @@ def test_max_pool2d_is_the_closure_boolean_dispatch_made(sample_store, sample_ro
         ("torch/nn/modules/pooling.py", 56),
     )
     assert [
-        (c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.label, c.edge.site) for c in pool.children
+        (c.node.symbol.qname, c.node.symbol.path, c.node.symbol.line, c.edge.label, path_line(c.edge.site))
+        for c in pool.children
     ] == [
         ("torch.nn.functional._max_pool2d", "torch/nn/functional.py", 236, "call", ("torch/_jit_internal.py", 58)),
         (

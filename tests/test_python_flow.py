@@ -14,6 +14,7 @@ import pytest
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
 from explorer.resolve.graph import CallGraph
+from tests.places import path_line
 
 FLOWS = (
     "import torch\n"  # 1
@@ -72,7 +73,9 @@ def edges(flows, qname: str) -> list[tuple]:
     store, root = flows
     graph = CallGraph(store, root, "all")
     (symbol,) = store.symbols_with_qname(qname)
-    return [(e.site, e.label, e.resolution.value, e.target.symbol.qname) for e in graph.edges(graph.node(symbol))]
+    return [
+        (path_line(e.site), e.label, e.resolution.value, e.target.symbol.qname) for e in graph.edges(graph.node(symbol))
+    ]
 
 
 def test_a_method_of_a_tensor_is_its_operator_exactly(flows):

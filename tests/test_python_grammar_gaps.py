@@ -11,6 +11,7 @@ from explorer.model import SymbolKind
 from explorer.parsers.python import parse_python
 from explorer.resolve.graph import CallGraph
 from tests.conftest import indexed_tree
+from tests.places import path_line
 
 PARTIAL = "the Python grammar cannot read line {} (valid Python); indexed the rest"
 
@@ -99,7 +100,7 @@ def test_what_flows_through_the_bridged_statement_is_followed(tmp_path):
         graph = CallGraph(store, root, "all")
         (run,) = store.symbols_with_qname("gaps.run")
         found = [
-            (e.site, e.label, e.resolution.value, e.target.symbol.qname, e.target.symbol.line)
+            (path_line(e.site), e.label, e.resolution.value, e.target.symbol.qname, e.target.symbol.line)
             for e in graph.edges(graph.node(run))
         ]
     assert found == [(("gaps.py", 7), "call", "exact", "gaps.helper", 1)]

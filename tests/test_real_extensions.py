@@ -24,6 +24,7 @@ import pytest
 from explorer.analysis.trace import trace_symbol
 from explorer.index.build import refresh
 from explorer.index.store import IndexStore
+from tests.places import path_line
 
 D = "detectron2/layers"
 DC = "detectron2/layers/csrc"
@@ -322,7 +323,7 @@ def test_an_extension_chain_from_python_to_its_cuda_kernel(
                 h.node.symbol.path,
                 h.node.symbol.line,
                 h.edge.label if h.edge else None,
-                h.edge.site if h.edge else None,
+                path_line(h.edge.site) if h.edge else None,
             )
             for h in path
         ]

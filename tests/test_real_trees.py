@@ -17,6 +17,7 @@ import pytest
 from explorer.analysis.trace import trace_symbol
 from explorer.index.build import refresh
 from explorer.workspace import TreeRequest, Workspace, open_workspace
+from tests.places import path_line
 
 CHECKOUT = os.environ.get("EXPLORER_REAL_TORCH")
 ENVIRONMENT = os.environ.get("EXPLORER_REAL_TORCH_ENV")
@@ -65,7 +66,7 @@ def first_path(opened: Workspace, query: str, to: str) -> list[tuple]:
             h.node.symbol.path,
             h.node.symbol.line,
             h.edge.label if h.edge else None,
-            h.edge.site if h.edge else None,
+            path_line(h.edge.site) if h.edge else None,
         )
         for h in report.trace.paths[0]
     ]
@@ -184,7 +185,7 @@ def test_with_only_the_wheel_the_net_reaches_the_operator_and_says_where_a_check
         ]
         report = trace_symbol(opened.reader, opened.root, "aten::conv2d")
         (kernel,) = report.trace.tree.children
-        assert (kernel.node.symbol.qname, kernel.node.symbol.path, kernel.edge.label, kernel.edge.site) == (
+        assert (kernel.node.symbol.qname, kernel.node.symbol.path, kernel.edge.label, path_line(kernel.edge.site)) == (
             "at::native::conv2d_symint",
             None,
             "dispatch:CompositeImplicitAutograd",

@@ -29,6 +29,7 @@ from explorer.runtime.profile_events import read_profile
 from explorer.runtime.profiler import build_trace
 from explorer.runtime.request import RunRequest
 from explorer.runtime.torch_install import TorchInstall
+from tests.places import path_line
 
 RUNS = Path(__file__).resolve().parent / "data" / "h100_runs"
 
@@ -178,7 +179,7 @@ def test_an_operator_s_kernel_sits_under_it_without_the_launch_call_or_the_profi
     # so Python called after `t.numel()` sits beside it, not inside (_tensor_str.py:643 of
     # torch 2.11 calls _tensor_str (332) from _str_intern (416))
     (intern,) = [f for f in everything if f.name == "torch._tensor_str._str_intern"]
-    assert [(c.name, c.site) for c in intern.children if c.name == "torch._tensor_str._tensor_str"] == [
+    assert [(c.name, path_line(c.site)) for c in intern.children if c.name == "torch._tensor_str._tensor_str"] == [
         ("torch._tensor_str._tensor_str", ("/opt/torch/.venv/lib/python3.12/site-packages/torch/_tensor_str.py", 643))
     ]
 

@@ -33,6 +33,7 @@ from explorer.runtime.profiler import build_trace, run_profiled
 from explorer.runtime.request import RunRequest
 from explorer.runtime.torch_install import TorchInstall, probe_torch
 from explorer.workspace import open_installed
+from tests.places import path_line
 
 PINNED = "2.13.0"
 YAML = "torchgen/packaged/ATen/native/native_functions.yaml"
@@ -150,10 +151,10 @@ def test_an_operator_goes_under_the_builtin_call_it_ran_in_once_the_clocks_agree
         None,
         1,
     )
-    assert program_call.site == ("<string>", 1)
+    assert path_line(program_call.site) == ("<string>", 1)
     # Tensor.size ran no operator: no frame
     (binding,) = program_call.children
-    assert (binding.name, binding.layer, binding.reach, binding.site) == (
+    assert (binding.name, binding.layer, binding.reach, path_line(binding.site)) == (
         "torch._C._VariableFunctions.relu",
         Layer.BINDING,
         Reach.BINDING,
@@ -189,7 +190,7 @@ def test_a_nested_function_is_named_as_the_index_names_its_definition():
         [],
     )
     (nested,) = trace_root_children(found)
-    assert (nested.name, nested.path, nested.site) == (
+    assert (nested.name, nested.path, path_line(nested.site)) == (
         "torch.nn.modules.module.Module.__setattr__.remove_from",
         "torch/nn/modules/module.py",
         ("<string>", 1),
@@ -221,7 +222,7 @@ def test_python_called_back_from_inside_an_operator_goes_under_that_operator():
     (node,) = backward.children  # the evaluate_function wrapper is folded away
     assert row(node) == ("MulBackward0", Layer.CPP, None, None, Reach.PROFILED, None, 1)
     (hook,) = node.children
-    assert (hook.name, hook.site) == ("__main__.hook", None)
+    assert (hook.name, path_line(hook.site)) == ("__main__.hook", None)
     (mul_binding,) = hook.children
     assert [c.name for c in mul_binding.children] == ["aten::mul.Tensor"]
     assert not any("clocks disagreed" in note for note in found.notes)
@@ -300,7 +301,7 @@ def test_an_operator_that_launched_a_kernel_ran_its_cuda_kernel_and_so_did_what_
         "CUDA",
         1,
     )
-    assert kernel.site == ("aten/src/ATen/native/native_functions.yaml", 90)
+    assert path_line(kernel.site) == ("aten/src/ATen/native/native_functions.yaml", 90)
     inner_empty, launched = kernel.children
     assert [row(c) for c in child(inner_empty, "at::native::empty_cuda").children] == []
     assert child(inner_empty, "at::native::empty_cuda").key == "CUDA"
@@ -444,7 +445,7 @@ CONV_CHAIN = [
 def test_conv2d_runs_from_the_module_call_down_to_the_mkldnn_operator(conv_trace: RunTrace):
     chain = descend(conv_trace.root, *(name for name, *_ in CONV_CHAIN))
     assert [row(frame) for frame in chain] == CONV_CHAIN
-    assert [frame.site for frame in chain[:5]] == [
+    assert [path_line(frame.site) for frame in chain[:5]] == [
         ("<string>", 1),
         ("torch/nn/modules/module.py", 1778),
         ("torch/nn/modules/module.py", 1789),
@@ -642,7 +643,7 @@ def test_with_root_each_operator_runs_its_kernel_for_the_cpu(
         "aten::mkldnn_convolution",
         "at::native::mkldnn_convolution",
     )
-    assert [(f.name, f.layer, f.path, f.line, f.reach, f.key, f.site) for f in kernels] == [
+    assert [(f.name, f.layer, f.path, f.line, f.reach, f.key, path_line(f.site)) for f in kernels] == [
         ("aten::conv2d", Layer.YAML, yaml, 1707, Reach.PROFILED, None, None),
         (
             "at::native::conv2d_symint",

@@ -46,6 +46,7 @@ import pytest
 from explorer.analysis.trace import trace_symbol
 from explorer.resolve.graph import CallGraph
 from tests.command_line import invoke
+from tests.places import path_line
 
 NATIVE = "aten/src/ATen/native"
 YAML = f"{NATIVE}/native_functions.yaml"
@@ -78,7 +79,7 @@ def callees(store, root, query, backend="cuda"):
             c.node.symbol.line,
             c.edge.label,
             c.edge.resolution.value,
-            c.edge.site,
+            path_line(c.edge.site),
         )
         for c in tree.children
     }
@@ -94,7 +95,14 @@ def callees_at(store, root, qname, path, line, backend="cuda"):
     (symbol,) = [s for s in store.symbols_with_qname(qname) if (s.path, s.line) == (path, line)]
     graph = CallGraph(store, root, backend)
     return {
-        (e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.label, e.resolution.value, e.site)
+        (
+            e.target.symbol.qname,
+            e.target.symbol.path,
+            e.target.symbol.line,
+            e.label,
+            e.resolution.value,
+            path_line(e.site),
+        )
         for e in graph.edges(graph.node(symbol))
     }
 

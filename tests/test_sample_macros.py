@@ -24,6 +24,7 @@ explorer.
 from __future__ import annotations
 
 from explorer.analysis.trace import trace_symbol
+from tests.places import path_line
 
 TOPK = "aten/src/ATen/native/cuda/TensorTopK.cu"
 SHAPE = "aten/src/ATen/native/cuda/Shape.cu"
@@ -35,7 +36,12 @@ def chain(store, root, query, to):
     report = trace_symbol(store, root, query, to=to, backend="cuda")
     assert report.trace.paths, f"no path from {query} to {to}"
     return [
-        (hop.node.symbol.qname, hop.node.symbol.path, hop.node.symbol.line, hop.edge.site if hop.edge else None)
+        (
+            hop.node.symbol.qname,
+            hop.node.symbol.path,
+            hop.node.symbol.line,
+            path_line(hop.edge.site) if hop.edge else None,
+        )
         for hop in report.trace.paths[0]
     ]
 
@@ -44,7 +50,7 @@ def callees(store, root, query):
     """(name, line, edge kind, call site line) of each callee of `query` defined in the tree."""
     tree = trace_symbol(store, root, query, max_depth=1, backend="cuda").trace.tree
     return {
-        (c.node.symbol.qname, c.node.symbol.line, c.edge.label, c.edge.site[1] if c.edge.site else None)
+        (c.node.symbol.qname, c.node.symbol.line, c.edge.label, c.edge.site.line if path_line(c.edge.site) else None)
         for c in tree.children
         if c.node.symbol.path
     }

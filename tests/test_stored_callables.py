@@ -11,6 +11,7 @@ from __future__ import annotations
 from explorer.analysis.trace import trace_symbol
 from explorer.model import EdgeKind, Resolution, SymbolKind
 from explorer.resolve.graph import CallGraph
+from tests.places import path_line
 
 HEADER = "torch/csrc/jit/api/function_impl.h"
 IMPL = "torch/csrc/jit/api/function_impl.cpp"
@@ -35,7 +36,7 @@ def _node(store, graph, qname: str, line: int):
 def _stored_edges(graph, node):
     return sorted(
         (
-            (e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.resolution, e.site)
+            (e.target.symbol.qname, e.target.symbol.path, e.target.symbol.line, e.resolution, path_line(e.site))
             for e in graph.edges(node)
             if e.kind is EdgeKind.STORED
         ),
@@ -81,7 +82,9 @@ def test_the_local_lambda_is_a_node_whose_calls_are_its_own_lines(sample_store, 
         "[name](GraphFunction& method)",
         "torch::jit::define",
     )
-    assert [(e.target.symbol.qname, e.target.symbol.line, e.kind, e.site) for e in graph.edges(edge.target)] == [
+    assert [
+        (e.target.symbol.qname, e.target.symbol.line, e.kind, path_line(e.site)) for e in graph.edges(edge.target)
+    ] == [
         ("torch::jit::emit_graph", 9, EdgeKind.CALL, (COMPILER, 14)),
     ]
 
@@ -90,7 +93,8 @@ def test_a_class_named_in_a_call_runs_its_constructor(sample_store, sample_root)
     graph = CallGraph(sample_store, sample_root, "all")
     define_builtin = _node(sample_store, graph, "torch::jit::define_builtin", 19)
     assert [
-        (e.target.symbol.qname, e.target.symbol.line, e.kind, e.resolution, e.site) for e in graph.edges(define_builtin)
+        (e.target.symbol.qname, e.target.symbol.line, e.kind, e.resolution, path_line(e.site))
+        for e in graph.edges(define_builtin)
     ] == [
         ("torch::jit::GraphFunction::GraphFunction", 12, EdgeKind.CALL, Resolution.EXACT, (COMPILER, 20)),
     ]
@@ -140,7 +144,7 @@ def test_a_class_two_source_files_each_define_holds_only_its_own_files_callables
         for path, freed in (("test/cuda_test.cpp", "free_cuda"), ("test/xpu_test.cpp", "free_xpu")):
             (destructor,) = [s for s in store.symbols_with_qname("IOBuf::~IOBuf") if s.path == path]
             assert [
-                (e.target.symbol.qname, e.target.symbol.path, e.resolution, e.site)
+                (e.target.symbol.qname, e.target.symbol.path, e.resolution, path_line(e.site))
                 for e in graph.edges(graph.node(destructor))
             ] == [
                 (freed, path, Resolution.VALUE, (path, 6)),

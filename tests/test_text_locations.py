@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from explorer.model import CallEdge, CallNode, EdgeKind, Language, Layer, Symbol, SymbolKind, Tree, TreeKind
+from explorer.model import CallEdge, CallNode, EdgeKind, Language, Layer, Location, Symbol, SymbolKind, Tree, TreeKind
 from explorer.render.places import name_trees, shown_path
 from explorer.render.text import hop_text, site_text
 
 
 def test_a_site_without_a_line_is_its_file_alone():
-    assert site_text(("torch/nn/modules/module.py", 198)) == "torch/nn/modules/module.py:198"
-    assert site_text(("torch/nn/modules/module.py", 0)) == "torch/nn/modules/module.py"
+    assert site_text(Location("torch/nn/modules/module.py", 198)) == "torch/nn/modules/module.py:198"
+    assert site_text(Location("torch/nn/modules/module.py", 0)) == "torch/nn/modules/module.py"
     helper = Symbol("pkg.helper", "helper", SymbolKind.FUNCTION, Language.PYTHON, "pkg/mod.py", 3, 4)
     text = hop_text(
         CallNode(helper, Layer.PYTHON),
-        CallEdge(CallNode(helper, Layer.PYTHON), EdgeKind.PASSED, site=("pkg/mod.py", 0)),
+        CallEdge(CallNode(helper, Layer.PYTHON), EdgeKind.PASSED, site=Location("pkg/mod.py", 0)),
     )
     console = Console(width=200, color_system=None)
     with console.capture() as captured:

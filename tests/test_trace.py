@@ -17,6 +17,7 @@ from explorer.index.store import IndexStore
 from explorer.render.json_out import trace_json
 from explorer.resolve.graph import CallGraph
 from tests.conftest import write_tree
+from tests.places import path_line
 from tests.test_binding_layer import indexed
 
 MODULE_CALL = [
@@ -93,7 +94,7 @@ def test_conv2d_reaches_cudnn_convolution_forward(sample_store, sample_root):
 
 def test_every_hop_names_the_call_that_leads_to_it(sample_store, sample_root):
     report = trace_symbol(sample_store, sample_root, "torch.nn.Conv2d", to="cudnnConvolutionForward")
-    sites = [(hop.edge.label, hop.edge.site) for hop in report.trace.paths[0][5:8]]
+    sites = [(hop.edge.label, path_line(hop.edge.site)) for hop in report.trace.paths[0][5:8]]
     assert sites == [
         ("method", ("torch/nn/modules/conv.py", 244)),
         ("call", ("torch/nn/modules/conv.py", 230)),
@@ -198,7 +199,9 @@ def test_boolean_dispatch_reaches_both_branches(sample_store, sample_root):
     # is the closure `fn` (_jit_internal.py:49); its calls are `return if_true(...)` (line 57,
     # under `if flag:`) and `return if_false(...)` (line 58), the one `flag = default` takes first
     report = trace_symbol(sample_store, sample_root, "torch.nn.functional.max_pool2d", max_depth=1)
-    assert [(child.node.symbol.qname, child.edge.label, child.edge.site) for child in report.trace.tree.children] == [
+    assert [
+        (child.node.symbol.qname, child.edge.label, path_line(child.edge.site)) for child in report.trace.tree.children
+    ] == [
         ("torch.nn.functional._max_pool2d", "call", ("torch/_jit_internal.py", 58)),
         ("torch.nn.functional.max_pool2d_with_indices", "call", ("torch/_jit_internal.py", 57)),
     ]
@@ -468,7 +471,7 @@ def test_cpp_dispatch_stub_fnptr_vendor_and_backends(tmp_path: Path):
         ("at::native::apply", "cpp", "call"),
         ("cudnnScale", "vendor", "call"),
     ]
-    assert [(c.node.symbol.qname, c.edge.label, c.edge.site) for c in cuda.children[0].children] == [
+    assert [(c.node.symbol.qname, c.edge.label, path_line(c.edge.site)) for c in cuda.children[0].children] == [
         ("at::native::visit", "fnptr", ("aten/src/ATen/native/Scale.cpp", 11)),
     ]
     cuda_only = traced(tmp_path / "cuda", CPP_TREE, "aten::scale", max_depth=1, backend="cuda")
@@ -491,7 +494,7 @@ def test_graph_edges_are_computed_once_per_node(sample_store, sample_root):
     assert graph.edges(node) is graph.edges(node)
     # backend cuda: the mkldnn branch is pruned, the cuDNN and slow ones are kept; one edge per callee
     assert [
-        (e.target.symbol.qname, e.label, e.site[1])
+        (e.target.symbol.qname, e.label, e.site.line)
         for e in graph.edges(node)
         if e.target.symbol.qname.startswith("aten::")
     ] == [
@@ -506,7 +509,9 @@ def test_graph_edges_are_computed_once_per_node(sample_store, sample_root):
 
 
 def listed(report) -> list[tuple]:
-    return [(n.depth, n.node.layer.value, n.node.symbol.qname, n.edge.label, n.edge.site) for n in report.found]
+    return [
+        (n.depth, n.node.layer.value, n.node.symbol.qname, n.edge.label, path_line(n.edge.site)) for n in report.found
+    ]
 
 
 def test_callers_of_cudnn_lead_back_up_to_conv2d(sample_store, sample_root):
@@ -708,7 +713,7 @@ def test_a_call_of_a_decorated_function_runs_what_the_decorators_made(tmp_path: 
     hops, node = [], report.trace.tree
     while node.children:
         (node,) = node.children
-        hops.append((node.node.symbol.qname, node.node.symbol.line, node.edge.label, node.edge.site))
+        hops.append((node.node.symbol.qname, node.node.symbol.line, node.edge.label, path_line(node.edge.site)))
     assert hops == [
         ("deco.logged.wrapper", 2, "call", ("deco.py", 20)),
         ("deco.work", 13, "call", ("deco.py", 3)),
@@ -716,7 +721,7 @@ def test_a_call_of_a_decorated_function_runs_what_the_decorators_made(tmp_path: 
     ]
     # the definition itself calls only what its body calls
     assert [
-        (c.node.symbol.qname, c.edge.site)
+        (c.node.symbol.qname, path_line(c.edge.site))
         for c in traced(tmp_path / "again", files, "deco.work", max_depth=1).trace.tree.children
     ] == [
         ("deco.helper", ("deco.py", 14)),
@@ -788,7 +793,9 @@ def test_cpp_overloads_are_told_apart_by_their_number_of_arguments(tmp_path: Pat
             (4, "ambiguous"),
         ]  # none fits: all kept
         report = trace_symbol(store, str(root), "at::native::both", max_depth=1)
-        assert [(c.node.symbol.line, c.edge.resolution.value, c.edge.site) for c in report.trace.tree.children] == [
+        assert [
+            (c.node.symbol.line, c.edge.resolution.value, path_line(c.edge.site)) for c in report.trace.tree.children
+        ] == [
             (10, "exact", ("aten/src/ATen/native/Over.cpp", 11)),
             (9, "exact", ("aten/src/ATen/native/Over.cpp", 11)),
         ]

@@ -28,6 +28,7 @@ import pytest
 from explorer.analysis.trace import trace_symbol
 from explorer.resolve.graph import CallGraph
 from tests.command_line import invoke
+from tests.places import path_line
 
 MODULE = "torch/nn/modules/module.py"
 CALL = ("torch.nn.modules.module.Module.__call__", MODULE, 233)
@@ -63,7 +64,7 @@ def paths(store, root, query, to):
 def sites(store, root, query, to):
     """The call site of each hop of the first path."""
     report = trace_symbol(store, root, query, to=to, backend="cuda")
-    return [hop.edge.site if hop.edge else None for hop in report.trace.paths[0]]
+    return [path_line(hop.edge.site) if hop.edge else None for hop in report.trace.paths[0]]
 
 
 def test_the_net_reaches_the_cudnn_convolution_through_its_stem(sample_store, sample_root):
@@ -170,7 +171,7 @@ def test_each_call_of_the_net_forward_reaches_exactly_what_its_attribute_holds(s
     graph = CallGraph(sample_store, sample_root, "cuda")
     (forward,) = list(sample_store.symbols_with_qname("mynet.net.Net.forward"))
     node = dataclasses.replace(graph.node(forward), self_class="mynet.net.Net")
-    edges = sorted((e.site[1], e.kind, e.target.symbol.qname, e.target.self_class) for e in graph.edges(node))
+    edges = sorted((e.site.line, e.kind, e.target.symbol.qname, e.target.self_class) for e in graph.edges(node))
     assert edges == [
         (19, "method", "torch.nn.modules.module.Module._wrapped_call_impl", "torch.nn.modules.container.Sequential"),
         (20, "method", "torch.nn.modules.container.ModuleList.__iter__", "torch.nn.modules.container.ModuleList"),

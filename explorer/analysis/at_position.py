@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from explorer.errors import ExplorerError
 from explorer.index import IndexReader
-from explorer.model import CallEdge, CallSite, EdgeKind, Key, Layer, Symbol, SymbolKind
+from explorer.model import CallEdge, CallSite, EdgeKind, Key, Layer, Location, Symbol, SymbolKind
 from explorer.names import find
 from explorer.resolve import CallGraph
 
@@ -75,7 +75,7 @@ def calls_on_line(graph: CallGraph, reader: IndexReader, path: str, line: int) -
     scope = enclosing(reader, path, line)
     if scope is None:
         return []
-    return [edge for edge in graph.edges(graph.node(scope)) if edge.site is not None and edge.site == (path, line)]
+    return [edge for edge in graph.edges(graph.node(scope)) if edge.site == Location(path, line)]
 
 
 def symbols_at(graph: CallGraph, reader: IndexReader, path: str, line: int, text: str, column: int) -> list[Symbol]:
@@ -110,9 +110,10 @@ def symbols_called_at(reader: IndexReader, sites: list[CallSite], line: int, tex
     word = word_at(text, column)
     if word is None:
         return []
+    at_byte = len(text[:column].encode("utf-8"))  # a site's column counts the line's bytes
     for site in sites:
         written = site.callee.replace("->", ".").replace("::", ".")
-        if site.line != line or not (site.column <= column <= site.column + len(site.callee)):
+        if site.line != line or not (site.column <= at_byte <= site.column + len(site.callee.encode("utf-8"))):
             continue
         if written.rsplit(".", 1)[-1] != word.name:
             continue

@@ -69,7 +69,7 @@ def describe(
         )
     if symbol.kind is SymbolKind.EXTERNAL:
         calls = sorted(
-            Location(path, site.line)
+            Location(path, site.line, site.column)
             for path, site in reader.call_sites_of(symbol.name)
             if last_name(site.callee) == symbol.name
         )

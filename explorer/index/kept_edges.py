@@ -244,7 +244,11 @@ def node_key_text(node: CallNode, *context: object) -> str:
     """A node's identity as kept: its key, where it was handed callables, and what else the
     edges were worked out under (the backend, whether tests are followed). The key holds
     strings, numbers, None and tuples of them, whose repr is the same on every run."""
-    return repr((context, node.key, node.passed_at))
+    return repr((context, node.key, _place_fields(node.passed_at)))
+
+
+def _place_fields(place: Location | None) -> list[object] | None:
+    return None if place is None else [place.path, place.line, place.column]
 
 
 def encode_edges(edges: list[CallEdge]) -> str:
@@ -278,7 +282,7 @@ def encode_edges(edges: list[CallEdge]) -> str:
             target.layer.value,
             target.self_class,
             [place(s) for s in target.passed],
-            target.passed_at,
+            _place_fields(target.passed_at),
             target.passed_as,
             None if shape is None else [shape.positional, shape.keywords, shape.open],
         ]
@@ -289,7 +293,7 @@ def encode_edges(edges: list[CallEdge]) -> str:
             edge.kind.value,
             edge.resolution.value,
             edge.candidates,
-            edge.site,
+            _place_fields(edge.site),
             edge.specialised,
             edge.off_default,
             edge.dispatch_key,
@@ -323,7 +327,7 @@ def decode_edges(text: str) -> list[CallEdge]:
             _LAYERS[layer],
             self_class,
             tuple(symbols[s] for s in passed) if passed else (),
-            None if passed_at is None else Location(passed_at[0], passed_at[1]),
+            None if passed_at is None else Location(*passed_at),
             tuple(passed_as) if passed_as else (),
             None if shape is None else CallShape(shape[0], tuple(shape[1]), shape[2]),
         )
@@ -334,7 +338,7 @@ def decode_edges(text: str) -> list[CallEdge]:
             _EDGE_KINDS[kind],
             _RESOLUTIONS[resolution],
             tuple(candidates) if candidates else (),
-            None if site is None else Location(site[0], site[1]),
+            None if site is None else Location(*site),
             specialised,
             off_default,
             dispatch_key,

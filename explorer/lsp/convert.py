@@ -17,7 +17,7 @@ from explorer.analysis import (
     symbols_called_at,
 )
 from explorer.lsp.hierarchy import node_data, node_of
-from explorer.lsp.positions import column_of, line_range, path_of, span_range, uri_of
+from explorer.lsp.positions import call_range, column_of, line_range, path_of, span_range, uri_of
 from explorer.lsp.session import Session
 from explorer.model import CallEdge, CallNode, Layer, Location, Resolution, Symbol, SymbolKind
 from explorer.resolve import (
@@ -132,14 +132,16 @@ def _name_column(text: str, name: str) -> int:
     return found.start() if found is not None else -1
 
 
-def site_location(session: Session, site: Location | None) -> lsp.Location | None:
-    """The line of a call, or None where there is none: no site, or a site in a file at no
-    line (line 0: a call Python makes that no line writes, such as unpacking's `__getitem__`)."""
+def site_location(session: Session, site: Location | None, called: str = "") -> lsp.Location | None:
+    """The call at a site, up to the name of the definition it runs (`called`) where the line
+    writes it (its line, where no column is known), or None where there is no call: no site,
+    or a site in a file at no line (line 0: a call Python makes that no line writes, such as
+    unpacking's `__getitem__`)."""
     if site is None or site.line < 1:
         return None
-    path, line = site
+    text = session.sources.line(site.path, site.line)
     return lsp.Location(
-        uri_of(path, session.root), in_buffer(session, path, line_range(line, session.sources.line(path, line)))
+        uri_of(site.path, session.root), in_buffer(session, site.path, call_range(site.line, text, site.column, called))
     )
 
 
@@ -175,7 +177,7 @@ def hierarchy_item(
             uri_of(symbol.path, session.root),
             in_buffer(session, symbol.path, name_range(session, symbol)),
         )
-    elif (place := site_location(session, site)) is not None:
+    elif (place := site_location(session, site, symbol.name)) is not None:
         uri, whole, selection = place.uri, place.range, place.range
     elif near is not None:
         uri, whole, selection = near.uri, near.selection_range, near.selection_range
@@ -227,7 +229,7 @@ def hierarchy_steps(
         # a hop without a call in the source (a generated binding to its operator): the range
         # is the caller item's own, so that editors show the hop
         caller = other_item if incoming else item
-        place = site_location(session, edge.site)
+        place = site_location(session, edge.site, edge.target.symbol.name)
         ranges = [place.range] if place is not None else [caller.selection_range]
         answered.append((other_item, ranges))
     return answered

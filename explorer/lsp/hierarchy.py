@@ -28,7 +28,9 @@ def node_data(node: CallNode) -> dict[str, Any]:
     if node.passed:
         data["passed"] = [[passed.qname, passed.path, passed.line] for passed in node.passed]
         data["passed_as"] = list(node.passed_as)
-        data["passed_at"] = list(node.passed_at) if node.passed_at is not None else None
+        data["passed_at"] = (
+            [node.passed_at.path, node.passed_at.line, node.passed_at.column] if node.passed_at is not None else None
+        )
     if node.shape is not None:
         data["shape"] = [node.shape.positional, list(node.shape.keywords), node.shape.open]
     return data
@@ -53,9 +55,7 @@ def node_of(reader: IndexReader, data: object, name: str) -> CallNode | None:
         layer_of(symbol),
         self_class=fields.get("self_class") if isinstance(fields.get("self_class"), str) else None,
         passed=tuple(passed),
-        passed_at=Location(str(passed_at[0]), int(passed_at[1]))
-        if isinstance(passed_at, list) and len(passed_at) == 2
-        else None,
+        passed_at=_location(passed_at),
         passed_as=tuple(str(name) for name in fields.get("passed_as") or ()) if passed else (),
         shape=CallShape(int(shape[0]), tuple(shape[1]), bool(shape[2]))
         if isinstance(shape, list) and len(shape) == 3
@@ -91,3 +91,13 @@ def _symbol(reader: IndexReader, qname: object, path: object, line: object) -> S
     exact = [s for s in found if s.path == path and s.line == line]
     chosen = exact or found
     return chosen[0] if chosen else None
+
+
+def _location(fields: object) -> Location | None:
+    """A place an item's data holds: [path, line, column], the column null where unknown."""
+    if not isinstance(fields, list) or len(fields) != 3:
+        return None
+    path, line, column = fields
+    if not isinstance(path, str) or not isinstance(line, int) or not isinstance(column, int | None):
+        return None
+    return Location(path, line, column)

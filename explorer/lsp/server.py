@@ -151,7 +151,7 @@ def trace_to_vendor(ls: ExplorerServer, qname: str) -> list[lsp.Location]:
     for hop in (report.trace.paths or [[]])[0]:
         found = location_of(session, hop.node.symbol)
         if found is None and hop.edge is not None:
-            found = site_location(session, hop.edge.site)
+            found = site_location(session, hop.edge.site, hop.node.symbol.name)
         if found is not None:
             locations.append(found)
     return locations
@@ -230,7 +230,7 @@ def references(ls: ExplorerServer, params: lsp.ReferenceParams) -> list[lsp.Loca
         if params.context.include_declaration and (own := location_of(session, symbol)) is not None:
             found.setdefault((own.uri, own.range.start.line), own)
         for _, edge in callers_of(session.graph, CallNode(symbol, layer_of(symbol))):
-            if (site := site_location(session, edge.site)) is not None:
+            if (site := site_location(session, edge.site, symbol.name)) is not None:
                 found.setdefault((site.uri, site.range.start.line), site)
     return list(found.values())
 

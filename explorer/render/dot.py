@@ -193,7 +193,7 @@ def _edge_tooltip(edge: DiagramEdge, qnames: dict[str, str]) -> str:
     if edge.uncertain:
         text += " (ambiguous: several definitions fit)"
     if edge.site is not None:
-        text += f", at {edge.site[0]}:{edge.site[1]}"
+        text += f", at {edge.site.path}:{edge.site.line}"
     return text
 
 

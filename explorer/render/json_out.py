@@ -133,7 +133,7 @@ def details_json(details: SymbolDetails) -> dict[str, object]:
         out["resolves_to"] = [symbol_json(s) for s in details.resolves_to]
     if details.first_call_site is not None:
         out["call_sites"] = details.call_sites
-        out["first_call_site"] = {"file": details.first_call_site[0], "line": details.first_call_site[1]}
+        out["first_call_site"] = {"file": details.first_call_site.path, "line": details.first_call_site.line}
     return out
 
 
@@ -165,7 +165,7 @@ def node_json(node: CallNode, edge: CallEdge | None) -> dict[str, object]:
         "line": symbol.line,
         "edge": edge.label if edge is not None else None,
         "resolution": edge.resolution.value if edge is not None else "exact",
-        "site": f"{edge.site[0]}:{edge.site[1]}" if edge is not None and edge.site is not None else None,
+        "site": f"{edge.site.path}:{edge.site.line}" if edge is not None and edge.site is not None else None,
     }
     if edge is not None and edge.candidates:
         out["candidates"] = list(edge.candidates)
@@ -315,7 +315,7 @@ def _graph_json(tree: TraceNode) -> dict[str, list[dict[str, object]]]:
                 "to": target,
                 "kind": edge.label,
                 "resolution": edge.resolution.value,
-                "site": f"{edge.site[0]}:{edge.site[1]}" if edge.site is not None else None,
+                "site": f"{edge.site.path}:{edge.site.line}" if edge.site is not None else None,
             }
             if edge.candidates:
                 out["candidates"] = list(edge.candidates)

@@ -17,7 +17,7 @@ def frame_json(frame: RunFrame) -> dict[str, object]:
     if frame.key is not None:
         document["key"] = frame.key
     if frame.site is not None:
-        document["site"] = {"path": frame.site[0], "line": frame.site[1]}
+        document["site"] = {"path": frame.site.path, "line": frame.site.line}
     if frame.calls > 1:
         document["calls"] = frame.calls
     document["children"] = [frame_json(child) for child in frame.children]
@@ -42,7 +42,7 @@ def _edge(edge: RunEdge) -> dict[str, object]:
         "caller": edge.caller.name,
         "callee": edge.callee.name,
         "callee_layer": edge.callee.layer.value,
-        "site": {"path": edge.callee.site[0], "line": edge.callee.site[1]} if edge.callee.site else None,
+        "site": {"path": edge.callee.site.path, "line": edge.callee.site.line} if edge.callee.site else None,
     }
     if edge.static_label is not None:
         document["static_kind"] = edge.static_label
@@ -55,7 +55,7 @@ def _not_taken(item: NotTaken) -> dict[str, object]:
         "caller": item.caller.name,
         "callee": item.edge.target.symbol.qname,
         "kind": item.edge.label,
-        "site": {"path": site[0], "line": site[1]} if site else None,
+        "site": {"path": site.path, "line": site.line} if site else None,
         "taken": list(item.taken),
     }
 

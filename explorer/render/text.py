@@ -47,8 +47,8 @@ def location(symbol: Symbol) -> str:
 
 def site_text(site: Location) -> str:
     """`file:line`; the file alone where no line is known (never `:0`)."""
-    path = printable(shown_path(site[0]))
-    return f"{path}:{site[1]}" if site[1] and site[1] > 0 else path
+    path = printable(shown_path(site.path))
+    return f"{path}:{site.line}" if site.line > 0 else path
 
 
 def unreadable_note(unreadable: tuple[UnreadableDefinition, ...]) -> str | None:

@@ -195,7 +195,7 @@ class NativeEdges:
                     site,
                     dispatch_key=entry.key,
                 )
-            elif (compiled := self.store.compiled_only(site[0], entry.key)) is not None:
+            elif (compiled := self.store.compiled_only(site.path, entry.key)) is not None:
                 # an installed wheel's YAML: the kernel is in its compiled library, not here
                 yield CallEdge(
                     CallNode(undefined_function(entry.kernel, compiled), Layer.CPP),
@@ -248,7 +248,7 @@ class NativeEdges:
         """The edges of one call site of `caller`, which holds the callables `held` (handed to
         it by the call that reached it, bound to its parameters `held_as`); `this_class`: for a
         method reached on an object of a class derived from its own, that class."""
-        where = Location(caller.path or "", site.line)
+        where = Location(caller.path or "", site.line, site.column)
         callee = site.callee
         if site.vendor is not None:  # the index worked out which callees are vendor APIs
             callee = callee.removeprefix("::")

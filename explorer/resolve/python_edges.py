@@ -175,7 +175,7 @@ class PythonEdges:
         (`fn()`, `a.m()` on a local `a`) is left to it; a call through a binding gets the
         call's shape, read from the source once."""
         symbol = node.symbol
-        where = Location(symbol.path or "", site.line)
+        where = Location(symbol.path or "", site.line, site.column)
         shape: list[CallShape | None] = []
         for found in self._site_targets(node, site, where):
             if found.target.layer is Layer.BINDING or found.target.symbol.kind is SymbolKind.ALIAS:
@@ -232,7 +232,9 @@ class PythonEdges:
     def member_targets(self, node: CallNode, site: CallSite, class_qname: str, member: str) -> Iterator[CallEdge]:
         """What `a.member(...)` runs on an instance of the class (`opt = torch.optim.SGD(...)`,
         then `opt.zero_grad()`): the member along the class's MRO."""
-        yield from self._member_edges(class_qname, member, Location(node.symbol.path or "", site.line), class_qname)
+        yield from self._member_edges(
+            class_qname, member, Location(node.symbol.path or "", site.line, site.column), class_qname
+        )
 
     def _site_targets(self, node: CallNode, site: CallSite, where: Location) -> Iterator[CallEdge]:
         symbol = node.symbol

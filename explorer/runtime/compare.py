@@ -233,7 +233,7 @@ class _Matcher:
         symbol = caller.symbol
         if callee.layer is Layer.PYTHON or callee.site is None or symbol.lang not in ("cpp", "cuda"):
             return True
-        path, line = callee.site
+        path, line = callee.site.path, callee.site.line
         if path.startswith("<generated>"):
             # The caller was inlined into a generated wrapper: the site is the wrapper's, and
             # what ran there may be the caller's epilogue (destructors) as well as its calls.
@@ -309,12 +309,12 @@ class _Matcher:
         member = callee.name.rpartition("::")[2]
         if (
             callee.site is None
-            or symbol.path != callee.site[0]
+            or symbol.path != callee.site.path
             or symbol.lang not in ("cpp", "cuda")
             or "::" not in callee.name
         ):
             return None
-        call_line = callee.site[1]
+        call_line = callee.site.line
         lines = (symbol.line, symbol.end_line) if symbol.line and symbol.end_line else None
         # the call's own line first; then anywhere in the caller, since a call inside a macro's
         # argument (AT_DISPATCH_FLOATING_TYPES(..., [&] {...})) is placed on the macro's line
@@ -349,9 +349,9 @@ class _Matcher:
         """`C10_CUDA_KERNEL_LAUNCH_CHECK();` calls cudaGetLastError: a call site of the caller,
         on the run's call line, names a function-like macro whose body makes the call."""
         symbol = caller.symbol
-        if callee.site is None or symbol.path != callee.site[0] or symbol.lang not in ("cpp", "cuda"):
+        if callee.site is None or symbol.path != callee.site.path or symbol.lang not in ("cpp", "cuda"):
             return None
-        for site in self.store.calls_in(symbol.qname, symbol.path, (callee.site[1], callee.site[1])):
+        for site in self.store.calls_in(symbol.qname, symbol.path, (callee.site.line, callee.site.line)):
             for macro in self.store.symbols_with_qname(site.callee):
                 if macro.kind is SymbolKind.MACRO and re.search(
                     rf"\b{re.escape(callee.name.rpartition(':')[2])}\s*\(", self.macro_body(macro)

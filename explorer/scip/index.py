@@ -159,8 +159,12 @@ def _gather(graph: CallGraph, namer: SymbolNamer, symbol: Symbol, path: str, fac
             continue
         if target.path is None:
             facts.external.setdefault(namer.name(target), target)
-        if edge.site is not None and edge.site[0] == path and edge.kind not in (EdgeKind.DISPATCH, EdgeKind.STRUCTURED):
-            facts.references.setdefault(path, []).append((edge.site[1], target.name, sys.intern(namer.name(target))))
+        if (
+            edge.site is not None
+            and edge.site.path == path
+            and edge.kind not in (EdgeKind.DISPATCH, EdgeKind.STRUCTURED)
+        ):
+            facts.references.setdefault(path, []).append((edge.site.line, target.name, sys.intern(namer.name(target))))
 
 
 def _document(

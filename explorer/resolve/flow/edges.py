@@ -254,7 +254,7 @@ class FlowEdges:
         return {position for scope in lambdas for position in scope.call_positions()} - reached
 
     def _targets(self, call: Call, caller: Symbol, depth: int) -> Iterator[CallEdge]:
-        where = Location(caller.path or "", call.line)
+        where = Location(caller.path or "", call.line, call.column)
         target = call.target
         if isinstance(target, Builtin):
             return
