@@ -147,6 +147,10 @@ class _Callers:
         python = self.graph.python
         head, _, member = site.callee.partition(".")
         assigned = head.isidentifier() and python.may_assign(candidate.symbol, head)
+        if assigned and member and "." not in member:
+            types = self.graph.flow.builtin_types_held(candidate.symbol, head)
+            if types and all(hasattr(held, member) for held in types):
+                return  # `seen = set()`, then `seen.add(x)`: the set's method, no tensor's
         held = self.graph.flow.local_values(candidate.symbol, head) if assigned else ()
         if not held:
             yield from python.call_targets(candidate, site)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
+from explorer.flow_schema import Fact
 from explorer.index import IndexReader
 from explorer.model import (
     CallEdge,
@@ -32,13 +33,19 @@ from explorer.model import (
 from explorer.names import binding_operators, bound_stub, registered_operators
 from explorer.resolve.arity import python_call_shape
 from explorer.resolve.flow.calls import Call, ScopeKey, is_made
-from explorer.resolve.flow.facts import FlowFacts, dotted_values
+from explorer.resolve.flow.facts import FlowFacts, Scope, alternatives, dotted_values
 from explorer.resolve.flow.solver import Solver
 from explorer.resolve.flow.values import Builtin, External, Function, TensorMethod
 from explorer.resolve.nodes import definition_lines, layer_of, module_of
 from explorer.resolve.python_edges import PythonEdges
 
 _MAX_LAMBDA_DEPTH = 8
+# Python's own types a local may hold, by the name that makes one and by the display that
+# writes one: their methods are never a tensor's
+_BUILTIN_TYPES: dict[str, type] = {
+    t.__name__: t for t in (dict, list, set, frozenset, tuple, str, bytes, bytearray, int, float, bool)
+}
+_DISPLAY_TYPES: dict[str, type] = {"dict": dict, "list": list, "tuple": tuple, "set": set}
 _BINDING_KINDS = (SymbolKind.PYBIND, SymbolKind.METHOD_TABLE)
 # What an operator hands its method, besides the operand it is called on (Python's data
 # model): nothing to a unary one, the index and the value to `__setitem__`, else one operand
@@ -143,6 +150,42 @@ class FlowEdges:
                 break  # a parameter of this scope: what the caller passes, not an outer local
             scope = self.facts.scope_around(scope)
         return tuple(dict.fromkeys(found))
+
+    def builtin_types_held(self, symbol: Symbol, name: str) -> frozenset[type]:
+        """Python's own types a local of the definition (or of a function it is nested in)
+        holds, where every value the flow facts assign to it is of one: a display (`{}`,
+        `[]`), a constant, or a call of a builtin type no scope rebinds (`set()`, `dict(...)`);
+        else empty. A method those types have (`seen.add(x)` on a set) is theirs, never a
+        tensor's: trace, whose solver has the same values, finds no edge there, and neither
+        may `callers` (local_values says why it reads the facts and does not solve)."""
+        scope = self.facts.scope(symbol.qname, symbol.line) if symbol.line is not None else None
+        held: set[type] = set()
+        while scope is not None and scope.kind in ("function", "lambda"):
+            for statement in scope.bindings(name):
+                for value in alternatives(statement[2]):
+                    found = self._builtin_type(value, scope)
+                    if found is None:
+                        return frozenset()
+                    held.add(found)
+            if any(param[0] == name for param in scope.params):
+                return frozenset()  # a parameter: what its callers pass
+            scope = self.facts.scope_around(scope)
+        return frozenset(held)
+
+    def _builtin_type(self, value: Fact, scope: Scope) -> type | None:
+        if value[0] in _DISPLAY_TYPES:
+            return _DISPLAY_TYPES[value[0]]
+        if value[0] == "const":
+            return _BUILTIN_TYPES.get(value[1])
+        called = value[1] if value[0] == "call" else None
+        if called is None or called[0] != "name" or called[1] not in _BUILTIN_TYPES or called[2] is not None:
+            return None
+        around: Scope | None = scope  # the name must be the builtin, bound by no scope around the call
+        while around is not None:
+            if around.bindings(called[1]):
+                return None
+            around = self.facts.scope_around(around) if around.kind != "module" else None
+        return _BUILTIN_TYPES[called[1]]
 
     def named_closure(self, variable: Symbol) -> CallNode | None:
         """The node a module's `name = factory(...)` stands for where the call returns a

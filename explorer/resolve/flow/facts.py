@@ -286,16 +286,25 @@ def _dotted(expression: Fact) -> str | None:
     return ".".join(reversed(parts))
 
 
-def dotted_values(expression: Fact) -> list[str]:
-    """The dotted names an expression may be, `name()` for what calling one made: itself,
-    or each side of a conditional or of `a or b` (`any`)."""
-    found: list[str] = []
+def alternatives(expression: Fact) -> list[Fact]:
+    """The values an expression may be: itself, or each side of a conditional or of `a or b`
+    (`any`), in the order written."""
+    found: list[Fact] = []
     pending = [expression]
     while pending:
         current = pending.pop()
         if current[0] == "any":
             pending += reversed(current[1])
-        elif current[0] == "call" and (called := _dotted(current[1])) is not None:
+        else:
+            found.append(current)
+    return found
+
+
+def dotted_values(expression: Fact) -> list[str]:
+    """The dotted names an expression may be, `name()` for what calling one made."""
+    found: list[str] = []
+    for current in alternatives(expression):
+        if current[0] == "call" and (called := _dotted(current[1])) is not None:
             found.append(f"{called}()")
         elif (name := _dotted(current)) is not None:
             found.append(name)
