@@ -18,9 +18,20 @@ from explorer.model import Symbol, SymbolKind
 from explorer.parsers.common import split_top_level, strip_template_args
 
 CLASS_KINDS = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT})
+# What a C++ call may run, as a definition the index holds
+FUNCTION_KINDS = frozenset(
+    {
+        SymbolKind.FUNCTION,
+        SymbolKind.METHOD,
+        SymbolKind.STRUCTURED_KERNEL,
+        SymbolKind.KERNEL,
+        SymbolKind.DISPATCH_STUB,
+    }
+)
 _METHOD_KINDS = frozenset({SymbolKind.METHOD, SymbolKind.FUNCTION})
 _BASE_CLAUSE = re.compile(r"(?<!:):(?!:)")
 _ACCESS = re.compile(r"^(?:(?:public|protected|private|virtual)\s+)+")
+_VIRTUAL = re.compile(r"\b(?:virtual|override)\b")
 # A hierarchy deeper than this between a declaring class and an override is not real code
 _MAX_DEPTH = 8
 
@@ -126,3 +137,11 @@ def _base_classes(reader: IndexReader, cls: Symbol) -> list[Symbol]:
             s for s in reader.symbols_named(base.lower()) if s.name == base and s.kind in CLASS_KINDS
         ]
     return found
+
+
+def may_be_virtual(method: Symbol) -> bool:
+    """Whether a method may be overridden: written `virtual` or `override` where it is defined,
+    or defined out of its class (`auto Engine::execute(...)`), where only the declaration,
+    which the index does not keep, would say."""
+    signature = method.signature or ""
+    return _VIRTUAL.search(signature) is not None or f"::{method.name}(" in signature.replace(" ", "")

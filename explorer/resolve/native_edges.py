@@ -8,6 +8,9 @@ C++ calls, in the order they are tried:
 - the generated operator API, `at::foo`, `at::foo_symint`, `at::foo_out`,
   `at::_ops::foo::call`: the operator, so the path goes back through its dispatch table;
 - `t.foo(...)` on a tensor: the operator with a Tensor method `foo` (resolution `name`);
+- a member call on a receiver whose class the caller declares (a parameter, a local, what a
+  call returns, a data member: cpp_receivers.py): that class's method, a base's, or an
+  override (`method`);
 - a qualified name `ns::f`: that definition, else one in an enclosing namespace of the caller
   (`cpublas::gemm` from at::native is `at::native::cpublas::gemm`);
 - a plain name `f`: the caller's class, then its enclosing namespaces, innermost first, then
@@ -59,18 +62,11 @@ from explorer.parsers.common import enclosing_candidates, strip_template_args
 from explorer.resolve.argument_kinds import Declarations, Kind, call_argument_kinds, declarations, fitting_kinds
 from explorer.resolve.arity import argument_count, call_arguments, fitting, fitting_schemas
 from explorer.resolve.backends import dispatch_key_allowed
-from explorer.resolve.cpp_classes import CLASS_KINDS, derives_from, inherited_members, overrides
+from explorer.resolve.cpp_classes import CLASS_KINDS, FUNCTION_KINDS, derives_from, may_be_virtual, overrides
+from explorer.resolve.cpp_receivers import VALUE_CLASSES, Receivers
 from explorer.resolve.cpp_text import (
-    NOT_CLASSES,
-    RETURNED_NAME,
-    TYPE_NAME,
-    local_declaration,
-    local_dereferenced,
     parameter_names,
-    parameter_type,
     parameter_types,
-    range_elements,
-    returned_class,
 )
 from explorer.resolve.generated_api import FAST_PATHS, generated
 from explorer.resolve.nodes import (
@@ -94,15 +90,6 @@ from explorer.resolve.templates import (
 from explorer.resolve.visibility import visible_from
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_FUNCTION_KINDS = {
-    SymbolKind.FUNCTION,
-    SymbolKind.METHOD,
-    SymbolKind.STRUCTURED_KERNEL,
-    SymbolKind.KERNEL,
-    SymbolKind.DISPATCH_STUB,
-}
-_FUNCTOR_KINDS = {SymbolKind.STRUCT, SymbolKind.CLASS}
-_FUNCTION_KIND_SET = frozenset(_FUNCTION_KINDS)
 
 
 class NativeEdges:
@@ -115,16 +102,13 @@ class NativeEdges:
         self._template_parameters: dict[Key, set[str]] = {}
         self._named_in_scope: dict[tuple[str | None, str, str], list[Symbol]] = {}
         self._generic: dict[tuple[str | None, int | None], set[str]] = {}
-        self._locals: dict[
-            tuple[str | None, int | None, str], tuple[str | None, str | None]
-        ] = {}  # a local's class or initialising call
-        self._class_members: dict[Key, tuple[list[Symbol], bool]] = {}  # (scope, path, class, member) -> methods
         self._overrides_of: dict[Key, list[Symbol]] = {}  # a method -> the overrides in derived classes
         self._derived: dict[tuple[str, str], bool] = {}  # (class, base) -> whether the class derives from it
         self._declarations: dict[
             tuple[str | None, int | None], Declarations
         ] = {}  # a definition's parameters' and locals' kinds
         self._stored_callables = StoredCallables(reader, sources, self._named)
+        self.receivers = Receivers(reader, sources, self._named)
 
     def edges(self, node: CallNode) -> Iterator[CallEdge]:
         symbol = node.symbol
@@ -132,7 +116,7 @@ class NativeEdges:
             yield from self._dispatch(symbol)
         elif symbol.kind is SymbolKind.DISPATCH_STUB:
             yield from self._registered_kernels(symbol)
-        elif symbol.kind in _FUNCTION_KINDS and symbol.path is not None:
+        elif symbol.kind in FUNCTION_KINDS and symbol.path is not None:
             sites = self.store.calls_in(
                 self._stored_callables.calls_owner(symbol), symbol.path, definition_lines(symbol)
             )
@@ -147,12 +131,12 @@ class NativeEdges:
 
     def _handed(self, passed: tuple[Symbol, ...], where: Location | None) -> Iterator[CallEdge]:
         """What a function handed another calls: the function itself, a functor's operator()."""
-        yield from fan_out([s for s in passed if s.kind in _FUNCTION_KINDS], EdgeKind.FNPTR, None, where)
+        yield from fan_out([s for s in passed if s.kind in FUNCTION_KINDS], EdgeKind.FNPTR, None, where)
         for functor in _functors(passed):
             yield from fan_out(self._members(functor, "operator()"), EdgeKind.FUNCTOR, None, where)
 
     def _members(self, owner: Symbol, name: str) -> list[Symbol]:
-        return [s for s in self.store.symbols_with_qname(f"{owner.qname}::{name}") if s.kind in _FUNCTION_KINDS]
+        return [s for s in self.store.symbols_with_qname(f"{owner.qname}::{name}") if s.kind in FUNCTION_KINDS]
 
     # -- operators -------------------------------------------------------------------------
 
@@ -227,8 +211,8 @@ class NativeEdges:
                 if registration.target.startswith("::") or not scope
                 else f"{scope}::{registration.target}"
             )
-            kernels = [s for s in self.store.symbols_with_qname(registration.target) if s.kind in _FUNCTION_KINDS] or [
-                s for s in registered_functions(self.store, written, None) if s.kind in _FUNCTION_KINDS
+            kernels = [s for s in self.store.symbols_with_qname(registration.target) if s.kind in FUNCTION_KINDS] or [
+                s for s in registered_functions(self.store, written, None) if s.kind in FUNCTION_KINDS
             ]
             # REGISTER_DISPATCH names the kernel its own file sees: one defined there, if any
             own = [s for s in kernels if s.path == registration.path]
@@ -337,7 +321,7 @@ class NativeEdges:
         if receiver or callee not in callable_parameters:
             return []
         chosen = _bound_to(callee, held, held_as)
-        edges = list(fan_out([s for s in chosen if s.kind in _FUNCTION_KINDS], EdgeKind.FNPTR, None, where))
+        edges = list(fan_out([s for s in chosen if s.kind in FUNCTION_KINDS], EdgeKind.FNPTR, None, where))
         edges += fan_out(
             [m for functor in _functors(chosen) for m in self._members(functor, "operator()")],
             EdgeKind.FUNCTOR,
@@ -449,11 +433,11 @@ class NativeEdges:
                 s for s in self.store.symbols_with_qname(f"{scope}::{name}" if scope else name) if s.path == caller.path
             ]
         if argument.endswith(FUNCTOR_MARK):
-            classes = [s for s in self._named(caller, argument.removesuffix(FUNCTOR_MARK)) if s.kind in _FUNCTOR_KINDS]
+            classes = [s for s in self._named(caller, argument.removesuffix(FUNCTOR_MARK)) if s.kind in CLASS_KINDS]
             return list(
                 {s.qname: s for s in sorted(classes, key=lambda s: (s.path or "", s.line or 0), reverse=True)}.values()
             )
-        found = [s for s in self._named(caller, argument) if s.kind in _FUNCTION_KINDS]
+        found = [s for s in self._named(caller, argument) if s.kind in FUNCTION_KINDS]
         stubs = [s for s in found if s.kind is SymbolKind.DISPATCH_STUB]
         return [defining_stub(stubs)] if stubs else found
 
@@ -484,7 +468,9 @@ class NativeEdges:
                 if handled:  # `static auto op = Dispatcher::singleton().findSchemaOrThrow("c10d::allreduce_", "")...; op.call(...)`
                     yield from fan_out(handled, EdgeKind.CALL, Layer.YAML, where)
                     return
-            methods, by_name = self._typed_receiver(caller, callee, receiver, name) if not operators else ([], False)
+            methods, by_name = (
+                self.receivers.member_call(caller, callee, receiver, name) if not operators else ([], False)
+            )
             if methods:  # `[](PyTorchStreamWriter& self, ...) { self.writeRecord(...); }`
                 for edge in fan_out(methods, EdgeKind.METHOD, None, where):
                     yield dataclasses.replace(edge, resolution=Resolution.NAME) if by_name else edge
@@ -493,10 +479,12 @@ class NativeEdges:
                 resolution = Resolution.NAME if edge.resolution is Resolution.EXACT else edge.resolution
                 yield CallEdge(edge.target, edge.kind, resolution, edge.candidates, where)
             return
-        if callee.isidentifier() and (declared := self._declared_class(caller, callee)) is not None:
+        if callee.isidentifier() and (declared := self.receivers.declared_class(caller, callee)) is not None:
             # `fn(std::move(inputs))` with `Node& fn`: the object's call operator
             called, by_name = (
-                self._class_methods(caller, declared, "operator()") if declared not in _VALUE_CLASSES else ([], False)
+                self.receivers.class_methods(caller, declared, "operator()")
+                if declared not in VALUE_CLASSES
+                else ([], False)
             )
             if called:
                 for edge in fan_out(called, EdgeKind.METHOD, None, where):
@@ -531,7 +519,7 @@ class NativeEdges:
             stub = defining_stub(stubs)
             yield CallEdge(CallNode(stub, layer_of(stub)), EdgeKind.CALL, site=where)
             return
-        functions = [s for s in found if s.kind in _FUNCTION_KINDS] or self._constructors(found)
+        functions = [s for s in found if s.kind in FUNCTION_KINDS] or self._constructors(found)
         if len(functions) > 1 and caller.path is not None:
             # specialisations: the template arguments written at the call may decide
             arguments = call_template_arguments(self.sources, caller.path, site.line, site.column, last_name(callee))
@@ -576,7 +564,7 @@ class NativeEdges:
         return [
             constructor
             for cls in found
-            if cls.kind in _FUNCTOR_KINDS and cls.name not in _VALUE_CLASSES
+            if cls.kind in CLASS_KINDS and cls.name not in VALUE_CLASSES
             for constructor in self._members(cls, cls.name)
         ]
 
@@ -590,7 +578,7 @@ class NativeEdges:
             if (
                 method.kind is not SymbolKind.METHOD
                 or not (owner == cls or owner.startswith(cls + "::"))
-                or not _may_be_virtual(method)
+                or not may_be_virtual(method)
             ):
                 continue
             key = (method.qname, method.path, method.line)
@@ -599,116 +587,6 @@ class NativeEdges:
                 self._overrides_of[key] = overrides(self.store, classes[0], method.name) if classes else []
             found += self._overrides_of[key]
         return found
-
-    def _typed_receiver(self, caller: Symbol, callee: str, receiver: str, name: str) -> tuple[list[Symbol], bool]:
-        """The methods a member call may run, from what the receiver is declared to be, and
-        whether its class was found by name only. The receiver is a parameter of a class
-        (`PyTorchStreamWriter& self`), a local whose declaration says its class (`auto self =
-        (THCPEvent*)_self;`) or the call that makes it (`auto& engine = PythonEngine::
-        get_python_engine();`), a call (`get()->emptyCache()`: what get() is declared to
-        return), a data member of one of these (`self->cuda_event.record()`), or one of the
-        caller's own class (`device_allocator[device]->getStats()`). The class's method of that
-        name, else a base's; with the overrides in derived classes, any of which a virtual call
-        may run."""
-        declared = parameter_type(caller.signature, receiver)
-        local = None
-        if declared is None and receiver.isidentifier() and caller.path is not None:
-            declared, local = self._local_type(caller, receiver)
-        if declared is not None and declared.rpartition("::")[2] in _VALUE_CLASSES:
-            return [], False  # `self.sizes()`: an accessor of the tensor a kernel is handed, in every kernel
-        parts = [part.strip() for part in re.split(r"\.|->", callee)]
-        if declared is not None:
-            if len(parts) == 2:
-                methods = [s for s in self._named(caller, f"{declared}::{name}") if s.kind in _FUNCTION_KINDS]
-                return (methods, False) if methods else self._class_methods(caller, declared, name)
-            called = _CALL_RECEIVER.match(parts[1]) if len(parts) == 3 else None
-            if called is not None:  # `process_group->getBackend(CUDA)->allreduce(...)`: what getBackend returns
-                return self._method_of_method(caller, declared, called.group(1), name)
-            if len(parts) == 3:  # `self->cuda_event.record(stream)`: THCPEvent's cuda_event is an at::cuda::CUDAEvent
-                return self._method_of_field(caller, declared, parts[1], name)
-            return [], False
-        if local is not None and len(parts) == 2:
-            return self._method_of_returned(caller, local, name)
-        if _CALL_RECEIVER.match(receiver):
-            return self._method_of_returned(caller, receiver, name)
-        if len(parts) > 3 or (len(parts) == 3 and local is not None):
-            return self._method_along(caller, parts, name)
-        own = _OWN_FIELD.match(receiver)
-        if own is not None and caller.kind is SymbolKind.METHOD and len(parts) == 2:
-            found = self._method_of_field(
-                caller, caller.qname.rpartition("::")[0], own.group(1), name, subscripted=bool(own.group(2))
-            )
-            if found[0]:
-                return found
-            # `for (auto& da : device_allocator) da->emptyCache();`: an element of a member container
-            container = (
-                range_elements(self.sources.of_definition(caller)).get(receiver) if caller.path is not None else None
-            )
-            if container is not None:
-                return self._method_of_field(
-                    caller, caller.qname.rpartition("::")[0], container, name, subscripted=True
-                )
-        return [], False
-
-    def _method_along(self, caller: Symbol, parts: list[str], name: str) -> tuple[list[Symbol], bool]:
-        """A method at the end of a chain of calls and members
-        (`var.unsafeGetTensorImpl()->pyobj_slot()->init_pyobj(...)`, `var` initialised by
-        THPVariable_Unpack): the class of each step from the one before, through the declared
-        return types of methods and the declared types of fields. A tensor in the middle of a
-        chain is followed (its accessors are not, at the end of one)."""
-        start = self._start_class(caller, parts[0])
-        if start is None:
-            return [], False
-        written, owner = start
-        guessed = False
-        for step in parts[1:-1]:
-            called = _CALL_RECEIVER.match(step)
-            if called is not None:
-                methods, by_name = self._class_methods(owner, written, called.group(1))
-                typed = [(m, returned_class(m.signature, m.name)) for m in methods]
-            else:
-                fields = self._class_fields(owner, written, step)
-                by_name = False
-                typed = [(f, returned_class(f.signature, f.name, opening="")) for f in fields]
-            found = next(((member, cls) for member, cls in typed if cls is not None), None)
-            if found is None:
-                return [], False
-            owner, written = found
-            guessed = guessed or by_name
-        methods, by_name = self._class_methods(owner, written, name)
-        return methods, guessed or by_name
-
-    def _start_class(self, caller: Symbol, first: str) -> tuple[str, Symbol] | None:
-        """The class the first step of a chain is, with the definition to look its name up
-        from: a parameter's or a local's declared class, the class a local's initialising call
-        or a called function returns, a temporary's own class."""
-        declared = parameter_type(caller.signature, first)
-        local = None
-        if declared is None and first.isidentifier() and caller.path is not None:
-            declared, local = self._local_type(caller, first)
-        if declared is not None:
-            return declared, caller
-        called = _CALL_RECEIVER.match(local or first)
-        if called is None:
-            return None
-        named = self._named(caller, called.group(1))
-        if any(s.kind in _FUNCTOR_KINDS for s in named):
-            return called.group(1), caller
-        for function in (s for s in named if s.kind in _FUNCTION_KINDS):
-            written = self._class_returned_by(function)
-            if written is not None:
-                return written, function
-        return None
-
-    def _class_fields(self, owner: Symbol, written: str, field: str) -> list[Symbol]:
-        scope = owner.qname.rpartition("::")[0]
-        classes = registered_functions(self.store, f"{scope}::{written}" if scope else written, owner.path, CLASS_KINDS)
-        return [
-            s
-            for cls in classes[:1]
-            for s in self.store.symbols_with_qname(f"{cls.qname}::{field}")
-            if s.kind is SymbolKind.FIELD
-        ]
 
     def _operator_handle(self, caller: Symbol, name: str) -> list[Symbol]:
         """The operator a local handle of the dispatcher's is for: the schema name and overload
@@ -722,132 +600,6 @@ class NativeEdges:
         qname = f"{found.group(1)}.{found.group(2)}" if found.group(2) else found.group(1)
         return [s for s in self.store.symbols_with_qname(qname) if s.kind is SymbolKind.OPERATOR]
 
-    def _declared_class(self, caller: Symbol, name: str) -> str | None:
-        """The class a parameter or a local of the caller is declared with, if one is."""
-        declared = parameter_type(caller.signature, name)
-        if declared is None and caller.path is not None:
-            declared = self._local_type(caller, name)[0]
-        return declared
-
-    def _local_type(self, caller: Symbol, name: str) -> tuple[str | None, str | None]:
-        """What a local variable of the caller is, from its declaration in the caller's text:
-        its class as written (`THCPEvent` for `auto self = (THCPEvent*)_self;` or `THCPEvent*
-        self = ...`), or the call that initialises an `auto` (`PythonEngine::get_python_engine()`),
-        whose declared return type says; (None, None) when neither is written."""
-        key = (caller.path, caller.line, name)
-        found = self._locals.get(key)
-        if found is None:
-            text = self.sources.of_definition(caller)
-            found = local_declaration(text, name)
-            pointer = local_dereferenced(text, name)
-            if found == (None, None) and pointer is not None and pointer != name:
-                # `auto& fn = *func;` with `Node* func`: what the pointer points at
-                found = (parameter_type(caller.signature, pointer) or local_declaration(text, pointer)[0], None)
-            self._locals[key] = found
-        return found
-
-    def _method_of_method(self, caller: Symbol, declared: str, method: str, name: str) -> tuple[list[Symbol], bool]:
-        """A method called on what another method of a class returns (`getBackend(...)`, a
-        c10::intrusive_ptr<Backend>): that class's method, and its overrides."""
-        returning, by_name = self._class_methods(caller, declared, method)
-        for function in returning:
-            written = returned_class(function.signature, function.name)
-            if written is None or written.rpartition("::")[2] in _VALUE_CLASSES:
-                continue
-            found, guessed = self._class_methods(function, written, name)
-            if found:
-                return found, by_name or guessed
-        return [], False
-
-    def _method_of_field(
-        self, caller: Symbol, declared: str, field: str, name: str, subscripted: bool = False
-    ) -> tuple[list[Symbol], bool]:
-        """A method called on a data member of a class (`self->cuda_event.record()` with
-        `THCPEvent* self`): the member's declared class (an element's, subscripted), its method."""
-        for member in (s for s in self._named(caller, f"{declared}::{field}") if s.kind is SymbolKind.FIELD):
-            written = returned_class(member.signature, member.name, opening="", element=subscripted)
-            if written is None or written.rpartition("::")[2] in _VALUE_CLASSES:
-                continue
-            return self._class_methods(member, written, name)
-        return [], False
-
-    def _class_methods(self, owner: Symbol, written: str, name: str) -> tuple[list[Symbol], bool]:
-        """The class `written` names, looked up from where `owner` is defined: its method `name`
-        or a base's, and the overrides in derived classes; and whether the class was found by
-        its name only. Remembered: a class's members are asked for by many callers."""
-        key = (owner.qname.rpartition("::")[0], owner.path, written, name)
-        found = self._class_members.get(key)
-        if found is None:
-            found = self._class_members[key] = self._class_methods_uncached(owner, written, name)
-        return found
-
-    def _class_methods_uncached(self, owner: Symbol, written: str, name: str) -> tuple[list[Symbol], bool]:
-        scope = owner.qname.rpartition("::")[0]
-        classes = registered_functions(self.store, f"{scope}::{written}" if scope else written, owner.path, CLASS_KINDS)
-        by_name = not classes
-        if (
-            by_name
-        ):  # `at::cuda::CUDAStream`, which a header's using-declaration makes c10::cuda's: the one class of that name
-            last = written.rpartition("::")[2]
-            named = [s for s in self.store.symbols_named(last.lower()) if s.name == last and s.kind in CLASS_KINDS]
-            if len({s.qname for s in named}) > 1 and "::" in written:  # the one in a namespace of the same last name
-                tail = "::" + "::".join(written.split("::")[-2:])
-                named = [s for s in named if ("::" + s.qname).endswith(tail)]
-            classes = named if len({s.qname for s in named}) == 1 else []
-        for cls in classes:
-            own = [s for s in self.store.symbols_with_qname(f"{cls.qname}::{name}") if s.kind in _FUNCTION_KINDS]
-            found = own or inherited_members(self.store, cls, name, _FUNCTION_KIND_SET)
-            if not found or any(_may_be_virtual(s) for s in found):
-                # declared only (a pure virtual), or virtual: an override may run
-                found = found + [s for s in overrides(self.store, cls, name) if s not in found]
-            if found:
-                return found, by_name
-        return [], False
-
-    def _method_of_returned(self, caller: Symbol, receiver: str, name: str) -> tuple[list[Symbol], bool]:
-        """A method called on what a call returns (`get()->emptyCache()`): the function's
-        declared return type (through pointers, references and smart pointers), its method of
-        that name or a base's, and the overrides in derived classes (a virtual call may run
-        any; a pure virtual runs only them)."""
-        called = _CALL_RECEIVER.match(receiver)
-        if called is None:
-            return [], False
-        named = self._named(caller, called.group(1))
-        if any(s.kind in _FUNCTOR_KINDS for s in named):
-            # a temporary made in place (`AlgoIterator<perf_t>(args, benchmark).try_all(...)`)
-            return self._class_methods(caller, called.group(1), name)
-        for returning in (s for s in named if s.kind in _FUNCTION_KINDS):
-            written = self._class_returned_by(returning)
-            if written is None or written.rpartition("::")[2] in _VALUE_CLASSES:
-                continue  # a tensor's accessors are not followed into TensorBody.h
-            found = self._class_methods(returning, written, name)
-            if found[0]:
-                return found
-        return [], False
-
-    def _class_returned_by(self, function: Symbol) -> str | None:
-        """What a call of `function` returns: the local object its body returns, else the class
-        its signature declares."""
-        return self._returned_object(function) or returned_class(function.signature, function.name)
-
-    def _returned_object(self, function: Symbol) -> str | None:
-        """The class of the one local object a function returns, where its body declares it
-        (`Engine& PythonEngine::get_python_engine() { static PythonEngine engine; ...; return
-        engine; }`): more derived than the declared return type, and what a virtual call on
-        the result runs."""
-        if function.path is None:
-            return None
-        text = self.sources.of_definition(function)
-        returned = set(RETURNED_NAME.findall(text))
-        if len(returned) != 1:
-            return None
-        name = returned.pop()
-        declared = re.search(
-            rf"\b(?:(?:static|thread_local)\s+)+(?P<type>{TYPE_NAME})\s+{re.escape(name)}\s*[;({{]", text
-        )
-        written = declared.group("type") if declared is not None else None
-        return written if written is not None and written not in NOT_CLASSES else None
-
     def _autograd_forward(self, caller: Symbol, written_class: str) -> list[Symbol]:
         """`ScatterSum::apply(...)` of a C++ autograd Function (`struct ScatterSum : public
         torch::autograd::Function<ScatterSum>`, apply inherited from the base the tree does not
@@ -855,7 +607,7 @@ class NativeEdges:
         AutogradContext."""
         forwards = []
         for cls in self._named(caller, written_class):
-            if cls.kind in _FUNCTOR_KINDS:
+            if cls.kind in CLASS_KINDS:
                 forwards += [s for s in self._members(cls, "forward") if "AutogradContext" in s.signature]
         return forwards
 
@@ -893,7 +645,7 @@ class NativeEdges:
             found = self._tails[written] = [
                 s
                 for s in self.store.symbols_named(name.lower())
-                if s.name == name and s.kind in _FUNCTION_KINDS and s.qname.endswith(tail) and s.qname != written
+                if s.name == name and s.kind in FUNCTION_KINDS and s.qname.endswith(tail) and s.qname != written
             ]
         return found
 
@@ -997,7 +749,7 @@ class NativeEdges:
 
 
 def _functors(passed: tuple[Symbol, ...]) -> tuple[Symbol, ...]:
-    return tuple(s for s in passed if s.kind in _FUNCTOR_KINDS)
+    return tuple(s for s in passed if s.kind in CLASS_KINDS)
 
 
 def _bound_to(parameter: str, held: tuple[Symbol, ...], held_as: tuple[str, ...]) -> tuple[Symbol, ...]:
@@ -1032,31 +784,8 @@ def _fast_path(callee: str) -> bool:
     return len(parts) == 3 and parts[0] == "at" and parts[1] in FAST_PATHS
 
 
-# The tensor classes: their methods that are operators go to the operator; the rest are
-# accessors (sizes(), data_ptr(), options()) that every kernel calls, edges that would bury the
-# chain a reader follows under boilerplate.
-_VALUE_CLASSES = frozenset({"Tensor", "TensorBase"})
-
-
 # What a typed operator handle is called with to run its operator through the dispatcher
-_VIRTUAL = re.compile(r"\b(?:virtual|override)\b")
-
-
-def _may_be_virtual(method: Symbol) -> bool:
-    """Whether a method may be overridden: written `virtual` or `override` where it is defined,
-    or defined out of its class (`auto Engine::execute(...)`), where only the declaration,
-    which the index does not keep, would say."""
-    signature = method.signature or ""
-    return _VIRTUAL.search(signature) is not None or f"::{method.name}(" in signature.replace(" ", "")
-
-
 _OPERATOR_HANDLE_CALLS = frozenset(("call", "redispatch", "callBoxed", "redispatchBoxed"))
-# A receiver that is a call: `get()`, `c10::cuda::CUDACachingAllocator::get()`, `registry(key)`
-_CALL_RECEIVER = re.compile(r"^((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*\(.*\)$")
-
-
-# A data member of the caller's own class as a receiver: `device_allocator[device]`, `impl_`
-_OWN_FIELD = re.compile(r"^([A-Za-z_]\w*)\s*(\[.*\])?$")
 
 
 def _scopes(qname: str) -> list[str]:
