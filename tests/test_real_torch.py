@@ -200,7 +200,12 @@ def test_conv2d_traces_to_cudnn_convolution_forward_through_the_2_4_chain(indexe
         ("torch.nn.modules.conv.Conv2d.forward", "torch/nn/modules/conv.py", 457, "method"),
     ]
     assert path[5:] == CONV2D_FORWARD_TO_CUDNN
-    assert report.trace.paths[0][-1].edge.site == ("aten/src/ATen/native/cudnn/Conv_v7.cpp", 759)
+    # Conv_v7.cpp:759 `            cudnnConvolutionForward(`: the call's column too, 12
+    site = report.trace.paths[0][-1].edge.site
+    assert (path_line(site), site.column if site is not None else None) == (
+        ("aten/src/ATen/native/cudnn/Conv_v7.cpp", 759),
+        12,
+    )
 
 
 @pytest.mark.parametrize(
