@@ -725,3 +725,21 @@ def test_without_a_source_tree_run_places_bindings_and_operators_in_the_wheel_s_
     assert second.returncode == 0 and "indexing" not in second.stderr and "indexed" not in second.stderr
     assert second.stdout == first.stdout
     assert [path.name.split("-")[0] for path in (tmp_path / "cache").glob("*.sqlite")] == ["torch"]
+
+
+def test_a_wheel_index_that_cannot_be_written_is_said_and_the_run_goes_on(real_torch: TorchInstall, tmp_path: Path):
+    # the cache folder under a file: the wheel's index cannot be built; the run still runs and
+    # prints its tree, the bindings and operators unplaced (before the wheel was indexed, run
+    # needed no cache folder at all)
+    (tmp_path / "a file").write_text("")
+    command = [sys.executable, "-m", "explorer.cli", "run", "--python", sys.executable, "-c"]
+    command.append("import torch; torch.relu(torch.ones(2))")
+    env = {key: value for key, value in os.environ.items() if key not in ("EXPLORER_ROOT", "EXPLORER_PYTHON_ENV")}
+    env["EXPLORER_CACHE_DIR"] = str(tmp_path / "a file" / "cache")
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    notes = [line for line in done.stderr.splitlines() if line.startswith("note: cannot write the index at ")]
+    assert len(notes) == 1 and notes[0].endswith("; the run's bindings and operators are shown without their places")
+    lines = [" ".join(line.split()).lstrip("│└├─ ") for line in done.stdout.splitlines()]
+    assert "binding torch._C._VariableFunctions.relu (no source) ← binding, at <string>:1" in lines
+    assert "yaml aten::relu (no source) ← profiled" in lines

@@ -171,8 +171,20 @@ def open_trees(where: TreeRequest) -> Iterator[Workspace]:
 @contextmanager
 def open_wheel(python: str) -> Iterator[IndexReader | None]:
     """The index of the torch distribution the interpreter `python` imports (built once per
-    install, as for a project importing torch), or None where it has none."""
-    with open_installed(python, "torch", _refresh_tree) as reader:
+    install, as for a project importing torch), or None where it has none. One that cannot be
+    built or read (an unwritable cache folder) is said, and the run goes on without it: its
+    bindings and operators are then shown without their places."""
+    with contextlib.ExitStack() as stack:
+        try:
+            reader = stack.enter_context(open_installed(python, "torch", _refresh_tree))
+        except ExplorerError as error:
+            stderr.print(
+                f"note: {error}; the run's bindings and operators are shown without their places",
+                soft_wrap=True,
+                markup=False,
+                highlight=False,
+            )
+            reader = None
         yield reader
 
 
