@@ -141,15 +141,21 @@ class FlowEdges:
         definition instead; `callers`, asking about every definition that names its target,
         cannot afford to (4 to 30 times slower on PyTorch, measured). Empty for a name no
         such scope assigns."""
+        assigned, _ = self._assignments(symbol, name)
+        return tuple(dict.fromkeys(value for _, statement in assigned for value in dotted_values(statement[2])))
+
+    def _assignments(self, symbol: Symbol, name: str) -> tuple[list[tuple[Scope, Fact]], bool]:
+        """The statements that assign a local of the definition, or of a function it is nested
+        in (innermost first, each with its scope), and whether a parameter of that name ends
+        the walk (what the callers pass, which no statement of these says)."""
         scope = self.facts.scope(symbol.qname, symbol.line) if symbol.line is not None else None
-        found: list[str] = []
+        found: list[tuple[Scope, Fact]] = []
         while scope is not None and scope.kind in ("function", "lambda"):
-            for statement in scope.bindings(name):
-                found += dotted_values(statement[2])
+            found += [(scope, statement) for statement in scope.bindings(name)]
             if any(param[0] == name for param in scope.params):
-                break  # a parameter of this scope: what the caller passes, not an outer local
+                return found, True
             scope = self.facts.scope_around(scope)
-        return tuple(dict.fromkeys(found))
+        return found, False
 
     def builtin_types_held(self, symbol: Symbol, name: str) -> frozenset[type]:
         """Python's own types a local of the definition (or of a function it is nested in)
@@ -158,18 +164,16 @@ class FlowEdges:
         else empty. A method those types have (`seen.add(x)` on a set) is theirs, never a
         tensor's: trace, whose solver has the same values, finds no edge there, and neither
         may `callers` (local_values says why it reads the facts and does not solve)."""
-        scope = self.facts.scope(symbol.qname, symbol.line) if symbol.line is not None else None
+        assigned, parameter = self._assignments(symbol, name)
+        if parameter:
+            return frozenset()
         held: set[type] = set()
-        while scope is not None and scope.kind in ("function", "lambda"):
-            for statement in scope.bindings(name):
-                for value in alternatives(statement[2]):
-                    found = self._builtin_type(value, scope)
-                    if found is None:
-                        return frozenset()
-                    held.add(found)
-            if any(param[0] == name for param in scope.params):
-                return frozenset()  # a parameter: what its callers pass
-            scope = self.facts.scope_around(scope)
+        for scope, statement in assigned:
+            for value in alternatives(statement[2]):
+                found = self._builtin_type(value, scope)
+                if found is None:
+                    return frozenset()
+                held.add(found)
         return frozenset(held)
 
     def _builtin_type(self, value: Fact, scope: Scope) -> type | None:
