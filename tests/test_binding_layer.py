@@ -440,7 +440,9 @@ def test_operators_pybind11_binds_are_special_methods():
         "      .def(py::self -= py::self)\n"  # 5
         "      .def(float() * py::self)\n"  # 6
         "      .def(-py::self)\n"  # 7
-        "      .def(hash(py::self));\n"  # 8
+        "      .def(hash(py::self))\n"  # 8
+        "      .def(py::self < py::self)\n"  # 9
+        "      .def(float() < py::self);\n"  # 10: `1.0 < keys` runs keys.__gt__(1.0), as in Python
         "}\n"
     )
     assert bound("torch/csrc/utils/python_dispatch.cpp", source) == [
@@ -450,6 +452,8 @@ def test_operators_pybind11_binds_are_special_methods():
         ("<arg 0 of initDispatchBindings>.DispatchKeySet.__rmul__", "pybind", 6, "operator*"),
         ("<arg 0 of initDispatchBindings>.DispatchKeySet.__neg__", "pybind", 7, "operator-"),
         ("<arg 0 of initDispatchBindings>.DispatchKeySet.__hash__", "pybind", 8, "std::hash"),
+        ("<arg 0 of initDispatchBindings>.DispatchKeySet.__lt__", "pybind", 9, "operator<"),
+        ("<arg 0 of initDispatchBindings>.DispatchKeySet.__gt__", "pybind", 10, "operator<"),
     ]
 
 

@@ -40,6 +40,7 @@ from explorer.parsers import cpp_types
 from explorer.parsers.common import collapse, strip_template_args
 from explorer.parsers.cpp_modules import ModuleValues, PyClass, PyModule, PyName, Value, string_literal
 from explorer.parsers.cpp_modules import call_arguments as _arguments
+from explorer.parsers.python_operators import BINARY, COMPARISON, UNARY
 
 _OPERATOR_BLOCKS = ("TORCH_LIBRARY", "TORCH_LIBRARY_FRAGMENT", "TORCH_LIBRARY_IMPL")
 _PYBIND_BLOCKS = ("PYBIND11_MODULE",)
@@ -504,25 +505,6 @@ def _pybind(
         )
 
 
-_BINARY_OPERATORS = {
-    "+": "add",
-    "-": "sub",
-    "*": "mul",
-    "/": "truediv",
-    "%": "mod",
-    "&": "and",
-    "|": "or",
-    "^": "xor",
-    "<<": "lshift",
-    ">>": "rshift",
-    "==": "eq",
-    "!=": "ne",
-    "<": "lt",
-    "<=": "le",
-    ">": "gt",
-    ">=": "ge",
-}
-_UNARY_OPERATORS = {"-": "neg", "+": "pos", "~": "invert"}
 _SELF_FUNCTIONS = {
     "hash": ("__hash__", "std::hash"),
     "abs": ("__abs__", "abs"),
@@ -531,6 +513,10 @@ _SELF_FUNCTIONS = {
     "str": ("__str__", "operator<<"),
 }
 _SELF = r"(?:py|pybind11)::self"
+# the operators C++ writes of Python's (no `//`, `@`, `**`), the longest first
+_CPP_OPERATORS = "|".join(
+    re.escape(o) for o in sorted({*BINARY, *COMPARISON} - {"//", "@", "**"}, key=len, reverse=True)
+)
 _OPERAND = r"(?:(?:py|pybind11)::self|[\w:<>]+\(\)|[\w:.]+)"
 
 
@@ -543,20 +529,19 @@ def _self_operator(written: str) -> tuple[str, str] | None:
         return _SELF_FUNCTIONS.get(called.group(1))
     unary = re.fullmatch(rf"([-+~]){_SELF}", written)
     if unary is not None:
-        return f"__{_UNARY_OPERATORS[unary.group(1)]}__", unary.group(1)
-    operators = "|".join(re.escape(o) for o in sorted(_BINARY_OPERATORS, key=len, reverse=True))
-    binary = re.fullmatch(rf"({_OPERAND})({operators})(=?)({_OPERAND})", written)
+        return UNARY[unary.group(1)], unary.group(1)
+    binary = re.fullmatch(rf"({_OPERAND})({_CPP_OPERATORS})(=?)({_OPERAND})", written)
     if binary is None:
         return None
     left, operator, assigns, right = binary.groups()
     if assigns and operator in ("<", ">", "=", "!"):  # `<=`, `>=`, `==`, `!=` were matched whole
         return None
-    name = _BINARY_OPERATORS[operator]
+    method, reflected, in_place = BINARY[operator] if operator in BINARY else (*COMPARISON[operator], "")
     if assigns:
-        return f"__i{name}__", operator + "="
+        return in_place, operator + "="
     if re.fullmatch(_SELF, left):
-        return f"__{name}__", operator
-    return (f"__r{name}__", operator) if re.fullmatch(_SELF, right) else None
+        return method, operator
+    return (reflected, operator) if re.fullmatch(_SELF, right) else None
 
 
 def _binding(qname: str, name: str, target: str, lang: Language, path: str, line: int, statement: str) -> Symbol:

@@ -23,6 +23,7 @@ from typing import Any
 
 from explorer import treesitter as tsx
 from explorer.flow_schema import Expr, Param, ScopeHeader, Stmt
+from explorer.parsers.python_operators import BINARY, COMPARISON, UNARY
 from explorer.parsers.python_scope_names import ScopeBindings, scope_key
 
 _MAX_DEPTH = 120  # deeper expressions are "unknown": nesting must not exhaust the stack
@@ -37,48 +38,6 @@ _LITERALS = {
 _BOOLS = {"true": ("const", "bool", "True"), "false": ("const", "bool", "False")}
 _CONDITIONAL = ("if_statement", "for_statement", "while_statement", "try_statement", "match_statement")
 _COMPREHENSIONS = ("list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression")
-_IN_PLACE = {
-    "+=": "__iadd__",
-    "-=": "__isub__",
-    "*=": "__imul__",
-    "/=": "__itruediv__",
-    "//=": "__ifloordiv__",
-    "%=": "__imod__",
-    "@=": "__imatmul__",
-    "&=": "__iand__",
-    "|=": "__ior__",
-    "^=": "__ixor__",
-    "<<=": "__ilshift__",
-    ">>=": "__irshift__",
-    "**=": "__ipow__",
-}
-# Python's data model: the method an operator runs on its left operand, and the reflected
-# one it runs on its right operand where the left has none (`1 - x` is `x.__rsub__(1)`)
-_BINARY = {
-    "+": ("__add__", "__radd__"),
-    "-": ("__sub__", "__rsub__"),
-    "*": ("__mul__", "__rmul__"),
-    "@": ("__matmul__", "__rmatmul__"),
-    "/": ("__truediv__", "__rtruediv__"),
-    "//": ("__floordiv__", "__rfloordiv__"),
-    "%": ("__mod__", "__rmod__"),
-    "**": ("__pow__", "__rpow__"),
-    "<<": ("__lshift__", "__rlshift__"),
-    ">>": ("__rshift__", "__rrshift__"),
-    "&": ("__and__", "__rand__"),
-    "|": ("__or__", "__ror__"),
-    "^": ("__xor__", "__rxor__"),
-}
-# a comparison's reflection is the mirrored comparison (`a < b` tries `b.__gt__(a)`)
-_COMPARISON = {
-    "<": ("__lt__", "__gt__"),
-    "<=": ("__le__", "__ge__"),
-    ">": ("__gt__", "__lt__"),
-    ">=": ("__ge__", "__le__"),
-    "==": ("__eq__", "__eq__"),
-    "!=": ("__ne__", "__ne__"),
-}
-_UNARY = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
 
 
 def flow_facts(root: tsx.Node, module: str, package: str, found: dict[str, list[tsx.Node]]) -> str:
@@ -232,8 +191,7 @@ class _ScopeWalker:
             left = tsx.field(node, "left")
             operator = node.child_by_field_name("operator")
             written = tsx.text(operator) if operator is not None else "+="
-            method = _IN_PLACE.get(written, "__iadd__")
-            binary, reflected = _BINARY.get(written[:-1], ("__add__", "__radd__"))
+            binary, reflected, method = BINARY.get(written[:-1], BINARY["+"])
             value = (
                 "augmented",
                 self.expr(left),
@@ -719,7 +677,7 @@ class _ScopeWalker:
         if kind == "unary_operator":
             operator = node.child_by_field_name("operator")
             argument = node.child_by_field_name("argument")
-            method = _UNARY.get(tsx.text(operator)) if operator is not None else None
+            method = UNARY.get(tsx.text(operator)) if operator is not None else None
             if operator is None or method is None or argument is None:
                 return _UNKNOWN
             return ("unop", self.expr(argument, depth + 1), method, tsx.line(operator), operator.start_point[1])
@@ -780,7 +738,7 @@ class _ScopeWalker:
         operator = node.child_by_field_name("operator")
         left = self.expr(node.child_by_field_name("left"), depth + 1)
         right = self.expr(node.child_by_field_name("right"), depth + 1)
-        methods = _BINARY.get(tsx.text(operator)) if operator is not None else None
+        methods = BINARY.get(tsx.text(operator)) if operator is not None else None
         if operator is None or methods is None:
             return _UNKNOWN
         return ("binop", left, right, methods[0], methods[1], tsx.line(operator), operator.start_point[1])
@@ -803,8 +761,8 @@ class _ScopeWalker:
             left, right = values[index], values[index + 1]
             written = operator.type
             line, column = tsx.line(operator), operator.start_point[1]
-            if written in _COMPARISON:
-                method, reflected = _COMPARISON[written]
+            if written in COMPARISON:
+                method, reflected = COMPARISON[written]
                 results.append(("binop", left, right, method, reflected, line, column))
             elif written in ("in", "not in"):
                 results.append(("binop", right, left, "__contains__", None, line, column))
