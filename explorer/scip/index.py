@@ -68,9 +68,9 @@ class _Graph:
     """What the call graph says of each definition, gathered before documents are written
     (a relationship belongs to the implementing symbol, which may be in a file written first)."""
 
-    # path -> (line, the callee's name as written, its SCIP symbol): names, not Symbols, since
-    # a whole tree has millions of references
-    references: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
+    # path -> (line, the column the call starts at (0 where unknown), the callee's name as
+    # written, its SCIP symbol): names, not Symbols, since a whole tree has millions of references
+    references: dict[str, list[tuple[int, int, str, str]]] = field(default_factory=dict)
     implements: dict[str, set[str]] = field(default_factory=dict)  # symbol -> symbols it implements
     external: dict[str, Symbol] = field(default_factory=dict)
     too_deep: int = 0
@@ -164,7 +164,9 @@ def _gather(graph: CallGraph, namer: SymbolNamer, symbol: Symbol, path: str, fac
             and edge.site.path == path
             and edge.kind not in (EdgeKind.DISPATCH, EdgeKind.STRUCTURED)
         ):
-            facts.references.setdefault(path, []).append((edge.site.line, target.name, sys.intern(namer.name(target))))
+            facts.references.setdefault(path, []).append(
+                (edge.site.line, edge.site.column or 0, target.name, sys.intern(namer.name(target)))
+            )
 
 
 def _document(
@@ -197,11 +199,15 @@ def _document(
             relationship.is_reference = True
             counts.relationships += 1
     # a call the graph reaches twice (as the binding's method and as the tensor's) is one reference
-    for line, written, scip_symbol in sorted(set(facts.references.get(path, ()))):
+    placed: set[tuple[int, int, str]] = set()
+    for line, column, written, scip_symbol in sorted(set(facts.references.get(path, ()))):
         text = sources.line(path, line)
-        start = _column(text, written)
+        start = _column(text, written, column)
         if start < 0:
             continue  # the callee's name is not written on the line (a call through an alias): no range to give
+        if (line, start, scip_symbol) in placed:
+            continue
+        placed.add((line, start, scip_symbol))
         occurrence = document.occurrences.add()
         occurrence.range.extend([line - 1, start, start + len(written.encode("utf-8"))])
         occurrence.symbol = scip_symbol
@@ -216,9 +222,11 @@ def _name_range(text: str, line: int, name: str) -> list[int]:
     return [line - 1, start, start + len(name.encode("utf-8"))]
 
 
-def _column(text: str, name: str) -> int:
-    """Where `name` is written on a line as a whole word, in UTF-8 bytes; -1 if it is not."""
-    at = 0
+def _column(text: str, name: str, from_byte: int = 0) -> int:
+    """Where `name` is written on a line as a whole word, in UTF-8 bytes, from a byte on (the
+    column a call starts at: `y = relu; F.relu(x)` is a reference at the second); -1 if it is
+    not."""
+    at = len(text.encode("utf-8")[:from_byte].decode("utf-8", "ignore"))
     while (at := text.find(name, at)) >= 0:
         before = text[at - 1] if at > 0 else " "
         after = text[at + len(name)] if at + len(name) < len(text) else " "
