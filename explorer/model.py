@@ -92,6 +92,16 @@ class Location:
     column: int | None = field(default=None, compare=False)
 
 
+def character_index(line: str, byte_column: int) -> int:
+    """A Location's column (bytes of the line's UTF-8) as an index into the line's characters."""
+    return len(line.encode("utf-8")[:byte_column].decode("utf-8", "ignore"))
+
+
+def byte_column(line: str, index: int) -> int:
+    """An index into a line's characters as a Location's column (bytes of its UTF-8)."""
+    return len(line[:index].encode("utf-8"))
+
+
 class CallKind(StrEnum):
     CALL = "call"
     LAUNCH = "launch"  # kernel<<<grid, block>>>(...)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from explorer.errors import ExplorerError
 from explorer.index import IndexReader
-from explorer.model import CallEdge, CallSite, EdgeKind, Key, Layer, Location, Symbol, SymbolKind
+from explorer.model import CallEdge, CallSite, EdgeKind, Key, Layer, Location, Symbol, SymbolKind, byte_column
 from explorer.names import find
 from explorer.resolve import CallGraph
 
@@ -110,7 +110,7 @@ def symbols_called_at(reader: IndexReader, sites: list[CallSite], line: int, tex
     word = word_at(text, column)
     if word is None:
         return []
-    at_byte = len(text[:column].encode("utf-8"))  # a site's column counts the line's bytes
+    at_byte = byte_column(text, column)  # a site's column counts the line's bytes
     for site in sites:
         written = site.callee.replace("->", ".").replace("::", ".")
         if site.line != line or not (site.column <= at_byte <= site.column + len(site.callee.encode("utf-8"))):

@@ -15,6 +15,8 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
 
+from explorer.model import character_index
+
 
 def path_of(uri: str, root: str) -> str | None:
     """The path explorer knows a document by, or None for a URI that is no local file."""
@@ -68,7 +70,7 @@ def call_range(line: int, text: str, byte_column: int | None, name: str = "") ->
     column; the whole line where the column is unknown or no name stands at it (`a + b`)."""
     if byte_column is None:
         return line_range(line, text)
-    start = len(text.encode("utf-8")[:byte_column].decode("utf-8", "ignore"))
+    start = character_index(text, byte_column)
     if name:
         called = re.compile(rf"(?<![\w]){re.escape(name)}(?=\s*(?:\(|<))").search(text, start)
         if called is not None:

@@ -132,7 +132,7 @@ class Locator:
         has a single overload), located at its default overload or else its first entry."""
         qname = name if overload is None or overload == "" else f"{name}.{overload}"
         operators: list[Symbol] = []
-        reader = self.store or self.wheel
+        reader = self.store if self.store is not None else self.wheel
         if reader is not None:
             found = reader.symbols_with_qname(qname)
             if overload is None and not found:

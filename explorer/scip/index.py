@@ -23,7 +23,7 @@ from pathlib import Path
 
 from explorer import __version__
 from explorer.index import IndexReader
-from explorer.model import EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind
+from explorer.model import EdgeKind, Language, Layer, Resolution, Symbol, SymbolKind, byte_column, character_index
 from explorer.resolve import CallGraph, SourceLines, UnreadableDefinition
 from explorer.scip import scip_pb2
 from explorer.scip.symbols import SymbolNamer
@@ -226,11 +226,11 @@ def _column(text: str, name: str, from_byte: int = 0) -> int:
     """Where `name` is written on a line as a whole word, in UTF-8 bytes, from a byte on (the
     column a call starts at: `y = relu; F.relu(x)` is a reference at the second); -1 if it is
     not."""
-    at = len(text.encode("utf-8")[:from_byte].decode("utf-8", "ignore"))
+    at = character_index(text, from_byte)
     while (at := text.find(name, at)) >= 0:
         before = text[at - 1] if at > 0 else " "
         after = text[at + len(name)] if at + len(name) < len(text) else " "
         if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
-            return len(text[:at].encode("utf-8"))
+            return byte_column(text, at)
         at += 1
     return -1
