@@ -9,15 +9,24 @@ import json
 import os
 from collections import Counter
 from pathlib import Path
+from typing import Any, get_args
 
 import pytest
 
 from explorer.flow_schema import (
+    EXPRESSION_AT,
     EXPRESSION_TAGS,
+    STATEMENT_AT,
     STATEMENT_TAGS,
+    TARGET_AT,
     TARGET_TAGS,
+    Expr,
+    NameRead,
     Param,
     ScopeHeader,
+    Star,
+    Stmt,
+    Target,
     expression_tags,
     statement_tags,
 )
@@ -68,6 +77,39 @@ def test_the_bundled_tree_s_facts_are_the_schema_s(sample_store):
     assert {tag for place, tag in seen if place == "statement"} == STATEMENT_TAGS
     assert {tag for place, tag in seen if place == "target"} == TARGET_TAGS
     assert {tag for place, tag in seen if place == "expression"} == EXPRESSION_TAGS
+
+
+def positions_by_tag(union: Any) -> dict[str, tuple[set[int], set[int]]]:
+    """Each tag of a union of fact types, with the positions where its types hold one nested
+    expression and where they hold a sequence of them (read off the type aliases)."""
+    found: dict[str, tuple[set[int], set[int]]] = {}
+    for shape in get_args(union):
+        tag_type, *fields = get_args(shape)
+        for tag in get_args(tag_type):
+            single, many = found.setdefault(tag, (set(), set()))
+            for position, field in enumerate(fields, 1):
+                if field in ("Expr", Expr, NameRead):
+                    single.add(position)
+                elif field in ("tuple[Expr, ...]", "tuple[Expr | Star, ...]"):
+                    many.add(position)
+    return found
+
+
+def test_the_walker_s_positions_are_the_types_positions():
+    """statement_tags walks the positions its tables name; the tables say what the types say
+    (a nested expression's place in every tag, `call`'s keywords and `dict`'s pairs aside)."""
+    expressions = positions_by_tag(Expr | Star)
+    assert set(expressions) == set(EXPRESSION_AT) == EXPRESSION_TAGS
+    for tag, (single, many) in expressions.items():
+        assert EXPRESSION_AT[tag] == (tuple(sorted(single)), tuple(sorted(many))), tag
+    statements = positions_by_tag(Stmt)
+    assert set(statements) == set(STATEMENT_AT)
+    for tag, (single, many) in statements.items():
+        assert many == set(), tag
+        assert STATEMENT_AT[tag] == tuple(sorted(single)), tag
+    targets = positions_by_tag(Target)
+    assert {tag: TARGET_AT[tag] for tag in targets} == {tag: tuple(sorted(s)) for tag, (s, _) in targets.items()}
+    assert set(targets) == set(TARGET_AT)
 
 
 REAL = os.environ.get("EXPLORER_REAL_TORCH")

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
-from typing import Any
+from typing import Any, Literal
 
 from explorer import treesitter as tsx
-from explorer.flow_schema import Expr, Param, ScopeHeader, Stmt
+from explorer.flow_schema import Const, Display, Expr, Item, NameRead, Param, ScopeHeader, Star, Stmt, Target
 from explorer.parsers.python_operators import BINARY, COMPARISON, UNARY
 from explorer.parsers.python_scope_names import ScopeBindings, scope_key
 
@@ -35,7 +35,13 @@ _LITERALS = {
     "float": "float",
     "none": "None",
 }
-_BOOLS = {"true": ("const", "bool", "True"), "false": ("const", "bool", "False")}
+_BOOLS: dict[str, Const] = {"true": ("const", "bool", "True"), "false": ("const", "bool", "False")}
+_DISPLAYS: dict[str, Literal["list", "tuple", "set"]] = {
+    "list": "list",
+    "tuple": "tuple",
+    "set": "set",
+    "expression_list": "tuple",
+}
 _CONDITIONAL = ("if_statement", "for_statement", "while_statement", "try_statement", "match_statement")
 _COMPREHENSIONS = ("list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression")
 
@@ -192,7 +198,7 @@ class _ScopeWalker:
             operator = node.child_by_field_name("operator")
             written = tsx.text(operator) if operator is not None else "+="
             binary, reflected, method = BINARY.get(written[:-1], BINARY["+"])
-            value = (
+            value: Expr = (
                 "augmented",
                 self.expr(left),
                 self.expr(node.child_by_field_name("right")),
@@ -285,7 +291,7 @@ class _ScopeWalker:
             self.assign(target.named_children[0], value, line)
         # other targets (a call's result, a slice of a literal) bind nothing a call can reach
 
-    def store(self, name_node: tsx.Node) -> tuple[Any, ...]:
+    def store(self, name_node: tsx.Node) -> Target:
         name = tsx.text(name_node)
         if name in self.declared_free or name not in self.local_names:
             return ("free", name)
@@ -440,7 +446,7 @@ class _ScopeWalker:
             outcomes.append(before)
         self.current = _merge(outcomes)
 
-    def guard(self, condition: tsx.Node | None) -> tuple[Expr, bool] | None:
+    def guard(self, condition: tsx.Node | None) -> tuple[NameRead, bool] | None:
         """`if NAME:` or `if not NAME:` on a local: the name, as its definitions made outside
         any branch or loop, and whether the branch runs where it is true."""
         truth = True
@@ -545,7 +551,7 @@ class _ScopeWalker:
                     target = (
                         alias.named_children[0] if alias.type == "as_pattern_target" and alias.named_children else alias
                     )
-                    entered = ("call", ("attr", held, "__enter__"), (), (), line, item.start_point[1])
+                    entered: Expr = ("call", ("attr", held, "__enter__"), (), (), line, item.start_point[1])
                     self.assign(target, entered, line)
         body = node.child_by_field_name("body")
         if body is not None:
@@ -642,9 +648,10 @@ class _ScopeWalker:
         if kind == "parenthesized_expression":
             inner = [c for c in node.named_children if c.type != "comment"]
             return self.expr(inner[0], depth + 1) if inner else _UNKNOWN
-        if kind in ("list", "tuple", "set", "expression_list"):
-            tag = {"expression_list": "tuple"}.get(kind, kind)
-            return (tag, tuple(self.element(child, depth) for child in node.named_children if child.type != "comment"))
+        if kind in _DISPLAYS:
+            elements = tuple(self.element(child, depth) for child in node.named_children if child.type != "comment")
+            display: Display = (_DISPLAYS[kind], elements)
+            return display
         if kind == "dictionary":
             pairs = []
             for child in node.named_children:
@@ -721,7 +728,7 @@ class _ScopeWalker:
                 elif part.type != "type_conversion":
                     self.evaluated(part, depth + 1)
 
-    def subscript(self, node: tsx.Node, depth: int) -> Expr:
+    def subscript(self, node: tsx.Node, depth: int) -> Item:
         """`obj[index]`, at its `[`: the key when it is a constant, and the index as an
         expression (what `__getitem__` or `__setitem__` is handed; calls inside it run)."""
         obj = self.expr(node.child_by_field_name("value"), depth + 1)
@@ -783,7 +790,7 @@ class _ScopeWalker:
             return ("elem", self.expr(node.named_children[0], depth + 1), tsx.line(node), node.start_point[1])
         return self.expr(node, depth + 1)
 
-    def read(self, name: str) -> Expr:
+    def read(self, name: str) -> NameRead:
         for frame in reversed(self.comprehension_names):
             if name in frame:
                 return ("name", name, tuple(sorted(frame[name])))
@@ -800,8 +807,8 @@ class _ScopeWalker:
                 return ("super", line, column)
         function = self.expr(function_node, depth + 1)
         arguments = node.child_by_field_name("arguments")
-        positional: list[Expr] = []
-        keywords: list[tuple[Any, ...]] = []
+        positional: list[Expr | Star] = []
+        keywords: list[tuple[str | None, Expr]] = []
         if arguments is not None and arguments.type == "generator_expression":
             positional.append(self.expr(arguments, depth + 1))
         elif arguments is not None:
@@ -959,7 +966,7 @@ _RUNS = frozenset({"call", "binop", "unop", "augmented"})  # expressions that ma
 def _has_call(value: Expr) -> bool:
     """Whether evaluating the expression may run code: a call, an operator (a method of its
     operand), or an item written in the source (`__getitem__`)."""
-    stack = [value]
+    stack: list[Any] = [value]  # expressions, and the tuples of them some expressions hold
     while stack:
         current = stack.pop()
         if isinstance(current, tuple):

@@ -19,7 +19,7 @@ from explorer.model import SymbolKind
 
 @dataclass(slots=True, eq=False)
 class Scope:
-    """One scope of a module: see parsers/python_flow.py for what its fields hold. The
+    """One scope of a module: flow_schema.py's ScopeHeader, with its module and path. The
     statements and expressions are the lists JSON decoded (tagged tuples when written; nothing
     hashes them, and converting every one back costs more than a trace's solving), decoded
     when first asked for."""
@@ -27,7 +27,7 @@ class Scope:
     qname: str
     kind: str  # module, class, function, lambda
     line: int
-    params: Sequence[Fact]  # (name, kind, default expression or None, definition id)
+    params: Sequence[Fact]  # flow_schema.Param's fields, as a list
     bases: Sequence[Fact]  # a class's base expressions
     generator: bool
     free: Sequence[str]  # the names its statements bind as global or nonlocal
