@@ -8,7 +8,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from explorer.lsp.server import INITIALIZATION_OPTIONS
+from explorer.lsp.session import INITIALIZATION_OPTIONS
 
 CONFIG = Path(__file__).resolve().parent.parent / "editors" / "helix" / "languages.toml"
 
@@ -17,7 +17,7 @@ def test_the_server_is_explorer_lsp_with_options_it_reads():
     config = tomllib.loads(CONFIG.read_text())
     server = config["language-server"]["explorer"]
     assert (server["command"], server["args"]) == ("explorer", ["lsp"])
-    assert set(server["config"]) <= INITIALIZATION_OPTIONS
+    assert set(server["config"]) <= set(INITIALIZATION_OPTIONS)
 
 
 def test_each_language_keeps_its_own_server_and_adds_explorer():

@@ -318,6 +318,57 @@ def test_an_initialization_option_the_server_does_not_read_is_said_to_be_ignored
     ]
 
 
+def test_initialization_options_of_the_wrong_kind_are_said_to_be_ignored(tmp_path):
+    # a number where a list of paths goes failed the background refresh with a traceback and
+    # answered every request with an internal error; a string was read as a tree per character
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "m.py").write_text("def f():\n    return 1\n")
+    options = {"trees": 5, "pythonEnv": ["python3"]}
+    sent = b"".join(
+        [
+            frame(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "processId": None,
+                        "rootUri": root.as_uri(),
+                        "capabilities": {},
+                        "initializationOptions": options,
+                    },
+                }
+            ),
+            frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+            frame({"jsonrpc": "2.0", "id": 2, "method": "workspace/symbol", "params": {"query": "f"}}),
+            frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}),
+            frame({"jsonrpc": "2.0", "method": "exit"}),
+        ]
+    )
+    done = _serve(sent, tmp_path)
+    answers = responses(done.stdout)
+    logged = [answer["params"] for answer in answers if answer.get("method") == "window/logMessage"]
+    assert logged == [
+        {"type": 2, "message": "explorer: initializationOptions trees ignored: 5 is not a list of paths"},
+        {"type": 2, "message": "explorer: initializationOptions pythonEnv ignored: ['python3'] is not a path"},
+    ]
+    assert [answer.get("error") for answer in answers if answer.get("id") == 2] == [None]
+    assert "Traceback" not in done.stderr.decode()
+
+
+def test_one_path_is_a_list_of_one_tree():
+    from explorer.lsp.session import EditorOptions, read_options
+
+    assert read_options({"trees": "/src/pytorch"}) == (EditorOptions(("/src/pytorch",)), [])
+    assert read_options({"trees": ["/a", "/b"], "pythonEnv": "none"}) == (EditorOptions(("/a", "/b"), "none"), [])
+    assert read_options(None) == (EditorOptions(), [])
+    assert read_options({"trees": ["/a", 3]}) == (
+        EditorOptions(),
+        ["explorer: initializationOptions trees ignored: ['/a', 3] is not a list of paths"],
+    )
+
+
 def test_a_call_at_no_line_has_no_place_in_the_editor():
     # a call Python makes that no line writes (unpacking's `__getitem__`, iterating a spread)
     # is at line 0 of its file: no range, where a range at line -1 would fail the request

@@ -41,7 +41,7 @@ from explorer.lsp.convert import (
     symbols_at_position,
 )
 from explorer.lsp.positions import path_of
-from explorer.lsp.session import ExplorerServer
+from explorer.lsp.session import ExplorerServer, read_options
 from explorer.lsp.stream import FramedReader
 from explorer.model import CallNode, SymbolKind
 from explorer.names import search_symbols
@@ -54,7 +54,6 @@ from explorer.resolve import (
 
 # The initializationOptions the server reads (the CLI's --tree and --python-env); others are
 # said to be ignored, so that a misspelt one is not silently without effect
-INITIALIZATION_OPTIONS = frozenset({"trees", "pythonEnv"})
 
 _SEARCH_LIMIT = 100
 TRACE_COMMAND = "explorer.traceToVendor"
@@ -69,17 +68,9 @@ server = ExplorerServer()
 
 @server.feature(lsp.INITIALIZE)
 def initialize(ls: ExplorerServer, params: lsp.InitializeParams) -> None:
-    ls.options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
-    unknown = sorted(str(name) for name in ls.options if name not in INITIALIZATION_OPTIONS)
-    if unknown:
-        ls.window_log_message(
-            lsp.LogMessageParams(
-                lsp.MessageType.Warning,
-                (
-                    f"explorer: initializationOptions {', '.join(unknown)} ignored (it reads {', '.join(sorted(INITIALIZATION_OPTIONS))})"
-                ),
-            )
-        )
+    ls.options, ignored = read_options(params.initialization_options)
+    for line in ignored:
+        ls.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, line))
 
 
 @server.feature(lsp.INITIALIZED)
@@ -281,7 +272,7 @@ class _OneLine(logging.Formatter):
     """The server's log, on stderr (which clients show in a log panel): one line per problem,
     no traceback."""
 
-    def formatException(self, exc_info) -> str:
+    def formatException(self, exc_info: object) -> str:
         return ""
 
     def format(self, record: logging.LogRecord) -> str:
@@ -315,7 +306,7 @@ def serve() -> None:
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
-        server.shutdown()
+        server.shutdown()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
     if reader.broken is not None:
         sys.stderr.write(f"explorer lsp: error: the input is not an LSP stream: {reader.broken}\n")
         raise SystemExit(1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import reprlib
 import subprocess
 import sys
 import threading
@@ -49,6 +50,49 @@ class Session:
     buffer: Callable[[str], Buffer | None] = lambda path: None
 
 
+@dataclass(frozen=True)
+class EditorOptions:
+    """What the client's initializationOptions set, as the CLI's --tree and --python-env."""
+
+    trees: tuple[str, ...] = ()
+    python_env: str | None = None
+
+
+# the names initializationOptions may hold, and what each must be
+INITIALIZATION_OPTIONS = {"trees": "a list of paths", "pythonEnv": "a path"}
+
+
+def read_options(given: object) -> tuple[EditorOptions, list[str]]:
+    """The options a client's initializationOptions set (`trees` one path or a list of them,
+    `pythonEnv` a path), and a line for each it holds that explorer ignores: a name it does
+    not read, or a value of the wrong kind (a list of paths read as a string would be a tree
+    per character)."""
+    if not isinstance(given, dict):
+        return EditorOptions(), []
+    said = []
+    unknown = sorted(str(name) for name in given if name not in INITIALIZATION_OPTIONS)
+    if unknown:
+        said.append(
+            f"explorer: initializationOptions {', '.join(unknown)} ignored (it reads {', '.join(sorted(INITIALIZATION_OPTIONS))})"
+        )
+    trees = given.get("trees")
+    trees = [trees] if isinstance(trees, str) else trees
+    if trees is not None and not (isinstance(trees, list) and all(isinstance(tree, str) for tree in trees)):
+        said.append(_ignored("trees", trees))
+        trees = None
+    python_env = given.get("pythonEnv")
+    if python_env is not None and not isinstance(python_env, str):
+        said.append(_ignored("pythonEnv", python_env))
+        python_env = None
+    return EditorOptions(tuple(trees or ()), python_env), said
+
+
+def _ignored(name: str, value: object) -> str:
+    return (
+        f"explorer: initializationOptions {name} ignored: {reprlib.repr(value)} is not {INITIALIZATION_OPTIONS[name]}"
+    )
+
+
 class IndexNotReady(TreeNotReady):
     """A tree's index is missing or out of date and is being built in the background."""
 
@@ -84,7 +128,7 @@ class ExplorerServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("explorer", __version__, protocol_cls=ServerProtocol)
         self.session: Session | None = None
-        self.options: dict = {}  # the client's initializationOptions
+        self.options = EditorOptions()  # what the client's initializationOptions set
         self.problem: str | None = None  # why the last refresh failed, if it did
         self._refreshed = threading.Event()  # a refresh finished since the session was opened
         self._lock = threading.Lock()
@@ -113,7 +157,7 @@ class ExplorerServer(LanguageServer):
             config = find_config(root)
         except UsageError as error:  # said once where answers wait, as a failed refresh is
             self.problem, config = str(error), None
-        given = {"trees": list(self.options.get("trees", ())) or None, "python-env": self.options.get("pythonEnv")}
+        given = {"trees": list(self.options.trees) or None, "python-env": self.options.python_env}
         settings = resolve_settings(given, config)
         trees, python = settings["trees"].value, settings["python-env"].value
         listed = [str(tree) for tree in trees] if isinstance(trees, list) else []
