@@ -15,7 +15,7 @@ import itertools
 
 from explorer.analysis import NeighbourReport, TraceNode, TraceReport
 from explorer.diagram.model import Diagram, DiagramEdge, DiagramNode, Emphasis
-from explorer.model import CallEdge, CallNode, EdgeKind, Layer, Resolution
+from explorer.model import CallEdge, CallNode, EdgeKind, Key, Layer, Resolution
 from explorer.names import target_heading
 
 
@@ -87,7 +87,7 @@ class _Builder:
     keeps the strongest emphasis it was added with."""
 
     def __init__(self) -> None:
-        self.nodes: dict[tuple, DiagramNode] = {}
+        self.nodes: dict[Key, DiagramNode] = {}
         self.edges: dict[tuple[str, str, str], DiagramEdge] = {}
 
     def add(

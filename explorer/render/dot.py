@@ -131,7 +131,8 @@ def to_dot(diagram: Diagram, links: LinkTemplate) -> str:
             edge.source, edge.target, **_edge_attributes(edge, qnames), **({"weight": "20"} if edge.spine else {})
         )
     _legend(graph, diagram)
-    return graph.source
+    source: str = graph.source  # graphviz is untyped
+    return source
 
 
 def _node_attributes(node: DiagramNode, style: LayerStyle, links: LinkTemplate) -> dict[str, str]:

@@ -13,7 +13,7 @@ from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
 from explorer.index import RefreshReport
-from explorer.model import CallEdge, CallNode, Symbol, Tree
+from explorer.model import CallEdge, CallNode, Key, Symbol, Tree
 
 if TYPE_CHECKING:  # only annotations: a command imports the query layer it runs, no more
     from explorer.analysis import Entry, NeighbourReport, Overload, SymbolDetails, TraceNode, TraceReport
@@ -280,10 +280,10 @@ def _path_json(path: list[TraceNode], entry: Entry | None) -> list[dict[str, obj
 def _graph_json(tree: TraceNode) -> dict[str, list[dict[str, object]]]:
     """The tree's definitions once each (id: their order of first appearance) and its edges
     once each, between ids."""
-    ids: dict[tuple, int] = {}
+    ids: dict[Key, int] = {}
     nodes: list[dict[str, object]] = []
     edges: list[dict[str, object]] = []
-    seen_edges: set[tuple] = set()
+    seen_edges: set[Key] = set()
 
     def node_id(node: CallNode) -> int:
         if node.key not in ids:
