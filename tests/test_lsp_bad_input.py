@@ -288,25 +288,19 @@ def test_a_content_length_too_large_is_answered_not_waited_on(tmp_path, then_nex
     assert "Traceback" not in log
 
 
-def test_an_initialization_option_the_server_does_not_read_is_said_to_be_ignored(tmp_path):
+def _initialize_with(options: dict, tmp_path) -> bytes:
+    """The initialize request of a one-file project, with these initializationOptions."""
     root = tmp_path / "tree"
     root.mkdir()
     (root / "m.py").write_text("def f():\n    return 1\n")
+    params = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}, "initializationOptions": options}
+    return frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+
+
+def test_an_initialization_option_the_server_does_not_read_is_said_to_be_ignored(tmp_path):
     sent = b"".join(
         [
-            frame(
-                {
-                    "jsonrpc": "2.0",
-                    "id": 1,
-                    "method": "initialize",
-                    "params": {
-                        "processId": None,
-                        "rootUri": root.as_uri(),
-                        "capabilities": {},
-                        "initializationOptions": {"tree": ["/elsewhere"], "python_env": "x", "trees": []},
-                    },
-                }
-            ),
+            _initialize_with({"tree": ["/elsewhere"], "python_env": "x", "trees": []}, tmp_path),
             frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
             frame({"jsonrpc": "2.0", "method": "exit"}),
         ]
@@ -321,25 +315,9 @@ def test_an_initialization_option_the_server_does_not_read_is_said_to_be_ignored
 def test_initialization_options_of_the_wrong_kind_are_said_to_be_ignored(tmp_path):
     # a number where a list of paths goes failed the background refresh with a traceback and
     # answered every request with an internal error; a string was read as a tree per character
-    root = tmp_path / "tree"
-    root.mkdir()
-    (root / "m.py").write_text("def f():\n    return 1\n")
-    options = {"trees": 5, "pythonEnv": ["python3"]}
     sent = b"".join(
         [
-            frame(
-                {
-                    "jsonrpc": "2.0",
-                    "id": 1,
-                    "method": "initialize",
-                    "params": {
-                        "processId": None,
-                        "rootUri": root.as_uri(),
-                        "capabilities": {},
-                        "initializationOptions": options,
-                    },
-                }
-            ),
+            _initialize_with({"trees": 5, "pythonEnv": ["python3"]}, tmp_path),
             frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
             frame({"jsonrpc": "2.0", "id": 2, "method": "workspace/symbol", "params": {"query": "f"}}),
             frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}),
