@@ -40,32 +40,33 @@ class Compiler:
         self.rebound: frozenset[str] | None = None  # see _rebound_inside
 
     def statements(self, body: Sequence[Fact]) -> None:
+        """A scope's statements (their shapes: flow_schema.py's Stmt)."""
+        solver = self.solver
         for statement in body:
-            tag = statement[0]
-            if tag == "bind":
-                if self.scope.kind == "module" and statement[1][0] == "local" and statement[2][0] == "call":
-                    self._name_call(statement[1][1], statement[2])
-                self.bind(statement[1], self.expr(statement[2]))
-            elif tag == "eval":
-                self.expr(statement[1])
-            elif tag == "return":
-                self.solver.copy(self.expr(statement[1]), self.solver.node(("return", self.key)))
-            elif tag == "yield":
-                self.solver.copy(self.expr(statement[1]), self.solver.node(("yield", self.key)))
-            elif tag == "raise":
-                raised = self.expr(statement[1])
-                site = (statement[2], 0)
-                self.solver.on(raised, functools.partial(self._raised, site=site))
-            elif tag == "guard":
-                guards = self.solver.guards.setdefault(self.key, [])
-                guards.append((self.expr(statement[1]), bool(statement[2]), statement[3], statement[4]))
-            elif tag == "enter":
-                held = self.expr(statement[1])
-                site = (statement[2], statement[3])
-                for name in ("__enter__", "__exit__"):
-                    method = self.solver.fresh()
-                    self.solver.on(held, functools.partial(self._protocol, name=name, target=method))
-                    self.solver.on(method, functools.partial(self._call_protocol, site=site))
+            match statement:
+                case ["bind", target, value, _]:
+                    if self.scope.kind == "module" and target[0] == "local" and value[0] == "call":
+                        self._name_call(target[1], value)
+                    self.bind(target, self.expr(value))
+                case ["eval", value]:
+                    self.expr(value)
+                case ["return", value]:
+                    solver.copy(self.expr(value), solver.node(("return", self.key)))
+                case ["yield", value]:
+                    solver.copy(self.expr(value), solver.node(("yield", self.key)))
+                case ["raise", value, line]:
+                    raised = self.expr(value)
+                    solver.on(raised, functools.partial(self._raised, site=(line, 0)))
+                case ["guard", name, truth, first, last]:
+                    guards = solver.guards.setdefault(self.key, [])
+                    guards.append((self.expr(name), bool(truth), first, last))
+                case ["enter", value, line, column]:
+                    held = self.expr(value)
+                    for method_name in ("__enter__", "__exit__"):
+                        method = solver.fresh()
+                        solver.on(held, functools.partial(self._protocol, name=method_name, target=method))
+                        solver.on(method, functools.partial(self._call_protocol, site=(line, column)))
+                # star_import: what it binds is read where a name is looked up (solver.global_)
 
     def _name_call(self, name: str, call: Fact) -> None:
         """`name = factory(...)` at a module's top level: the closure the call makes is known
@@ -99,22 +100,21 @@ class Compiler:
     # -- targets ---------------------------------------------------------------------------
 
     def bind(self, target: Fact, value: int) -> None:
+        """An assignment's target (its shapes: flow_schema.py's Target) takes `value`."""
         solver = self.solver
-        tag = target[0]
-        if tag == "local":
-            solver.copy(value, self.local(target[1], target[2]))
-        elif tag == "free":
-            solver.copy(value, self.free_target(target[1]))
-        elif tag == "attr":
-            holder = self.expr(target[1])
-            name = target[2]
-            site = (target[3], target[4]) if len(target) > 4 else (0, 0)
-            solver.on(holder, lambda obj: self._store_attribute(obj, name, value, site))
-        elif tag == "item":
-            holder = self.expr(target[1])
-            key = target[2]
-            site, index = self._subscript(target)
-            solver.on(holder, lambda obj: self._store_item(obj, key, value, site, index))
+        match target:
+            case ["local", name, ident]:
+                solver.copy(value, self.local(name, ident))
+            case ["free", name]:
+                solver.copy(value, self.free_target(name))
+            case ["attr", obj, name, *place]:
+                holder = self.expr(obj)
+                site = (place[0], place[1]) if place else (0, 0)
+                solver.on(holder, lambda held: self._store_attribute(held, name, value, site))
+            case ["item", obj, key, *_]:
+                holder = self.expr(obj)
+                site, index = self._subscript(target)
+                solver.on(holder, lambda held: self._store_item(held, key, value, site, index))
 
     def _store_attribute(self, obj: object, name: str, value: int, site: tuple[int, int]) -> None:
         solver = self.solver
@@ -216,91 +216,95 @@ class Compiler:
     # -- expressions -----------------------------------------------------------------------
 
     def expr(self, expression: Fact) -> int:
+        """The node of an expression's values (its shapes: flow_schema.py's Expr)."""
         solver = self.solver
-        tag = expression[0]
-        if tag == "name":
-            return self.name(expression[1], expression[2])
-        if tag == "attr":
-            # a property's getter, or `__getattr__`, runs where the name is read
-            site = (expression[3], expression[4]) if len(expression) > 4 else (0, 0)
-            return self.attribute(self.expr(expression[1]), expression[2], site)
-        if tag == "call":
-            return self.call(expression)
-        if tag == "item":
-            holder = self.expr(expression[1])
-            key = expression[2]
-            site, index = self._subscript(expression)
-            result = solver.fresh()
-            solver.on(holder, lambda value: self._load_item(value, key, result, site, index))
-            return result
-        if tag == "binop":
-            left, right, result = self.expr(expression[1]), self.expr(expression[2]), solver.fresh()
-            self._binary(left, right, expression[3], expression[4], (expression[5], expression[6]), result)
-            return result
-        if tag == "unop":
-            operand, result = self.expr(expression[1]), solver.fresh()
-            method, site = expression[2], (expression[3], expression[4])
-            solver.on(operand, lambda value: self._run_operator(value, method, Arguments(), site, result))
-            return result
-        if tag in ("dict", "list", "tuple", "set"):
-            self.containers += 1
-            container = Container(tag, (self.key, self.containers))
-            result = solver.fresh()
-            solver.add(result, [container])
-            if tag == "dict":
-                for key, value in expression[1]:
-                    element = self.expr(value)
-                    solver.copy(element, solver.field(container, key))
+        match expression:
+            case ["name", name, defs]:
+                return self.name(name, defs)
+            case ["attr", obj, name, *place]:
+                # a property's getter, or `__getattr__`, runs where the name is read
+                site = (place[0], place[1]) if place else (0, 0)
+                return self.attribute(self.expr(obj), name, site)
+            case ["call", *_]:
+                return self.call(expression)
+            case ["item", obj, key, *_]:
+                holder = self.expr(obj)
+                site, index = self._subscript(expression)
+                result = solver.fresh()
+                solver.on(holder, lambda value: self._load_item(value, key, result, site, index))
+                return result
+            case ["binop", left, right, method, reflected, line, column]:
+                left_node, right_node, result = self.expr(left), self.expr(right), solver.fresh()
+                self._binary(left_node, right_node, method, reflected, (line, column), result)
+                return result
+            case ["unop", operand, method, line, column]:
+                operand_node, result = self.expr(operand), solver.fresh()
+                site = (line, column)
+                solver.on(operand_node, lambda value: self._run_operator(value, method, Arguments(), site, result))
+                return result
+            case ["dict", pairs]:
+                container, result = self._container("dict")
+                for key, value in pairs:
+                    solver.copy(self.expr(value), solver.field(container, key))
                     if isinstance(key, str):
                         solver.add(solver.node(("keys", container)), [Constant("str", key)])
-            else:
-                for index, item in enumerate(expression[1]):
-                    if item[0] == "elem":
-                        solver.copy(self.expr(item), solver.field(container, None))
-                    else:
-                        solver.copy(self.expr(item), solver.field(container, index if tag == "tuple" else None))
-            return result
-        if tag == "const":
-            result = solver.fresh()
-            solver.add(result, [Constant(expression[1], expression[2] if len(expression) > 2 else None)])
-            return result
-        if tag == "def" or tag == "lambda":
-            result = solver.fresh()
-            made = self.key[2] if self.key[2] is not None and is_made(self.key[2]) else None
-            solver.add(result, [Function(expression[1], expression[2], made)])
-            self._defaults(expression[1], expression[2])
-            return result
-        if tag == "class":
-            result = solver.fresh()
-            solver.add(result, [Class(expression[1], expression[2])])
-            return result
-        if tag == "import":
-            return self.imported(expression[1])
-        if tag == "any":
-            result = solver.fresh()
-            for part in expression[1]:
-                solver.copy(self.expr(part), result)
-            return result
-        if tag == "elem":
-            iterable = self.expr(expression[1])
-            result = solver.fresh()
-            iterate(solver, self.key, (expression[2], expression[3]), iterable, result)
-            return result
-        if tag == "super":
-            return self.super_(expression[1], expression[2])
-        if tag == "augmented":
-            left, right, result = self.expr(expression[1]), self.expr(expression[2]), solver.fresh()
-            site, method = (expression[4], expression[5]), expression[3]
-            binary = expression[6:8] if len(expression) > 7 else None
-            solver.on(left, lambda value: self._in_place(value, method, right, site, result, binary))
-            return result
-        if tag == "caught":
-            caught, result = self.expr(expression[1]), solver.fresh()
-            solver.on(caught, functools.partial(instances_of, solver, result=result))
-            return result
-        if tag == "star":
-            return self.expr(expression[1])
+                return result
+            case ["list" | "tuple" | "set" as kind, elements]:
+                container, result = self._container(kind)
+                for index, element in enumerate(elements):
+                    at = index if kind == "tuple" and element[0] != "elem" else None  # *x: no one index
+                    solver.copy(self.expr(element), solver.field(container, at))
+                return result
+            case ["const", kind, *value]:
+                result = solver.fresh()
+                solver.add(result, [Constant(kind, value[0] if value else None)])
+                return result
+            case ["def" | "lambda", qname, line]:
+                result = solver.fresh()
+                made = self.key[2] if self.key[2] is not None and is_made(self.key[2]) else None
+                solver.add(result, [Function(qname, line, made)])
+                self._defaults(qname, line)
+                return result
+            case ["class", qname, line]:
+                result = solver.fresh()
+                solver.add(result, [Class(qname, line)])
+                return result
+            case ["import", dotted]:
+                return self.imported(dotted)
+            case ["any", parts]:
+                result = solver.fresh()
+                for part in parts:
+                    solver.copy(self.expr(part), result)
+                return result
+            case ["elem", iterable, line, column]:
+                iterable_node, result = self.expr(iterable), solver.fresh()
+                iterate(solver, self.key, (line, column), iterable_node, result)
+                return result
+            case ["super", line, column]:
+                return self.super_(line, column)
+            case ["augmented", target, value, method, line, column, binary, reflected]:
+                target_node, value_node, result = self.expr(target), self.expr(value), solver.fresh()
+                site = (line, column)
+                solver.on(
+                    target_node,
+                    lambda held: self._in_place(held, method, value_node, site, result, (binary, reflected)),
+                )
+                return result
+            case ["caught", caught]:
+                caught_node, result = self.expr(caught), solver.fresh()
+                solver.on(caught_node, functools.partial(instances_of, solver, result=result))
+                return result
+            case ["star", inner]:
+                return self.expr(inner)
         return solver.fresh()  # unknown
+
+    def _container(self, kind: str) -> tuple[Container, int]:
+        """A new dict, list, tuple or set the scope's code makes, and the node holding it."""
+        self.containers += 1
+        container = Container(kind, (self.key, self.containers))
+        result = self.solver.fresh()
+        self.solver.add(result, [container])
+        return container, result
 
     def _in_place(
         self,
@@ -309,7 +313,7 @@ class Compiler:
         right: int,
         site: tuple[int, int],
         result: int,
-        binary: Fact | None,
+        binary: tuple[str, str | None],
     ) -> None:
         """`value op= right`: value's in-place operator method runs (an instance's, a
         tensor's `__iadd__`); where it has none, `value op right` runs; a list or set takes
@@ -317,10 +321,9 @@ class Compiler:
         solver = self.solver
         if solver.run_operator(self.key, site, value, method, Arguments((right,)), result):
             return
-        if binary is not None:
-            held = solver.fresh()
-            solver.add(held, [value])
-            self._binary(held, right, binary[0], binary[1], site, result)
+        held = solver.fresh()
+        solver.add(held, [value])
+        self._binary(held, right, binary[0], binary[1], site, result)
         solver.add(result, [value])
         if isinstance(value, Container) and value.kind in ("list", "set"):
             iterate(solver, self.key, site, right, solver.field(value, None))
