@@ -160,7 +160,8 @@ async def test_outgoing_calls_lead_from_python_into_the_kernels(client: Language
     )
     steps = []
     item = forward
-    # conv.py:244 self._conv_forward, conv.py:230 F.conv2d, functional.py:37 the alias of torch.conv2d,
+    # conv.py:244 self._conv_forward, conv.py:230 and 239 F.conv2d (each of _conv_forward's two
+    # returns calls it), functional.py:37 the alias of torch.conv2d,
     # the binding's YAML operator, its CompositeImplicitAutograd kernel (Convolution.cpp:173)
     for wanted in (
         "torch.nn.modules.conv.Conv2d._conv_forward",
@@ -175,7 +176,7 @@ async def test_outgoing_calls_lead_from_python_into_the_kernels(client: Language
         item = call.to
     assert steps == [
         ("torch.nn.modules.conv.Conv2d._conv_forward", "python · method", [243]),
-        ("torch.nn.functional.conv2d", "python · call", [229]),
+        ("torch.nn.functional.conv2d", "python · call", [229, 238]),
         ("torch._C._VariableFunctions.conv2d", "binding · alias", [36]),
         ("aten::conv2d", "yaml · binding · ambiguous (2 candidates)", [13]),
         ("at::native::conv2d_symint", "cpp · dispatch:CompositeImplicitAutograd", [75]),
@@ -251,16 +252,17 @@ async def test_outgoing_calls_reach_the_vendor_call_as_trace_does(client: Langua
 
 
 async def test_an_outgoing_call_s_range_is_the_callee_it_writes(client: LanguageClient):
-    # The same chain, each hop's from-range read back from the file: the callee as written
+    # The same chain, each hop's from-ranges read back from the file: the callee as written
     # where a call is (the parser's column), the whole line where the hop has no call of its
     # own (an alias's assignment, a YAML entry). (text, start, end; LSP characters)
     ranges = []
     for caller, call in await conv_to_cudnn_calls(client):
-        (written,) = call.from_ranges
-        # a from-range is in the caller's file
-        text = Path(caller.uri.removeprefix("file://")).read_text(encoding="utf-8").splitlines()[written.start.line]
-        assert written.start.line == written.end.line
-        ranges.append((text[written.start.character : written.end.character], written.start.character))
+        for written in call.from_ranges:
+            # a from-range is in the caller's file
+            lines = Path(caller.uri.removeprefix("file://")).read_text(encoding="utf-8").splitlines()
+            assert written.start.line == written.end.line
+            text = lines[written.start.line]
+            ranges.append((text[written.start.character : written.end.character], written.start.character))
     stub = (
         "def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Union[_int, _size] = 1, "
         "padding: Union[_int, _size] = 0, dilation: Union[_int, _size] = 1, groups: _int = 1) -> Tensor: ..."
@@ -268,6 +270,7 @@ async def test_an_outgoing_call_s_range_is_the_callee_it_writes(client: Language
     assert ranges == [
         ("self._conv_forward", 15),  # conv.py:244 `        return self._conv_forward(input, ...)`
         ("F.conv2d", 19),  # conv.py:230 `            return F.conv2d(`
+        ("F.conv2d", 15),  # conv.py:239 `        return F.conv2d(`
         ("conv2d = _add_docstr(", 0),  # functional.py:37, the alias: its whole line
         (stub, 0),  # _VariableFunctions.pyi:14, the binding of aten::conv2d
         ("    CompositeImplicitAutograd: conv2d_symint", 0),  # native_functions.yaml:76
@@ -405,6 +408,50 @@ async def test_references_are_the_call_sites_across_languages(client: LanguageCl
         ("mini_ops/csrc/kernels.cu", 53),
         ("mini_ops/csrc/kernels.cu", 85),
     ]
+
+
+async def test_references_are_every_call_not_each_caller_s_first(client: LanguageClient):
+    # utils.py:27 `_pair = _ntuple(2, "_pair")`: the name stands for the closure _ntuple makes,
+    # which Conv2d.__init__ calls four times (conv.py:209-212) and _conv_forward twice (conv.py:221
+    # in its padding branch, conv.py:235). Asked at the assignment, the references were none (the
+    # name, not the closure, was looked up); asked at a call, each caller's first call alone.
+    at_definition, at_a_call = [
+        await client.text_document_references_async(
+            lsp.ReferenceParams(
+                text_document=doc(path),
+                position=lsp.Position(line, character),
+                context=lsp.ReferenceContext(include_declaration=False),
+            )
+        )
+        for path, line, character in (("torch/nn/modules/utils.py", 26, 1), ("torch/nn/modules/conv.py", 209, 20))
+    ]
+    conv = (SAMPLE_ROOT / "torch/nn/modules/conv.py").read_text(encoding="utf-8").splitlines()
+    for found in (at_definition, at_a_call):
+        assert [
+            (where(location)[0], location.range.start.line, location.range.start.character) for location in found
+        ] == [
+            ("torch/nn/modules/conv.py", 208, 23),  # `        kernel_size_ = _pair(kernel_size)`
+            ("torch/nn/modules/conv.py", 209, 18),  # `        stride_ = _pair(stride)`
+            ("torch/nn/modules/conv.py", 210, 60),  # `... else _pair(padding)`
+            ("torch/nn/modules/conv.py", 211, 20),  # `        dilation_ = _pair(dilation)`
+            ("torch/nn/modules/conv.py", 220, 12),  # `            _pair(0),`
+            ("torch/nn/modules/conv.py", 234, 16),  # `                _pair(0),`
+        ]
+        assert {conv[r.range.start.line][r.range.start.character : r.range.end.character] for r in found} == {"_pair"}
+
+
+async def test_incoming_calls_give_each_call_of_the_caller(client: LanguageClient):
+    # F.conv2d (functional.py:37) is called by Conv2d._conv_forward at both its returns,
+    # conv.py:230 and conv.py:239: one incoming call with two ranges
+    (conv2d,) = await client.text_document_prepare_call_hierarchy_async(
+        lsp.CallHierarchyPrepareParams(doc("torch/nn/functional.py"), lsp.Position(36, 1))
+    )
+    calls = await client.call_hierarchy_incoming_calls_async(lsp.CallHierarchyIncomingCallsParams(conv2d))
+    assert [
+        (call.from_.name, [(r.start.line, r.start.character) for r in call.from_ranges])
+        for call in calls
+        if call.from_.name == "torch.nn.modules.conv.Conv2d._conv_forward"
+    ] == [("torch.nn.modules.conv.Conv2d._conv_forward", [(229, 19), (238, 15)])]
 
 
 async def test_hover_shows_the_dispatch_table_and_the_next_hop(client: LanguageClient):

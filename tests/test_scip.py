@@ -247,14 +247,13 @@ def test_it_writes_over_its_own_index_only(tmp_path):
 
 
 def test_a_reference_is_the_call_s_name_not_an_earlier_mention_on_its_line(tmp_path):
-    # m.py:6 `    kept = h; y = h(x) + h(y)`: the name h is written three times; the call at
-    # byte 18 is the reference (the first mention, at 11, is a read, no call). The second call
-    # on the line is the same hop (one edge a line), so one reference. Before, the first
-    # mention was taken.
+    # m.py:6 `    kept = h; y = h(x) + h(y)`: the name h is written three times; the calls at
+    # bytes 18 and 25 are the references (the first mention, at 11, is a read, no call). Before,
+    # the first mention was taken, and the second call was left out (one edge a line).
     root = write_tree(
         tmp_path / "tree", {"m.py": "def h(x):\n    return x\n\n\ndef g(x, y):\n    kept = h; y = h(x) + h(y)\n"}
     )
     result = invoke(["scip", "--root", str(root), "-o", str(tmp_path / "m.scip")])
     assert result.exit_code == 0, result.output
     (document,) = scip_pb2.Index.FromString((tmp_path / "m.scip").read_bytes()).documents
-    assert [list(o.range) for o in document.occurrences if not o.symbol_roles] == [[5, 18, 19]]
+    assert [list(o.range) for o in document.occurrences if not o.symbol_roles] == [[5, 18, 19], [5, 25, 26]]

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # each name as its own alias: the names this door exports
     from explorer.analysis.limits import DEFAULT_MAX_NODES as DEFAULT_MAX_NODES
     from explorer.analysis.limits import DEFAULT_PATHS as DEFAULT_PATHS
     from explorer.analysis.neighbours import NeighbourReport as NeighbourReport
+    from explorer.analysis.neighbours import called_node as called_node
     from explorer.analysis.neighbours import callers_of as callers_of
     from explorer.analysis.neighbours import neighbours_of as neighbours_of
     from explorer.analysis.trace import Entry as Entry
@@ -47,6 +48,7 @@ _HOME = {  # each name above, and the module of this package that defines it (te
     "DEFAULT_MAX_NODES": "limits",
     "DEFAULT_PATHS": "limits",
     "NeighbourReport": "neighbours",
+    "called_node": "neighbours",
     "callers_of": "neighbours",
     "neighbours_of": "neighbours",
     "Entry": "trace",

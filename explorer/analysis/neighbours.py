@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from explorer.errors import UsageError
 from explorer.index import IndexReader
-from explorer.model import LAMBDA_MARK, CallEdge, CallNode, CallSite, EdgeKind, Layer, Symbol, SymbolKind
+from explorer.model import LAMBDA_MARK, CallEdge, CallNode, CallSite, EdgeKind, Key, Layer, Symbol, SymbolKind
 from explorer.names import MAX_QUERY_LENGTH, PERIPHERAL_PATH, binding_symbol, look_up
 from explorer.resolve import CallGraph, UnreadableDefinition, defining_stub, definition_lines, layer_of
 
@@ -56,10 +56,7 @@ def neighbours_of(
     symbols = look_up(reader, query).symbols
     symbol = sorted(symbols, key=lambda s: (s.kind is not SymbolKind.OPERATOR, s.lang != "python"))[0]
     graph = CallGraph(reader, root, backend="all", tests=tests)
-    # a module's name a factory's call made (`max_pool2d = boolean_dispatch(...)`) stands for the
-    # closure it holds, both ways: calls of the name arrive there
-    whole = direction == "callees" or symbol.kind is SymbolKind.VARIABLE
-    start = graph.node(symbol) if whole else CallNode(symbol, layer_of(symbol))
+    start = graph.node(symbol) if direction == "callees" else called_node(graph, symbol)
     reverse = _Callers(graph) if direction == "callers" else None
     found: list[Neighbour] = []
     seen = {_identity(start)}
@@ -108,31 +105,43 @@ class _Callers:
         self.store = graph.store
         self.truncated = False
 
-    def of(self, node: CallNode) -> Iterator[tuple[CallNode, CallEdge]]:
-        """Each definition whose forward edges reach `node`, with that edge."""
+    def of(self, node: CallNode, every_call: bool = False) -> Iterator[tuple[CallNode, CallEdge]]:
+        """Each definition whose forward edges reach `node`, with the edge of its first call;
+        with `every_call`, with each of its calls (two on one line are two): where an editor's
+        references and incoming calls place a range."""
         reported: set[tuple[object, ...]] = set()
         for candidate, sites in self._candidates(node):
             key = _identity(candidate)
             if key in reported:
                 continue
-            for edge in self._edges(candidate, sites):
+            calls: set[Key] = set()
+            for edge in self._edges(candidate, sites, every_call):
                 if _reaches(self._as_called(edge.target), node):
-                    reported.add(key)
-                    yield candidate, edge
-                    break
+                    if not every_call:
+                        reported.add(key)
+                        yield candidate, edge
+                        break
+                    place = (edge.site, edge.site.column) if edge.site is not None else ()
+                    if place not in calls:
+                        calls.add(place)
+                        yield candidate, edge
+                    continue
                 if any(p.qname == node.symbol.qname and p.path == node.symbol.path for p in edge.target.passed):
                     # passed as an argument: called by the function it was passed to
                     holder = edge.target
                     if _identity(holder) not in reported:
                         reported.add(_identity(holder))
                         yield holder, CallEdge(node, EdgeKind.FNPTR, site=holder.passed_at)
+            if calls:
+                reported.add(key)
 
-    def _edges(self, candidate: CallNode, sites: list[CallSite] | None) -> Iterator[CallEdge]:
-        """The candidate's edges, or those of the call sites that matter, by the name rules
-        (resolving every call of every function that mentions `add` would take minutes; the
-        value-flow solver, which `trace` asks, would take as long for each)."""
+    def _edges(self, candidate: CallNode, sites: list[CallSite] | None, every_call: bool) -> Iterator[CallEdge]:
+        """The candidate's edges (a callee's first call, or each call), or those of the call
+        sites that matter, by the name rules (resolving every call of every function that
+        mentions `add` would take minutes; the value-flow solver, which `trace` asks, would
+        take as long for each)."""
         if sites is None:
-            yield from self.graph.edges(candidate)
+            yield from self.graph.edges_by_site(candidate) if every_call else self.graph.edges(candidate)
         elif candidate.layer is Layer.PYTHON:
             for site in sites:
                 yield from self._python_site(candidate, site)
@@ -331,7 +340,16 @@ def _reaches(target: CallNode, node: CallNode) -> bool:
     return not node.passed or [p.qname for p in target.passed] == [p.qname for p in node.passed]
 
 
-def callers_of(graph: CallGraph, node: CallNode) -> list[tuple[CallNode, CallEdge]]:
-    """Each definition that calls `node`, with its edge: one step of `callers` (an editor's
+def called_node(graph: CallGraph, symbol: Symbol) -> CallNode:
+    """The node whose callers are a definition's: a module's name a factory's call made
+    (`_pair = _ntuple(2)`, `max_pool2d = boolean_dispatch(...)`) stands for the closure it
+    holds, where calls of the name arrive; any other definition as itself, reached from any
+    object."""
+    return graph.node(symbol) if symbol.kind is SymbolKind.VARIABLE else CallNode(symbol, layer_of(symbol))
+
+
+def callers_of(graph: CallGraph, node: CallNode, every_call: bool = False) -> list[tuple[CallNode, CallEdge]]:
+    """Each definition that calls `node`, with the edge of its first call: one step of
+    `callers`; with `every_call`, an edge for each of its calls (an editor's references and
     incoming calls)."""
-    return list(_Callers(graph).of(node))
+    return list(_Callers(graph).of(node, every_call))

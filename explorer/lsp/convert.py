@@ -19,7 +19,7 @@ from explorer.analysis import (
 from explorer.lsp.hierarchy import node_data, node_of
 from explorer.lsp.positions import call_range, column_of, line_range, path_of, span_range, uri_of
 from explorer.lsp.session import Session
-from explorer.model import CallEdge, CallNode, Layer, Location, Resolution, Symbol, SymbolKind
+from explorer.model import CallEdge, CallNode, Key, Layer, Location, Resolution, Symbol, SymbolKind
 from explorer.resolve import (
     FlowEdges,  # noqa: F401 - loaded with the server, not by its first request
     layer_of,
@@ -213,24 +213,36 @@ def hierarchy_steps(
     session: Session | None, item: lsp.CallHierarchyItem, incoming: bool
 ) -> list[tuple[lsp.CallHierarchyItem, list[lsp.Range]]]:
     """One step of the call hierarchy from `item`: what it calls, or what calls it, each with
-    the lines of the calls (in the caller's file, as LSP has it both ways). Outgoing calls
+    the range of every call it stands for (in the caller's file, as LSP has it both ways). Outgoing calls
     come in the order trace ranks its hops: the more certain first, the source's order among
     equals."""
     node = node_of(session.reader, item.data, item.name) if session is not None else None
     if session is None or node is None:
         return []
+    # each step with every call it stands for (`g(1) + g(2)`: two ranges)
+    steps: dict[Key, tuple[CallNode, list[CallEdge]]] = {}
     if incoming:
-        steps = [(caller, edge) for caller, edge in callers_of(session.graph, node)]
+        for calling, edge in callers_of(session.graph, node, every_call=True):
+            steps.setdefault(calling.key, (calling, []))[1].append(edge)
     else:
-        steps = [(edge.target, edge) for edge in sorted(session.graph.edges(node), key=hop_cost)]
+        calls: dict[Key, list[CallEdge]] = {}
+        for edge in session.graph.edges_by_site(node):
+            calls.setdefault((edge.target.key, edge.kind, edge.dispatch_key), []).append(edge)
+        for edge in sorted(session.graph.edges(node), key=hop_cost):
+            hop = (edge.target.key, edge.kind, edge.dispatch_key)
+            steps[hop] = (edge.target, calls.get(hop, [edge]))
     answered = []
-    for other, edge in steps:
-        other_item = hierarchy_item(session, other, edge, edge.site, near=item)
+    for other, edges in steps.values():
+        other_item = hierarchy_item(session, other, edges[0], edges[0].site, near=item)
         # a hop without a call in the source (a generated binding to its operator): the range
         # is the caller item's own, so that editors show the hop
         caller = other_item if incoming else item
-        place = site_location(session, edge.site, edge.target.symbol.name)
-        ranges = [place.range] if place is not None else [caller.selection_range]
+        ranges: list[lsp.Range] = []
+        for edge in edges:
+            place = site_location(session, edge.site, edge.target.symbol.name)
+            found = place.range if place is not None else caller.selection_range
+            if found not in ranges:
+                ranges.append(found)
         answered.append((other_item, ranges))
     return answered
 

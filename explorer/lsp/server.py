@@ -21,6 +21,7 @@ from pygls.io_ import StdoutWriter, run_async
 
 from explorer.analysis import (
     DEFAULT_MAX_NODES,
+    called_node,
     callers_of,
     implementations,
     trace_symbol,
@@ -43,13 +44,12 @@ from explorer.lsp.convert import (
 from explorer.lsp.positions import path_of
 from explorer.lsp.session import ExplorerServer, read_options
 from explorer.lsp.stream import FramedReader
-from explorer.model import CallNode, SymbolKind
+from explorer.model import SymbolKind
 from explorer.names import search_symbols
 from explorer.render.diagram import default_file_name, render_diagram
 from explorer.render.links import LinkTemplate
 from explorer.resolve import (
     FlowEdges,  # noqa: F401 - loaded with the server, not by its first request
-    layer_of,
 )
 
 # The initializationOptions the server reads (the CLI's --tree and --python-env); others are
@@ -216,13 +216,13 @@ def references(ls: ExplorerServer, params: lsp.ReferenceParams) -> list[lsp.Loca
     session = ls.current()
     if session is None:
         return []
-    found: dict[tuple[str, int], lsp.Location] = {}
+    found: dict[tuple[str, int, int], lsp.Location] = {}
     for symbol in symbols_at_position(session, params.text_document.uri, params.position):
         if params.context.include_declaration and (own := location_of(session, symbol)) is not None:
-            found.setdefault((own.uri, own.range.start.line), own)
-        for _, edge in callers_of(session.graph, CallNode(symbol, layer_of(symbol))):
+            found.setdefault((own.uri, own.range.start.line, own.range.start.character), own)
+        for _, edge in callers_of(session.graph, called_node(session.graph, symbol), every_call=True):
             if (site := site_location(session, edge.site, symbol.name)) is not None:
-                found.setdefault((site.uri, site.range.start.line), site)
+                found.setdefault((site.uri, site.range.start.line, site.range.start.character), site)
     return list(found.values())
 
 

@@ -81,9 +81,10 @@ class CallGraph:
             )
 
     def edges_by_site(self, node: CallNode) -> list[CallEdge]:
-        """Every call the node makes: an edge per definition and call site, where `edges`
-        keeps a definition's first call alone (`self.relu(...)` twice is two). What `callees`
-        lists; worked out afresh, never kept."""
+        """Every call the node makes: an edge per definition and call, where `edges` keeps a
+        definition's first call alone (`self.relu(...)` twice is two, `g(1) + g(2)` too: the
+        editor and SCIP place a reference at each; `callees` lists a line once). Worked out
+        afresh, never kept."""
         return self._worked_out(node, by_site=True)
 
     def _worked_out(self, node: CallNode, by_site: bool) -> list[CallEdge]:
@@ -96,7 +97,9 @@ class CallGraph:
                 continue
             if not self.tests and hidden_as_test(node.symbol.path, edge.target.symbol.path):
                 continue
-            identity = (edge.target.key, edge.kind, edge.dispatch_key, edge.site if by_site else None)
+            # a site's column tells apart two calls on its line (a Location compares lines alone)
+            place = (edge.site, edge.site.column) if by_site and edge.site is not None else None
+            identity = (edge.target.key, edge.kind, edge.dispatch_key, place)
             if identity not in seen:
                 seen.add(identity)
                 found.append(edge)
