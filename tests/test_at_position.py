@@ -33,6 +33,57 @@ def test_a_called_name_means_the_definition_of_that_name_not_one_ending_in_it(tm
     assert [(s.qname, s.path, s.line) for s in on_leaky] == [("pkg.leaky_relu", "pkg/__init__.py", 3)]
 
 
+CALLED_THROUGH_NAMES = """import functional as F
+
+
+class A:
+    def run(self, x):
+        return x
+
+    def __call__(self, x):
+        return x
+
+
+def f():
+    a = A()
+    go = a.run
+    go(1)
+    a(2)
+    act = F.relu
+    act(3)
+    return a.run(4)
+"""
+
+
+def test_a_name_a_call_is_made_through_means_what_the_call_runs(tmp_path: Path):
+    # Before, each of these was looked up by its own name (`go`, `a`, `act`) and found nothing:
+    # the call graph's edges were matched by the name of what they lead to alone.
+    root = write_tree(
+        tmp_path / "tree",
+        {"m.py": CALLED_THROUGH_NAMES, "functional.py": "def relu(x):\n    return x\n"},
+    )
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    lines = CALLED_THROUGH_NAMES.splitlines()
+    try:
+        graph = CallGraph(store, str(root))
+        found = {
+            (line, word): [
+                (s.qname, s.path, s.line)
+                for s in symbols_at(graph, store, "m.py", line, lines[line - 1], lines[line - 1].index(word) + 1)
+            ]
+            for line, word in ((15, "go"), (16, "a"), (18, "act"), (19, "run"))
+        }
+    finally:
+        store.close()
+    assert found == {
+        (15, "go"): [("m.A.run", "m.py", 5)],  # a bound method held in a local: the method
+        (16, "a"): [("m.A", "m.py", 4)],  # an object called (A.__call__ runs): its class
+        (18, "act"): [("functional.relu", "functional.py", 1)],  # a function held in a local
+        (19, "run"): [("m.A.run", "m.py", 5)],  # the callee's own name, as before
+    }
+
+
 def test_a_document_opened_through_a_link_to_the_tree_is_in_the_tree(tmp_path: Path):
     root = write_tree(tmp_path / "tree", {"pkg/mod.py": "x = 1\n"})
     os.symlink(root, tmp_path / "link")

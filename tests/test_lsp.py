@@ -113,6 +113,14 @@ async def test_every_kind_of_definition_has_a_symbol_kind(client: LanguageClient
         ("torch/nn/modules/conv.py", 242, 9, [("torch/nn/modules/conv.py", 242, 8, 15)]),
         # a position on no name (the indentation of conv.py:230)
         ("torch/nn/modules/conv.py", 229, 2, []),
+        # mynet/layers.py:40 `        out = self.relu(self.bn1(self.conv1(x)))`: each sub-module
+        # called is the class of the object its attribute holds (Module.__call__ runs on it):
+        # conv1 a Conv2d (conv.py:187), relu a ReLU (activation.py:13). Before, conv1 found
+        # nothing and relu every definition named relu (F.relu, aten::relu, its kernel, ...).
+        ("mynet/layers.py", 39, 40, [("torch/nn/modules/conv.py", 186, 6, 12)]),
+        ("mynet/layers.py", 39, 20, [("torch/nn/modules/activation.py", 12, 6, 10)]),
+        # mynet/net.py:21 `            x = block(x)`, each block of a ModuleList of BasicBlock (layers.py:28)
+        ("mynet/net.py", 20, 17, [("mynet/layers.py", 27, 6, 16)]),
     ],
 )
 async def test_definition_follows_calls_across_languages(client: LanguageClient, path, line, character, expected):

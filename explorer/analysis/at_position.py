@@ -7,7 +7,10 @@ In order, the first that answers:
 2. a call written on that line inside a definition: the call graph's edges from that
    definition whose call site is that line and whose target has that name, so that
    `F.conv2d(...)` leads to what the value flow says it runs, a dispatch line of the YAML to
-   its kernel, a `m.def("f", &fn)` line to `fn`;
+   its kernel, a `m.def("f", &fn)` line to `fn`; else, the cursor on the name a call is
+   made through (`fn(x)` after `fn = F.relu`, `self.conv1(x)`), what that call runs: the
+   function the name holds, or for an object called, the object's class (`self.conv1(x)`
+   runs Module.__call__ on a Conv2d: Conv2d);
 3. the name as written (`torch.nn.Conv2d`, `at::native::conv2d`), looked up as `show` does.
 Lines are 1-based and columns are indexes into the line's characters (the language server
 converts its UTF-16 positions to these, in one place).
@@ -21,7 +24,18 @@ from dataclasses import dataclass
 
 from explorer.errors import ExplorerError
 from explorer.index import IndexReader
-from explorer.model import CallEdge, CallSite, EdgeKind, Key, Layer, Location, Symbol, SymbolKind, byte_column
+from explorer.model import (
+    CallEdge,
+    CallSite,
+    EdgeKind,
+    Key,
+    Layer,
+    Location,
+    Symbol,
+    SymbolKind,
+    byte_column,
+    character_index,
+)
 from explorer.names import find
 from explorer.resolve import CallGraph
 
@@ -71,11 +85,12 @@ def enclosing(reader: IndexReader, path: str, line: int) -> Symbol | None:
 
 
 def calls_on_line(graph: CallGraph, reader: IndexReader, path: str, line: int) -> list[CallEdge]:
-    """The call graph's edges made by the calls written on one line."""
+    """The call graph's edges made by the calls written on one line (each call, though the
+    definition calls the same function on an earlier line)."""
     scope = enclosing(reader, path, line)
     if scope is None:
         return []
-    return [edge for edge in graph.edges(graph.node(scope)) if edge.site == Location(path, line)]
+    return [edge for edge in graph.edges_by_site(graph.node(scope)) if edge.site == Location(path, line)]
 
 
 def symbols_at(graph: CallGraph, reader: IndexReader, path: str, line: int, text: str, column: int) -> list[Symbol]:
@@ -86,13 +101,22 @@ def symbols_at(graph: CallGraph, reader: IndexReader, path: str, line: int, text
     defined = [s for s in reader.symbols_in_file(path) if s.line == line and s.name == word.name]
     if defined:
         return defined
+    on_line = calls_on_line(graph, reader, path, line)
     called = _unique(
         edge.target.symbol
-        for edge in calls_on_line(graph, reader, path, line)
+        for edge in on_line
         if edge.target.symbol.name == word.name or _named_last(edge.target.symbol.qname, word.name)
     )
     if called:
         return called
+    run = _unique(
+        symbol
+        for edge in on_line
+        if edge.site is not None and _calls_through(text, edge.site.column, column, word)
+        for symbol in _what_runs(graph, edge)
+    )
+    if run:
+        return run
     for name in dict.fromkeys((word.written, word.name)):
         try:
             found = find(reader, name)
@@ -124,6 +148,43 @@ def symbols_called_at(reader: IndexReader, sites: list[CallSite], line: int, tex
         if found is not None and found.symbols:
             return found.symbols
     return []
+
+
+def _calls_through(text: str, call_column: int | None, column: int, word: Word) -> bool:
+    """Whether the call starting at byte `call_column` of the line is made through the word at
+    `column`: the callee written from the call's start up to the word is a dotted name, and
+    the call's parenthesis follows it (`self.conv1(x)`, the cursor on conv1)."""
+    if call_column is None:
+        return False
+    start = character_index(text, call_column)
+    end = text.find(word.name, max(start, column - len(word.name)))
+    return (
+        start <= column
+        and end >= 0
+        and re.fullmatch(r"[A-Za-z0-9_.]*", text[start:end]) is not None
+        and text[end + len(word.name) :].lstrip().startswith("(")
+    )
+
+
+def _what_runs(graph: CallGraph, edge: CallEdge) -> list[Symbol]:
+    """What a call made through a name runs, for an editor: an object's class where the call
+    runs the class's `__call__` (an nn.Module's is `_wrapped_call_impl`), else the definition
+    the edge leads to (a function the name holds, a bound method)."""
+    cls = edge.target.self_class
+    if cls is not None and _dunder_call(graph, cls) == edge.target.symbol.qname:
+        classes = [s for s in graph.store.symbols_with_qname(cls) if s.kind is SymbolKind.CLASS]
+        if classes:
+            return classes
+    return [edge.target.symbol]
+
+
+def _dunder_call(graph: CallGraph, cls: str) -> str | None:
+    """What `__call__` is on a class, by its method resolution order: the method, or what a
+    class attribute names (`__call__ = _wrapped_call_impl`)."""
+    for owner in graph.python.mro(cls):
+        for symbol in graph.store.symbols_with_qname(f"{owner}.__call__"):
+            return symbol.target if symbol.kind in (SymbolKind.ALIAS, SymbolKind.VARIABLE) else symbol.qname
+    return None
 
 
 def _named_last(qname: str, name: str) -> bool:
