@@ -1,6 +1,6 @@
 """What "go to definition" answers on the name a Python call is made through.
 
-    python benchmarks/definition_census.py ROOT [--sample N] [--list N]
+    python benchmarks/definition_census.py ROOT [--sample N] [--list N] [--show run none named]
 
 ROOT defaults to $EXPLORER_REAL_TORCH. Its index is opened as the CLI opens it (`--python-env
 none`). The calls counted are the Python call rows (outside test folders) whose callee is
@@ -40,6 +40,7 @@ def main() -> None:
     parser.add_argument("root", nargs="?", default=os.environ.get("EXPLORER_REAL_TORCH"))
     parser.add_argument("--sample", type=int, default=400)
     parser.add_argument("--list", type=int, default=8, help="answers shown")
+    parser.add_argument("--show", nargs="*", default=["run"], help="which verdicts to show: run, none, named")
     args = parser.parse_args()
     if not args.root:
         raise SystemExit("definition_census: name a tree (or set EXPLORER_REAL_TORCH)")
@@ -75,9 +76,9 @@ def main() -> None:
             found = symbols_at(graph, store, path, line, text, at + len("self.") + 1) if at >= 0 else []
             verdict = "none" if not found else "named" if any(s.name == name for s in found) else "run"
             counts[verdict] += 1
-            if found and len(shown) < args.list:
-                answer = ", ".join(f"{s.qname} ({s.path}:{s.line})" for s in found[:2])
-                shown.append(f"  {path}:{line} self.{name} -> {answer}")
+            if verdict in args.show and len(shown) < args.list:
+                answer = ", ".join(f"{s.qname} ({s.path}:{s.line})" for s in found[:2]) or "nothing"
+                shown.append(f"  {verdict}: {path}:{line} self.{name} -> {answer}")
     print(f"calls through self.NAME, no Python definition named NAME: {len(calls)}; sampled {len(sample)}")
     for verdict in ("run", "none", "named"):
         print(f"  {verdict:5} {counts[verdict]}")
