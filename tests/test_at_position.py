@@ -84,6 +84,29 @@ def test_a_name_a_call_is_made_through_means_what_the_call_runs(tmp_path: Path):
     }
 
 
+def test_a_name_in_python_is_not_looked_up_among_cpp_definitions(tmp_path: Path):
+    # `self.dropout(x)` on an attribute a parameter set: nothing says what it holds, and the
+    # name alone found the C++ data member `Options::dropout` (as `self.out_proj` in PyTorch's
+    # benchmarks/transformer/sdp.py found MultiheadAttentionImpl::out_proj). A Python name
+    # reaches C++ only through a binding; a C++ name never reaches Python.
+    python = "class Block:\n    def __init__(self, dropout):\n        self.dropout = dropout\n\n    def forward(self, x):\n        return self.dropout(x)\n"
+    cpp = "struct Options {\n  double dropout;\n};\n\nint forward(int x) {\n  return helper(x);\n}\n"
+    root = write_tree(
+        tmp_path / "tree", {"m.py": python, "options.h": cpp, "helper.py": "def helper(x):\n    return x\n"}
+    )
+    refresh(str(root), tmp_path / "index.sqlite", jobs=1)
+    store = IndexStore.open(tmp_path / "index.sqlite")
+    try:
+        graph = CallGraph(store, str(root))
+        py_line, cpp_line = python.splitlines()[5], cpp.splitlines()[5]
+        in_python = symbols_at(graph, store, "m.py", 6, py_line, py_line.index("dropout") + 1)
+        in_cpp = symbols_at(graph, store, "options.h", 6, cpp_line, cpp_line.index("helper") + 1)
+    finally:
+        store.close()
+    # helper, called in C++, is only a Python function's name
+    assert ([s.qname for s in in_python], [s.qname for s in in_cpp]) == ([], [])
+
+
 def test_a_document_opened_through_a_link_to_the_tree_is_in_the_tree(tmp_path: Path):
     root = write_tree(tmp_path / "tree", {"pkg/mod.py": "x = 1\n"})
     os.symlink(root, tmp_path / "link")

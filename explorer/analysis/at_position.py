@@ -29,6 +29,7 @@ from explorer.model import (
     CallSite,
     EdgeKind,
     Key,
+    Language,
     Layer,
     Location,
     Symbol,
@@ -37,7 +38,8 @@ from explorer.model import (
     character_index,
 )
 from explorer.names import find
-from explorer.resolve import CallGraph
+from explorer.parsers import language_of
+from explorer.resolve import CallGraph, layer_of
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # a name written with its qualifiers: torch.nn.Conv2d, at::native::conv2d, torch.ops.ns.op
@@ -117,14 +119,27 @@ def symbols_at(graph: CallGraph, reader: IndexReader, path: str, line: int, text
     )
     if run:
         return run
+    language = language_of(path)
+    named = _NAMED_FROM.get(language) if language is not None else None
     for name in dict.fromkeys((word.written, word.name)):
         try:
             found = find(reader, name)
         except ExplorerError:  # a name the lookup refuses outright
             continue
-        if found is not None and found.symbols:
-            return found.symbols
+        kept = [s for s in found.symbols if named is None or layer_of(s) in named] if found is not None else []
+        if kept:
+            return kept
     return []
+
+
+# What a name written in a file of each language can name, looked up by the name alone: Python
+# reaches C++ only through a binding (`self.dropout` is no C++ data member named dropout), and
+# C++ never names a Python definition. YAML names both sides.
+_NAMED_FROM = {
+    Language.PYTHON: frozenset({Layer.PYTHON, Layer.BINDING, Layer.YAML}),
+    Language.CPP: frozenset({Layer.CPP, Layer.CUDA, Layer.VENDOR, Layer.YAML}),
+    Language.CUDA: frozenset({Layer.CPP, Layer.CUDA, Layer.VENDOR, Layer.YAML}),
+}
 
 
 def symbols_called_at(reader: IndexReader, sites: list[CallSite], line: int, text: str, column: int) -> list[Symbol]:
