@@ -15,12 +15,25 @@ relu), and found the same callers but for receivers the solver knows are no tens
 from __future__ import annotations
 
 import builtins
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from explorer.errors import UsageError
 from explorer.index import IndexReader
-from explorer.model import LAMBDA_MARK, CallEdge, CallNode, CallSite, EdgeKind, Key, Layer, Symbol, SymbolKind
+from explorer.model import (
+    LAMBDA_MARK,
+    CallEdge,
+    CallNode,
+    CallSite,
+    EdgeKind,
+    Key,
+    Language,
+    Layer,
+    Symbol,
+    SymbolKind,
+    last_name,
+)
 from explorer.names import MAX_QUERY_LENGTH, PERIPHERAL_PATH, binding_symbol, look_up
 from explorer.resolve import CallGraph, UnreadableDefinition, defining_stub, definition_lines, layer_of
 
@@ -104,6 +117,7 @@ class _Callers:
         self.graph = graph
         self.store = graph.store
         self.truncated = False
+        self._bases_written: dict[str, str] = {}  # a class's bases, as its definition writes them
 
     def of(self, node: CallNode, every_call: bool = False) -> Iterator[tuple[CallNode, CallEdge]]:
         """Each definition whose forward edges reach `node`, with the edge of its first call;
@@ -116,7 +130,7 @@ class _Callers:
                 continue
             calls: set[Key] = set()
             for edge in self._edges(candidate, sites, every_call):
-                if _reaches(self._as_called(edge.target), node):
+                if _reaches(self._as_called(edge.target), node) or _constructs(edge.target, node):
                     if not every_call:
                         reported.add(key)
                         yield candidate, edge
@@ -247,6 +261,9 @@ class _Callers:
             names += [f"{name}_symint", f"{name}_out", f"{name}_outf", "call"]
         if name == "forward" and "AutogradContext" in symbol.signature:
             names.append("apply")  # a C++ autograd Function's forward runs from `F::apply(...)`
+        # a Python constructor: `Conv2d(...)` runs Conv2d.__init__
+        made = symbol.qname.rsplit(".", 2)[-2] if symbol.lang == Language.PYTHON and name in _CONSTRUCTORS else None
+        names += [made] if made else []
         callers: dict[tuple[str, str], list[CallSite]] = {}
         for spelling in names:
             for path, site in self.store.call_sites_of(spelling):
@@ -255,8 +272,24 @@ class _Callers:
                 callers.setdefault((path, site.caller), []).append(site)
         if len(callers) > _MAX_CANDIDATE_CALLERS:
             self.truncated = True
-        # Library code first: when a name has too many callers to examine, tests are left out.
-        ordered = sorted(callers.items(), key=lambda item: (bool(PERIPHERAL_PATH.search(item[0][0])), item[0]))
+        # When a name has too many callers to examine: of thousands of calls spelt `__init__`,
+        # those likeliest to run this class's first; library code before tests; a Python
+        # definition's own file and package before others (its module's own uses).
+        home = symbol.path or "" if symbol.lang == Language.PYTHON else ""
+        package = home.partition("/")[0] if "/" in home else None
+
+        def rank(item: tuple[tuple[str, str], list[CallSite]]) -> tuple[object, ...]:
+            path = item[0][0]
+            unlikely = made is not None and not any(self._may_construct(site, made) for site in item[1])
+            return (
+                unlikely,
+                bool(PERIPHERAL_PATH.search(path)),
+                path != home,
+                path.partition("/")[0] != package,
+                item[0],
+            )
+
+        ordered = sorted(callers.items(), key=rank)
         for (path, caller), sites in ordered[:_MAX_CANDIDATE_CALLERS]:
             for definition in self._definitions_at(path, caller, sites):
                 inside = [
@@ -270,6 +303,22 @@ class _Callers:
                     else CallNode(definition, layer_of(definition))
                 )
                 yield node_of, inside
+
+    def _may_construct(self, site: CallSite, class_name: str) -> bool:
+        """Whether a call likely runs the __init__ of a class named `class_name`: it names the
+        class (`Conv2d(...)`, `Conv2d.__init__(self, ...)`), or is super().__init__ in a class
+        whose bases name it (a subclass of a subclass reaches it too, through a base without
+        an __init__ of its own: less likely, not ruled out)."""
+        head = site.callee.rpartition(".")[0]
+        if last_name(site.callee) == class_name or head.rpartition(".")[2] == class_name:
+            return True
+        if not head.startswith("super("):
+            return False
+        owner = site.caller.rpartition(".")[0]
+        if owner not in self._bases_written:
+            classes = [s for s in self.store.symbols_with_qname(owner) if s.kind is SymbolKind.CLASS]
+            self._bases_written[owner] = " ".join(s.signature.partition("(")[2] for s in classes)
+        return re.search(rf"\b{re.escape(class_name)}\b", self._bases_written[owner]) is not None
 
     def _handing_the_lambda(self, path: str, line: int) -> Iterator[tuple[CallNode, list[CallSite]]]:
         """The definitions with a call that hands on the C++ lambda written at `line`
@@ -330,6 +379,18 @@ class _Callers:
             for instance_class in self.store.symbols_with_qname(owner):
                 if instance_class.kind is SymbolKind.CLASS:
                     yield self.graph.node(instance_class), None
+
+
+_CONSTRUCTORS = ("__init__", "__new__")
+
+
+def _constructs(target: CallNode, node: CallNode) -> bool:
+    """Whether a call that runs `target` makes an instance of the Python class `node`: it runs
+    the class's own __init__ or __new__, or an inherited one on its behalf."""
+    symbol = target.symbol
+    if node.symbol.kind is not SymbolKind.CLASS or symbol.name not in _CONSTRUCTORS:
+        return False
+    return symbol.qname.rsplit(".", 1)[0] == node.symbol.qname or target.self_class == node.symbol.qname
 
 
 def _reaches(target: CallNode, node: CallNode) -> bool:
