@@ -272,9 +272,10 @@ class _Callers:
                 callers.setdefault((path, site.caller), []).append(site)
         if len(callers) > _MAX_CANDIDATE_CALLERS:
             self.truncated = True
-        # When a name has too many callers to examine: of thousands of calls spelt `__init__`,
-        # those likeliest to run this class's first; library code before tests; a Python
-        # definition's own file and package before others (its module's own uses).
+        # Which to examine, when a name has too many callers: of thousands of calls spelt
+        # `__init__`, those likeliest to run this class's first; library code before tests; a
+        # Python definition's own file and package before others (its module's own uses).
+        # Those examined are listed library code first, in path order.
         home = symbol.path or "" if symbol.lang == Language.PYTHON else ""
         package = home.partition("/")[0] if "/" in home else None
 
@@ -289,8 +290,9 @@ class _Callers:
                 item[0],
             )
 
-        ordered = sorted(callers.items(), key=rank)
-        for (path, caller), sites in ordered[:_MAX_CANDIDATE_CALLERS]:
+        examined = sorted(callers.items(), key=rank)[:_MAX_CANDIDATE_CALLERS]
+        ordered = sorted(examined, key=lambda item: (bool(PERIPHERAL_PATH.search(item[0][0])), item[0]))
+        for (path, caller), sites in ordered:
             for definition in self._definitions_at(path, caller, sites):
                 inside = [
                     s
