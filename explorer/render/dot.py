@@ -26,7 +26,7 @@ class LayerStyle:
     background: str  # cluster fill
 
 
-LAYER_STYLES = {
+LAYER_STYLES: dict[Layer, LayerStyle] = {  # every layer (tests/test_every_layer_is_drawn.py)
     Layer.PYTHON: LayerStyle("Python (torch.nn, functional)", "#dbe8f7", "#2f5d9a", "#f4f8fd"),
     Layer.BINDING: LayerStyle("Bindings (torch._C)", "#e9e0f7", "#6a3fb5", "#f8f5fd"),
     Layer.YAML: LayerStyle("Operators (native_functions.yaml)", "#fff0c2", "#a8780a", "#fffbef"),

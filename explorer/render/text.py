@@ -228,7 +228,7 @@ def _derivatives_text(console: Console, details: SymbolDetails) -> None:
             console.print(Text(f"    {printable(gradients)}: {printable(formula)}"))
 
 
-LAYER_STYLES = {
+LAYER_STYLES: dict[Layer, str] = {  # every layer (tests/test_every_layer_is_drawn.py)
     Layer.PYTHON: "green",
     Layer.BINDING: "magenta",
     Layer.YAML: "yellow",
