@@ -25,6 +25,7 @@ from explorer.folders import SAMPLE_ROOT
 from explorer.index.build import refresh
 from explorer.model import TreeKind
 from explorer.names.lookup import look_up
+from explorer.resolve import CallGraph
 from explorer.workspace import (
     Distribution,
     TreeRequest,
@@ -202,6 +203,38 @@ def test_calls_and_flow_facts_are_read_from_the_tree_holding_the_file(project):
         assert reader.python_flow(f"{SAMPLE}/mini_ops/ops.py") is not None
         assert reader.tree_relative(f"{SAMPLE}/mini_ops/ops.py") == "mini_ops/ops.py"
         assert reader.compiled_only(f"{SAMPLE}/mini_ops/ops.py") is None
+
+
+def _shape_check_edges(opened: Workspace, path: str) -> list[tuple]:
+    """check_input_shape_forward (Convolution.cpp:35) calls `params.is_padding_neg()` and
+    `params.is_stride_nonpos()` on a `const ConvParams&`, a name the file's anonymous namespace
+    brings in with `using at::native::ConvParams;` (Convolution.cpp:14)."""
+    reader = opened.reader
+    graph = CallGraph(reader, opened.root, "all")
+    (checks,) = [s for s in reader.symbols_in_file(path) if s.qname == "check_input_shape_forward"]
+    return [(e.target.symbol.qname, e.resolution.value, path_line(e.site)) for e in graph.edges(graph.node(checks))]
+
+
+def test_a_cpp_file_s_using_declarations_are_read_in_whichever_tree_holds_it(project, tmp_path):
+    # Joined, or the project beside a small joined tree, the file's usings were asked of by
+    # a path no tree stored them under (or taken for a Python module no small tree defines):
+    # the calls through ConvParams fell to name-only.
+    expected = [
+        ("at::native::ConvParams::is_padding_neg", "exact", ("aten/src/ATen/native/Convolution.cpp", 41)),
+        ("at::native::ConvParams::is_stride_nonpos", "exact", ("aten/src/ATen/native/Convolution.cpp", 42)),
+    ]
+    conv = "aten/src/ATen/native/Convolution.cpp"
+    with workspace(project, SAMPLE) as opened:
+        joined = _shape_check_edges(opened, f"{SAMPLE}/{conv}")
+        usings = [(b.name, b.target) for b in opened.reader.usings_in(f"{SAMPLE}/{conv}")]
+    small = tmp_path / "small"
+    (small / "helpers").mkdir(parents=True)
+    (small / "helpers" / "__init__.py").write_text("def helper():\n    return 1\n")
+    with workspace(SAMPLE_ROOT, str(small)) as opened:
+        beside_a_small_tree = _shape_check_edges(opened, conv)
+    assert [(q, r, (p.removeprefix(f"{SAMPLE}/"), n)) for q, r, (p, n) in joined] == expected
+    assert beside_a_small_tree == expected
+    assert usings == [("ConvBackend", "at::native::ConvBackend"), ("ConvParams", "at::native::ConvParams")]
 
 
 # -- installed packages -----------------------------------------------------------------------

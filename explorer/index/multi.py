@@ -167,6 +167,11 @@ class MultiTreeIndex:
             for binding in part.store.import_bindings(module)
         ]
 
+    def usings_in(self, path: str) -> list[ImportBinding]:
+        # asked by path: the tree holding the file answers, with its path within that tree
+        routed = self._route(path)
+        return [] if routed is None else self.parts[routed[0]].store.usings_in(routed[1])
+
     def import_alias_targets(self, name: str) -> list[tuple[str, int]]:
         found = self._alias_targets.get(name)  # a trace asks of the same names again and again
         if found is None:

@@ -450,6 +450,10 @@ class IndexStore:
             return [symbol_from_row(row, self._out(row[4])) for row in self.db.execute(sql, params)]
         return [symbol_from_row(row) for row in self.db.execute(sql, params)]
 
+    def usings_in(self, path: str) -> list[ImportBinding]:
+        # a C++ file's using-declarations are its "imports", the module being its path
+        return self.import_bindings(path)
+
     def import_bindings(self, module: str) -> list[ImportBinding]:
         found = self._imports.get(module)
         if found is None:  # a trace asks of a C++ file's using-declarations at every name it resolves there

@@ -723,7 +723,7 @@ class NativeEdges:
         if caller.path is None:
             return []
         head = written.split("::", 1)[0]
-        for binding in self.store.import_bindings(caller.path):
+        for binding in self.store.usings_in(caller.path):
             if binding.name == "*":
                 found = self.store.symbols_with_qname(f"{binding.target}::{written}")
             elif binding.name == head:

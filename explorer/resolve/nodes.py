@@ -156,7 +156,7 @@ def _through_usings(reader: IndexReader, parts: list[str], path: str, kinds: fro
     """A registered name its file brings in with a using-declaration (`using
     caffe2::serialize::PyTorchStreamWriter;` before `&PyTorchStreamWriter::archiveName`) or
     finds through a using-directive (`using namespace torch::autograd;`)."""
-    usings = [b for b in reader.import_bindings(path) if b.name != "#include"]
+    usings = [b for b in reader.usings_in(path) if b.name != "#include"]
     candidates = []
     for index, part in enumerate(parts[:-1] if len(parts) > 1 else parts):
         candidates += ["::".join([b.target, *parts[index + 1 :]]) for b in usings if b.name == part]
