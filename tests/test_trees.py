@@ -23,7 +23,7 @@ from explorer.analysis.trace import trace_symbol
 from explorer.errors import UnknownSymbolError, UsageError
 from explorer.folders import SAMPLE_ROOT
 from explorer.index.build import refresh
-from explorer.model import TreeKind
+from explorer.model import SymbolKind, TreeKind
 from explorer.names.lookup import look_up
 from explorer.resolve import CallGraph
 from explorer.workspace import (
@@ -235,6 +235,51 @@ def test_a_cpp_file_s_using_declarations_are_read_in_whichever_tree_holds_it(pro
     assert [(q, r, (p.removeprefix(f"{SAMPLE}/"), n)) for q, r, (p, n) in joined] == expected
     assert beside_a_small_tree == expected
     assert usings == [("ConvBackend", "at::native::ConvBackend"), ("ConvParams", "at::native::ConvParams")]
+
+
+def _every_definition_s_edges(opened: Workspace, prefix: str) -> dict[tuple, list[tuple]]:
+    reader = opened.reader
+    graph = CallGraph(reader, opened.root, "all")
+    found = {}
+    python = {s.path.removeprefix(prefix) for s in reader.python_scopes() if s.path and s.path.startswith(prefix)}
+    for path in sorted(python | set(_native_files())):
+        for symbol in reader.symbols_in_file(prefix + path):
+            if symbol.kind in _CALLING and symbol.path is not None:
+                found[(path, symbol.qname, symbol.line)] = sorted(
+                    (e.target.symbol.qname, e.kind.value, e.resolution.value, path_line(e.site))
+                    for e in graph.edges(graph.node(symbol))
+                )
+    return found
+
+
+_CALLING = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.KERNEL, SymbolKind.STRUCTURED_KERNEL})
+
+
+def _native_files() -> list[str]:
+    return [
+        str(path.relative_to(SAMPLE_ROOT))
+        for path in SAMPLE_ROOT.rglob("*")
+        if path.suffix in (".cpp", ".cu", ".h", ".cuh") and "third_party" not in path.parts
+    ]
+
+
+def test_a_tree_joined_to_a_project_answers_as_it_does_alone(tmp_path):
+    # every definition of the bundled tree, Python and C++: the same edges (target, kind,
+    # certainty, the call's line within its tree) read alone or joined after a project (one
+    # that provides none of the tree's packages, which would hide the tree's own)
+    project = tmp_path / "project"
+    (project / "myapp").mkdir(parents=True)
+    (project / "myapp" / "__init__.py").write_text("import torch\n\n\ndef run(x):\n    return torch.relu(x)\n")
+    with workspace(SAMPLE_ROOT) as opened:
+        alone = _every_definition_s_edges(opened, "")
+    with workspace(project, SAMPLE) as opened:
+        joined = {
+            key: [(q, k, r, (p.removeprefix(f"{SAMPLE}/"), n) if p else None) for q, k, r, (p, n) in edges]
+            for key, edges in _every_definition_s_edges(opened, f"{SAMPLE}/").items()
+        }
+    assert len(alone) > 500
+    assert {key: edges for key, edges in joined.items() if edges != alone.get(key)} == {}
+    assert set(joined) == set(alone)
 
 
 # -- installed packages -----------------------------------------------------------------------
