@@ -146,12 +146,31 @@ def test_the_users_net_reaches_cudnn_in_the_checkout_through_its_attribute(proje
                 "call",
                 (f"{native}/cudnn/Conv_v7.cpp", 791),
             ),
+            # the function pointer split_batch_dim_to_32bit_out calls as func_32bit (Conv_v7.cpp:625),
+            # then AlgoIterator::try_all (742) and the lambda it is handed (743), which calls
+            # cuDNN (759): as the checkout read alone has it. Joined, before the file's
+            # using-declarations were read there, AlgoIterator was not found and the lambda's
+            # call was taken for the function's own.
             (
                 "at::native::raw_cudnn_convolution_forward_out_32bit",
                 f"{native}/cudnn/Conv_v7.cpp",
                 697,
                 "fnptr",
-                (f"{native}/cudnn/Conv_v7.cpp", 791),
+                (f"{native}/cudnn/Conv_v7.cpp", 625),
+            ),
+            (
+                "at::native::AlgoIterator::try_all",
+                f"{native}/cudnn/Conv_v7.cpp",
+                545,
+                "method",
+                (f"{native}/cudnn/Conv_v7.cpp", 742),
+            ),
+            (
+                "at::native::<lambda at line 743>",
+                f"{native}/cudnn/Conv_v7.cpp",
+                743,
+                "fnptr",
+                (f"{native}/cudnn/Conv_v7.cpp", 552),
             ),
             ("cudnnConvolutionForward", None, None, "call", (f"{native}/cudnn/Conv_v7.cpp", 759)),
         ]
