@@ -204,3 +204,23 @@ def expression_tags(expression: Fact | None) -> Iterator[tuple[str, str]]:
     elif tag == "dict":
         for _, value in expression[1]:
             yield from expression_tags(value)
+
+
+def attributes_used(facts: Fact, name: str) -> Iterator[int]:
+    """The lines where any expression or assignment target in `facts` (a statement, or a list
+    of them) reads, assigns or deletes attribute `name` as the source writes it, other than
+    to call it (`obj.name(...)` is a call, found by its call row): where a property's getter
+    or setter runs."""
+    stack: list[Any] = [facts]
+    while stack:
+        current = stack.pop()
+        if not isinstance(current, list | tuple) or not current:
+            continue
+        if current[0] == "attr" and len(current) >= 5 and current[2] == name:
+            yield current[3]
+        called = current[1] if current[0] == "call" and len(current) >= 3 else None
+        if isinstance(called, list | tuple) and called and called[0] == "attr":
+            stack.append(current[1][1])  # the called attribute's object, not the attribute
+            stack.extend(current[2:])
+            continue
+        stack.extend(current)

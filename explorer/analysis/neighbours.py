@@ -15,11 +15,13 @@ relu), and found the same callers but for receivers the solver knows are no tens
 from __future__ import annotations
 
 import builtins
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from explorer.errors import UsageError
+from explorer.flow_schema import attributes_used
 from explorer.index import IndexReader
 from explorer.model import (
     LAMBDA_MARK,
@@ -210,6 +212,8 @@ class _Callers:
             yield from self._same_object_callers(node)
         if node.layer is Layer.PYTHON and symbol.kind is SymbolKind.FUNCTION:
             yield from ((variable, None) for variable in self._passing_variables(symbol))
+        if node.layer is Layer.PYTHON and symbol.kind is SymbolKind.METHOD and self._is_property(symbol):
+            yield from ((reader, None) for reader in self._using_the_attribute(symbol))
         if symbol.name.startswith(_LAMBDA_NAME) and symbol.path is not None and symbol.line is not None:
             yield from self._handing_the_lambda(symbol.path, symbol.line)
 
@@ -306,6 +310,49 @@ class _Callers:
                 )
                 yield node_of, inside
 
+    def _is_property(self, method: Symbol) -> bool:
+        """`@property`, `@cached_property`, `@x.setter`: a method run by reading (or
+        assigning) an attribute rather than by a call."""
+        return any(
+            last_name(text[1:].split("(", 1)[0]) in _PROPERTY_DECORATORS
+            for _, text in self.graph.python.sources.decorators(method)
+        )
+
+    def _using_the_attribute(self, prop: Symbol) -> Iterator[CallNode]:
+        """The definitions (module code, classes, functions) whose flow facts read or assign
+        an attribute named as the property other than to call it, each to be solved: those
+        nearest the property's file first (its file, its folder, the folder above), library
+        code before tests, at most _MAX_PROPERTY_USERS of them (`mean` is read in hundreds of
+        files)."""
+        name, quoted = prop.name, json.dumps(prop.name)
+        using: list[tuple[str, str]] = []
+        for module in self.store.python_scopes():
+            path = module.path
+            if module.kind is not SymbolKind.MODULE or not path or path.endswith(".pyi"):
+                continue
+            text = self.store.python_flow(path)
+            if text is None or quoted not in text:
+                continue
+            header, *bodies = text.split("\n")
+            for scope, body in zip(json.loads(header), bodies):
+                if quoted in body and next(attributes_used(json.loads(body), name), None) is not None:
+                    using.append((path, scope[0].split(".<lambda", 1)[0]))  # a lambda's code is its definition's
+        home = (prop.path or "").split("/")
+
+        def nearness(path: str) -> int:  # the folders it shares with the property's file
+            parts = path.split("/")
+            return next((i for i, (a, b) in enumerate(zip(parts, home)) if a != b), min(len(parts), len(home)))
+
+        ranked = sorted(
+            dict.fromkeys(using), key=lambda item: (-nearness(item[0]), bool(PERIPHERAL_PATH.search(item[0])), item)
+        )
+        if len(ranked) > _MAX_PROPERTY_USERS:
+            self.truncated = True
+        for path, qname in ranked[:_MAX_PROPERTY_USERS]:
+            for definition in self.store.symbols_with_qname(qname):
+                if definition.path == path:
+                    yield self.graph.node(definition)
+
     def _may_construct(self, site: CallSite, class_name: str) -> bool:
         """Whether a call likely runs the __init__ of a class named `class_name`: it names the
         class (`Conv2d(...)`, `Conv2d.__init__(self, ...)`), or is super().__init__ in a class
@@ -384,6 +431,8 @@ class _Callers:
 
 
 _CONSTRUCTORS = ("__init__", "__new__")
+_PROPERTY_DECORATORS = frozenset({"property", "cached_property", "setter", "getter", "deleter"})
+_MAX_PROPERTY_USERS = 50  # definitions solved for the readers of a property (each a solver run)
 
 
 def _constructs(target: CallNode, node: CallNode) -> bool:
