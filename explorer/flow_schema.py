@@ -23,6 +23,7 @@ a test holds every file's facts to them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal, NamedTuple
 
@@ -169,6 +170,14 @@ TARGET_AT: dict[str, tuple[int, ...]] = {"local": (), "free": (), "attr": (1,), 
 EXPRESSION_TAGS = frozenset(EXPRESSION_AT)
 STATEMENT_TAGS = frozenset(STATEMENT_AT)
 TARGET_TAGS = frozenset(TARGET_AT)
+
+
+def scope_texts(text: str) -> Iterator[tuple[ScopeHeader, str]]:
+    """A file's facts text (see above) as its scopes, each with its statements still the JSON
+    text of its line: decoded only for the scopes that are run."""
+    header, *bodies = text.split("\n")
+    for row, body in zip(json.loads(header), bodies, strict=True):
+        yield ScopeHeader._make(row), body
 
 
 def statement_tags(statement: Fact) -> Iterator[tuple[str, str]]:

@@ -91,6 +91,12 @@ class Location:
     line: int
     column: int | None = field(default=None, compare=False)
 
+    @property
+    def with_column(self) -> Key:
+        """The place with its column: what tells two calls on one line apart, where the record
+        itself compares lines (an editor's and SCIP's reference is each call)."""
+        return (self.path, self.line, self.column)
+
 
 def character_index(line: str, byte_column: int) -> int:
     """A Location's column (bytes of the line's UTF-8) as an index into the line's characters."""

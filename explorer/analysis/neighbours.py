@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from explorer.errors import UsageError
-from explorer.flow_schema import attributes_used
+from explorer.flow_schema import attributes_used, scope_texts
 from explorer.index import IndexReader
 from explorer.model import (
     LAMBDA_MARK,
@@ -137,7 +137,7 @@ class _Callers:
                         reported.add(key)
                         yield candidate, edge
                         break
-                    place = (edge.site, edge.site.column) if edge.site is not None else ()
+                    place = edge.site.with_column if edge.site is not None else ()
                     if place not in calls:
                         calls.add(place)
                         yield candidate, edge
@@ -277,22 +277,15 @@ class _Callers:
         if len(callers) > _MAX_CANDIDATE_CALLERS:
             self.truncated = True
         # Which to examine, when a name has too many callers: of thousands of calls spelt
-        # `__init__`, those likeliest to run this class's first; library code before tests; a
-        # Python definition's own file and package before others (its module's own uses).
-        # Those examined are listed library code first, in path order.
-        home = symbol.path or "" if symbol.lang == Language.PYTHON else ""
-        package = home.partition("/")[0] if "/" in home else None
+        # `__init__`, those likeliest to run this class's first; library code before tests; for
+        # a Python definition, the code nearest its file (its module's own uses). Those
+        # examined are listed library code first, in path order.
+        home = symbol.path if symbol.lang == Language.PYTHON else None
 
         def rank(item: tuple[tuple[str, str], list[CallSite]]) -> tuple[object, ...]:
             path = item[0][0]
             unlikely = made is not None and not any(self._may_construct(site, made) for site in item[1])
-            return (
-                unlikely,
-                bool(PERIPHERAL_PATH.search(path)),
-                path != home,
-                path.partition("/")[0] != package,
-                item[0],
-            )
+            return (unlikely, bool(PERIPHERAL_PATH.search(path)), -_nearness(path, home), item[0])
 
         examined = sorted(callers.items(), key=rank)[:_MAX_CANDIDATE_CALLERS]
         ordered = sorted(examined, key=lambda item: (bool(PERIPHERAL_PATH.search(item[0][0])), item[0]))
@@ -320,9 +313,9 @@ class _Callers:
 
     def _using_the_attribute(self, prop: Symbol) -> Iterator[CallNode]:
         """The definitions (module code, classes, functions) whose flow facts read or assign
-        an attribute named as the property other than to call it, each to be solved: those
-        nearest the property's file first (its file, its folder, the folder above), library
-        code before tests, at most _MAX_PROPERTY_USERS of them (`mean` is read in hundreds of
+        an attribute named as the property other than to call it, each to be solved: library code
+        before tests, those nearest the property's file first (its file, its folder, the
+        folder above), at most _MAX_PROPERTY_USERS of them (`mean` is read in hundreds of
         files)."""
         name, quoted = prop.name, json.dumps(prop.name)
         using: list[tuple[str, str]] = []
@@ -333,18 +326,12 @@ class _Callers:
             text = self.store.python_flow(path)
             if text is None or quoted not in text:
                 continue
-            header, *bodies = text.split("\n")
-            for scope, body in zip(json.loads(header), bodies):
+            for scope, body in scope_texts(text):
                 if quoted in body and next(attributes_used(json.loads(body), name), None) is not None:
-                    using.append((path, scope[0].split(".<lambda", 1)[0]))  # a lambda's code is its definition's
-        home = (prop.path or "").split("/")
-
-        def nearness(path: str) -> int:  # the folders it shares with the property's file
-            parts = path.split("/")
-            return next((i for i, (a, b) in enumerate(zip(parts, home)) if a != b), min(len(parts), len(home)))
-
+                    using.append((path, scope.qname.split(".<lambda", 1)[0]))  # a lambda's code is its definition's
         ranked = sorted(
-            dict.fromkeys(using), key=lambda item: (-nearness(item[0]), bool(PERIPHERAL_PATH.search(item[0])), item)
+            dict.fromkeys(using),
+            key=lambda item: (bool(PERIPHERAL_PATH.search(item[0])), -_nearness(item[0], prop.path), item),
         )
         if len(ranked) > _MAX_PROPERTY_USERS:
             self.truncated = True
@@ -433,6 +420,15 @@ class _Callers:
 _CONSTRUCTORS = ("__init__", "__new__")
 _PROPERTY_DECORATORS = frozenset({"property", "cached_property", "setter", "getter", "deleter"})
 _MAX_PROPERTY_USERS = 50  # definitions solved for the readers of a property (each a solver run)
+
+
+def _nearness(path: str, home: str | None) -> int:
+    """How near a file is to `home`: the parts of their paths they share from the start (the
+    same file shares all of them, a file of the same folder all but the last)."""
+    if home is None:
+        return 0
+    parts, home_parts = path.split("/"), home.split("/")
+    return next((i for i, (a, b) in enumerate(zip(parts, home_parts)) if a != b), min(len(parts), len(home_parts)))
 
 
 def _constructs(target: CallNode, node: CallNode) -> bool:

@@ -52,9 +52,6 @@ from explorer.resolve import (
     FlowEdges,  # noqa: F401 - loaded with the server, not by its first request
 )
 
-# The initializationOptions the server reads (the CLI's --tree and --python-env); others are
-# said to be ignored, so that a misspelt one is not silently without effect
-
 _SEARCH_LIMIT = 100
 TRACE_COMMAND = "explorer.traceToVendor"
 DIAGRAM_COMMAND = "explorer.openDiagram"

@@ -97,8 +97,7 @@ class CallGraph:
                 continue
             if not self.tests and hidden_as_test(node.symbol.path, edge.target.symbol.path):
                 continue
-            # a site's column tells apart two calls on its line (a Location compares lines alone)
-            place = (edge.site, edge.site.column) if by_site and edge.site is not None else None
+            place = edge.site.with_column if by_site and edge.site is not None else None
             identity = (edge.target.key, edge.kind, edge.dispatch_key, place)
             if identity not in seen:
                 seen.add(identity)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.flow_schema import Fact, ScopeHeader
+from explorer.flow_schema import Fact, scope_texts
 from explorer.index import IndexReader
 from explorer.model import SymbolKind
 
@@ -235,10 +235,8 @@ class FlowFacts:
         text = self.store.python_flow(path)
         if text is None:
             return {}
-        header, *bodies = text.split("\n")
         scopes: dict[tuple[str, int], Scope] = {}
-        for row, body in zip(json.loads(header), bodies, strict=True):
-            scope = ScopeHeader._make(row)
+        for scope, body in scope_texts(text):
             scopes[(scope.qname, scope.line)] = Scope(
                 scope.qname,
                 scope.kind,
